@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The one build for everything (non-recursive).  Programs land in bin/,
+# objects and test binaries under $(BUILD)/.
+#
+#   make          build every program
+#   make test     unit, golden and integration tests; ends "N passed, N failed"
+#   make check    the same under ASan+UBSan in build/san
+#   make run      the demo (see README)
+#   make bench    benchmarks, printed as tables
+#   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
+#   make deps     install missing Debian packages with apt-get
+#   make fmt lint clean
+#
+# Quiet unless V=1.
+
+.SUFFIXES:
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+BUILD      ?= build
+SAN        ?= 0
+BIN        ?= $(if $(filter 1,$(SAN)),$(BUILD)/bin,bin)
+PKG_CONFIG ?= pkg-config
+FUZZ_TIME  ?= 30
+
+# Debian packages the build, the tests and the demo need.
+DEB_PKGS := gcc make libc6-dev pkg-config \
+	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
+	libnl-3-dev libnl-route-3-dev libpcap-dev \
+	libcmocka-dev libjansson-dev libinih-dev
+
+ifneq ($(shell command -v dpkg-query 2>/dev/null),)
+DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
+	$(DEB_PKGS) 2>/dev/null | awk '$$1 == "ii" { print $$2 }')
+DEPS_MISSING := $(strip $(filter-out $(DEPS_HAVE),$(DEB_PKGS)))
+endif
+
+.PHONY: deps
+deps:
+	@missing="$(DEPS_MISSING)"; \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	echo "deps: installing $$missing"; \
+	sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq \
+		--no-install-recommends $$missing
+
+ifneq ($(DEPS_MISSING),)
+# Install first, then start again with the real rules (flags come from
+# pkg-config, which needs the packages).
+.NOTPARALLEL:
+GOALS := $(filter-out deps clean,$(or $(MAKECMDGOALS),all))
+$(GOALS):
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory $@
+else
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKGS := jansson cmocka
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
+NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wsign-compare \
+	-Wformat=2 -Wno-format-nonliteral
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -MMD -MP -I. -I$(BUILD) \
+	$(CFLAGS) $(PKG_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS)
+ifeq ($(SAN),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+
+# ---- collectives: the pure planning library ------------------------------
+COLL_SRCS := \
+	collectives/coll.c \
+	collectives/sched.c \
+	collectives/sched_validate.c \
+	collectives/cost.c \
+	collectives/circ.c \
+	collectives/reconf.c \
+	collectives/a2a.c \
+	collectives/retri.c \
+	collectives/bridge.c \
+	collectives/baseline.c \
+	collectives/sim.c \
+	collectives/units.c \
+	collectives/plan_cli.c
+COLL_LIB := $(BUILD)/libcoll.a
+
+# ---- programs --------------------------------------------------------------
+PROGS := $(BIN)/ocs-plan
+
+$(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
+# ---- tests -----------------------------------------------------------------
+UNIT_TESTS := \
+	units \
+	sched \
+	retri \
+	a2a_validate \
+	cost \
+	reconf \
+	sim \
+	plan_cli
+INTEG_TESTS := \
+	ocs_plan
+TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
+	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) \
+		$(JANSSON_LIBS) -lm
+
+$(BUILD)/tests/test_ocs_plan: $(BUILD)/tests/integ/test_ocs_plan.o
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) \
+		$(JANSSON_LIBS) -lm
+
+# ---- benches ---------------------------------------------------------------
+$(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
+
+# ---- generic rules ---------------------------------------------------------
+ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c \
+	$(UNIT_TESTS:%=tests/unit/test_%.c) \
+	$(INTEG_TESTS:%=tests/integ/test_%.c) \
+	tests/bench/bench_plan.c
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(COLL_LIB): $(COLL_SRCS:%.c=$(BUILD)/%.o)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+-include $(ALL_SRCS:%.c=$(BUILD)/%.d)
+
+# ---- goals -----------------------------------------------------------------
+.PHONY: all test check run bench fuzz fmt lint clean
+
+all: $(PROGS)
+
+test: $(PROGS) $(TEST_BINS)
+	@OCS_BIN=$(BIN) OCS_GOLDEN=tests/golden sh tests/run.sh $(TEST_BINS)
+
+check:
+	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
+
+run: $(PROGS)
+	@echo "make run: planning an All-to-All for 27 nodes with ReTri," \
+		"the R*-optimal reconfigurations for delta = 1us, then" \
+		"materialising, validating and simulating it"
+	$(BIN)/ocs-plan --algo retri --nodes 27 --bytes 1MiB --delay 1us \
+		--validate --simulate
+	@echo "make run: done (the live demo with ocs-emu, ocsd and agents" \
+		"arrives with the control plane)"
+
+bench: $(BUILD)/bench/bench_plan
+	@$(BUILD)/bench/bench_plan
+
+FUZZ_TARGETS := units plan_cli
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. \
+	-fsanitize=fuzzer,address,undefined
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(COLL_SRCS)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -lm
+
+# Each target runs FUZZ_TIME seconds from the committed seeds; the
+# summary line per target carries the executions count.
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+		echo "fuzz: $$t for $(FUZZ_TIME)s"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) \
+			-print_final_stats=1 $(BUILD)/fuzz/corpus-$$t \
+			tests/fuzz/seed-$$t >$(BUILD)/fuzz/$$t.log 2>&1 || \
+			{ tail -n 30 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' \
+			$(BUILD)/fuzz/$$t.log; \
+	done
+
+fmt:
+	$(Q)clang-format --dry-run -Werror $(ALL_SRCS) $(wildcard */*.h)
+
+# Dependencies point one way (DESIGN.md): collectives/ includes nothing of
+# ours outside itself and no nng.
+lint:
+	$(Q)! grep -nE '#include "(ocsd|ocs-drivers|agent|testbed|proto)/|<nng/' \
+		collectives/*.[ch] || { echo "lint: collectives/ depends upward"; exit 1; }
+	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \
+		--suppress=missingIncludeSystem $(COLL_SRCS)
+
+clean:
+	rm -rf build bin
+
+endif

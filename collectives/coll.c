@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Error texts of the collectives library. */
+#include <string.h>
+
+#include "collectives/coll.h"
+
+static const char *const coll_errtab[] = {
+    [COLL_EPORT - COLL_EBASE] = "port limit broken",
+    [COLL_EDARK - COLL_EBASE] = "hop on a circuit that is not lit",
+    [COLL_ENOTHELD - COLL_EBASE] = "node sends a block it does not hold",
+    [COLL_EUNDELIVERED - COLL_EBASE] = "block not delivered",
+    [COLL_EPATH - COLL_EBASE] = "path does not lead from source to "
+                                "destination",
+    [COLL_EBYTES - COLL_EBASE] = "transfer bytes disagree with its blocks",
+    [COLL_ENOCFG - COLL_EBASE] = "first phase has no circuit "
+                                 "configuration",
+    [COLL_EUNREACH - COLL_EBASE] = "peer not reachable in the "
+                                   "configuration",
+    [COLL_ETOOBIG - COLL_EBASE] = "schedule too large to materialise",
+    [COLL_EUNIT - COLL_EBASE] = "unknown unit",
+    [COLL_ENONUM - COLL_EBASE] = "not a number",
+    [COLL_ENOUNIT - COLL_EBASE] = "missing unit",
+    [COLL_EFRAC - COLL_EBASE] = "not a whole number",
+    [COLL_ERANGE - COLL_EBASE] = "out of range",
+    [COLL_EALGO - COLL_EBASE] = "unknown algorithm",
+};
+
+const char *
+coll_strerror(int rv)
+{
+	int e = -rv;
+
+	if (e > COLL_EBASE && e < COLL_EMAX && coll_errtab[e - COLL_EBASE])
+		return (coll_errtab[e - COLL_EBASE]);
+	if (e > 0 && e < COLL_EBASE)
+		return (strerror(e));
+	return ("unknown error");
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Error codes shared by the collectives library.  Functions return 0 or a
+ * negative code: a negated errno where errno names the condition, else a
+ * negated coll_err.  coll_strerror() renders both.
+ */
+#ifndef COLL_COLL_H
+#define COLL_COLL_H
+
+enum coll_err {
+	COLL_EBASE = 5120,
+	COLL_EPORT,    /* port limit: bad port, or one port in two circuits */
+	COLL_EDARK,    /* a hop on a transceiver with no circuit */
+	COLL_ENOTHELD, /* a node sends a block it does not hold */
+	COLL_EUNDELIVERED, /* at the end a block is not where it must be */
+	COLL_EPATH,        /* a path that does not lead from src to dst */
+	COLL_EBYTES,       /* a transfer's bytes disagree with its blocks */
+	COLL_ENOCFG,       /* the first phase has no circuit configuration */
+	COLL_EUNREACH,     /* the peer is not on any cycle of the config */
+	COLL_ETOOBIG,      /* too large to materialise */
+	COLL_EUNIT,        /* unknown unit suffix */
+	COLL_ENONUM,       /* not a number */
+	COLL_ENOUNIT,      /* a non-zero time without a unit */
+	COLL_EFRAC,        /* not a whole number of bytes */
+	COLL_ERANGE,       /* value out of range */
+	COLL_EALGO,        /* unknown algorithm */
+	COLL_EMAX
+};
+
+/* Text for a negative code from this library, or strerror(-rv). */
+const char *coll_strerror(int rv);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The alpha-beta-delta cost model of spec/alltoall-ocs.md, computed from
+ * the IR: a phase costs
+ *
+ *	alpha_s + alpha_h * h + beta * L
+ *
+ * where h is the longest path (hops) of any transfer in the phase and L
+ * the bytes carried by the most loaded directed link (so L = m_k * c_k
+ * for the spec's uniform phases, and the per-link maximum for uneven
+ * traffic).  A reconfiguration before phase k adds delta_k.  Block bytes
+ * are the real-valued m / (n * parts), which keeps closed forms exact.
+ */
+#ifndef COLL_COST_H
+#define COLL_COST_H
+
+#include <stdint.h>
+
+#include "collectives/sched.h"
+
+struct cost_params {
+	double alpha_s; /* s, start-up per phase */
+	double alpha_h; /* s, per hop */
+	double beta;    /* s per byte (8 / bit rate) */
+	double delta;   /* s, reconfiguration delay, all boundaries */
+	/* Optional per-boundary delays: delta_k[k] is the cost of
+	 * reconfiguring before phase k (k >= 1); overrides delta. */
+	const double *delta_k;
+	uint32_t      ndelta_k; /* entries in delta_k (index 0 unused) */
+};
+
+static inline double
+cost_delta(const struct cost_params *p, uint32_t k)
+{
+	if (p->delta_k != NULL && k < p->ndelta_k)
+		return (p->delta_k[k]);
+	return (p->delta);
+}
+
+/* One phase's share of the cost. */
+struct cost_phase {
+	double   total;      /* reconf + alpha_s + alpha_h*hops + beta*L */
+	double   reconf;     /* delta paid before this phase, or 0 */
+	uint32_t hops;       /* longest path */
+	double   link_bytes; /* L: model bytes on the busiest link */
+	double   dir_bytes;  /* largest model bytes of one transfer */
+};
+
+/*
+ * Cost of a whole schedule.  per_phase (nullable) gets s->nph entries.
+ * Phase 0's configuration is set up before the collective and is free.
+ * Returns 0, -ENOMEM, or -COLL_EDARK/-COLL_EPATH/-COLL_EPORT for a path
+ * that cannot be walked (validate first for a precise message).
+ */
+int cost_sched(const struct sched *, const struct cost_params *, double *total,
+               struct cost_phase *per_phase);
+
+#endif

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ocs-plan option parsing: getopt_long plus strict value parsers. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/a2a.h"
+#include "collectives/plan_cli.h"
+#include "collectives/units.h"
+
+enum {
+	OPT_ALPHA_S = 256,
+	OPT_ALPHA_H,
+	OPT_SIMULATE,
+	OPT_CHUNK,
+};
+
+static const struct option plan_longopts[] = {
+    {"algo", required_argument, NULL, 'a'},
+    {"nodes", required_argument, NULL, 'n'},
+    {"bytes", required_argument, NULL, 'b'},
+    {"delay", required_argument, NULL, 'd'},
+    {"alpha-s", required_argument, NULL, OPT_ALPHA_S},
+    {"alpha-h", required_argument, NULL, OPT_ALPHA_H},
+    {"bandwidth", required_argument, NULL, 'B'},
+    {"reconfig", required_argument, NULL, 'r'},
+    {"validate", no_argument, NULL, 'V'},
+    {"phases", no_argument, NULL, 'p'},
+    {"json", no_argument, NULL, 'j'},
+    {"simulate", no_argument, NULL, OPT_SIMULATE},
+    {"chunk", required_argument, NULL, OPT_CHUNK},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+const char *
+plan_usage(void)
+{
+	return (
+	    "usage: ocs-plan --algo retri|bridge|static --nodes N [--bytes "
+	    "SIZE]\n"
+	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
+	    "[--alpha-h TIME]\n"
+	    "                [--bandwidth RATE] [--reconfig "
+	    "auto|none|all|k1,k2,...]\n"
+	    "                [--validate] [--phases] [--json] [--simulate "
+	    "[--chunk SIZE]]\n"
+	    "SIZE: B KB MB GB KiB MiB GiB; TIME: ns us ms s; RATE: bps Kbps "
+	    "Mbps Gbps\n"
+	    "defaults: --bytes 1MiB --delay 1us --alpha-s 1.7us --alpha-h 1us "
+	    "--bandwidth 400Gbps --reconfig auto\n");
+}
+
+__attribute__((__format__(printf, 3, 4))) static int
+bad(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return (-EINVAL);
+}
+
+/* Strict unsigned decimal: digits only, no sign, fits max. */
+static int
+parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return (-COLL_ENONUM);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return (-COLL_ENONUM);
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return (-COLL_ERANGE);
+	}
+	*out = v;
+	return (0);
+}
+
+static int
+parse_delays(const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	char buf[4096], *tok, *save = NULL;
+	int  rv;
+
+	if (strlen(arg) >= sizeof(buf))
+		return (
+		    bad(err, len, "--delay \"%.40s...\": list too long", arg));
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->ndelay = 0;
+	if (buf[0] == '\0' || buf[strlen(buf) - 1] == ',')
+		return (bad(err, len, "--delay \"%s\": empty value", arg));
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->ndelay == PLAN_MAX_PHASES)
+			return (bad(err, len,
+			            "--delay \"%s\": more than %d values", arg,
+			            PLAN_MAX_PHASES));
+		if ((rv = unit_parse_time(tok, &o->delay[o->ndelay])) != 0)
+			return (
+			    bad(err, len,
+			        "--delay \"%s\": \"%s\": %s (ns, us, ms, s)",
+			        arg, tok, coll_strerror(rv)));
+		o->ndelay++;
+	}
+	if (strstr(arg, ",,") != NULL || arg[0] == ',')
+		return (bad(err, len, "--delay \"%s\": empty value", arg));
+	return (0);
+}
+
+static int
+parse_reconf(const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	char     buf[1024], *tok, *save = NULL;
+	uint64_t v;
+	int      rv;
+
+	o->nrlist = 0;
+	if (strcmp(arg, "auto") == 0) {
+		o->reconf = PLAN_RECONF_AUTO;
+		return (0);
+	}
+	if (strcmp(arg, "none") == 0) {
+		o->reconf = PLAN_RECONF_NONE;
+		return (0);
+	}
+	if (strcmp(arg, "all") == 0) {
+		o->reconf = PLAN_RECONF_ALL;
+		return (0);
+	}
+	if (strlen(arg) >= sizeof(buf) || arg[0] == '\0' || arg[0] == ',' ||
+	    arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") != NULL)
+		return (
+		    bad(err, len,
+		        "--reconfig \"%s\": expected auto, none, all or an "
+		        "ascending list of phase indices",
+		        arg));
+	snprintf(buf, sizeof(buf), "%s", arg);
+	o->reconf = PLAN_RECONF_LIST;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if ((rv = parse_uint(tok, PLAN_MAX_PHASES, &v)) != 0)
+			return (bad(
+			    err, len,
+			    "--reconfig \"%s\": \"%s\" is not a phase index "
+			    "(expected auto, none, all or k1,k2,...)",
+			    arg, tok));
+		if (v == 0)
+			return (bad(
+			    err, len,
+			    "--reconfig \"%s\": phase 0's circuits are set "
+			    "before the collective; indices start at 1",
+			    arg));
+		if (o->nrlist > 0 && v <= o->rlist[o->nrlist - 1])
+			return (
+			    bad(err, len,
+			        "--reconfig \"%s\": indices must be strictly "
+			        "ascending",
+			        arg));
+		if (o->nrlist == PLAN_MAX_PHASES)
+			return (
+			    bad(err, len, "--reconfig \"%s\": too long", arg));
+		o->rlist[o->nrlist++] = (uint32_t)v;
+	}
+	return (0);
+}
+
+int
+plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
+{
+	const char *arg;
+	uint64_t    v;
+	int         c, rv;
+
+	memset(o, 0, sizeof(*o));
+	o->bytes = 1024 * 1024;
+	o->delay[0] = 1e-6;
+	o->ndelay = 1;
+	o->alpha_s = 1.7e-6;
+	o->alpha_h = 1e-6;
+	o->rate = 400e9;
+	o->reconf = PLAN_RECONF_AUTO;
+	err[0] = '\0';
+
+	optind = 0; /* GNU: full re-initialisation, so tests can reparse */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:n:b:d:B:r:Vpjh", plan_longopts,
+	                        NULL)) != -1) {
+		arg = optarg;
+		switch (c) {
+		case 'a':
+			if (a2a_lookup(arg) == NULL)
+				return (bad(
+				    err, len,
+				    "--algo \"%s\": unknown algorithm (%s)",
+				    arg, a2a_names()));
+			o->algo = arg;
+			break;
+		case 'n':
+			if ((rv = parse_uint(arg, PLAN_MAX_NODES, &v)) != 0)
+				return (bad(err, len,
+				            "--nodes \"%s\": %s (2..%u)", arg,
+				            rv == -COLL_ERANGE
+				                ? "too large"
+				                : "not a whole number",
+				            PLAN_MAX_NODES));
+			if (v < 2)
+				return (bad(err, len,
+				            "--nodes \"%s\": at least 2 nodes",
+				            arg));
+			o->nodes = (uint32_t)v;
+			break;
+		case 'b':
+			if ((rv = unit_parse_size(arg, &o->bytes)) != 0)
+				return (bad(
+				    err, len,
+				    "--bytes \"%s\": %s (B, KB, MB, GB, KiB, "
+				    "MiB, GiB)",
+				    arg, coll_strerror(rv)));
+			break;
+		case 'd':
+			if ((rv = parse_delays(arg, o, err, len)) != 0)
+				return (rv);
+			o->delay_arg = arg;
+			break;
+		case OPT_ALPHA_S:
+		case OPT_ALPHA_H:
+			rv = unit_parse_time(
+			    arg, c == OPT_ALPHA_S ? &o->alpha_s : &o->alpha_h);
+			if (rv != 0)
+				return (bad(err, len,
+				            "--%s \"%s\": %s (ns, us, ms, s)",
+				            c == OPT_ALPHA_S ? "alpha-s"
+				                             : "alpha-h",
+				            arg, coll_strerror(rv)));
+			break;
+		case 'B':
+			if ((rv = unit_parse_rate(arg, &o->rate)) != 0)
+				return (bad(
+				    err, len,
+				    "--bandwidth \"%s\": %s (bps, Kbps, Mbps, "
+				    "Gbps)",
+				    arg, coll_strerror(rv)));
+			break;
+		case 'r':
+			if ((rv = parse_reconf(arg, o, err, len)) != 0)
+				return (rv);
+			o->reconf_arg = arg;
+			break;
+		case 'V':
+			o->validate = 1;
+			break;
+		case 'p':
+			o->phases = 1;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case OPT_SIMULATE:
+			o->simulate = 1;
+			break;
+		case OPT_CHUNK:
+			if ((rv = unit_parse_size(arg, &o->chunk)) != 0 ||
+			    o->chunk == 0)
+				return (bad(
+				    err, len,
+				    "--chunk \"%s\": %s (a size > 0)", arg,
+				    rv ? coll_strerror(rv) : "out of range"));
+			break;
+		case 'h':
+			o->help = 1;
+			return (0);
+		case ':':
+			return (bad(err, len, "%s: missing value",
+			            argv[optind - 1]));
+		default:
+			return (bad(err, len, "\"%s\": unknown option",
+			            argv[optind - 1]));
+		}
+	}
+	if (optind < argc)
+		return (bad(err, len, "\"%s\": unexpected argument",
+		            argv[optind]));
+	if (o->algo == NULL)
+		return (bad(err, len, "--algo: missing (%s)", a2a_names()));
+	if (o->nodes == 0)
+		return (bad(err, len, "--nodes: missing"));
+	return (0);
+}
+
+int
+plan_check(const struct plan_opts *o, uint32_t nph, char *err, size_t len)
+{
+	uint32_t i;
+
+	if (o->ndelay != 1 && o->ndelay != nph - 1)
+		return (
+		    bad(err, len,
+		        "--delay \"%s\": %u values, expected %s%u (one per "
+		        "phase boundary: %s with %u nodes has %u phases)",
+		        o->delay_arg ? o->delay_arg : "", o->ndelay,
+		        nph > 2 ? "1 or " : "", nph > 1 ? nph - 1 : 1, o->algo,
+		        o->nodes, nph));
+	for (i = 0; o->reconf == PLAN_RECONF_LIST && i < o->nrlist; i++)
+		if (o->rlist[i] >= nph)
+			return (bad(
+			    err, len,
+			    "--reconfig \"%s\": phase %u out of range 1..%u "
+			    "(%s with %u nodes has %u phases)",
+			    o->reconf_arg, o->rlist[i], nph - 1, o->algo,
+			    o->nodes, nph));
+	return (0);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-plan's command line (the contract of issue #2): parsed into a struct
+ * with one-line errors that name the option and its value.  Kept apart
+ * from main so tests can feed it argument vectors.
+ */
+#ifndef COLL_PLAN_CLI_H
+#define COLL_PLAN_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLAN_MAX_NODES  (1u << 24)
+#define PLAN_MAX_PHASES 64
+
+enum plan_reconf {
+	PLAN_RECONF_AUTO,
+	PLAN_RECONF_NONE,
+	PLAN_RECONF_ALL,
+	PLAN_RECONF_LIST,
+};
+
+struct plan_opts {
+	const char      *algo;
+	uint32_t         nodes;
+	uint64_t         bytes;
+	double           delay[PLAN_MAX_PHASES]; /* as given */
+	uint32_t         ndelay;
+	const char      *delay_arg;
+	double           alpha_s, alpha_h, rate; /* s, s, bit/s */
+	enum plan_reconf reconf;
+	uint32_t         rlist[PLAN_MAX_PHASES];
+	uint32_t         nrlist;
+	const char      *reconf_arg;
+	int              validate, phases, json, simulate, help;
+	uint64_t         chunk; /* 0: default */
+};
+
+/*
+ * Parse argv.  Returns 0 (opts filled; opts->help set for --help), or
+ * -EINVAL with one line in err naming the option and value.
+ */
+int plan_parse(int argc, char **argv, struct plan_opts *, char *err,
+               size_t errlen);
+
+/* Checks that need the number of phases: the --delay list length and the
+ * --reconfig indices.  0 or -EINVAL with err filled. */
+int plan_check(const struct plan_opts *, uint32_t nphases, char *err,
+               size_t errlen);
+
+/* The usage text. */
+const char *plan_usage(void);
+
+#endif

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ReTri: balanced-ternary All-to-All on reusable subrings
+ * (spec/alltoall-ocs.md).  Block B[r,d] with centred offset
+ * D = sum tau_k 3^k moves by tau_k * 3^k in phase k; before phase k it sits
+ * at r + P_k(D), P_k = sum_{l<k} tau_l 3^l.  The state is shift invariant:
+ * node i holds one block per offset value before every phase, so each
+ * class lists (v, P_k(v)) once for all nodes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/a2a.h"
+#include "collectives/retri.h"
+
+uint32_t
+retri_nphases(uint64_t n, uint32_t radix)
+{
+	uint64_t p = 1;
+	uint32_t s = 0;
+
+	while (p < n) {
+		p *= radix;
+		s++;
+	}
+	return (s ? s : 1);
+}
+
+int64_t
+retri_centre(uint64_t v, uint64_t n)
+{
+	v %= n;
+	return (2 * v <= n ? (int64_t)v : (int64_t)v - (int64_t)n);
+}
+
+int
+retri_digits(int64_t x, uint32_t s, int8_t *tau)
+{
+	uint32_t k;
+
+	for (k = 0; k < s; k++) {
+		int64_t r = ((x % 3) + 3) % 3;
+
+		if (r == 2) {
+			tau[k] = -1;
+			x = (x + 1) / 3;
+		} else {
+			tau[k] = (int8_t)r;
+			x = (x - r) / 3;
+		}
+	}
+	return (x == 0 ? 0 : -ERANGE);
+}
+
+/*
+ * Classes per phase k: 0 = digit +1 (to i + 3^k, R side), 1 = digit -1
+ * (to i - 3^k, L side).  Two passes over the digits: count, then fill.
+ */
+static int
+retri_init(struct a2a *a)
+{
+	uint32_t          n = a->n, s = retri_nphases(n, 3), k, v, c;
+	struct circ_prof *p = &a->prof;
+	int8_t           *tau;
+	uint64_t         *cnt, total = 0, p3;
+	int               rv = -ENOMEM;
+
+	tau = malloc((size_t)n * s);
+	cnt = calloc(2 * (size_t)s, sizeof(*cnt));
+	if (tau == NULL || cnt == NULL)
+		goto out;
+	for (v = 0; v < n; v++) {
+		int8_t *t = tau + (size_t)v * s;
+
+		if ((rv = retri_digits(retri_centre(v, n), s, t)) != 0)
+			goto out;
+		for (k = 0; k < s; k++)
+			if (t[k] != 0) {
+				cnt[2 * k + (t[k] < 0)]++;
+				total++;
+			}
+	}
+	if ((rv = circ_alloc(p, n, 1, s, 2 * s, total)) != 0)
+		goto out;
+	total = 0;
+	for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
+		struct circ_phase *ph = &p->ph[k];
+
+		ph->stride = p3;
+		ph->ncls = 2;
+		ph->cls = p->pool + 2 * k;
+		for (c = 0; c < 2; c++) {
+			ph->cls[c].offset =
+			    c == 0 ? (int64_t)p3 : -(int64_t)p3;
+			ph->cls[c].pref = c == 0 ? +1 : -1;
+			ph->cls[c].blk = p->blkpool + total;
+			total += cnt[2 * k + c];
+		}
+	}
+	for (v = 0; v < n; v++) {
+		int8_t *t = tau + (size_t)v * s;
+		int64_t pre = 0;
+
+		for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
+			if (t[k] != 0) {
+				struct circ_class *cl =
+				    &p->ph[k].cls[t[k] < 0];
+				struct circ_blk *b = &cl->blk[cl->units++];
+
+				b->v = v;
+				b->part = 0;
+				b->pre = pre;
+			}
+			pre += t[k] * (int64_t)p3;
+		}
+	}
+	rv = 0;
+out:
+	free(tau);
+	free(cnt);
+	return (rv);
+}
+
+const struct a2a_ops a2a_retri_ops = {
+    .name = "retri",
+    .radix = 3,
+    .init = retri_init,
+};

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The schedule IR.  Every algorithm emits it; validation, cost, simulation,
+ * per-agent plans and export read only it (DESIGN.md, "The schedule IR").
+ *
+ * A schedule has n nodes with `ports` transceivers each, a payload of
+ * `bytes` per node cut into n * parts blocks, and an ordered list of phases.
+ * A phase may set a circuit configuration (a set of bidirectional circuits
+ * between transceivers); a phase without one keeps the previous one.  A
+ * transfer moves a set of blocks from src to dst along a path of circuits.
+ *
+ * Storage is a handful of growable pools indexed by offsets, so a schedule
+ * costs O(phases * transfers + blocks moved) memory and no allocation per
+ * transfer.  Nothing here does I/O or logs.
+ */
+#ifndef COLL_SCHED_H
+#define COLL_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectives/coll.h"
+
+/* Transceiver roles of the ring algorithms: a node's R port faces the
+ * next node of its ring, its L port the previous one. */
+#define SCHED_PORT_R 0
+#define SCHED_PORT_L 1
+#define SCHED_NONE   UINT32_MAX
+
+enum sched_coll {
+	SCHED_ALLTOALL = 1, /* B[r,d] starts at r and must end at d */
+};
+
+/* A bidirectional circuit between transceiver pa of node a and pb of b. */
+struct sched_circuit {
+	uint32_t a, b;
+	uint16_t pa, pb;
+};
+
+/*
+ * One stretch of a path: leave `node` by transceiver `port`, then carry on
+ * "straight" for hops - 1 more hops: a path that enters a node on port q
+ * leaves it on port q ^ 1 (L in, R out and vice versa), which is how a
+ * transfer travels along a ring.  A general path is several segments, each
+ * starting where the previous one ended.
+ */
+struct sched_seg {
+	uint32_t node;
+	uint16_t port;
+	uint16_t pad;
+	uint32_t hops;
+};
+
+struct sched_xfer {
+	uint32_t src, dst;
+	uint32_t blk_off, nblk; /* block ids in sched.blk */
+	uint32_t seg_off, nseg; /* path in sched.seg */
+	uint64_t bytes;         /* exact bytes: the sum of the block sizes */
+};
+
+struct sched_cfg {
+	uint32_t circ_off, ncirc; /* circuits in sched.circ */
+	uint32_t stride;          /* i.R - (i+stride).L rings; 0 if other */
+};
+
+struct sched_phase {
+	int32_t  cfg; /* index in sched.cfg set before this phase, or -1 */
+	uint32_t xfer_off, nxfer;
+};
+
+struct sched {
+	char            algo[16];
+	enum sched_coll coll;
+	uint32_t        n;     /* nodes */
+	uint32_t        ports; /* transceivers per node */
+	uint32_t        parts; /* blocks per (source, destination) pair */
+	uint64_t        bytes; /* payload per node (m) */
+
+	struct sched_phase   *ph;
+	uint32_t              nph, cap_ph;
+	struct sched_cfg     *cfg;
+	uint32_t              ncfg, cap_cfg;
+	struct sched_circuit *circ;
+	uint32_t              ncirc, cap_circ;
+	struct sched_xfer    *xf;
+	uint32_t              nxf, cap_xf;
+	uint32_t             *blk;
+	uint32_t              nblk, cap_blk;
+	struct sched_seg     *seg;
+	uint32_t              nseg, cap_seg;
+};
+
+/*
+ * Start an empty schedule.  Block id of part p of B[r,d] is
+ * (r * n + d) * parts + p; ids must fit in 32 bits (-COLL_ETOOBIG).
+ * sched_free() is safe on a schedule whose init failed.
+ */
+int  sched_init(struct sched *, const char *algo, enum sched_coll, uint32_t n,
+                uint32_t ports, uint32_t parts, uint64_t bytes);
+void sched_free(struct sched *);
+
+/* Reserve pool room up front (a hint; growth still works). */
+int sched_reserve(struct sched *, uint32_t nph, uint32_t ncirc, uint32_t nxf,
+                  uint32_t nblk, uint32_t nseg);
+
+/* Append a phase; with_cfg starts a new, empty configuration that
+ * sched_add_circuit() fills.  Returns the phase index or -ENOMEM. */
+int sched_add_phase(struct sched *, int with_cfg, uint32_t stride);
+int sched_add_circuit(struct sched *, uint32_t a, uint16_t pa, uint32_t b,
+                      uint16_t pb);
+
+/* Append a transfer to the last phase.  Blocks and segments are copied;
+ * bytes are computed from the block sizes.  0, -ENOMEM, -COLL_ETOOBIG. */
+int sched_add_xfer(struct sched *, uint32_t src, uint32_t dst,
+                   const uint32_t *blk, uint32_t nblk,
+                   const struct sched_seg *seg, uint32_t nseg);
+
+/* Block id helpers. */
+static inline uint32_t
+sched_blk_id(const struct sched *s, uint32_t r, uint32_t d, uint32_t part)
+{
+	return ((r * s->n + d) * s->parts + part);
+}
+static inline uint32_t
+sched_blk_src(const struct sched *s, uint32_t b)
+{
+	return (b / s->parts / s->n);
+}
+static inline uint32_t
+sched_blk_dst(const struct sched *s, uint32_t b)
+{
+	return (b / s->parts % s->n);
+}
+static inline uint32_t
+sched_blk_part(const struct sched *s, uint32_t b)
+{
+	return (b % s->parts);
+}
+static inline uint32_t
+sched_nblocks(const struct sched *s)
+{
+	return (s->n * s->n * s->parts);
+}
+
+/*
+ * Exact byte layout: a node's buffer of `bytes` is cut into n * parts
+ * blocks in (destination, part) order whose sizes differ by at most one
+ * byte; sched_blk_offset() is where block b starts in its source buffer.
+ * The cost model uses the real-valued sched_blk_model_bytes() instead, so
+ * closed forms hold exactly.
+ */
+uint64_t sched_blk_offset(const struct sched *, uint32_t b);
+uint64_t sched_blk_bytes(const struct sched *, uint32_t b);
+double   sched_blk_model_bytes(const struct sched *);
+
+/* Bytes of memory the schedule holds (pools at their capacity). */
+size_t sched_mem(const struct sched *);
+
+/* Index of the configuration in force during phase ph (-1 if none). */
+int32_t sched_cfg_of(const struct sched *, uint32_t ph);
+
+/*
+ * Peer table of a configuration: peer[node * ports + port] = the far end
+ * encoded as node * ports + port, or SCHED_NONE.  peer has n * ports
+ * entries.  Returns 0, or -COLL_EPORT with *bad_circ set to the index of
+ * the first circuit that breaks a port rule (bad node or port, a node
+ * joined to itself, a transceiver in two circuits).
+ */
+int sched_peers(const struct sched *, const struct sched_cfg *, uint32_t *peer,
+                uint32_t *bad_circ);
+
+/*
+ * Walk a transfer's path hop by hop.  sched_walk_init() positions the
+ * walker on the first hop; each sched_walk_next() returns the sending
+ * transceiver (node * ports + port) of the next hop and moves to its far
+ * end, SCHED_NONE at the end of the path, or a negative code:
+ * -COLL_EDARK (no circuit on that transceiver), -COLL_EPATH (a segment that
+ * does not start where the previous one ended, or an empty path),
+ * -COLL_EPORT (a port number out of range).  w->node is the current node.
+ */
+struct sched_walk {
+	const struct sched     *s;
+	const uint32_t         *peer;
+	const struct sched_seg *seg;
+	uint32_t                nseg, i, left;
+	uint32_t                node, port;
+};
+void    sched_walk_init(struct sched_walk *, const struct sched *,
+                        const uint32_t *peer, const struct sched_xfer *);
+int64_t sched_walk_next(struct sched_walk *);
+
+/* Number of hops of a transfer's path (sum of its segments). */
+uint32_t sched_xfer_hops(const struct sched *, const struct sched_xfer *);
+
+/*
+ * Validation (sched_validate.c): port limits, every hop on a lit circuit,
+ * a node only sends blocks it holds at the start of the phase, and at the
+ * end every node holds exactly the blocks the collective requires.  On
+ * failure returns the rule's code and fills *err (if not NULL) with the
+ * phase, node, block and a one-line message naming them.
+ */
+struct sched_verr {
+	int     code;
+	int32_t phase; /* -1 when the rule concerns the end state */
+	int64_t node;  /* -1 when not applicable */
+	int64_t block; /* -1 when not applicable */
+	char    msg[256];
+};
+int sched_validate(const struct sched *, struct sched_verr *err);
+
+/* "B[r,d]" or "B[r,d].p" into buf. */
+void sched_blk_name(const struct sched *, uint32_t b, char *buf, size_t len);
+
+#endif

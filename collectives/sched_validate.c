@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Validation of a schedule: the rules of DESIGN.md, checked by replaying
+ * it.  All-to-All blocks move (they are not copied), so possession is one
+ * location per block; phases are synchronous, so a block received in phase
+ * k can be sent on in phase k+1, not earlier (multi-hop relays inside one
+ * transfer are the way to go further within a phase).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/sched.h"
+
+__attribute__((__format__(printf, 6, 7))) static int
+fail(struct sched_verr *err, int code, int32_t phase, int64_t node,
+     int64_t block, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->code = code;
+		err->phase = phase;
+		err->node = node;
+		err->block = block;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return (code);
+}
+
+static int
+check_path(const struct sched *s, const uint32_t *peer,
+           const struct sched_xfer *x, uint32_t ph, struct sched_verr *err)
+{
+	struct sched_walk w;
+	int64_t           tx;
+	uint32_t          hop = 0;
+
+	sched_walk_init(&w, s, peer, x);
+	while ((tx = sched_walk_next(&w)) >= 0 && tx != SCHED_NONE)
+		hop++;
+	switch (tx) {
+	case -COLL_EDARK:
+		return (fail(
+		    err, -COLL_EDARK, (int32_t)ph, w.node, -1,
+		    "phase %u: node %u: transfer %u->%u: hop %u leaves by "
+		    "port %u, which has no circuit (rule: every hop on a lit "
+		    "circuit)",
+		    ph, w.node, x->src, x->dst, hop, w.port));
+	case -COLL_EPORT:
+		return (fail(
+		    err, -COLL_EPORT, (int32_t)ph, w.node, -1,
+		    "phase %u: node %u: transfer %u->%u: hop %u uses port "
+		    "%u of %u (rule: port limits)",
+		    ph, w.node, x->src, x->dst, hop, w.port, s->ports));
+	case -COLL_EPATH:
+		return (fail(
+		    err, -COLL_EPATH, (int32_t)ph, w.node, -1,
+		    "phase %u: node %u: transfer %u->%u: path breaks after "
+		    "%u hops (rule: a path of circuits from source to "
+		    "destination)",
+		    ph, w.node, x->src, x->dst, hop));
+	}
+	if (w.node != x->dst)
+		return (fail(
+		    err, -COLL_EPATH, (int32_t)ph, x->src, -1,
+		    "phase %u: node %u: transfer %u->%u ends at node %u after "
+		    "%u hops (rule: a path of circuits from source to "
+		    "destination)",
+		    ph, x->src, x->src, x->dst, w.node, hop));
+	return (0);
+}
+
+int
+sched_validate(const struct sched *s, struct sched_verr *err)
+{
+	uint32_t *peer = NULL, *loc = NULL, *sent = NULL;
+	uint32_t  nb = sched_nblocks(s), b, p, i, j, bad;
+	char      name[48];
+	int       rv = 0;
+
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (s->coll != SCHED_ALLTOALL)
+		return (fail(err, -EINVAL, -1, -1, -1,
+		             "unsupported collective %d", s->coll));
+	if (s->nph == 0 || s->ph[0].cfg < 0)
+		return (
+		    fail(err, -COLL_ENOCFG, 0, -1, -1,
+		         "phase 0: no circuit configuration (rule: the first "
+		         "phase sets the circuits)"));
+
+	peer = malloc((size_t)s->n * s->ports * sizeof(*peer));
+	loc = malloc((size_t)nb * sizeof(*loc));
+	sent = malloc((size_t)nb * sizeof(*sent));
+	if (peer == NULL || loc == NULL || sent == NULL) {
+		rv = fail(err, -ENOMEM, -1, -1, -1, "out of memory");
+		goto out;
+	}
+	for (b = 0; b < nb; b++) {
+		loc[b] = sched_blk_src(s, b);
+		sent[b] = UINT32_MAX;
+	}
+
+	for (p = 0; p < s->nph; p++) {
+		const struct sched_phase *ph = &s->ph[p];
+
+		if (ph->cfg >= 0) {
+			const struct sched_cfg *c = &s->cfg[ph->cfg];
+
+			if (sched_peers(s, c, peer, &bad) != 0) {
+				const struct sched_circuit *e =
+				    &s->circ[c->circ_off + bad];
+				rv = fail(
+				    err, -COLL_EPORT, (int32_t)p, e->a, -1,
+				    "phase %u: node %u: circuit %u.%u-%u.%u "
+				    "breaks a port rule (rule: port limits: "
+				    "at "
+				    "most %u transceivers per node, each in "
+				    "at most one circuit, no node joined to "
+				    "itself)",
+				    p, e->a, e->a, e->pa, e->b, e->pb,
+				    s->ports);
+				goto out;
+			}
+		}
+		/* Check every send against possession at the phase start. */
+		for (i = 0; i < ph->nxfer; i++) {
+			const struct sched_xfer *x = &s->xf[ph->xfer_off + i];
+			uint64_t                 bytes = 0;
+
+			if (x->src >= s->n || x->dst >= s->n ||
+			    x->src == x->dst) {
+				rv = fail(
+				    err, -COLL_EPATH, (int32_t)p, x->src, -1,
+				    "phase %u: transfer %u->%u: bad endpoints "
+				    "for %u nodes",
+				    p, x->src, x->dst, s->n);
+				goto out;
+			}
+			if ((rv = check_path(s, peer, x, p, err)) != 0)
+				goto out;
+			for (j = 0; j < x->nblk; j++) {
+				b = s->blk[x->blk_off + j];
+				if (b >= nb) {
+					rv = fail(
+					    err, -COLL_ENOTHELD, (int32_t)p,
+					    x->src, b,
+					    "phase %u: node %u: block id %u "
+					    "does not exist",
+					    p, x->src, b);
+					goto out;
+				}
+				if (sent[b] == p) {
+					sched_blk_name(s, b, name,
+					               sizeof(name));
+					rv = fail(
+					    err, -COLL_ENOTHELD, (int32_t)p,
+					    x->src, b,
+					    "phase %u: node %u: block %s sent "
+					    "twice in one phase (rule: a node "
+					    "only forwards blocks it holds)",
+					    p, x->src, name);
+					goto out;
+				}
+				if (loc[b] != x->src) {
+					sched_blk_name(s, b, name,
+					               sizeof(name));
+					rv = fail(
+					    err, -COLL_ENOTHELD, (int32_t)p,
+					    x->src, b,
+					    "phase %u: node %u: block %s is "
+					    "held by node %u (rule: a node "
+					    "only forwards blocks it holds)",
+					    p, x->src, name, loc[b]);
+					goto out;
+				}
+				sent[b] = p;
+				bytes += sched_blk_bytes(s, b);
+			}
+			if (bytes != x->bytes) {
+				rv = fail(
+				    err, -COLL_EBYTES, (int32_t)p, x->src, -1,
+				    "phase %u: node %u: transfer %u->%u "
+				    "says %llu bytes, its blocks hold %llu",
+				    p, x->src, x->src, x->dst,
+				    (unsigned long long)x->bytes,
+				    (unsigned long long)bytes);
+				goto out;
+			}
+		}
+		/* Deliver at the end of the phase. */
+		for (i = 0; i < ph->nxfer; i++) {
+			const struct sched_xfer *x = &s->xf[ph->xfer_off + i];
+
+			for (j = 0; j < x->nblk; j++)
+				loc[s->blk[x->blk_off + j]] = x->dst;
+		}
+	}
+	for (b = 0; b < nb; b++) {
+		if (loc[b] != sched_blk_dst(s, b)) {
+			sched_blk_name(s, b, name, sizeof(name));
+			rv = fail(
+			    err, -COLL_EUNDELIVERED, -1, loc[b], b,
+			    "end: node %u: holds block %s, which belongs to "
+			    "node %u (rule: every node ends with exactly its "
+			    "blocks)",
+			    loc[b], name, sched_blk_dst(s, b));
+			goto out;
+		}
+	}
+out:
+	free(peer);
+	free(loc);
+	free(sent);
+	return (rv);
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_ocs_plan.c: the ocs-plan program as other tools see it:
+ * its JSON contract, exit statuses, and one-line errors.  Runs the real
+ * binary from $OCS_BIN (default bin/).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+struct out {
+	char  *o, *e;
+	size_t no, ne;
+	int    status;
+};
+
+static char *
+slurp(int fd, size_t *len)
+{
+	size_t  cap = 4096, n = 0;
+	char   *buf = malloc(cap);
+	ssize_t r;
+
+	assert_non_null(buf);
+	while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += (size_t)r;
+		if (cap - n < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[n] = '\0';
+	*len = n;
+	return (buf);
+}
+
+/* Run ocs-plan with a NULL-terminated argument list. */
+static void
+run(struct out *r, ...)
+{
+	const char *bin = getenv("OCS_BIN") ? getenv("OCS_BIN") : "bin";
+	char        path[512], *argv[64], errf[] = "/tmp/ocs-plan-errXXXXXX";
+	int         po[2], fe, argc = 1, st;
+	va_list     ap;
+	pid_t       pid;
+
+	snprintf(path, sizeof(path), "%s/ocs-plan", bin);
+	argv[0] = path;
+	va_start(ap, r);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	assert_int_equal(pipe(po), 0);
+	assert_true((fe = mkstemp(errf)) >= 0);
+	unlink(errf);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(fe, 2);
+		close(po[0]);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(po[1]);
+	r->o = slurp(po[0], &r->no);
+	close(po[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	r->status = WEXITSTATUS(st);
+	lseek(fe, 0, SEEK_SET);
+	r->e = slurp(fe, &r->ne);
+	close(fe);
+}
+
+static void
+out_free(struct out *r)
+{
+	free(r->o);
+	free(r->e);
+}
+
+static json_t *
+parse_json(const struct out *r)
+{
+	json_error_t je;
+	json_t      *j = json_loads(r->o, 0, &je);
+
+	if (j == NULL)
+		fail_msg("bad JSON at line %d: %s\n%s", je.line, je.text,
+		         r->o);
+	return (j);
+}
+
+static void
+test_ocs_plan_json_contract(void **state)
+{
+	struct out r;
+	json_t    *j, *byr, *rb, *e;
+	size_t     i;
+	double     pred, best = INFINITY;
+	json_int_t phases, R, prev = 0;
+
+	(void)state;
+	run(&r, "--algo", "retri", "--nodes", "81", "--bytes", "4MiB",
+	    "--delay", "2us", "--validate", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.ne, 0);
+	j = parse_json(&r);
+	assert_string_equal(json_string_value(json_object_get(j, "algo")),
+	                    "retri");
+	assert_int_equal(json_integer_value(json_object_get(j, "nodes")), 81);
+	phases = json_integer_value(json_object_get(j, "phases"));
+	assert_int_equal(phases, 4);
+	R = json_integer_value(json_object_get(j, "reconfigurations"));
+	rb = json_object_get(j, "reconfigure_before");
+	assert_true(json_is_array(rb));
+	assert_int_equal((json_int_t)json_array_size(rb), R);
+	json_array_foreach(rb, i, e)
+	{
+		json_int_t k = json_integer_value(e);
+		assert_true(k >= 1 && k < phases && k > prev);
+		prev = k;
+	}
+	pred = json_real_value(json_object_get(j, "predicted_s"));
+	byr = json_object_get(j, "by_r");
+	assert_int_equal((json_int_t)json_array_size(byr), phases);
+	json_array_foreach(byr, i, e)
+	{
+		double v = json_real_value(json_object_get(e, "predicted_s"));
+		assert_int_equal(json_integer_value(json_object_get(e, "r")),
+		                 (json_int_t)i);
+		assert_true(v > 0);
+		if (v < best)
+			best = v;
+	}
+	/* auto picks the best R, and reports its cost. */
+	assert_true(pred == best);
+	assert_true(
+	    json_real_value(json_object_get(json_array_get(byr, (size_t)R),
+	                                    "predicted_s")) == pred);
+	assert_true(json_is_true(json_object_get(j, "valid")));
+	json_decref(j);
+	out_free(&r);
+}
+
+/* R = 0 with the spec's closed form s*as + y*(n-1)/2. */
+static void
+test_ocs_plan_matches_closed_form(void **state)
+{
+	struct out r;
+	json_t    *j;
+	double     m = 3 * 1048576.0, y = 1e-6 + 8.0 / 400e9 * m / 3, want;
+
+	(void)state;
+	run(&r, "--algo", "retri", "--nodes", "243", "--bytes", "3MiB",
+	    "--reconfig", "none", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = parse_json(&r);
+	want = 5 * 1.7e-6 + y * 121;
+	assert_true(fabs(json_real_value(json_object_get(j, "predicted_s")) -
+	                 want) <= 1e-9 * want);
+	assert_int_equal(
+	    json_integer_value(json_object_get(j, "reconfigurations")), 0);
+	json_decref(j);
+	out_free(&r);
+}
+
+/* Per-boundary delays: an expensive middle boundary is avoided. */
+static void
+test_ocs_plan_per_boundary_delay(void **state)
+{
+	struct out r;
+	json_t    *j, *rb;
+
+	(void)state;
+	run(&r, "--algo", "retri", "--nodes", "27", "--delay", "1ns,1s",
+	    "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = parse_json(&r);
+	rb = json_object_get(j, "reconfigure_before");
+	assert_int_equal(json_array_size(rb), 1);
+	assert_int_equal(json_integer_value(json_array_get(rb, 0)), 1);
+	json_decref(j);
+	out_free(&r);
+}
+
+static void
+test_ocs_plan_phases_listing(void **state)
+{
+	struct out r;
+	char      *p;
+	int        rows = 0;
+
+	(void)state;
+	run(&r, "--algo", "retri", "--nodes", "9", "--reconfig", "none",
+	    "--phases", "--validate", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.o, "valid: yes"));
+	assert_non_null(
+	    strstr(r.o, "phase 0: circuits set: rings of stride 1"));
+	assert_non_null(
+	    strstr(r.o, "phase 1: reuse circuits of phase 0 (rings of stride "
+	                "1); 3 hops"));
+	/* 9 nodes x 2 directions x 2 phases rows. */
+	for (p = r.o; (p = strstr(p, "\n  ")) != NULL; p++)
+		if (p[3] == ' ' && p[8] >= '0' && p[8] <= '9')
+			rows++;
+	assert_int_equal(rows, 36);
+	out_free(&r);
+}
+
+static void
+expect_usage_error(const char *opt, const char *val, ...)
+{
+	struct out r;
+	char      *args[16];
+	int        n = 0;
+	va_list    ap;
+
+	va_start(ap, val);
+	while ((args[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	run(&r, args[0], args[1], args[2], args[3], args[4], args[5],
+	    n > 6 ? args[6] : NULL, n > 7 ? args[7] : NULL, NULL);
+	assert_int_equal(r.status, 2);
+	assert_int_equal(r.no, 0);
+	/* Exactly one line, naming the option and the value. */
+	assert_true(r.ne > 0 && r.e[r.ne - 1] == '\n');
+	assert_null(memchr(r.e, '\n', r.ne - 1));
+	if (strstr(r.e, opt) == NULL || strstr(r.e, val) == NULL)
+		fail_msg("stderr \"%s\" must name %s and %s", r.e, opt, val);
+	out_free(&r);
+}
+
+static void
+test_ocs_plan_bad_input_exit_2(void **state)
+{
+	(void)state;
+	expect_usage_error("--algo", "bruck", "--algo", "bruck", "--nodes",
+	                   "9", "--json", "--validate", NULL);
+	expect_usage_error("--nodes", "1", "--algo", "retri", "--nodes", "1",
+	                   "--json", "--validate", NULL);
+	expect_usage_error("--bytes", "12XB", "--algo", "retri", "--nodes",
+	                   "9", "--bytes", "12XB", NULL);
+	expect_usage_error("--delay", "3parsecs", "--algo", "retri", "--nodes",
+	                   "9", "--delay", "3parsecs", NULL);
+	expect_usage_error("--bandwidth", "fast", "--algo", "retri", "--nodes",
+	                   "9", "--bandwidth", "fast", NULL);
+	expect_usage_error("--reconfig", "5", "--algo", "retri", "--nodes",
+	                   "27", "--reconfig", "5", NULL);
+	expect_usage_error("--reconfig", "2,1", "--algo", "retri", "--nodes",
+	                   "27", "--reconfig", "2,1", NULL);
+	expect_usage_error("--delay", "1us,1us,1us", "--algo", "bridge",
+	                   "--nodes", "8", "--delay", "1us,1us,1us", NULL);
+}
+
+static void
+test_ocs_plan_large_n_cost_only(void **state)
+{
+	struct out r;
+
+	(void)state;
+	run(&r, "--algo", "retri", "--nodes", "19683", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	out_free(&r);
+	/* Materialising 3^9 is refused with a clear message, exit 1. */
+	run(&r, "--algo", "retri", "--nodes", "19683", "--validate", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.e, "--nodes \"19683\""));
+	assert_non_null(strstr(r.e, "materialises"));
+	out_free(&r);
+}
+
+static void
+test_ocs_plan_help(void **state)
+{
+	struct out r;
+
+	(void)state;
+	run(&r, "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.o, "usage: ocs-plan"));
+	out_free(&r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ocs_plan_json_contract),
+	    cmocka_unit_test(test_ocs_plan_matches_closed_form),
+	    cmocka_unit_test(test_ocs_plan_per_boundary_delay),
+	    cmocka_unit_test(test_ocs_plan_phases_listing),
+	    cmocka_unit_test(test_ocs_plan_bad_input_exit_2),
+	    cmocka_unit_test(test_ocs_plan_large_n_cost_only),
+	    cmocka_unit_test(test_ocs_plan_help),
+	};
+
+	return (cmocka_run_group_tests_name("ocs_plan", tests, NULL, NULL));
+}

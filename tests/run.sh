@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Run test binaries (cmocka, TAP output) and the golden-file tests, and end
+# with one line "N passed, N failed"; exit non-zero on any failure.  A
+# binary that dies without reporting counts as one failure.
+#
+# Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir).
+
+pass=0
+fail=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+for t in "$@"; do
+	name=$(basename "$t")
+	start=$(date +%s)
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$tmp/out" 2>&1
+	rc=$?
+	p=$(grep -c '^ok ' "$tmp/out")
+	f=$(grep -c '^not ok ' "$tmp/out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	printf '%-28s %4d passed %3d failed %4ds\n' "$name" "$p" "$f" \
+		$(($(date +%s) - start))
+	if [ "$f" -ne 0 ]; then
+		sed 's/^/    | /' "$tmp/out" | grep -v '^    | ok ' | tail -n 60
+	fi
+done
+
+# Golden tests: <case>.args holds ocs-plan's arguments, <case>.out the
+# exact expected stdout.
+if [ -n "$OCS_GOLDEN" ] && [ -d "$OCS_GOLDEN" ]; then
+	p=0
+	f=0
+	for a in "$OCS_GOLDEN"/*/*.args; do
+		[ -e "$a" ] || continue
+		want=${a%.args}.out
+		# shellcheck disable=SC2046
+		"$OCS_BIN"/ocs-plan $(cat "$a") >"$tmp/got" 2>"$tmp/err"
+		if [ $? -eq 0 ] && diff -u "$want" "$tmp/got" >"$tmp/diff"; then
+			p=$((p + 1))
+		else
+			f=$((f + 1))
+			echo "    | golden ${a#"$OCS_GOLDEN"/}: output differs"
+			sed 's/^/    | /' "$tmp/err" "$tmp/diff" | head -n 40
+		fi
+	done
+	pass=$((pass + p))
+	fail=$((fail + f))
+	printf '%-28s %4d passed %3d failed\n' "golden" "$p" "$f"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
