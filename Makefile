@@ -63,10 +63,12 @@ else
 Q := @
 endif
 
-PKGS := jansson cmocka
+PKGS := jansson cmocka inih libprotobuf-c
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
+INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih)
+PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 
 CFLAGS ?= -O2 -g
@@ -99,8 +101,78 @@ COLL_SRCS := \
 	collectives/plan_cli.c
 COLL_LIB := $(BUILD)/libcoll.a
 
+# ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
+DRV_SRCS := \
+	ocs-drivers/drv.c \
+	ocs-drivers/drv_emu.c \
+	ocs-drivers/drv_polatis.c \
+	ocs-drivers/oxc.c \
+	ocs-drivers/tl1.c \
+	ocs-drivers/net.c
+DRV_LIB := $(BUILD)/libdrv.a
+
+# Logging shared by the daemons.
+LOG_OBJ := $(BUILD)/ocsd/log.o
+
+# ---- proto: ocs.proto and its glue ----------------------------------------
+PROTO_H := $(BUILD)/proto/ocs.pb-c.h
+MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/ocs.pb-c.o
+MSG_LIB := $(BUILD)/libmsg.a
+
+$(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
+	@mkdir -p $(BUILD)
+	@echo "  PROTOC  $<"
+	$(Q)protoc-c --c_out=$(BUILD) $<
+
+# Generated code is not ours to fix: only the warnings it trips are off.
+$(BUILD)/proto/ocs.pb-c.o: $(BUILD)/proto/ocs.pb-c.c
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-cast-qual -Wno-missing-prototypes \
+		-c -o $@ $<
+
+$(MSG_LIB): $(MSG_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# ---- ocsd: the controller and ocsctl ---------------------------------------
+OCSD_SRCS := \
+	ocsd/ocsd.c \
+	ocsd/conf.c \
+	ocsd/map.c \
+	ocsd/xc.c \
+	ocsd/sw.c \
+	ocsd/ctl.c \
+	ocsd/reply.c
+OCSCTL_SRCS := \
+	ocsd/ocsctl.c \
+	ocsd/conf.c
+
 # ---- programs --------------------------------------------------------------
-PROGS := $(BIN)/ocs-plan
+PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl
+
+$(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) $(DRV_LIB) \
+		$(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) $(INIH_LIBS) -lm
+
+$(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
+		$(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) $(INIH_LIBS) $(JANSSON_LIBS) -lm
+
+EMU_SRCS := \
+	testbed/ocs-emu/emu_main.c \
+	testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_state.c
+
+$(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(DRV_LIB) $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -pthread -lm
 
 $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(COLL_LIB)
 	@mkdir -p $(@D)
@@ -108,6 +180,7 @@ $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(COLL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
 
 # ---- tests -----------------------------------------------------------------
+# Unit tests link the unit under test and what it needs (TEST_DEPS_<name>).
 UNIT_TESTS := \
 	units \
 	sched \
@@ -116,23 +189,35 @@ UNIT_TESTS := \
 	cost \
 	reconf \
 	sim \
-	plan_cli
+	plan_cli \
+	tl1 \
+	oxc \
+	conf \
+	xc
 INTEG_TESTS := \
 	ocs_plan
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(COLL_LIB)
+TEST_DEPS_tl1 := $(DRV_LIB)
+TEST_DEPS_oxc := $(DRV_LIB)
+TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
+TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
+	$(DRV_LIB)
+TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
+	$(PROTOBUF_LIBS) -lm
+
+.SECONDEXPANSION:
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
+		$(COLL_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) \
-		$(JANSSON_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
 $(BUILD)/tests/test_ocs_plan: $(BUILD)/tests/integ/test_ocs_plan.o
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) \
-		$(JANSSON_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
 # ---- benches ---------------------------------------------------------------
 $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
@@ -141,17 +226,22 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 # ---- generic rules ---------------------------------------------------------
-ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c \
+ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
+	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) \
 	tests/bench/bench_plan.c
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(COLL_LIB): $(COLL_SRCS:%.c=$(BUILD)/%.o)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Driver registry and the wrappers callers use instead of the ops. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ocs-drivers/drv.h"
+
+static const struct drv_ops *const drv_table[] = {
+    &drv_emu_ops,
+    &drv_polatis_ops,
+    NULL,
+};
+
+static const char *const drv_errtab[] = {
+    [DRV_EDENIED - DRV_EBASE] = "device refused the command",
+    [DRV_EPARTIAL - DRV_EBASE] = "batch may be half applied",
+    [DRV_EAUTH - DRV_EBASE] = "login refused",
+    [DRV_EPROTO - DRV_EBASE] = "unparseable device reply",
+    [DRV_EPORT - DRV_EBASE] = "port out of range",
+    [DRV_EBUSY - DRV_EBASE] = "port already patched",
+    [DRV_EUNKNOWN - DRV_EBASE] = "unknown driver",
+};
+
+const char *
+drv_strerror(int rv)
+{
+	int e = -rv;
+
+	if (e > DRV_EBASE && e < DRV_EMAX && drv_errtab[e - DRV_EBASE])
+		return (drv_errtab[e - DRV_EBASE]);
+	if (e > 0 && e < DRV_EBASE)
+		return (strerror(e));
+	return ("unknown error");
+}
+
+const struct drv_ops *
+drv_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; drv_table[i] != NULL; i++)
+		if (strcmp(drv_table[i]->name, name) == 0)
+			return (drv_table[i]);
+	return (NULL);
+}
+
+const char *
+drv_names(void)
+{
+	return ("emu, polatis");
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+int
+drv_open(struct drv **out, const char *name, const char *url,
+         const struct drv_opts *opts)
+{
+	const struct drv_ops *ops = drv_lookup(name);
+	struct drv           *d;
+	uint64_t              t0 = mono_ns();
+	int                   rv;
+
+	*out = NULL;
+	if (ops == NULL)
+		return (-DRV_EUNKNOWN);
+	if (opts == NULL || opts->timeout_ms <= 0 || url == NULL)
+		return (-EINVAL);
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return (-ENOMEM);
+	if ((d->priv = calloc(1, ops->priv_size ? ops->priv_size : 1)) ==
+	    NULL) {
+		free(d);
+		return (-ENOMEM);
+	}
+	d->ops = ops;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->url, sizeof(d->url), "%s", url);
+	rv = ops->open(d->priv, url, opts);
+	d->last_ns = mono_ns() - t0;
+	if (rv == -EINVAL || rv == -ENOMEM) {
+		drv_close(d);
+		return (rv);
+	}
+	*out = d;
+	return (rv);
+}
+
+void
+drv_close(struct drv *d)
+{
+	if (d == NULL)
+		return;
+	d->ops->close(d->priv);
+	free(d->priv);
+	free(d);
+}
+
+int
+drv_caps(struct drv *d, struct drv_caps *c)
+{
+	int rv;
+
+	if (!d->have_caps) {
+		if ((rv = d->ops->caps(d->priv, &d->caps)) != 0)
+			return (rv);
+		if (d->caps.nports == 0 || d->caps.nports > DRV_MAX_PORTS)
+			return (-DRV_EPROTO);
+		d->have_caps = 1;
+	}
+	*c = d->caps;
+	return (0);
+}
+
+int
+drv_apply(struct drv *d, const struct drv_batch *b)
+{
+	struct drv_caps c;
+	uint8_t        *seen;
+	uint64_t        t0;
+	size_t          i;
+	int             rv;
+
+	if ((rv = drv_caps(d, &c)) != 0)
+		return (rv);
+	for (i = 0; i < b->ndisconnect; i++)
+		if (b->disconnect[i] < 1 || b->disconnect[i] > 2 * c.nports)
+			return (-DRV_EPORT);
+	if ((seen = calloc(2 * c.nports + 1, 1)) == NULL)
+		return (-ENOMEM);
+	for (i = 0; i < b->nconnect; i++) {
+		const struct drv_patch *p = &b->connect[i];
+
+		if (p->in < 1 || p->in > c.nports || p->out <= c.nports ||
+		    p->out > 2 * c.nports) {
+			free(seen);
+			return (-DRV_EPORT);
+		}
+		if (seen[p->in]++ || seen[p->out]++) {
+			free(seen);
+			return (-EINVAL);
+		}
+	}
+	free(seen);
+	if (b->ndisconnect == 0 && b->nconnect == 0)
+		return (0);
+	t0 = mono_ns();
+	rv = d->ops->apply(d->priv, b);
+	d->last_ns = mono_ns() - t0;
+	return (rv);
+}
+
+int
+drv_read_map(struct drv *d, uint16_t *map, size_t nports)
+{
+	struct drv_caps c;
+	uint64_t        t0;
+	int             rv;
+
+	if ((rv = drv_caps(d, &c)) != 0)
+		return (rv);
+	if (nports != c.nports)
+		return (-EINVAL);
+	t0 = mono_ns();
+	rv = d->ops->read_map(d->priv, map, nports);
+	d->last_ns = mono_ns() - t0;
+	return (rv);
+}
+
+const char *
+drv_last_error(struct drv *d)
+{
+	if (d->ops->last_error == NULL)
+		return (NULL);
+	return (d->ops->last_error(d->priv));
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The switch driver interface.  The controller never talks TL1 or HTTP
+ * itself: it calls drv_apply()/drv_read_map() on a handle found by name.
+ *
+ * Ports follow the Polatis convention for every driver: an N x N switch
+ * has ingress ports 1..N and egress ports N+1..2N, and a patch connects
+ * one ingress to one egress (unidirectional).  A duplex circuit between
+ * two transceivers is two patches; drivers for duplex devices translate.
+ *
+ * Ops are synchronous and bounded by opts.timeout_ms; callers that must
+ * not block (ocsd's event handling) run them on a worker thread.  A handle
+ * is used by one thread at a time.
+ */
+#ifndef OCS_DRV_H
+#define OCS_DRV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DRV_PORT_NONE 0
+#define DRV_MAX_PORTS 4096 /* per side */
+
+enum drv_err { /* returned negated: -DRV_EDENIED */
+	       DRV_EBASE = 4096,
+	       DRV_EDENIED, /* the device refused the command (TL1 DENY, status
+	                       0) */
+	       DRV_EPARTIAL, /* a batch may be half applied: read the map back
+	                      */
+	       DRV_EAUTH,    /* login refused */
+	       DRV_EPROTO, /* the device answered something we cannot parse */
+	       DRV_EPORT,  /* a port outside the device's range */
+	       DRV_EBUSY,  /* a port already in another patch */
+	       DRV_EUNKNOWN, /* no driver of that name */
+	       DRV_EMAX
+};
+
+struct drv_opts {
+	const char *user, *password;
+	int         timeout_ms; /* every network operation; > 0 */
+	/* emu driver: size and switching time of the in-process model. */
+	uint32_t ports;
+	uint32_t switch_ms;
+	/* Optional trace hook for wire traffic (libraries do not log). */
+	void (*trace)(void *arg, const char *fmt, ...)
+	    __attribute__((__format__(printf, 2, 3)));
+	void *trace_arg;
+};
+
+struct drv_caps {
+	uint32_t nports;        /* N: ingress 1..N, egress N+1..2N */
+	int      bidirectional; /* device circuits are duplex */
+	int      atomic_apply; /* a failed batch leaves the device unchanged */
+	uint32_t switch_ms;    /* typical switching time */
+};
+
+struct drv_patch {
+	uint16_t in, out;
+};
+
+/* One reconfiguration: the disconnects go first, then the connects. */
+struct drv_batch {
+	const uint16_t         *disconnect; /* ingress ports */
+	size_t                  ndisconnect;
+	const struct drv_patch *connect;
+	size_t                  nconnect;
+};
+
+struct drv_ops {
+	const char *name;      /* "emu", "polatis", "calient" */
+	size_t      priv_size; /* allocated and zeroed by drv_open() */
+
+	/* Remember url and opts (copied) and connect, blocking at most
+	 * opts->timeout_ms.  A connection failure is returned, but the
+	 * handle stays usable: later ops reconnect.  -EINVAL for a bad url. */
+	int (*open)(void *priv, const char *url, const struct drv_opts *);
+	/* Log out and release everything; safe after a failed open. */
+	void (*close)(void *priv);
+	/* Capabilities; may need the device (size query). */
+	int (*caps)(void *priv, struct drv_caps *);
+	/* Apply a batch.  0; -DRV_EDENIED (device refused, nothing of this
+	 * batch applied); -DRV_EPARTIAL (the device may be half done: read
+	 * the map back); -ETIMEDOUT, -ECONNREFUSED, -ECONNRESET, -DRV_EAUTH,
+	 * -DRV_EPROTO.  Never retried inside: applying is not idempotent. */
+	int (*apply)(void *priv, const struct drv_batch *);
+	/* map[in] = out or DRV_PORT_NONE for in = 1..nports; map has
+	 * nports + 1 entries (map[0] unused).  Idempotent: drivers retry it
+	 * once after a lost connection. */
+	int (*read_map)(void *priv, uint16_t *map, size_t nports);
+	/* Optional: device text of the last failure ("IDNV Invalid OXC
+	 * port: 1000"), or NULL. */
+	const char *(*last_error)(void *priv);
+};
+
+struct drv {
+	const struct drv_ops *ops;
+	void                 *priv;
+	char                  name[16];
+	char                  url[256];
+	struct drv_caps       caps; /* cached after the first drv_caps() */
+	int                   have_caps;
+	uint64_t              last_ns; /* duration of the last op */
+};
+
+extern const struct drv_ops drv_emu_ops;
+extern const struct drv_ops drv_polatis_ops;
+
+/* Ops by name, or NULL; names lists them for messages. */
+const struct drv_ops *drv_lookup(const char *name);
+const char           *drv_names(void);
+
+/* Open a handle.  *out is set even when the connection failed (the error
+ * is returned and later calls retry), and NULL only for -DRV_EUNKNOWN,
+ * -EINVAL (bad url or opts) and -ENOMEM. */
+int  drv_open(struct drv **out, const char *name, const char *url,
+              const struct drv_opts *);
+void drv_close(struct drv *);
+
+int drv_caps(struct drv *, struct drv_caps *);
+/* Checks every port against the caps (-DRV_EPORT) and that no port
+ * appears twice among the connects (-EINVAL) before calling the driver. */
+int         drv_apply(struct drv *, const struct drv_batch *);
+int         drv_read_map(struct drv *, uint16_t *map, size_t nports);
+const char *drv_last_error(struct drv *);
+
+/* Own range, else strerror(-rv). */
+const char *drv_strerror(int rv);
+
+#endif

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* TCP helpers with deadlines (see net.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ocs-drivers/net.h"
+
+int
+net_hostport(const char *s, const char *defport, char *host, size_t hl,
+             char *port, size_t pl)
+{
+	const char *c, *e;
+	size_t      n;
+
+	if (s == NULL || *s == '\0')
+		return (-EINVAL);
+	if (*s == '[') {
+		if ((e = strchr(s, ']')) == NULL)
+			return (-EINVAL);
+		n = (size_t)(e - s - 1);
+		c = e[1] == ':' ? e + 1 : NULL;
+		if (e[1] != '\0' && c == NULL)
+			return (-EINVAL);
+		s++;
+	} else {
+		c = strrchr(s, ':');
+		if (c && strchr(s, ':') != c)
+			return (-EINVAL); /* bare v6 needs brackets */
+		n = c ? (size_t)(c - s) : strlen(s);
+	}
+	if (n == 0 || n >= hl)
+		return (-EINVAL);
+	memcpy(host, s, n);
+	host[n] = '\0';
+	if (c) {
+		const char *p = c + 1;
+		long        v = 0;
+
+		if (*p == '\0' || strlen(p) >= pl)
+			return (-EINVAL);
+		for (; *p; p++) {
+			if (*p < '0' || *p > '9')
+				return (-EINVAL);
+			v = v * 10 + (*p - '0');
+			if (v > 65535)
+				return (-EINVAL);
+		}
+		snprintf(port, pl, "%s", c + 1);
+	} else {
+		if (defport == NULL)
+			return (-EINVAL);
+		snprintf(port, pl, "%s", defport);
+	}
+	return (0);
+}
+
+uint64_t
+net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
+void
+net_sleep_ms(uint32_t ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000,
+	                      .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int
+wait_fd(int fd, short ev, uint64_t deadline)
+{
+	struct pollfd pfd = {.fd = fd, .events = ev};
+	uint64_t      now;
+	int           r;
+
+	for (;;) {
+		now = net_now_ms();
+		if (now >= deadline)
+			return (-ETIMEDOUT);
+		r = poll(&pfd, 1, (int)(deadline - now));
+		if (r > 0)
+			return (0);
+		if (r == 0)
+			return (-ETIMEDOUT);
+		if (errno != EINTR)
+			return (-errno);
+	}
+}
+
+int
+net_connect(const char *host, const char *port, int timeout_ms)
+{
+	struct addrinfo hints, *res, *ai;
+	uint64_t        deadline = net_now_ms() + (uint64_t)timeout_ms;
+	int             fd = -1, rv = -EHOSTUNREACH, one = 1, err;
+	socklen_t       el = sizeof(err);
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return (-EHOSTUNREACH);
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family,
+		            ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		            ai->ai_protocol);
+		if (fd < 0) {
+			rv = -errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (errno == EINPROGRESS) {
+			if ((rv = wait_fd(fd, POLLOUT, deadline)) == 0 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) ==
+			        0) {
+				if (err == 0)
+					break;
+				rv = -err;
+			}
+		} else
+			rv = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return (rv);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return (fd);
+}
+
+int
+net_listen(const char *host, const char *port, char *bound, size_t bl)
+{
+	struct addrinfo         hints, *res;
+	struct sockaddr_storage ss;
+	socklen_t               sl = sizeof(ss);
+	char                    h[64], p[16];
+	int                     fd, one = 1, rv;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return (-EADDRNOTAVAIL);
+	fd = socket(res->ai_family,
+	            res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	            res->ai_protocol);
+	if (fd < 0) {
+		rv = -errno;
+		freeaddrinfo(res);
+		return (rv);
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
+	    listen(fd, 64) != 0) {
+		rv = -errno;
+		close(fd);
+		freeaddrinfo(res);
+		return (rv);
+	}
+	freeaddrinfo(res);
+	if (bound && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
+	    getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), p, sizeof(p),
+	                NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		snprintf(bound, bl,
+		         ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h, p);
+	return (fd);
+}
+
+int
+net_write_all(int fd, const void *buf, size_t n, uint64_t deadline)
+{
+	const char *p = buf;
+	ssize_t     w;
+	int         rv;
+
+	while (n > 0) {
+		w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if ((rv = wait_fd(fd, POLLOUT, deadline)) != 0)
+				return (rv);
+			continue;
+		}
+		return (w < 0 ? -errno : -EPIPE);
+	}
+	return (0);
+}
+
+ssize_t
+net_read_some(int fd, void *buf, size_t n, uint64_t deadline)
+{
+	ssize_t r;
+	int     rv;
+
+	for (;;) {
+		r = recv(fd, buf, n, 0);
+		if (r >= 0)
+			return (r);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return (-errno);
+		if ((rv = wait_fd(fd, POLLIN, deadline)) != 0)
+			return (rv);
+	}
+}

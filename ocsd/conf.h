@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocsd's configuration file (INI, parsed with inih):
+ *
+ *	[switch]
+ *	driver = polatis              ; polatis | emu
+ *	address = 127.0.0.1:3082
+ *	user = root
+ *	password = root               ; or password_file = /path
+ *	timeout = 5s                  ; every driver operation
+ *	switch_time = 25ms            ; expected switching time (emu: its
+ *model) ports = 64                    ; emu driver only: switch size poll =
+ *30s                    ; read the switch back this often (0: never)
+ *
+ *	[control]
+ *	listen = ipc:///run/ocsd/ctl.sock
+ *
+ *	[state]
+ *	dir = /var/lib/ocsd
+ *	reconcile = hold              ; hold | push | adopt (when the switch
+ *differs at start)
+ *
+ *	[cabling]
+ *	h0.0 = 1 65                   ; transceiver: TX on ingress 1, RX on
+ *egress 65
+ *
+ * A fresh struct is filled and validated as a whole; errors read
+ * "<file>:<line>: <key>: "<value>": <reason>".
+ */
+#ifndef OCS_CONF_H
+#define OCS_CONF_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONF_NAME_MAX 64
+
+enum conf_err {
+	CONF_EBASE = 6144,
+	CONF_EPARSE, /* the file has an error (message filled) */
+	CONF_EMAX
+};
+
+enum conf_reconcile {
+	CONF_RECON_HOLD,  /* log the difference, change nothing */
+	CONF_RECON_PUSH,  /* make the switch match the saved map */
+	CONF_RECON_ADOPT, /* take the switch's map as the desired one */
+};
+
+struct conf_trx {
+	char     name[CONF_NAME_MAX]; /* "host.index" */
+	uint16_t in, out;             /* ingress (TX), egress (RX) */
+};
+
+struct conf {
+	char                path[PATH_MAX];
+	char                driver[16];
+	char                address[256];
+	char                user[64], password[128];
+	int                 timeout_ms;
+	uint32_t            switch_ms;
+	uint32_t            ports; /* emu driver */
+	uint32_t            poll_ms;
+	char                control[PATH_MAX + 16];
+	char                state_dir[PATH_MAX];
+	enum conf_reconcile reconcile;
+	struct conf_trx    *trx;
+	size_t              ntrx;
+};
+
+/* Parse and validate a file, or INI text (name is used in messages).
+ * 0, or -CONF_EPARSE / -ENOMEM with one line in err. */
+int  conf_load(const char *path, struct conf **out, char *err, size_t errlen);
+int  conf_parse(const char *text, const char *name, struct conf **out,
+                char *err, size_t errlen);
+void conf_free(struct conf *);
+
+/* The transceiver called name, or NULL. */
+const struct conf_trx *conf_trx_find(const struct conf *, const char *name);
+/* The transceiver cabled to ingress `in` / egress `out`, or NULL. */
+const struct conf_trx *conf_trx_by_in(const struct conf *, uint32_t in);
+const struct conf_trx *conf_trx_by_out(const struct conf *, uint32_t out);
+
+/* Check the cabling against a switch of n ports per side; 0 or -EINVAL
+ * with the first offending transceiver named in err. */
+int conf_check_ports(const struct conf *, uint32_t n, char *err, size_t len);
+
+/* The default control address: ipc:///run/ocsd/ctl.sock for root, else
+ * under $XDG_RUNTIME_DIR, else /tmp/ocsd-<uid>/ctl.sock. */
+void conf_default_control(char *buf, size_t len);
+
+/* Did the [switch] section change between two configs? */
+int conf_switch_changed(const struct conf *, const struct conf *);
+
+#endif

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The operator control socket: nng REP with a fixed set of contexts, each
+ * an INIT/RECV/WAIT/SEND state machine driven by its aio (nng's
+ * demo/async).  Reads (show, status) are answered at once from the state;
+ * anything that touches the switch becomes a job for the worker, and the
+ * context waits on its aio without a thread.  Every request is checked
+ * before use; a bad one gets an Error reply and one log line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/rep.h>
+
+#include "ocsd/log.h"
+#include "ocsd/ocsd.h"
+
+#define CTL_NWORK 8
+
+struct work {
+	enum { W_INIT, W_RECV, W_WAIT, W_SEND } state;
+	struct ocsd *d;
+	nng_aio     *aio;
+	nng_ctx      ctx;
+	Ocs__Msg    *req;
+	uint64_t     seq;
+	char         peer[128];
+	struct job   job;
+};
+
+struct ctl {
+	nng_socket   sock;
+	nng_listener l;
+	struct work  w[CTL_NWORK];
+	int          nwork;
+};
+
+static void
+peer_name(nng_msg *m, char *buf, size_t len)
+{
+	nng_sockaddr sa;
+	nng_pipe     p = nng_msg_get_pipe(m);
+
+	snprintf(buf, len, "pipe %u", nng_pipe_id(p));
+	if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) != 0)
+		return;
+	if (sa.s_family == NNG_AF_IPC)
+		snprintf(buf, len, "ipc %.100s (pipe %u)", sa.s_ipc.sa_path,
+		         nng_pipe_id(p));
+	else if (sa.s_family == NNG_AF_INET) {
+		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
+		snprintf(buf, len, "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+		         (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
+		                    sa.s_in.sa_port >> 8));
+	}
+}
+
+static void
+send_msg(struct work *w, nng_msg *m)
+{
+	nng_aio_set_msg(w->aio, m);
+	w->state = W_SEND;
+	nng_ctx_send(w->ctx, w->aio);
+}
+
+static void
+send_error(struct work *w, int code, const char *text)
+{
+	nng_msg *m;
+
+	if (msg_error(w->seq, code, text, &m) != 0) {
+		log_warnx("ctl: cannot build an error reply");
+		w->state = W_RECV;
+		nng_ctx_recv(w->ctx, w->aio);
+		return;
+	}
+	send_msg(w, m);
+}
+
+static void
+send_reply(struct work *w, struct reply *rp)
+{
+	Ocs__Msg m;
+	nng_msg *nm;
+	int      rv;
+
+	msg_init(&m, w->seq);
+	m.body_case = OCS__MSG__BODY_CTL_REPLY;
+	m.ctl_reply = &rp->r;
+	if ((rv = msg_encode(&m, &nm)) != 0) {
+		send_error(w, rv, "reply too large to send");
+		return;
+	}
+	send_msg(w, nm);
+}
+
+/* The checks a request passes before anything acts on it. */
+static int
+check(const Ocs__Msg *m, char *why, size_t len)
+{
+	const Ocs__CtlRequest *q;
+	size_t                 i;
+
+	if (m->body_case != OCS__MSG__BODY_CTL) {
+		snprintf(why, len, "expected a control request, got body %d",
+		         m->body_case);
+		return (-MSG_EBODY);
+	}
+	q = m->ctl;
+	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
+	    q->op > OCS__CTL_REQUEST__OP__MAP_ADOPT) {
+		snprintf(why, len, "unknown operation %d", q->op);
+		return (-MSG_EFIELD);
+	}
+	if (q->n_pairs > 2 * DRV_MAX_PORTS || q->n_ports > 64) {
+		snprintf(why, len, "%zu pairs, %zu ports: too many",
+		         q->n_pairs, q->n_ports);
+		return (-MSG_EFIELD);
+	}
+	for (i = 0; i < q->n_pairs; i++)
+		if (!msg_str_ok(q->pairs[i]->a) ||
+		    !msg_str_ok(q->pairs[i]->b)) {
+			snprintf(why, len,
+			         "pair %zu: empty, too long or "
+			         "unprintable endpoint",
+			         i + 1);
+			return (-MSG_EFIELD);
+		}
+	for (i = 0; i < q->n_ports; i++)
+		if (!msg_str_ok(q->ports[i])) {
+			snprintf(
+			    why, len,
+			    "endpoint %zu: empty, too long or unprintable",
+			    i + 1);
+			return (-MSG_EFIELD);
+		}
+	return (0);
+}
+
+static void
+on_request(struct work *w)
+{
+	nng_msg     *m = nng_aio_get_msg(w->aio);
+	struct reply rp;
+	char         why[300];
+	int          rv;
+
+	peer_name(m, w->peer, sizeof(w->peer));
+	rv = msg_decode(nng_msg_body(m), nng_msg_len(m), &w->req, why,
+	                sizeof(why));
+	nng_msg_free(m);
+	w->seq = w->req && w->req->has_seq ? w->req->seq : 0;
+	if (rv == 0)
+		rv = check(w->req, why, sizeof(why));
+	if (rv != 0) {
+		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
+		msg_free(w->req);
+		w->req = NULL;
+		send_error(w, rv, why);
+		return;
+	}
+	switch (w->req->ctl->op) {
+	case OCS__CTL_REQUEST__OP__SHOW:
+	case OCS__CTL_REQUEST__OP__STATUS:
+		reply_init(&rp);
+		nng_mtx_lock(w->d->mtx);
+		if (w->req->ctl->op == OCS__CTL_REQUEST__OP__SHOW)
+			reply_show(&rp, w->d);
+		else
+			reply_status(&rp, w->d);
+		nng_mtx_unlock(w->d->mtx);
+		send_reply(w, &rp);
+		reply_free(&rp);
+		msg_free(w->req);
+		w->req = NULL;
+		return;
+	default:
+		break;
+	}
+	memset(&w->job, 0, sizeof(w->job));
+	w->job.kind = JOB_CTL;
+	w->job.req = w->req->ctl;
+	reply_init(&w->job.rep);
+	w->state = W_WAIT;
+	sw_submit(w->d, &w->job, w->aio);
+}
+
+static void
+on_done(struct work *w)
+{
+	if (w->job.rv != 0) {
+		log_info("ctl: request %d from %s failed: %s", w->req->ctl->op,
+		         w->peer, w->job.err);
+		send_error(w, w->job.rv,
+		           w->job.err[0] ? w->job.err
+		                         : ocsd_strerror(w->job.rv));
+	} else
+		send_reply(w, &w->job.rep);
+	reply_free(&w->job.rep);
+	msg_free(w->req);
+	w->req = NULL;
+}
+
+static void
+work_cb(void *arg)
+{
+	struct work *w = arg;
+	int          rv = nng_aio_result(w->aio);
+
+	switch (w->state) {
+	case W_INIT:
+		w->state = W_RECV;
+		nng_ctx_recv(w->ctx, w->aio);
+		break;
+	case W_RECV:
+		if (rv != 0) {
+			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
+				return;
+			nng_ctx_recv(w->ctx, w->aio);
+			return;
+		}
+		on_request(w);
+		break;
+	case W_WAIT:
+		if (rv != 0) { /* cancelled at shutdown */
+			reply_free(&w->job.rep);
+			msg_free(w->req);
+			w->req = NULL;
+			return;
+		}
+		on_done(w);
+		break;
+	case W_SEND:
+		if (rv != 0) {
+			nng_msg_free(nng_aio_get_msg(w->aio));
+			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
+				return;
+		}
+		w->state = W_RECV;
+		nng_ctx_recv(w->ctx, w->aio);
+		break;
+	}
+}
+
+/* mkdir -p for the directory of an ipc:// path. */
+static int
+ipc_dir(const char *url)
+{
+	char   dir[PATH_MAX];
+	char  *p;
+	size_t n;
+
+	if (strncmp(url, "ipc://", 6) != 0)
+		return (0);
+	snprintf(dir, sizeof(dir), "%s", url + 6);
+	if ((p = strrchr(dir, '/')) == NULL || p == dir)
+		return (0);
+	*p = '\0';
+	n = strlen(dir);
+	for (p = dir + 1; p <= dir + n; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0750) != 0 && errno != EEXIST)
+			return (-errno);
+		*p = '/';
+	}
+	return (0);
+}
+
+int
+ctl_open(struct ocsd *d, const char *url, struct ctl **out)
+{
+	struct ctl *c;
+	int         rv, i;
+
+	*out = NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return (-ENOMEM);
+	if ((rv = ipc_dir(url)) != 0) {
+		log_warnx("ctl: creating the directory of %s: %s", url,
+		          strerror(-rv));
+		free(c);
+		return (rv);
+	}
+	if ((rv = nng_rep0_open(&c->sock)) != 0 ||
+	    (rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ,
+	                              MSG_MAX_BYTES)) != 0 ||
+	    (rv = nng_listener_create(&c->l, c->sock, url)) != 0) {
+		log_warnx("ctl: %s: %s", url, nng_strerror(rv));
+		nng_close(c->sock);
+		free(c);
+		return (msg_nngerr(rv));
+	}
+	/* Operators in the socket's group may use it, nobody else. */
+	if (strncmp(url, "ipc://", 6) == 0 &&
+	    (rv = nng_listener_set_int(c->l, NNG_OPT_IPC_PERMISSIONS, 0660)) !=
+	        0)
+		log_warnx("ctl: setting permissions on %s: %s", url,
+		          nng_strerror(rv));
+	if ((rv = nng_listener_start(c->l, 0)) != 0) {
+		log_warnx("ctl: listening on %s: %s", url, nng_strerror(rv));
+		nng_close(c->sock);
+		free(c);
+		return (msg_nngerr(rv));
+	}
+	for (i = 0; i < CTL_NWORK; i++) {
+		struct work *w = &c->w[i];
+
+		w->d = d;
+		if ((rv = nng_aio_alloc(&w->aio, work_cb, w)) != 0 ||
+		    (rv = nng_ctx_open(&w->ctx, c->sock)) != 0) {
+			ctl_close(c);
+			return (msg_nngerr(rv));
+		}
+		c->nwork++;
+	}
+	for (i = 0; i < c->nwork; i++)
+		work_cb(&c->w[i]);
+	*out = c;
+	return (0);
+}
+
+void
+ctl_close(struct ctl *c)
+{
+	int i;
+
+	if (c == NULL)
+		return;
+	/* Closing the socket ends receives and sends (ECLOSED); stopping
+	 * each aio then cancels a queued job or waits for a running one. */
+	nng_close(c->sock);
+	for (i = 0; i < c->nwork; i++)
+		nng_aio_stop(c->w[i].aio);
+	for (i = 0; i < c->nwork; i++) {
+		nng_ctx_close(c->w[i].ctx);
+		nng_aio_free(c->w[i].aio);
+		reply_free(&c->w[i].job.rep);
+		msg_free(c->w[i].req);
+	}
+	free(c);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Leveled logging to stderr or syslog (see log.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "ocsd/log.h"
+
+/* The one exception to "no global mutable state": set once by main. */
+static struct {
+	const char *prog;
+	int         foreground;
+	int         verbose;
+} log_state = {"ocs", 1, 0};
+
+void
+log_init(const char *progname, int foreground, int verbose)
+{
+	log_state.prog = progname;
+	log_state.foreground = foreground;
+	log_state.verbose = verbose;
+	if (!foreground)
+		openlog(progname, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void
+log_setverbose(int verbose)
+{
+	log_state.verbose = verbose;
+}
+
+int
+log_getverbose(void)
+{
+	return (log_state.verbose);
+}
+
+static void
+vlog(int pri, const char *fmt, va_list ap, const char *suffix)
+{
+	char            msg[2048];
+	struct timespec ts;
+	struct tm       tm;
+	int             saved = errno;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (log_state.foreground) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		fprintf(stderr, "%02d:%02d:%02d.%03ld %s: %s%s%s\n",
+		        tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+		        log_state.prog, msg, suffix ? ": " : "",
+		        suffix ? suffix : "");
+	} else
+		syslog(pri, "%s%s%s", msg, suffix ? ": " : "",
+		       suffix ? suffix : "");
+	errno = saved;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	char    e[128];
+
+	snprintf(e, sizeof(e), "%s", strerror(errno));
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, e);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_state.verbose < 1)
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+vlog_trace(const char *fmt, va_list ap)
+{
+	if (log_state.verbose < 2)
+		return;
+	vlog(LOG_DEBUG, fmt, ap, NULL);
+}
+
+void
+log_trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_state.verbose < 2)
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+	char    e[128];
+
+	snprintf(e, sizeof(e), "%s", strerror(errno));
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, fmt, ap, e);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, fmt, ap, NULL);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The switch worker: one thread per switch that owns the driver, runs
+ * operator jobs one at a time, reconnects with backoff, reconciles the
+ * desired map with the switch on (re)connection, and reads the switch
+ * back periodically.  Every apply is followed by a read-back, and a job
+ * succeeds only if the switch now holds exactly what was asked for.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocsd/log.h"
+#include "ocsd/ocsd.h"
+#include "ocsd/xc.h"
+
+#define SW_BACKOFF_MIN 250
+#define SW_BACKOFF_MAX 10000
+
+static void
+trace(void *arg, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)arg;
+	va_start(ap, fmt);
+	vlog_trace(fmt, ap);
+	va_end(ap);
+}
+
+/* The switch's own words for the last failure, after ours. */
+static void
+sw_error(struct ocsd *d, int rv, const char *what, char *err, size_t len)
+{
+	const char *dev = d->drv ? drv_last_error(d->drv) : NULL;
+
+	snprintf(err, len, "switch %s %s: %s: %s%s%s", d->conf->driver,
+	         d->conf->address[0] ? d->conf->address : "in-process", what,
+	         drv_strerror(rv), dev ? ": " : "", dev ? dev : "");
+}
+
+static int
+transport_error(int rv)
+{
+	return (rv == -ECONNREFUSED || rv == -ECONNRESET || rv == -ETIMEDOUT ||
+	        rv == -EPIPE || rv == -ENOTCONN || rv == -EHOSTUNREACH ||
+	        rv == -DRV_EPROTO || rv == -DRV_EAUTH);
+}
+
+static void
+set_down(struct ocsd *d, const char *err)
+{
+	nng_mtx_lock(d->mtx);
+	if (d->connected)
+		log_warnx("%s", err);
+	d->connected = 0;
+	snprintf(d->sw_err, sizeof(d->sw_err), "%s", err);
+	nng_mtx_unlock(d->mtx);
+}
+
+/* Read the switch back into d->live.  0 or a driver error (err set). */
+static int
+refresh(struct ocsd *d, char *err, size_t len)
+{
+	struct map m;
+	int        rv;
+
+	if ((rv = map_init(&m, d->nports)) != 0)
+		return (rv);
+	rv = drv_read_map(d->drv, m.out, d->nports);
+	if (rv != 0) {
+		sw_error(d, rv, "reading the cross-connects back", err, len);
+		if (transport_error(rv))
+			set_down(d, err);
+		map_free(&m);
+		return (rv);
+	}
+	nng_mtx_lock(d->mtx);
+	map_free(&d->live);
+	d->live = m;
+	d->have_live = 1;
+	d->live_ms = ocsd_now_ms();
+	d->last_op_ms = d->drv->last_ns / 1e6;
+	nng_mtx_unlock(d->mtx);
+	return (0);
+}
+
+static void
+log_differences(struct ocsd *d, const char *why)
+{
+	uint32_t i, nd = 0;
+
+	for (i = 1; i <= d->nports; i++) {
+		if (d->live.out[i] == d->desired.out[i])
+			continue;
+		if (nd++ < 16)
+			log_warnx("%s: ingress %u: switch has %u, desired %u",
+			          why, i, d->live.out[i], d->desired.out[i]);
+	}
+	if (nd > 16)
+		log_warnx("%s: ... %u differences in all", why, nd);
+}
+
+static int
+save_desired(struct ocsd *d, char *err, size_t len)
+{
+	int rv = map_save(d->desired_path, &d->desired);
+
+	if (rv != 0) {
+		snprintf(err, len, "saving the desired map to %.300s: %s",
+		         d->desired_path, strerror(-rv));
+		log_warnx("%s", err);
+		return (-OCSD_ESTATE);
+	}
+	return (0);
+}
+
+/*
+ * Make the switch hold `target`: one batch from the live map, then a
+ * read-back.  0 only if the switch now holds exactly target.
+ */
+static int
+apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
+             char *err, size_t len)
+{
+	struct map_batch mb;
+	char             rberr[768];
+	uint32_t         i;
+	int              rv, rb;
+
+	*changed = 0;
+	if ((rv = map_batch(&d->live, target, &mb)) != 0)
+		return (rv);
+	*changed = (uint32_t)(mb.b.ndisconnect + mb.b.nconnect);
+	if (*changed == 0) {
+		map_batch_free(&mb);
+		return (0);
+	}
+	log_debug("applying %zu disconnects, %zu connects", mb.b.ndisconnect,
+	          mb.b.nconnect);
+	rv = drv_apply(d->drv, &mb.b);
+	map_batch_free(&mb);
+	nng_mtx_lock(d->mtx);
+	d->last_op_ms = d->drv->last_ns / 1e6;
+	nng_mtx_unlock(d->mtx);
+	if (rv != 0)
+		sw_error(d, rv,
+		         rv == -DRV_EPARTIAL
+		             ? "applying the batch (it may be half "
+		               "done; read back)"
+		             : "applying the batch",
+		         err, len);
+	/* Read back after every apply, whatever it said. */
+	rb = refresh(d, rv ? rberr : err, rv ? sizeof(rberr) : len);
+	if (rv != 0) {
+		if (transport_error(rv))
+			set_down(d, err);
+		log_warnx("%s", err);
+		return (rv);
+	}
+	if (rb != 0)
+		return (rb);
+	if (!map_equal(&d->live, target)) {
+		for (i = 1; i <= d->nports; i++)
+			if (d->live.out[i] != target->out[i])
+				break;
+		snprintf(
+		    err, len,
+		    "switch %s %s: reported success, but reads back ingress "
+		    "%u -> %u where %u was asked for",
+		    d->conf->driver, d->conf->address, i, d->live.out[i],
+		    target->out[i]);
+		log_warnx("%s", err);
+		return (-OCSD_EMISMATCH);
+	}
+	return (0);
+}
+
+/* Connect (or reconnect), learn the size, read back, reconcile. */
+static int
+connect_switch(struct ocsd *d, char *err, size_t len)
+{
+	struct drv_opts o;
+	struct drv_caps c;
+	struct map      dm;
+	uint32_t        changed;
+	int             rv;
+
+	if (d->drv == NULL) {
+		memset(&o, 0, sizeof(o));
+		o.user = d->conf->user;
+		o.password = d->conf->password;
+		o.timeout_ms = d->conf->timeout_ms;
+		o.ports = d->conf->ports;
+		o.switch_ms = d->conf->switch_ms;
+		o.trace = trace;
+		rv = drv_open(&d->drv, d->conf->driver, d->conf->address, &o);
+		if (d->drv == NULL) {
+			snprintf(err, len, "switch %s %s: %s", d->conf->driver,
+			         d->conf->address, drv_strerror(rv));
+			return (rv);
+		}
+	}
+	if ((rv = drv_caps(d->drv, &c)) != 0) {
+		sw_error(d, rv, "connecting", err, len);
+		return (rv);
+	}
+	if ((rv = conf_check_ports(d->conf, c.nports, err, len)) != 0)
+		return (rv);
+	if (d->have_desired && d->desired.n != c.nports) {
+		snprintf(
+		    err, len,
+		    "switch %s %s has %u ports per side, the saved map %.300s "
+		    "has %u: refusing to guess",
+		    d->conf->driver, d->conf->address, c.nports,
+		    d->desired_path, d->desired.n);
+		return (-OCSD_ESTATE);
+	}
+	d->nports = c.nports;
+	if ((rv = refresh(d, err, len)) != 0)
+		return (rv);
+	nng_mtx_lock(d->mtx);
+	d->connected = 1;
+	d->sw_err[0] = '\0';
+	nng_mtx_unlock(d->mtx);
+	log_info("switch %s %s: connected, %ux%u, %u patches", d->conf->driver,
+	         d->conf->address, c.nports, c.nports, map_count(&d->live));
+
+	if (!d->have_desired) {
+		nng_mtx_lock(d->mtx);
+		rv = map_copy(&d->desired, &d->live);
+		d->have_desired = rv == 0;
+		nng_mtx_unlock(d->mtx);
+		if (rv == 0 && save_desired(d, err, len) == 0)
+			log_info("no saved map: adopted the switch's %u "
+			         "patches as desired",
+			         map_count(&d->live));
+		return (0);
+	}
+	if (map_equal(&d->live, &d->desired))
+		return (0);
+	log_differences(d, "switch differs from the desired map");
+	switch (d->conf->reconcile) {
+	case CONF_RECON_HOLD:
+		log_warnx("live circuits left as they are: 'ocsctl map diff' "
+		          "shows, 'ocsctl map sync' pushes the desired map, "
+		          "'ocsctl map adopt' keeps the switch's");
+		break;
+	case CONF_RECON_PUSH:
+		if (map_init(&dm, d->nports) == 0) {
+			memcpy(dm.out, d->desired.out,
+			       (d->nports + 1) * sizeof(*dm.out));
+			if (apply_target(d, &dm, &changed, err, len) == 0)
+				log_info("reconcile=push: %u changes applied",
+				         changed);
+			map_free(&dm);
+		}
+		break;
+	case CONF_RECON_ADOPT:
+		nng_mtx_lock(d->mtx);
+		rv = map_copy(&d->desired, &d->live);
+		nng_mtx_unlock(d->mtx);
+		if (rv == 0 && save_desired(d, err, len) == 0)
+			log_info("reconcile=adopt: took the switch's map");
+		break;
+	}
+	return (0);
+}
+
+/* Connected, or an error naming the switch. */
+static int
+ensure(struct ocsd *d, char *err, size_t len)
+{
+	int rv;
+
+	if (d->connected)
+		return (0);
+	if ((rv = connect_switch(d, err, len)) != 0) {
+		set_down(d, err);
+		return (rv);
+	}
+	d->backoff_ms = 0;
+	d->next_poll_ms =
+	    ocsd_now_ms() + (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
+	return (0);
+}
+
+/* Carry out one operator request; fills job->rep or job->err. */
+static int
+run_ctl(struct ocsd *d, struct job *j)
+{
+	const Ocs__CtlRequest *q = j->req;
+	struct drv_patch       p[2];
+	struct map             tl, td;
+	uint16_t              *ins = NULL;
+	size_t                 np = 0, nin = 0, i, k;
+	uint32_t               changed = 0;
+	char                 **a, **b;
+	int                    rv;
+
+	memset(&tl, 0, sizeof(tl));
+	memset(&td, 0, sizeof(td));
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	switch (q->op) {
+	case OCS__CTL_REQUEST__OP__CONNECT:
+		if (q->n_pairs != 1) {
+			snprintf(
+			    j->err, sizeof(j->err),
+			    "connect: expected one pair of endpoints, got %zu",
+			    q->n_pairs);
+			return (-OCSD_EREQUEST);
+		}
+		rv =
+		    xc_connect(d->conf, &d->desired, &d->live, q->pairs[0]->a,
+		               q->pairs[0]->b, p, &np, j->err, sizeof(j->err));
+		if (rv != 0)
+			return (rv);
+		break;
+	case OCS__CTL_REQUEST__OP__DISCONNECT:
+		if (q->n_ports == 0) {
+			snprintf(j->err, sizeof(j->err),
+			         "disconnect: no endpoint given");
+			return (-OCSD_EREQUEST);
+		}
+		if ((ins = calloc(4 * q->n_ports, sizeof(*ins))) == NULL)
+			return (-ENOMEM);
+		for (i = 0; i < q->n_ports; i++) {
+			uint16_t one[4];
+			size_t   n1;
+
+			rv = xc_disconnect(d->conf, &d->desired, &d->live,
+			                   q->ports[i], one, &n1, j->err,
+			                   sizeof(j->err));
+			if (rv != 0) {
+				free(ins);
+				return (rv);
+			}
+			for (k = 0; k < n1; k++)
+				ins[nin++] = one[k];
+		}
+		break;
+	case OCS__CTL_REQUEST__OP__APPLY:
+		a = calloc(q->n_pairs + 1, sizeof(*a));
+		b = calloc(q->n_pairs + 1, sizeof(*b));
+		if (a == NULL || b == NULL) {
+			free(a);
+			free(b);
+			return (-ENOMEM);
+		}
+		for (i = 0; i < q->n_pairs; i++) {
+			a[i] = q->pairs[i]->a;
+			b[i] = q->pairs[i]->b;
+		}
+		rv = xc_build(d->conf, d->nports, a, b, q->n_pairs, &td,
+		              j->err, sizeof(j->err));
+		free(a);
+		free(b);
+		if (rv != 0)
+			return (rv);
+		break;
+	case OCS__CTL_REQUEST__OP__CLEAR:
+		if ((rv = map_init(&td, d->nports)) != 0)
+			return (rv);
+		break;
+	case OCS__CTL_REQUEST__OP__MAP_SYNC:
+		if ((rv = map_copy(&td, &d->desired)) != 0)
+			return (rv);
+		break;
+	case OCS__CTL_REQUEST__OP__MAP_DIFF:
+	case OCS__CTL_REQUEST__OP__MAP_ADOPT:
+		if ((rv = refresh(d, j->err, sizeof(j->err))) != 0)
+			return (rv);
+		if (q->op == OCS__CTL_REQUEST__OP__MAP_ADOPT) {
+			nng_mtx_lock(d->mtx);
+			rv = map_copy(&d->desired, &d->live);
+			nng_mtx_unlock(d->mtx);
+			if (rv != 0 || (rv = save_desired(
+			                    d, j->err, sizeof(j->err))) != 0)
+				return (rv);
+			log_info("desired map: adopted the switch's %u "
+			         "patches",
+			         map_count(&d->live));
+		}
+		nng_mtx_lock(d->mtx);
+		reply_diff(&j->rep, d);
+		nng_mtx_unlock(d->mtx);
+		return (0);
+	default:
+		snprintf(j->err, sizeof(j->err),
+		         "request %d is not for the "
+		         "switch",
+		         q->op);
+		return (-OCSD_EREQUEST);
+	}
+
+	/* Deltas change both maps; whole maps replace them. */
+	if (td.n == 0) {
+		if ((rv = map_copy(&td, &d->desired)) != 0 ||
+		    (rv = map_copy(&tl, &d->live)) != 0)
+			goto out;
+		xc_delta(&td, ins, nin, p, np);
+		xc_delta(&tl, ins, nin, p, np);
+	} else if ((rv = map_copy(&tl, &td)) != 0)
+		goto out;
+	if ((rv = apply_target(d, &tl, &changed, j->err, sizeof(j->err))) != 0)
+		goto out;
+	nng_mtx_lock(d->mtx);
+	map_free(&d->desired);
+	d->desired = td;
+	memset(&td, 0, sizeof(td));
+	nng_mtx_unlock(d->mtx);
+	if ((rv = save_desired(d, j->err, sizeof(j->err))) != 0)
+		goto out;
+	j->rep.r.has_changed = 1;
+	j->rep.r.changed = changed;
+	reply_message(&j->rep, "%u patch change%s applied and read back",
+	              changed, changed == 1 ? "" : "s");
+	log_info("operator request %d: %u patch changes applied", q->op,
+	         changed);
+out:
+	free(ins);
+	map_free(&tl);
+	map_free(&td);
+	return (rv);
+}
+
+static void
+run_reload(struct ocsd *d, struct conf *nc)
+{
+	int reopen = conf_switch_changed(d->conf, nc);
+
+	if (reopen && d->drv) {
+		drv_close(d->drv);
+		d->drv = NULL;
+	}
+	nng_mtx_lock(d->mtx);
+	conf_free(d->conf);
+	d->conf = nc;
+	if (reopen)
+		d->connected = 0;
+	nng_mtx_unlock(d->mtx);
+	d->next_try_ms = 0;
+	log_info("configuration reloaded%s",
+	         reopen ? "; reconnecting to the switch" : "");
+}
+
+static void
+cancel(nng_aio *aio, void *arg, int rv)
+{
+	struct job  *j = arg;
+	struct ocsd *d = nng_aio_get_input(aio, 0);
+	struct job **pp;
+
+	nng_mtx_lock(d->mtx);
+	if (!j->started) {
+		for (pp = &d->qhead; *pp; pp = &(*pp)->next)
+			if (*pp == j) {
+				*pp = j->next;
+				break;
+			}
+		d->qtail = NULL;
+		for (pp = &d->qhead; *pp; pp = &(*pp)->next)
+			d->qtail = *pp;
+		j->started = 1; /* never run */
+		nng_mtx_unlock(d->mtx);
+		nng_aio_finish(aio, rv);
+		return;
+	}
+	nng_mtx_unlock(d->mtx);
+}
+
+static void
+enqueue(struct ocsd *d, struct job *j)
+{
+	j->next = NULL;
+	if (d->qtail)
+		d->qtail->next = j;
+	else
+		d->qhead = j;
+	d->qtail = j;
+	nng_cv_wake(d->cv);
+}
+
+void
+sw_submit(struct ocsd *d, struct job *j, nng_aio *aio)
+{
+	if (!nng_aio_begin(aio))
+		return;
+	j->aio = aio;
+	j->started = 0;
+	nng_aio_set_input(aio, 0, d);
+	nng_mtx_lock(d->mtx);
+	nng_aio_defer(aio, cancel, j);
+	enqueue(d, j);
+	nng_mtx_unlock(d->mtx);
+}
+
+void
+sw_submit_reload(struct ocsd *d, struct conf *nc)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (j == NULL) {
+		log_warnx("reload: out of memory, keeping the configuration");
+		conf_free(nc);
+		return;
+	}
+	j->kind = JOB_RELOAD;
+	j->newconf = nc;
+	nng_mtx_lock(d->mtx);
+	enqueue(d, j);
+	nng_mtx_unlock(d->mtx);
+}
+
+static void
+worker(void *arg)
+{
+	struct ocsd *d = arg;
+	struct job  *j;
+	char         err[768];
+	uint64_t     now, due;
+
+	for (;;) {
+		nng_mtx_lock(d->mtx);
+		for (;;) {
+			now = ocsd_now_ms();
+			due = d->connected ? d->next_poll_ms : d->next_try_ms;
+			if (d->stop || d->qhead || now >= due)
+				break;
+			/* Sleep until the timer, at most a minute. */
+			nng_cv_until(d->cv, nng_clock() + (due - now > 60000
+			                                       ? 60000
+			                                       : due - now));
+		}
+		if (d->stop && d->qhead == NULL) {
+			nng_mtx_unlock(d->mtx);
+			break;
+		}
+		j = d->qhead;
+		if (j) {
+			d->qhead = j->next;
+			if (d->qhead == NULL)
+				d->qtail = NULL;
+			j->started = 1;
+		}
+		nng_mtx_unlock(d->mtx);
+
+		if (j && j->kind == JOB_RELOAD) {
+			run_reload(d, j->newconf);
+			free(j);
+			continue;
+		}
+		if (j) {
+			j->rv = run_ctl(d, j);
+			nng_aio_finish(j->aio, 0);
+			continue;
+		}
+		/* Timers: reconnect, or the periodic read-back. */
+		if (!d->connected) {
+			if (ensure(d, err, sizeof(err)) != 0) {
+				d->backoff_ms = d->backoff_ms
+				                    ? d->backoff_ms * 2
+				                    : SW_BACKOFF_MIN;
+				if (d->backoff_ms > SW_BACKOFF_MAX)
+					d->backoff_ms = SW_BACKOFF_MAX;
+				d->next_try_ms = ocsd_now_ms() + d->backoff_ms;
+				log_debug("%s; next try in %u ms", err,
+				          d->backoff_ms);
+			}
+		} else {
+			struct map before;
+
+			memset(&before, 0, sizeof(before));
+			if (map_copy(&before, &d->live) == 0 &&
+			    refresh(d, err, sizeof(err)) == 0 &&
+			    !map_equal(&before, &d->live))
+				log_warnx("switch changed outside ocsd: %u "
+				          "patches now (was %u)",
+				          map_count(&d->live),
+				          map_count(&before));
+			map_free(&before);
+			d->next_poll_ms =
+			    ocsd_now_ms() +
+			    (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
+		}
+	}
+}
+
+int
+sw_start(struct ocsd *d)
+{
+	d->next_try_ms = 0;
+	d->next_poll_ms = UINT64_MAX;
+	return (nng_thread_create(&d->thr, worker, d));
+}
+
+void
+sw_stop(struct ocsd *d)
+{
+	nng_mtx_lock(d->mtx);
+	d->stop = 1;
+	nng_cv_wake(d->cv);
+	nng_mtx_unlock(d->mtx);
+	nng_thread_destroy(d->thr);
+	d->thr = NULL;
+	if (d->drv) {
+		drv_close(d->drv);
+		d->drv = NULL;
+	}
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The glue between nng messages and proto/ocs.proto: packing, unpacking
+ * with the checks every receiver needs (size, version, a body), error
+ * codes, and nng's error numbers converted once, where they are received.
+ */
+#ifndef OCS_MSG_H
+#define OCS_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nng/nng.h>
+
+#include "proto/ocs.pb-c.h"
+
+#define MSG_VERSION   1
+#define MSG_MAX_BYTES (4u << 20) /* largest message any socket accepts */
+#define MSG_MAX_STR   256        /* longest name in a request */
+
+enum msg_err {
+	MSG_EBASE = 8192,
+	MSG_EVERSION,         /* protocol version mismatch */
+	MSG_EDECODE,          /* not a valid protobuf Msg */
+	MSG_ESIZE,            /* too large */
+	MSG_EBODY,            /* no body, or the wrong kind of body */
+	MSG_EFIELD,           /* a field missing or out of range */
+	MSG_ENNG_BASE = 8448, /* + nng error number */
+	MSG_EMAX = 8448 + 4096
+};
+
+/* Own range (and nng's), else strerror(-rv). */
+const char *msg_strerror(int rv);
+
+/* nng's positive NNG_E* into a negative errno where one fits, else
+ * -(MSG_ENNG_BASE + rv). */
+int msg_nngerr(int nng_rv);
+
+/* Pack into a new nng message.  0, -ENOMEM, -MSG_ESIZE. */
+int msg_encode(const Ocs__Msg *, nng_msg **out);
+
+/*
+ * Unpack and check: size, decodable, our version, a body.  On failure
+ * returns the code and puts a one-line reason in why.  Free *out with
+ * msg_free().
+ */
+int  msg_decode(const void *buf, size_t len, Ocs__Msg **out, char *why,
+                size_t whylen);
+void msg_free(Ocs__Msg *);
+
+/* A Msg with version and seq set, body unset. */
+void msg_init(Ocs__Msg *, uint64_t seq);
+
+/* Build an Error reply. */
+int msg_error(uint64_t seq, int code, const char *text, nng_msg **out);
+
+/* A string field a peer sent: present, not too long, printable. */
+int msg_str_ok(const char *s);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-emu: an emulated optical circuit switch that answers like the real
+ * ones on the wire.  One switch model (ocs-drivers/oxc.c) behind a mutex,
+ * with control faces (TL1 now) that each run their own loop.
+ */
+#ifndef OCS_EMU_H
+#define OCS_EMU_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "ocs-drivers/oxc.h"
+
+struct emu_conf {
+	char          tl1[128]; /* ADDR:PORT */
+	uint32_t      ports;
+	uint64_t      switch_ns;
+	int           ack_immediate; /* COMPLD before the switching time */
+	int           busy_replace;
+	char          user[64], password[128];
+	char          state[PATH_MAX]; /* "" = no persistence */
+	enum oxc_boot boot;            /* when there is no state file yet */
+	char          sid[64];
+	size_t        block_bytes; /* TL1 '>' continuation threshold */
+	int           autonomous;  /* REPT EVT on port changes */
+};
+
+struct emu {
+	struct emu_conf c;
+	pthread_mutex_t mtx; /* guards everything below */
+	struct oxc      x;
+	char            sid[64];
+	uint32_t        idle_timeout_s; /* TL1 session idle timeout, 0 none */
+	uint64_t        saved_gen;      /* x.gen when last saved */
+};
+
+/* Monotonic ns, the model's clock. */
+uint64_t emu_now_ns(void);
+
+/* State file: size, boot mode, SID and (boot restore) the patches.
+ * 0, -ENOENT (no file), or -EINVAL with a message in err. */
+int emu_state_load(struct emu *, char *err, size_t errlen);
+/* Write it atomically (temp file, fsync, rename).  Caller holds mtx. */
+int emu_state_save(struct emu *);
+
+/* The TL1 face: serve on listen fd lfd until the stop fd is readable.
+ * Returns 0, or -errno on a fatal error. */
+int emu_tl1_serve(struct emu *, int lfd, int stopfd);
+
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-emu: an emulated optical circuit switch.  It speaks Polatis TL1 on
+ * --tl1 ADDR:PORT, holds N x N unidirectional patches with a switching
+ * time, and keeps its patches in --state FILE across restarts (boot mode
+ * restore).  Once listening it prints one line to stdout,
+ * "ocs-emu: tl1 ADDR:PORT", so scripts and tests can use port 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectives/units.h"
+#include "ocs-drivers/net.h"
+#include "ocsd/log.h"
+#include "testbed/ocs-emu/emu.h"
+
+uint64_t
+emu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+static void
+usage(void)
+{
+	fprintf(
+	    stderr,
+	    "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] [--ports N] "
+	    "[--switch-time TIME]\n"
+	    "               [--ack compld|immediate] [--busy deny|replace] "
+	    "[--user U]\n"
+	    "               [--password P] [--state FILE] [--boot "
+	    "dark|restore]\n"
+	    "               [--sid NAME] [--block-size BYTES] "
+	    "[--autonomous]\n");
+}
+
+LOG_FMT(3, 4)
+static int bad(const char *opt, const char *val, const char *fmt, ...)
+{
+	va_list ap;
+	char    why[256];
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ocs-emu: %s \"%s\": %s\n", opt, val, why);
+	return (2);
+}
+
+enum {
+	O_TL1 = 256,
+	O_PORTS,
+	O_SWITCH,
+	O_ACK,
+	O_BUSY,
+	O_USER,
+	O_PASS,
+	O_STATE,
+	O_BOOT,
+	O_SID,
+	O_BLOCK,
+	O_AUTO,
+};
+
+static const struct option longopts[] = {
+    {"tl1", required_argument, NULL, O_TL1},
+    {"ports", required_argument, NULL, O_PORTS},
+    {"switch-time", required_argument, NULL, O_SWITCH},
+    {"ack", required_argument, NULL, O_ACK},
+    {"busy", required_argument, NULL, O_BUSY},
+    {"user", required_argument, NULL, O_USER},
+    {"password", required_argument, NULL, O_PASS},
+    {"state", required_argument, NULL, O_STATE},
+    {"boot", required_argument, NULL, O_BOOT},
+    {"sid", required_argument, NULL, O_SID},
+    {"block-size", required_argument, NULL, O_BLOCK},
+    {"autonomous", no_argument, NULL, O_AUTO},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int
+parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
+{
+	char    *end;
+	double   t;
+	uint64_t sz;
+	long     v;
+	int      ch;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->tl1, sizeof(c->tl1), "127.0.0.1:3082");
+	c->ports = 64;
+	c->switch_ns = 25000000;
+	snprintf(c->user, sizeof(c->user), "root");
+	snprintf(c->password, sizeof(c->password), "root");
+	c->boot = OXC_BOOT_RESTORE;
+	snprintf(c->sid, sizeof(c->sid), "OCS-EMU");
+	c->block_bytes = 4096;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":dvh", longopts, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (ch) {
+		case 'd':
+			break; /* always in the foreground */
+		case 'v':
+			(*verbose)++;
+			break;
+		case O_TL1:
+			if (strlen(a) >= sizeof(c->tl1))
+				return (bad("--tl1", a, "too long"));
+			snprintf(c->tl1, sizeof(c->tl1), "%s", a);
+			break;
+		case O_PORTS:
+			v = strtol(a, &end, 10);
+			if (*a == '\0' || *end != '\0' || v < 1 ||
+			    v > DRV_MAX_PORTS)
+				return (bad("--ports", a, "expected 1..%d",
+				            DRV_MAX_PORTS));
+			c->ports = (uint32_t)v;
+			break;
+		case O_SWITCH:
+			if (unit_parse_time(a, &t) != 0 || t > 60)
+				return (bad(
+				    "--switch-time", a,
+				    "expected a time up to 60s (ns, us, ms, "
+				    "s)"));
+			c->switch_ns = (uint64_t)(t * 1e9 + 0.5);
+			break;
+		case O_ACK:
+			if (strcmp(a, "compld") && strcmp(a, "immediate"))
+				return (bad("--ack", a,
+				            "expected compld or immediate"));
+			c->ack_immediate = strcmp(a, "immediate") == 0;
+			break;
+		case O_BUSY:
+			if (strcmp(a, "deny") && strcmp(a, "replace"))
+				return (bad("--busy", a,
+				            "expected deny or replace"));
+			c->busy_replace = strcmp(a, "replace") == 0;
+			break;
+		case O_USER:
+		case O_PASS:
+			if (*a == '\0' || strlen(a) >= sizeof(c->password) ||
+			    strpbrk(a, ":;,\"\r\n "))
+				return (bad(
+				    ch == O_USER ? "--user" : "--password", a,
+				    "empty, too long or with :;,\" or "
+				    "blanks"));
+			snprintf(ch == O_USER ? c->user : c->password,
+			         ch == O_USER ? sizeof(c->user)
+			                      : sizeof(c->password),
+			         "%s", a);
+			break;
+		case O_STATE:
+			if (*a == '\0' || strlen(a) >= sizeof(c->state))
+				return (bad("--state", a, "bad path"));
+			snprintf(c->state, sizeof(c->state), "%s", a);
+			break;
+		case O_BOOT:
+			if (strcmp(a, "dark") && strcmp(a, "restore"))
+				return (bad("--boot", a,
+				            "expected dark or restore"));
+			c->boot = strcmp(a, "dark") == 0 ? OXC_BOOT_DARK
+			                                 : OXC_BOOT_RESTORE;
+			break;
+		case O_SID:
+			if (*a == '\0' || strlen(a) >= sizeof(c->sid) ||
+			    strpbrk(a, ":;\"\r\n "))
+				return (bad("--sid", a, "bad name"));
+			snprintf(c->sid, sizeof(c->sid), "%s", a);
+			break;
+		case O_BLOCK:
+			if (unit_parse_size(a, &sz) != 0 || sz > (1u << 20))
+				return (
+				    bad("--block-size", a,
+				        "expected a size up to 1MiB (0: never "
+				        "split)"));
+			c->block_bytes = (size_t)sz;
+			break;
+		case O_AUTO:
+			c->autonomous = 1;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case ':':
+			fprintf(stderr, "ocs-emu: %s: missing value\n",
+			        argv[optind - 1]);
+			return (2);
+		default:
+			fprintf(stderr, "ocs-emu: \"%s\": unknown option\n",
+			        argv[optind - 1]);
+			return (2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ocs-emu: \"%s\": unexpected argument\n",
+		        argv[optind]);
+		return (2);
+	}
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct emu *e;
+	sigset_t    ss;
+	char        host[256], port[16], bound[300], err[512];
+	int         verbose = 0, lfd, sfd, rv;
+
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return (1);
+	if ((rv = parse_args(argc, argv, &e->c, &verbose)) != 0)
+		return (rv);
+	log_init("ocs-emu", 1, verbose);
+	if (net_hostport(e->c.tl1, "3082", host, sizeof(host), port,
+	                 sizeof(port)) != 0) {
+		fprintf(stderr, "ocs-emu: --tl1 \"%s\": expected ADDR:PORT\n",
+		        e->c.tl1);
+		return (2);
+	}
+	pthread_mutex_init(&e->mtx, NULL);
+	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
+		fatalx("out of memory");
+	e->x.busy_replace = e->c.busy_replace;
+	e->x.boot = e->c.boot;
+	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
+	if (e->c.state[0]) {
+		rv = emu_state_load(e, err, sizeof(err));
+		if (rv == -ENOENT)
+			log_info("no state file %s yet: starting dark",
+			         e->c.state);
+		else if (rv != 0)
+			fatalx("state: %s", err);
+		else
+			log_info("state %s: boot %s, %u patch%s restored",
+			         e->c.state,
+			         e->x.boot == OXC_BOOT_RESTORE ? "restore"
+			                                       : "dark",
+			         oxc_count(&e->x),
+			         oxc_count(&e->x) == 1 ? "" : "es");
+	}
+	/* Signals arrive on a descriptor the loop polls. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGTERM);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((sfd = signalfd(-1, &ss, SFD_CLOEXEC)) < 0)
+		fatal("signalfd");
+	if ((lfd = net_listen(host, port, bound, sizeof(bound))) < 0) {
+		errno = -lfd;
+		fatal("tl1: listening on %s", e->c.tl1);
+	}
+	log_info("%ux%u switch, switching time %.3f ms, tl1 on %s", e->x.n,
+	         e->x.n, e->c.switch_ns / 1e6, bound);
+	printf("ocs-emu: tl1 %s\n", bound);
+	fflush(stdout);
+	if ((rv = emu_tl1_serve(e, lfd, sfd)) != 0) {
+		errno = -rv;
+		fatal("tl1");
+	}
+	pthread_mutex_lock(&e->mtx);
+	if (e->x.gen != e->saved_gen && (rv = emu_state_save(e)) != 0)
+		log_warnx("saving state: %s", strerror(-rv));
+	pthread_mutex_unlock(&e->mtx);
+	log_info("stopped");
+	close(lfd);
+	close(sfd);
+	oxc_free(&e->x);
+	pthread_mutex_destroy(&e->mtx);
+	free(e);
+	return (0);
+}

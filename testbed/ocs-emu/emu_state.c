@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The emulator's state file: what a switch keeps across a power cycle.
+ *
+ *	# ocs-emu state
+ *	size 64
+ *	boot restore
+ *	sid OCS-EMU
+ *	patch 1 65
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testbed/ocs-emu/emu.h"
+
+int
+emu_state_load(struct emu *e, char *err, size_t errlen)
+{
+	struct drv_patch *p = NULL;
+	struct oxc_err    oe;
+	char              line[256], word[32], arg[128];
+	unsigned          a, b, lineno = 0;
+	size_t            np = 0;
+	FILE             *f;
+	int               rv = 0, boot = -1;
+
+	if ((f = fopen(e->c.state, "r")) == NULL) {
+		if (errno == ENOENT)
+			return (-ENOENT);
+		snprintf(err, errlen, "%s: %s", e->c.state, strerror(errno));
+		return (-EINVAL);
+	}
+	if ((p = calloc(e->x.n, sizeof(*p))) == NULL) {
+		fclose(f);
+		return (-ENOMEM);
+	}
+	while (rv == 0 && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%31s", word) != 1)
+			continue;
+		if (strcmp(word, "size") == 0 &&
+		    sscanf(line, "size %u", &a) == 1) {
+			if (a != e->x.n) {
+				snprintf(err, errlen,
+				         "%s:%u: size %u, but --ports is %u",
+				         e->c.state, lineno, a, e->x.n);
+				rv = -EINVAL;
+			}
+		} else if (strcmp(word, "boot") == 0 &&
+		           sscanf(line, "boot %127s", arg) == 1 &&
+		           (strcmp(arg, "dark") == 0 ||
+		            strcmp(arg, "restore") == 0)) {
+			boot = strcmp(arg, "restore") == 0 ? OXC_BOOT_RESTORE
+			                                   : OXC_BOOT_DARK;
+		} else if (strcmp(word, "sid") == 0 &&
+		           sscanf(line, "sid %63s", arg) == 1) {
+			memcpy(e->sid, arg, strlen(arg) + 1);
+		} else if (strcmp(word, "patch") == 0 &&
+		           sscanf(line, "patch %u %u", &a, &b) == 2 &&
+		           np < e->x.n) {
+			p[np].in = (uint16_t)a;
+			p[np++].out = (uint16_t)b;
+		} else {
+			snprintf(err, errlen, "%s:%u: cannot parse \"%.*s\"",
+			         e->c.state, lineno, (int)strcspn(line, "\n"),
+			         line);
+			rv = -EINVAL;
+		}
+	}
+	fclose(f);
+	if (rv == 0 && boot >= 0)
+		e->x.boot = (enum oxc_boot)boot;
+	if (rv == 0 && e->x.boot == OXC_BOOT_RESTORE && np > 0 &&
+	    oxc_connect(&e->x, p, np, 0, &oe) != 0) {
+		snprintf(err, errlen, "%s: patch on port %u is invalid",
+		         e->c.state, oe.port);
+		rv = -EINVAL;
+	}
+	free(p);
+	e->saved_gen = e->x.gen;
+	return (rv);
+}
+
+int
+emu_state_save(struct emu *e)
+{
+	char     tmp[PATH_MAX + 8], dir[PATH_MAX];
+	FILE    *f;
+	uint32_t in;
+	int      fd, rv = 0;
+
+	if (e->c.state[0] == '\0')
+		return (0);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", e->c.state);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return (-errno);
+	fprintf(f, "# ocs-emu state\nsize %u\nboot %s\nsid %s\n", e->x.n,
+	        e->x.boot == OXC_BOOT_RESTORE ? "restore" : "dark", e->sid);
+	for (in = 1; in <= e->x.n; in++)
+		if (e->x.out_of[in])
+			fprintf(f, "patch %u %u\n", in, e->x.out_of[in]);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		rv = -errno;
+	if (fclose(f) != 0 && rv == 0)
+		rv = -errno;
+	if (rv == 0 && rename(tmp, e->c.state) != 0)
+		rv = -errno;
+	if (rv != 0) {
+		unlink(tmp);
+		return (rv);
+	}
+	snprintf(dir, sizeof(dir), "%s", e->c.state);
+	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY)) >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	e->saved_gen = e->x.gen;
+	return (0);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/unit/test_conf.c: ocsd's configuration: a good file, and every
+ * kind of bad key or value rejected with the line, key and value named.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ocsd/conf.h"
+
+#define GOOD                                                                  \
+	"[switch]\n"                                                          \
+	"driver = polatis\n"                                                  \
+	"address = 10.0.0.5:3082\n"                                           \
+	"user = root\n"                                                       \
+	"password = root\n"                                                   \
+	"timeout = 2s\n"                                                      \
+	"switch_time = 25ms\n"                                                \
+	"poll = 10s\n"                                                        \
+	"[control]\n"                                                         \
+	"listen = ipc:///tmp/x/ctl.sock\n"                                    \
+	"[state]\n"                                                           \
+	"dir = /var/lib/ocsd\n"                                               \
+	"reconcile = push\n"                                                  \
+	"[cabling]\n"                                                         \
+	"h0.0 = 1 65\n"                                                       \
+	"h0.1 = 2, 66   ; a comment\n"                                        \
+	"rack-3_b.12 = 3 67\n"
+
+static void
+test_conf_good(void **state)
+{
+	struct conf *c;
+	char         err[512];
+
+	(void)state;
+	assert_int_equal(conf_parse(GOOD, "t.conf", &c, err, sizeof(err)), 0);
+	assert_string_equal(c->driver, "polatis");
+	assert_string_equal(c->address, "10.0.0.5:3082");
+	assert_int_equal(c->timeout_ms, 2000);
+	assert_int_equal(c->switch_ms, 25);
+	assert_int_equal(c->poll_ms, 10000);
+	assert_string_equal(c->control, "ipc:///tmp/x/ctl.sock");
+	assert_int_equal(c->reconcile, CONF_RECON_PUSH);
+	assert_int_equal(c->ntrx, 3);
+	assert_int_equal(conf_trx_find(c, "h0.1")->out, 66);
+	assert_int_equal(conf_trx_by_in(c, 3)->out, 67);
+	assert_string_equal(conf_trx_by_out(c, 65)->name, "h0.0");
+	assert_null(conf_trx_find(c, "h9.9"));
+	assert_int_equal(conf_check_ports(c, 64, err, sizeof(err)), 0);
+	assert_int_equal(conf_check_ports(c, 32, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "h0.0 = 1 65 does not fit a 32x32"));
+	conf_free(c);
+}
+
+/* One bad line appended to a good file: error names line, key, value. */
+static void
+bad_line(const char *section, const char *line, const char *want)
+{
+	struct conf *c;
+	char         text[2048], err[512];
+	int          lines = 0;
+	const char  *p;
+
+	for (p = GOOD; *p; p++)
+		lines += *p == '\n';
+	snprintf(text, sizeof(text), "%s[%s]\n%s\n", GOOD, section, line);
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_null(c);
+	if (strstr(err, want) == NULL)
+		fail_msg("error \"%s\" lacks \"%s\"", err, want);
+	/* The line number is the bad line's. */
+	snprintf(text, sizeof(text), "t.conf:%d:", lines + 2);
+	if (strncmp(err, text, strlen(text)) != 0)
+		fail_msg("error \"%s\" should start with \"%s\"", err, text);
+}
+
+static void
+test_conf_bad_values(void **state)
+{
+	(void)state;
+	bad_line("switch", "driver = cisco", "driver: \"cisco\": unknown");
+	bad_line("switch", "timeout = 5", "timeout: \"5\": expected a time");
+	bad_line("switch", "timeout = 0", "timeout: \"0\": at least 1ms");
+	bad_line("switch", "poll = forever", "poll: \"forever\"");
+	bad_line("switch", "switch_time = -1ms", "switch_time: \"-1ms\"");
+	bad_line("switch", "ports = 0", "ports: \"0\": expected 1..");
+	bad_line("switch", "ports = 12x", "ports: \"12x\"");
+	bad_line("switch", "colour = blue", "colour: \"blue\": unknown key");
+	bad_line("switch", "user = ", "user: \"\": empty");
+	bad_line("control", "listen = http://x", "listen: \"http://x\"");
+	bad_line("state", "dir = relative/path", "dir: \"relative/path\"");
+	bad_line("state", "reconcile = maybe", "reconcile: \"maybe\"");
+	bad_line("nonsense", "a = b", "unknown section [nonsense]");
+	bad_line("cabling", "h0.0 = 9 99",
+	         "h0.0: \"9 99\": transceiver "
+	         "listed twice");
+	bad_line("cabling", "h5.0 = 1 99", "port 1 also cabled to h0.0");
+	bad_line("cabling", "h5.0 = 30 65", "port 65 also cabled to h0.0");
+	bad_line("cabling", "h5.0 = 70 60", "must be below the egress");
+	bad_line("cabling", "h5.0 = 70", "expected \"INGRESS EGRESS\"");
+	bad_line("cabling", "h5.0 = 70 71 72", "expected \"INGRESS EGRESS\"");
+	bad_line("cabling", "h5.0 = x y", "expected \"INGRESS EGRESS\"");
+	bad_line("cabling", "h5 = 70 71", "host.index");
+	bad_line("cabling", "h.5.x = 70 71", "host.index");
+	bad_line("cabling", "h5.0 = 0 71", "INGRESS EGRESS");
+}
+
+static void
+test_conf_whole_file_checks(void **state)
+{
+	struct conf *c;
+	char         err[512];
+
+	(void)state;
+	assert_int_equal(conf_parse("[switch]\naddress = x:1\n", "a.conf", &c,
+	                            err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "driver missing"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\n", "a.conf",
+	                            &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "address missing"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h:1\nuser = u\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "user and password"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h:99999\nuser = u\npassword = p\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "address: \"h:99999\""));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h\nuser = u\npassword = p\nports = 8\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "only the emu driver"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h\nuser = u\npassword = p\n"
+	                            "password_file = /nonexistent/pw\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "both given"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h\nuser = u\n"
+	                            "password_file = /nonexistent/pw\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "/nonexistent/pw"));
+	assert_int_equal(
+	    conf_parse("no section here\n", "a.conf", &c, err, sizeof(err)),
+	    -CONF_EPARSE);
+	assert_non_null(strstr(err, "a.conf:1: syntax error"));
+	/* The emu driver needs nothing else. */
+	assert_int_equal(conf_parse("[switch]\ndriver = emu\nports = 8\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(c->ports, 8);
+	conf_free(c);
+	assert_int_equal(
+	    conf_load("/nonexistent/ocsd.conf", &c, err, sizeof(err)),
+	    -CONF_EPARSE);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_conf_good),
+	    cmocka_unit_test(test_conf_bad_values),
+	    cmocka_unit_test(test_conf_whole_file_checks),
+	};
+
+	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));
+}
