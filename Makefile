@@ -195,7 +195,9 @@ UNIT_TESTS := \
 	conf \
 	xc
 INTEG_TESTS := \
-	ocs_plan
+	ocs_plan \
+	polatis \
+	ocsd
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -214,10 +216,17 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
-$(BUILD)/tests/test_ocs_plan: $(BUILD)/tests/integ/test_ocs_plan.o
+# Integration tests run the real programs (tests/integ/proc.c).
+INTEG_DEPS_ocs_plan :=
+INTEG_DEPS_polatis := $(DRV_LIB)
+INTEG_DEPS_ocsd := $(DRV_LIB)
+$(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
+		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
+		$(BUILD)/tests/integ/proc.o $$(INTEG_DEPS_$$*) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(TEST_LDLIBS)
 
 # ---- benches ---------------------------------------------------------------
 $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
@@ -229,8 +238,8 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
 ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
 	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
-	$(INTEG_TESTS:%=tests/integ/test_%.c) \
-	tests/bench/bench_plan.c
+	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
+	tests/bench/bench_plan.c tests/bench/bench_switch.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -267,17 +276,33 @@ run: $(PROGS)
 	@echo "make run: done (the live demo with ocs-emu, ocsd and agents" \
 		"arrives with the control plane)"
 
-bench: $(BUILD)/bench/bench_plan
-	@$(BUILD)/bench/bench_plan
+$(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
+		$(BUILD)/tests/integ/proc.o $(MSG_LIB) $(DRV_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(NNG_LIBS) $(PROTOBUF_LIBS) -lm
 
-FUZZ_TARGETS := units plan_cli
+BENCHES := bench_plan bench_switch
+bench: $(BENCHES:%=$(BUILD)/bench/%)
+	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
+		echo; done
+
+FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. \
 	-fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(COLL_SRCS)
+FUZZ_SRCS_units := $(COLL_SRCS)
+FUZZ_SRCS_plan_cli := $(COLL_SRCS)
+FUZZ_SRCS_tl1_resp := $(DRV_SRCS)
+FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_state.c ocsd/log.c
+FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) ocsd/conf.c
+FUZZ_LIBS_conf := $(INIH_LIBS)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -lm
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS_$*) -pthread -lm
 
 # Each target runs FUZZ_TIME seconds from the committed seeds; the
 # summary line per target carries the executions count.
@@ -286,7 +311,8 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
 		echo "fuzz: $$t for $(FUZZ_TIME)s"; \
 		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) \
-			-print_final_stats=1 $(BUILD)/fuzz/corpus-$$t \
+			-artifact_prefix=$(BUILD)/fuzz/ -print_final_stats=1 \
+			$(BUILD)/fuzz/corpus-$$t \
 			tests/fuzz/seed-$$t >$(BUILD)/fuzz/$$t.log 2>&1 || \
 			{ tail -n 30 $(BUILD)/fuzz/$$t.log; exit 1; }; \
 		grep -E '^stat::number_of_executed_units' \

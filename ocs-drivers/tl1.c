@@ -466,11 +466,28 @@ token(const char *s, size_t n, size_t *p, size_t *ts)
 static int
 copy_tok(char *dst, size_t cap, const char *s, size_t n)
 {
+	size_t i;
+
 	if (n == 0 || n >= cap)
 		return (-EPROTO);
+	for (i = 0; i < n; i++)
+		if (!isgraph((unsigned char)s[i]))
+			return (-EPROTO);
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 	return (0);
+}
+
+/* TAGs (CTAG, ATAG) are short alphanumeric strings. */
+static int
+copy_tag(char *dst, size_t cap, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]))
+			return (-EPROTO);
+	return (copy_tok(dst, cap, s, n));
 }
 
 static int
@@ -483,7 +500,7 @@ parse_ident(const char *s, size_t n, struct tl1_resp *r)
 	if (tl == 1 && s[ts] == 'M') {
 		r->kind = TL1_RESP;
 		tl = token(s, n, &p, &ts);
-		if (copy_tok(r->tag, sizeof(r->tag), s + ts, tl) != 0)
+		if (copy_tag(r->tag, sizeof(r->tag), s + ts, tl) != 0)
 			return (-EPROTO);
 		tl = token(s, n, &p, &ts);
 		if (tl == 6 && memcmp(s + ts, "COMPLD", 6) == 0)
@@ -510,7 +527,7 @@ parse_ident(const char *s, size_t n, struct tl1_resp *r)
 	r->kind = TL1_AUTO;
 	memcpy(r->alarm, s + ts, tl);
 	tl = token(s, n, &p, &ts);
-	if (copy_tok(r->tag, sizeof(r->tag), s + ts, tl) != 0)
+	if (copy_tag(r->tag, sizeof(r->tag), s + ts, tl) != 0)
 		return (-EPROTO);
 	while (p < n && s[p] == ' ')
 		p++;
@@ -559,7 +576,7 @@ parse_ack(const char *buf, size_t len, size_t p, struct tl1_resp *r)
 	    strcmp(r->ack, "NG") && strcmp(r->ack, "PF"))
 		return (-EPROTO);
 	tl = token(buf, le, &q, &ts);
-	if (copy_tok(r->tag, sizeof(r->tag), buf + ts, tl) != 0)
+	if (copy_tag(r->tag, sizeof(r->tag), buf + ts, tl) != 0)
 		return (-EPROTO);
 	if (p >= len)
 		return (0);
@@ -587,7 +604,8 @@ tl1_resp_parse(const char *buf, size_t len, struct tl1_resp *r)
 	}
 	if (!next_line(buf, len, &p, &ls, &le))
 		return (len > TL1_MAX_MSG ? -EMSGSIZE : 0);
-	if (parse_header(buf + ls, le - ls, r) != 0)
+	if (memchr(buf + ls, '\0', le - ls) != NULL ||
+	    parse_header(buf + ls, le - ls, r) != 0)
 		return (-EPROTO);
 	if (!next_line(buf, len, &p, &ls, &le))
 		return (len > TL1_MAX_MSG ? -EMSGSIZE : 0);
@@ -606,6 +624,10 @@ tl1_resp_parse(const char *buf, size_t len, struct tl1_resp *r)
 			break;
 		if (le == ls)
 			continue;
+		if (memchr(buf + ls, '\0', le - ls) != NULL) {
+			tl1_resp_free(r);
+			return (-EPROTO); /* TL1 is text */
+		}
 		if (buf[ls] == '"') {
 			rv = add_quoted(r, buf + ls, le - ls);
 		} else if (le - ls >= 2 && buf[ls] == '/' &&

@@ -25,8 +25,8 @@ struct pctx {
 #define CONF_FMT(a, b) __attribute__((__format__(printf, a, b)))
 
 CONF_FMT(4, 5)
-static int bad(struct pctx *p, const char *key, const char *val,
-               const char *fmt, ...)
+static int
+bad(struct pctx *p, const char *key, const char *val, const char *fmt, ...)
 {
 	va_list ap;
 	char    r[256];

@@ -596,6 +596,7 @@ main(int argc, char **argv)
 		if (strcmp(cmds[i].name, argv[0]) == 0) {
 			rv = cmds[i].fn(&o, argc, argv);
 			free(o.lines);
+			nng_fini();
 			return (rv);
 		}
 	fail("\"%s\": unknown command (show, status, connect, disconnect, "

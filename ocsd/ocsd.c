@@ -229,6 +229,8 @@ main(int argc, char **argv)
 	conf_free(d.conf);
 	nng_cv_free(d.cv);
 	nng_mtx_free(d.mtx);
+	/* Stops nng's own threads, so nothing is left for valgrind. */
+	nng_fini();
 	log_info("stopped");
 	return (0);
 }

@@ -49,4 +49,14 @@ int emu_state_save(struct emu *);
  * Returns 0, or -errno on a fatal error. */
 int emu_tl1_serve(struct emu *, int lfd, int stopfd);
 
+/*
+ * For tests and fuzzing: run bytes through a fresh TL1 session that is
+ * not on a socket, exactly as the server would handle them, with held
+ * replies released at once.  Everything the session would have sent is
+ * appended to out.  0 or -ENOMEM.
+ */
+struct tl1_buf;
+int emu_tl1_feed(struct emu *, const char *in, size_t len,
+    struct tl1_buf *out);
+
 #endif

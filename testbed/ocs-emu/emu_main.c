@@ -21,15 +21,6 @@
 #include "ocsd/log.h"
 #include "testbed/ocs-emu/emu.h"
 
-uint64_t
-emu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-}
-
 static void
 usage(void)
 {
@@ -46,7 +37,8 @@ usage(void)
 }
 
 LOG_FMT(3, 4)
-static int bad(const char *opt, const char *val, const char *fmt, ...)
+static int
+bad(const char *opt, const char *val, const char *fmt, ...)
 {
 	va_list ap;
 	char    why[256];

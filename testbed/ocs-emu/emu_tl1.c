@@ -94,8 +94,9 @@ respond(struct srv *sv, struct sess *s, const char *ctag, enum tl1_status st,
 }
 
 LOG_FMT(5, 6)
-static void deny(struct srv *sv, struct sess *s, const char *ctag,
-                 const char *code, const char *fmt, ...)
+static void
+deny(struct srv *sv, struct sess *s, const char *ctag, const char *code,
+     const char *fmt, ...)
 {
 	char    comment[256];
 	va_list ap;
@@ -901,4 +902,34 @@ emu_tl1_serve(struct emu *e, int lfd, int stopfd)
 		if (sv.s[i])
 			sess_close(&sv, i);
 	return (0);
+}
+
+int
+emu_tl1_feed(struct emu *e, const char *in, size_t len, struct tl1_buf *out)
+{
+	struct srv  sv;
+	struct sess s;
+	int         rv = 0;
+
+	memset(&sv, 0, sizeof(sv));
+	memset(&s, 0, sizeof(s));
+	sv.e = e;
+	s.fd = -1;
+	sv.s[0] = &s;
+	if (tl1_buf_put(&s.in, in, len) != 0)
+		return (-ENOMEM);
+	do {
+		if (s.due_ms) { /* no waiting here */
+			tl1_buf_put(&s.out, s.held.p, s.held.len);
+			tl1_buf_consume(&s.held, s.held.len);
+			s.due_ms = 0;
+		}
+		process(&sv, &s);
+	} while (s.due_ms);
+	if (s.out.len && tl1_buf_put(out, s.out.p, s.out.len) != 0)
+		rv = -ENOMEM;
+	tl1_buf_free(&s.in);
+	tl1_buf_free(&s.out);
+	tl1_buf_free(&s.held);
+	return (rv);
 }

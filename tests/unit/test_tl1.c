@@ -201,9 +201,21 @@ test_tl1_garbage_rejected(void **state)
 	struct tl1_resp r;
 	size_t          i;
 
+	/* Found by fuzzing: NUL bytes in a CTAG or a data line. */
+	static const char nul_tag[] = "\r\n\n   OCS1 17-09-11 11:16:43\r\n"
+	                              "M  \0\0"
+	                              "3 COMPLD\r\n;";
+	static const char nul_data[] = "\r\n\n   OCS1 17-09-11 11:16:43\r\n"
+	                               "M  3 COMPLD\r\n   \"1\0"
+	                               "7\"\r\n;";
+
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(parse(bad[i], &r), -EPROTO);
+	assert_int_equal(tl1_resp_parse(nul_tag, sizeof(nul_tag) - 1, &r),
+	                 -EPROTO);
+	assert_int_equal(tl1_resp_parse(nul_data, sizeof(nul_data) - 1, &r),
+	                 -EPROTO);
 }
 
 static void

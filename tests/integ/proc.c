@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Process helpers for integration tests (see proc.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/integ/proc.h"
+
+const char *
+proc_bin(const char *name, char *buf, size_t len)
+{
+	const char *b = getenv("OCS_BIN");
+
+	snprintf(buf, len, "%s/%s", b ? b : "bin", name);
+	return (buf);
+}
+
+int
+proc_start(struct proc *p, char *const argv[], const char *errlog)
+{
+	int fd[2], e;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->log, sizeof(p->log), "%s", errlog ? errlog : "/dev/null");
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return (-errno);
+	p->pid = fork();
+	if (p->pid < 0) {
+		e = errno;
+		close(fd[0]);
+		close(fd[1]);
+		return (-e);
+	}
+	if (p->pid == 0) {
+		int lf = open(p->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		dup2(fd[1], 1);
+		if (lf >= 0)
+			dup2(lf, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	p->out = fd[0];
+	return (0);
+}
+
+int
+proc_line(struct proc *p, char *buf, size_t len, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = p->out, .events = POLLIN};
+	size_t        n = 0;
+	char          c;
+
+	while (n + 1 < len) {
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return (-1);
+		if (read(p->out, &c, 1) != 1)
+			return (-1);
+		if (c == '\n')
+			break;
+		buf[n++] = c;
+	}
+	buf[n] = '\0';
+	return (0);
+}
+
+int
+proc_alive(struct proc *p)
+{
+	return (p->pid > 0 && waitpid(p->pid, NULL, WNOHANG) == 0);
+}
+
+int
+proc_stop(struct proc *p, int sig)
+{
+	struct timespec ts = {0, 10000000};
+	int             st = -1, i;
+
+	if (p->pid <= 0)
+		return (-1);
+	kill(p->pid, sig);
+	for (i = 0; i < 500; i++) {
+		if (waitpid(p->pid, &st, WNOHANG) == p->pid)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (i == 500) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, &st, 0);
+	}
+	if (p->out > 0)
+		close(p->out);
+	p->pid = 0;
+	p->out = -1;
+	return (st);
+}
+
+static char *
+slurp(int fd)
+{
+	size_t  cap = 4096, n = 0;
+	char   *b = malloc(cap);
+	ssize_t r;
+
+	if (b == NULL)
+		return (NULL);
+	while ((r = read(fd, b + n, cap - n - 1)) > 0) {
+		n += (size_t)r;
+		if (cap - n < 2) {
+			char *nb = realloc(b, cap * 2);
+			if (nb == NULL)
+				break;
+			b = nb;
+			cap *= 2;
+		}
+	}
+	b[n] = '\0';
+	return (b);
+}
+
+int
+proc_run(char *const argv[], char **out, char **err)
+{
+	char  ef[] = "/tmp/ocs-test-errXXXXXX";
+	int   po[2], fe, st;
+	pid_t pid;
+
+	if (pipe(po) != 0 || (fe = mkstemp(ef)) < 0)
+		return (-1);
+	unlink(ef);
+	if ((pid = fork()) == 0) {
+		dup2(po[1], 1);
+		dup2(fe, 2);
+		close(po[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	*out = slurp(po[0]);
+	close(po[0]);
+	waitpid(pid, &st, 0);
+	lseek(fe, 0, SEEK_SET);
+	*err = slurp(fe);
+	close(fe);
+	return (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+char *
+proc_tmpdir(const char *tag)
+{
+	char *d = malloc(128);
+
+	if (d == NULL)
+		return (NULL);
+	snprintf(d, 128, "/tmp/ocs-%s-XXXXXX", tag);
+	if (mkdtemp(d) == NULL) {
+		free(d);
+		return (NULL);
+	}
+	return (d);
+}
+
+void
+proc_rmtree(const char *dir)
+{
+	char *argv[] = {"/bin/rm", "-rf", (char *)(uintptr_t)dir, NULL};
+	char *o, *e;
+
+	if (dir && strncmp(dir, "/tmp/ocs-", 9) == 0) {
+		proc_run(argv, &o, &e);
+		free(o);
+		free(e);
+	}
+}
+
+size_t
+proc_nlines(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return (n);
+}
+
+int
+proc_log_dirty(const struct proc *p)
+{
+	char  line[512];
+	FILE *f = fopen(p->log, "r");
+	int   dirty = 0;
+
+	if (f == NULL)
+		return (0);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "Sanitizer") ||
+		    strstr(line, "runtime error:"))
+			dirty = 1;
+		if (dirty)
+			fprintf(stderr, "%s: %s", p->log, line);
+	}
+	fclose(f);
+	return (dirty);
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_ocsd.c: ocs-emu, ocsd and ocsctl as real processes on
+ * loopback (ephemeral TCP port, IPC socket in a scratch directory):
+ * connect/show/disconnect, apply and clear, a restart of ocsd that keeps
+ * live circuits, changes behind ocsd's back held until told, an
+ * unreachable switch, and bad configurations and commands.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "ocs-drivers/drv.h"
+#include "ocs-drivers/net.h"
+#include "tests/integ/proc.h"
+
+struct fx {
+	char       *dir;
+	struct proc emu, ocsd;
+	char        addr[64], conf[300], sock[320];
+};
+
+static void
+emu_start(struct fx *f, const char *addr)
+{
+	char  bin[256], log[300], st[300], line[256], tl1[80];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
+	    "--tl1",
+	    tl1,
+	    "--ports",
+	    "16",
+	    "--switch-time",
+	    "5ms",
+	    "--state",
+	    st,
+	    NULL};
+
+	snprintf(tl1, sizeof(tl1), "%s", addr ? addr : "127.0.0.1:0");
+	snprintf(log, sizeof(log), "%s/emu.log", f->dir);
+	snprintf(st, sizeof(st), "%s/emu.state", f->dir);
+	assert_int_equal(proc_start(&f->emu, argv, log), 0);
+	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
+	snprintf(f->addr, sizeof(f->addr), "%.63s", line + 13);
+}
+
+/* ocsctl -s SOCK args...; returns the exit status. */
+static int
+ctl(struct fx *f, char **out, char **err, ...)
+{
+	char    bin[256], sarg[330], *argv[16];
+	int     n = 0, rv;
+	va_list ap;
+
+	snprintf(sarg, sizeof(sarg), "%s", f->sock);
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
+	argv[n++] = "-s";
+	argv[n++] = sarg;
+	va_start(ap, err);
+	while ((argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	rv = proc_run(argv, out, err);
+	return (rv);
+}
+
+static void
+ocsd_start(struct fx *f)
+{
+	char  bin[256], log[300], *o, *e;
+	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+	                "-d",
+	                "-v",
+	                "-f",
+	                f->conf,
+	                NULL};
+	int   i;
+
+	snprintf(log, sizeof(log), "%s/ocsd.log", f->dir);
+	assert_int_equal(proc_start(&f->ocsd, argv, log), 0);
+	/* Ready when it answers and has met the switch. */
+	for (i = 0; i < 100; i++) {
+		int rv = ctl(f, &o, &e, "status", NULL);
+		int up = rv == 0 && strstr(o, ": connected") != NULL;
+
+		free(o);
+		free(e);
+		if (up)
+			return;
+		net_sleep_ms(50);
+	}
+	fail_msg("ocsd did not come up (see %s)", log);
+}
+
+static void
+write_conf(struct fx *f, const char *path, const char *extra)
+{
+	FILE *c = fopen(path, "w");
+	int   h, t;
+
+	assert_non_null(c);
+	fprintf(c,
+	        "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
+	        "password = root\ntimeout = 1s\nswitch_time = 5ms\npoll = 0\n"
+	        "[control]\nlisten = %s\n[state]\ndir = %s/state\n%s"
+	        "[cabling]\n",
+	        f->addr, f->sock, f->dir, extra ? extra : "");
+	for (h = 0; h < 4; h++)
+		for (t = 0; t < 2; t++)
+			fprintf(c, "h%d.%d = %d %d\n", h, t, 2 * h + t + 1,
+			        2 * h + t + 17);
+	fclose(c);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->dir = proc_tmpdir("ocsd");
+	snprintf(f->conf, sizeof(f->conf), "%s/ocsd.conf", f->dir);
+	snprintf(f->sock, sizeof(f->sock), "ipc://%s/ctl.sock", f->dir);
+	emu_start(f, NULL);
+	write_conf(f, f->conf, NULL);
+	ocsd_start(f);
+	*state = f;
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	int dirty;
+
+	if (f->ocsd.pid)
+		proc_stop(&f->ocsd, SIGTERM);
+	if (f->emu.pid)
+		proc_stop(&f->emu, SIGTERM);
+	dirty = proc_log_dirty(&f->ocsd) | proc_log_dirty(&f->emu);
+	proc_rmtree(f->dir);
+	free(f->dir);
+	free(f);
+	return (dirty ? -1 : 0);
+}
+
+/* The switch's own map, read with the driver (not through ocsd). */
+static void
+switch_map(struct fx *f, uint16_t *map)
+{
+	struct drv_opts o = {
+	    .user = "root", .password = "root", .timeout_ms = 2000};
+	struct drv *d;
+
+	assert_int_equal(drv_open(&d, "polatis", f->addr, &o), 0);
+	assert_int_equal(drv_read_map(d, map, 16), 0);
+	drv_close(d);
+}
+
+static json_t *
+show(struct fx *f)
+{
+	char        *o, *e;
+	json_t      *j;
+	json_error_t je;
+
+	assert_int_equal(ctl(f, &o, &e, "-j", "show", NULL), 0);
+	j = json_loads(o, 0, &je);
+	if (j == NULL)
+		fail_msg("bad JSON: %s", o);
+	free(o);
+	free(e);
+	return (j);
+}
+
+/* One line on stderr, naming needle; nothing on stdout. */
+static void
+expect_fail(int rv, int want, char **o, char **e, const char *needle)
+{
+	if (rv != want || strstr(*e, needle) == NULL || proc_nlines(*e) != 1 ||
+	    (*o)[0] != '\0')
+		fail_msg("exit %d (want %d), stderr \"%s\" (want one line "
+		         "with \"%s\"), stdout \"%s\"",
+		         rv, want, *e, needle, *o);
+	free(*o);
+	free(*e);
+}
+
+static void
+test_ocsd_connect_show_disconnect(void **state)
+{
+	struct fx *f = *state;
+	uint16_t   map[17];
+	json_t    *j, *c;
+	char      *o, *e;
+
+	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
+	assert_non_null(strstr(o, "2 patch changes applied and read back"));
+	free(o);
+	free(e);
+	switch_map(f, map);
+	assert_int_equal(map[1], 20); /* h0.0 TX -> h1.1 RX */
+	assert_int_equal(map[4], 17); /* h1.1 TX -> h0.0 RX */
+	j = show(f);
+	assert_true(json_is_true(json_object_get(j, "in_sync")));
+	c = json_array_get(json_object_get(j, "circuits"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "a")),
+	                    "h0.0");
+	assert_string_equal(json_string_value(json_object_get(c, "b")),
+	                    "h1.1");
+	assert_true(json_is_true(json_object_get(c, "complete")));
+	assert_int_equal(json_array_size(json_object_get(j, "live")), 2);
+	json_decref(j);
+	/* A busy transceiver is refused, naming who holds it. */
+	expect_fail(ctl(f, &o, &e, "connect", "h0.0", "h2.0", NULL), 1, &o, &e,
+	            "ingress 1 (h0.0 TX) is patched to 20 (h1.1 RX)");
+	/* Raw ports work too. */
+	assert_int_equal(ctl(f, &o, &e, "connect", "8", "32", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "disconnect", "h1.1", "32", NULL), 0);
+	free(o);
+	free(e);
+	switch_map(f, map);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(map[4], 0);
+	assert_int_equal(map[8], 0);
+}
+
+static void
+test_ocsd_apply_and_clear(void **state)
+{
+	struct fx *f = *state;
+	char       path[320], want[400], *o, *e;
+	uint16_t   map[17];
+	FILE      *fp;
+
+	snprintf(path, sizeof(path), "%s/ring.map", f->dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "# a ring of four hosts\nh0.0 h1.1\nh1.0 h2.1\n\n"
+	            "h2.0 h3.1   # comment\nh3.0 h0.1\n");
+	fclose(fp);
+	assert_int_equal(ctl(f, &o, &e, "apply", path, NULL), 0);
+	assert_non_null(strstr(o, "8 patch changes"));
+	free(o);
+	free(e);
+	switch_map(f, map);
+	assert_int_equal(map[3], 22); /* h1.0 -> h2.1 */
+	assert_int_equal(map[7], 18); /* h3.0 -> h0.1 */
+	/* A conflicting file: FILE:LINE, switch untouched. */
+	fp = fopen(path, "w");
+	fprintf(fp, "h0.0 h1.1\n# x\nh2.0 h1.1\n");
+	fclose(fp);
+	snprintf(want, sizeof(want), "%s:3:", path);
+	expect_fail(ctl(f, &o, &e, "apply", path, NULL), 1, &o, &e, want);
+	switch_map(f, map);
+	assert_int_equal(map[3], 22);
+	fp = fopen(path, "w");
+	fprintf(fp, "h0.0\n");
+	fclose(fp);
+	expect_fail(ctl(f, &o, &e, "apply", path, NULL), 1, &o, &e,
+	            "ring.map:1: expected \"A B\"");
+	assert_int_equal(ctl(f, &o, &e, "clear", NULL), 0);
+	free(o);
+	free(e);
+	switch_map(f, map);
+	for (int i = 1; i <= 16; i++)
+		assert_int_equal(map[i], 0);
+}
+
+static void
+test_ocsd_restart_keeps_live_circuits(void **state)
+{
+	struct fx *f = *state;
+	uint16_t   before[17], after[17];
+	json_t    *j;
+	char      *o, *e;
+	int        st;
+
+	assert_int_equal(ctl(f, &o, &e, "connect", "h2.0", "h3.1", NULL), 0);
+	free(o);
+	free(e);
+	st = proc_stop(&f->ocsd, SIGTERM);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	switch_map(f, before);
+	assert_int_equal(before[5], 24);
+	ocsd_start(f);
+	switch_map(f, after);
+	assert_memory_equal(before, after, sizeof(before));
+	j = show(f);
+	assert_true(json_is_true(json_object_get(j, "in_sync")));
+	assert_int_equal(json_array_size(json_object_get(j, "circuits")), 1);
+	json_decref(j);
+}
+
+/* A change made on the switch while ocsd was down is held, not undone. */
+static void
+test_ocsd_holds_outside_changes(void **state)
+{
+	struct fx      *f = *state;
+	struct drv_opts o = {
+	    .user = "root", .password = "root", .timeout_ms = 2000};
+	struct drv_patch p = {9, 25};
+	struct drv_batch b = {.connect = &p, .nconnect = 1};
+	struct drv      *d;
+	uint16_t         map[17];
+	json_t          *j;
+	char            *out, *err;
+
+	proc_stop(&f->ocsd, SIGTERM);
+	assert_int_equal(drv_open(&d, "polatis", f->addr, &o), 0);
+	assert_int_equal(drv_apply(d, &b), 0);
+	drv_close(d);
+	ocsd_start(f);
+	switch_map(f, map);
+	assert_int_equal(map[9], 25);
+	assert_int_equal(ctl(f, &out, &err, "-j", "map", "diff", NULL), 0);
+	j = json_loads(out, 0, NULL);
+	assert_true(json_is_false(json_object_get(j, "in_sync")));
+	assert_int_equal(json_array_size(json_object_get(j, "only_live")), 1);
+	json_decref(j);
+	free(out);
+	free(err);
+	assert_int_equal(ctl(f, &out, &err, "map", "sync", NULL), 0);
+	free(out);
+	free(err);
+	switch_map(f, map);
+	assert_int_equal(map[9], 0);
+}
+
+static void
+test_ocsd_switch_unreachable(void **state)
+{
+	struct fx *f = *state;
+	char       addr[64], *o, *e;
+
+	snprintf(addr, sizeof(addr), "%s", f->addr);
+	proc_stop(&f->emu, SIGTERM);
+	expect_fail(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 1, &o, &e,
+	            addr);
+	/* ocsd keeps serving and says what is wrong. */
+	assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
+	assert_non_null(strstr(o, "NOT CONNECTED"));
+	free(o);
+	free(e);
+	emu_start(f, addr);
+	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
+	free(o);
+	free(e);
+}
+
+static void
+test_ocsd_bad_config_and_commands(void **state)
+{
+	struct fx *f = *state;
+	char       bin[256], bad[320], sock[320], *o, *e;
+	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+	                "-n", "-f", bad, NULL};
+	FILE *fp;
+
+	snprintf(bad, sizeof(bad), "%s/bad.conf", f->dir);
+	write_conf(f, bad, "reconcile = sometimes\n");
+	expect_fail(
+	    proc_run(argv, &o, &e), 1, &o, &e,
+	    "bad.conf:13: reconcile: \"sometimes\": expected hold, push or "
+	    "adopt");
+	write_conf(f, bad, NULL);
+	fp = fopen(bad, "a");
+	fprintf(fp, "h9.0 = 1 30\n");
+	fclose(fp);
+	expect_fail(proc_run(argv, &o, &e), 1, &o, &e,
+	            "bad.conf:22: h9.0: \"1 30\": port 1 also cabled to h0.0");
+	argv[3] = f->conf;
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	assert_non_null(strstr(e, "configuration OK"));
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "connect", "h9.9", "h1.1", NULL), 1, &o, &e,
+	            "unknown transceiver \"h9.9\"");
+	expect_fail(ctl(f, &o, &e, "connect", "3", "99", NULL), 1, &o, &e,
+	            "port 99 is not on a 16x16 switch");
+	expect_fail(ctl(f, &o, &e, "frobnicate", NULL), 2, &o, &e,
+	            "\"frobnicate\": unknown command");
+	expect_fail(ctl(f, &o, &e, "map", "merge", NULL), 2, &o, &e,
+	            "map \"merge\"");
+	snprintf(sock, sizeof(sock), "%s", f->sock);
+	snprintf(f->sock, sizeof(f->sock), "ipc://%s/none.sock", f->dir);
+	expect_fail(ctl(f, &o, &e, "status", NULL), 1, &o, &e,
+	            "cannot reach ocsd");
+	snprintf(f->sock, sizeof(f->sock), "%s", sock);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_ocsd_connect_show_disconnect,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ocsd_apply_and_clear, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_ocsd_restart_keeps_live_circuits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ocsd_holds_outside_changes,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ocsd_switch_unreachable,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ocsd_bad_config_and_commands,
+	                                    setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return (cmocka_run_group_tests_name("ocsd", tests, NULL, NULL));
+}
