@@ -17,7 +17,6 @@
 .SUFFIXES:
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.SECONDARY:
 
 BUILD      ?= build
 SAN        ?= 0
@@ -25,11 +24,14 @@ BIN        ?= $(if $(filter 1,$(SAN)),$(BUILD)/bin,bin)
 PKG_CONFIG ?= pkg-config
 FUZZ_TIME  ?= 30
 
+# Objects stay even when only a pattern rule names them (test programs).
+.PRECIOUS: $(BUILD)/%.o
+
 # Debian packages the build, the tests and the demo need.
 DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
-	libcmocka-dev libjansson-dev libinih-dev
+	libcmocka-dev libjansson-dev libinih-dev libssl-dev
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -63,12 +65,13 @@ else
 Q := @
 endif
 
-PKGS := jansson cmocka inih libprotobuf-c
+PKGS := jansson cmocka inih libprotobuf-c libcrypto
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
 INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih)
-PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c)
+PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
+	$(shell $(PKG_CONFIG) --libs libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 
 CFLAGS ?= -O2 -g
@@ -98,7 +101,8 @@ COLL_SRCS := \
 	collectives/baseline.c \
 	collectives/sim.c \
 	collectives/units.c \
-	collectives/plan_cli.c
+	collectives/plan_cli.c \
+	collectives/sched_plan.c
 COLL_LIB := $(BUILD)/libcoll.a
 
 # ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
@@ -116,7 +120,8 @@ LOG_OBJ := $(BUILD)/ocsd/log.o
 
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
-MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/ocs.pb-c.o
+MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o \
+	$(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
 $(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
@@ -142,13 +147,33 @@ OCSD_SRCS := \
 	ocsd/xc.c \
 	ocsd/sw.c \
 	ocsd/ctl.c \
-	ocsd/reply.c
+	ocsd/reply.c \
+	ocsd/agents.c \
+	ocsd/run.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/conf.c
 
 # ---- programs --------------------------------------------------------------
-PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl
+PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
+	$(BIN)/ocs-agent
+
+AGENT_SRCS := \
+	agent/agent.c \
+	agent/session.c \
+	agent/exec.c \
+	agent/xport.c \
+	agent/xport_fibre.c \
+	agent/frame.c \
+	agent/crc32c.c \
+	agent/pattern.c
+
+$(BIN)/ocs-agent: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) \
+		$(DRV_LIB) $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) -lm
 
 $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) $(DRV_LIB) \
 		$(COLL_LIB)
@@ -167,6 +192,7 @@ $(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 EMU_SRCS := \
 	testbed/ocs-emu/emu_main.c \
 	testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_state.c
 
 $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(DRV_LIB) $(COLL_LIB)
@@ -236,7 +262,8 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
 
 # ---- generic rules ---------------------------------------------------------
 ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
-	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c \
+	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c proto/auth.c \
+	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c
@@ -268,13 +295,7 @@ check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
 
 run: $(PROGS)
-	@echo "make run: planning an All-to-All for 27 nodes with ReTri," \
-		"the R*-optimal reconfigurations for delta = 1us, then" \
-		"materialising, validating and simulating it"
-	$(BIN)/ocs-plan --algo retri --nodes 27 --bytes 1MiB --delay 1us \
-		--validate --simulate
-	@echo "make run: done (the live demo with ocs-emu, ocsd and agents" \
-		"arrives with the control plane)"
+	@sh testbed/run-demo.sh $(BIN)
 
 $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(BUILD)/tests/integ/proc.o $(MSG_LIB) $(DRV_LIB) $(PROGS)

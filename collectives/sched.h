@@ -211,4 +211,39 @@ int sched_validate(const struct sched *, struct sched_verr *err);
 /* "B[r,d]" or "B[r,d].p" into buf. */
 void sched_blk_name(const struct sched *, uint32_t b, char *buf, size_t len);
 
+/*
+ * Per-node plans (sched_plan.c): what each node does in each phase,
+ * derived by walking every transfer's path.  A node sends the transfers it
+ * is the source of, relays those passing through it (in by one port, out
+ * by another), and receives those ending at it (on the port of the last
+ * hop).  Transfers are referenced by index into sched.xf, so a plan lives
+ * as long as its schedule.  barrier: the phase sets circuits (or is the
+ * first), so every node must wait for a release before it.
+ */
+struct sched_relay {
+	uint32_t xf, in_port, out_port;
+};
+struct sched_recv {
+	uint32_t xf, port;
+};
+struct sched_nphase {
+	int		    barrier;
+	uint32_t	   *send; /* transfer indices; the port is the path's */
+	uint32_t	    nsend;
+	struct sched_relay *relay;
+	uint32_t	    nrelay;
+	struct sched_recv  *recv;
+	uint32_t	    nrecv;
+};
+struct sched_nplan {
+	uint32_t	     node;
+	uint32_t	     max_blocks; /* held at once, at most */
+	struct sched_nphase *ph;	 /* nph entries */
+	void		    *mem;
+};
+/* Plans for all n nodes (*out is an array of n).  0, -ENOMEM, or a path
+ * error (validate first for a precise message). */
+int  sched_plans(const struct sched *, struct sched_nplan **out);
+void sched_plans_free(struct sched_nplan *, uint32_t n);
+
 #endif

@@ -212,6 +212,61 @@ handler(void *user, const char *sec, const char *key, const char *val)
 			return (
 			    copy(p, key, val, c->control, sizeof(c->control)));
 		}
+	} else if (strcmp(sec, "agents") == 0) {
+		if (strcmp(key, "listen") == 0 || strcmp(key, "events") == 0) {
+			if (strncmp(val, "ipc://", 6) != 0 &&
+			    strncmp(val, "tcp://", 6) != 0)
+				return (bad(p, key, val,
+				    "expected ipc://PATH or tcp://ADDR:PORT"));
+			return (copy(p, key, val,
+			    key[0] == 'l' ? c->agents : c->events,
+			    sizeof(c->agents)));
+		}
+		if (strcmp(key, "secret_file") == 0)
+			return (copy(p, key, val, c->secret_file,
+			    sizeof(c->secret_file)));
+		if (strcmp(key, "heartbeat") == 0) {
+			if (unit_parse_time(val, &t) != 0 || t < 0.1 || t > 60)
+				return (bad(p, key, val,
+				    "expected a time from 100ms to 60s"));
+			c->heartbeat_ms = (uint32_t)(t * 1000 + 0.5);
+			return (1);
+		}
+	} else if (strcmp(sec, "run") == 0) {
+		uint64_t sz;
+
+		if (strcmp(key, "bandwidth") == 0) {
+			if (unit_parse_rate(val, &c->run_bps) != 0)
+				return (bad(p, key, val,
+				    "expected a rate (bps, Kbps, Mbps, Gbps, "
+				    "GBps)"));
+			return (1);
+		}
+		if (strcmp(key, "alpha_s") == 0 ||
+		    strcmp(key, "alpha_h") == 0 ||
+		    strcmp(key, "deadline") == 0) {
+			if (unit_parse_time(val, &t) != 0 || t > 3600)
+				return (bad(p, key, val,
+				    "expected a time up to 1h (ns, us, ms, "
+				    "s)"));
+			if (strcmp(key, "alpha_s") == 0)
+				c->run_alpha_s = t;
+			else if (strcmp(key, "alpha_h") == 0)
+				c->run_alpha_h = t;
+			else if (t < 0.1)
+				return (bad(p, key, val, "at least 100ms"));
+			else
+				c->run_deadline_ms = (uint32_t)(t * 1000);
+			return (1);
+		}
+		if (strcmp(key, "chunk") == 0) {
+			if (unit_parse_size(val, &sz) != 0 || sz < 1024 ||
+			    sz > (1u << 20) || sz % 8)
+				return (bad(p, key, val,
+				    "expected 1KiB..1MiB, a multiple of 8"));
+			c->run_chunk = (uint32_t)sz;
+			return (1);
+		}
 	} else if (strcmp(sec, "state") == 0) {
 		if (strcmp(key, "dir") == 0) {
 			if (val[0] != '/')
@@ -304,6 +359,19 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			return (-1);
 		}
 	}
+	if (c->agents[0] && c->secret_file[0] == '\0') {
+		snprintf(err, errlen,
+		    "%s: [agents]: secret_file is required with listen",
+		    name);
+		return (-1);
+	}
+	if (c->agents[0] && c->events[0] == '\0') {
+		snprintf(err, errlen,
+		    "%s: [agents]: events (an address for run events) is "
+		    "required with listen",
+		    name);
+		return (-1);
+	}
 	if (c->ports && strcmp(c->driver, "emu") != 0) {
 		snprintf(
 		    err, errlen,
@@ -346,6 +414,12 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->switch_ms = 25;
 	p.c->poll_ms = 30000;
 	p.c->reconcile = CONF_RECON_HOLD;
+	p.c->heartbeat_ms = 2000;
+	p.c->run_bps = 10e9;
+	p.c->run_alpha_s = 200e-6;
+	p.c->run_alpha_h = 50e-6;
+	p.c->run_chunk = 65536;
+	p.c->run_deadline_ms = 30000;
 	conf_default_control(p.c->control, sizeof(p.c->control));
 	snprintf(p.c->state_dir, sizeof(p.c->state_dir), "%s",
 	         geteuid() == 0 ? "/var/lib/ocsd" : "/tmp/ocsd-state");

@@ -2,27 +2,38 @@
 /*
  * ocsd's configuration file (INI, parsed with inih):
  *
- *	[switch]
- *	driver = polatis              ; polatis | emu
- *	address = 127.0.0.1:3082
- *	user = root
- *	password = root               ; or password_file = /path
- *	timeout = 5s                  ; every driver operation
- *	switch_time = 25ms            ; expected switching time (emu: its
- *model) ports = 64                    ; emu driver only: switch size poll =
- *30s                    ; read the switch back this often (0: never)
+ *   [switch]
+ *   driver = polatis            ; polatis | emu
+ *   address = 127.0.0.1:3082
+ *   user = root
+ *   password = root             ; or password_file = /path
+ *   timeout = 5s                ; every driver operation
+ *   switch_time = 25ms          ; its switching time (emu: the model's)
+ *   ports = 64                  ; emu driver only: the switch size
+ *   poll = 30s                  ; read the switch back this often, 0 never
  *
- *	[control]
- *	listen = ipc:///run/ocsd/ctl.sock
+ *   [control]
+ *   listen = ipc:///run/ocsd/ctl.sock
  *
- *	[state]
- *	dir = /var/lib/ocsd
- *	reconcile = hold              ; hold | push | adopt (when the switch
- *differs at start)
+ *   [state]
+ *   dir = /var/lib/ocsd
+ *   reconcile = hold            ; hold | push | adopt, if the switch differs
  *
- *	[cabling]
- *	h0.0 = 1 65                   ; transceiver: TX on ingress 1, RX on
- *egress 65
+ *   [agents]
+ *   listen = tcp://127.0.0.1:7410  ; where agents join (none: no agents)
+ *   events = tcp://127.0.0.1:7411  ; run events (aborts) for agents
+ *   secret_file = /etc/ocsd/secret ; the shared secret of the join proof
+ *   heartbeat = 2s
+ *
+ *   [run]
+ *   bandwidth = 10Gbps          ; the model's per-link rate
+ *   alpha_s = 200us             ; the model's per-phase start-up
+ *   alpha_h = 50us              ; the model's per-hop latency
+ *   chunk = 64KiB               ; frame payload
+ *   deadline = 30s              ; any phase, or a barrier, at most
+ *
+ *   [cabling]
+ *   h0.0 = 1 65                 ; TX on ingress 1, RX on egress 65
  *
  * A fresh struct is filled and validated as a whole; errors read
  * "<file>:<line>: <key>: "<value>": <reason>".
@@ -65,6 +76,12 @@ struct conf {
 	char                control[PATH_MAX + 16];
 	char                state_dir[PATH_MAX];
 	enum conf_reconcile reconcile;
+	char                agents[PATH_MAX + 16];
+	char                events[PATH_MAX + 16];
+	char                secret_file[PATH_MAX];
+	uint32_t            heartbeat_ms;
+	double              run_bps, run_alpha_s, run_alpha_h;
+	uint32_t            run_chunk, run_deadline_ms;
 	struct conf_trx    *trx;
 	size_t              ntrx;
 };

@@ -19,6 +19,7 @@
 
 #include "ocsd/log.h"
 #include "ocsd/ocsd.h"
+#include "ocsd/run.h"
 
 #define CTL_NWORK 8
 
@@ -113,7 +114,7 @@ check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	q = m->ctl;
 	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__MAP_ADOPT) {
+	    q->op > OCS__CTL_REQUEST__OP__ABORT) {
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
@@ -139,6 +140,12 @@ check(const Ocs__Msg *m, char *why, size_t len)
 			    i + 1);
 			return (-MSG_EFIELD);
 		}
+	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
+	    (q->run == NULL || !msg_str_ok(q->run->algo) ||
+		(q->run->reconfig && !msg_str_ok(q->run->reconfig)))) {
+		snprintf(why, len, "run: algo or reconfig missing or bad");
+		return (-MSG_EFIELD);
+	}
 	return (0);
 }
 
@@ -178,6 +185,51 @@ on_request(struct work *w)
 		reply_free(&rp);
 		msg_free(w->req);
 		w->req = NULL;
+		return;
+	case OCS__CTL_REQUEST__OP__AGENTS:
+		reply_init(&rp);
+		nng_mtx_lock(w->d->mtx);
+		agents_info(w->d, &rp);
+		nng_mtx_unlock(w->d->mtx);
+		send_reply(w, &rp);
+		reply_free(&rp);
+		msg_free(w->req);
+		w->req = NULL;
+		return;
+	case OCS__CTL_REQUEST__OP__ABORT:
+		nng_mtx_lock(w->d->mtx);
+		if (w->d->run == NULL) {
+			nng_mtx_unlock(w->d->mtx);
+			send_error(w, -OCSD_EREQUEST, "no run in progress");
+		} else {
+			run_abort(w->d, "aborted by the operator (%s)",
+			    w->peer);
+			reply_init(&rp);
+			reply_message(&rp, "%s", w->d->last_abort);
+			nng_mtx_unlock(w->d->mtx);
+			send_reply(w, &rp);
+			reply_free(&rp);
+		}
+		msg_free(w->req);
+		w->req = NULL;
+		return;
+	case OCS__CTL_REQUEST__OP__RUN:
+		memset(&w->job, 0, sizeof(w->job));
+		w->job.kind = JOB_CTL;
+		w->job.req = w->req->ctl;
+		reply_init(&w->job.rep);
+		w->state = W_WAIT;
+		nng_mtx_lock(w->d->mtx);
+		rv = run_start(w->d, w->req->ctl->run, &w->job, w->aio);
+		nng_mtx_unlock(w->d->mtx);
+		if (rv != 0) {
+			log_info("ctl: run from %s refused: %s", w->peer,
+			    w->job.err);
+			send_error(w, rv, w->job.err);
+			reply_free(&w->job.rep);
+			msg_free(w->req);
+			w->req = NULL;
+		}
 		return;
 	default:
 		break;

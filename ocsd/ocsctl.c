@@ -25,6 +25,7 @@ struct opts {
 	int         json;
 	const char *url;
 	int         timeout_ms;
+	int         timeout_set;
 	char        defurl[PATH_MAX + 16];
 	const char *file; /* apply: for line numbers in errors */
 	uint32_t   *lines;
@@ -59,7 +60,16 @@ usage(void)
 	    "one batch\n"
 	    "  clear                remove every patch\n"
 	    "  map diff|sync|adopt  compare / push desired / keep the "
-	    "switch's\n");
+	    "switch's\n"
+	    "  agents               the joined host agents\n"
+	    "  run --algo retri|bridge|static --bytes SIZE [--reconfig "
+	    "auto|none|all|k,...]\n"
+	    "      [--nodes all|N] [--bandwidth RATE] [--alpha-s TIME] "
+	    "[--alpha-h TIME]\n"
+	    "      [--delay TIME] [--chunk SIZE]\n"
+	    "                       run an All-to-All on the agents, "
+	    "report per phase\n"
+	    "  abort                abort the running collective\n");
 	return (2);
 }
 
@@ -166,6 +176,55 @@ j_patches(Ocs__Patch **p, size_t n)
 }
 
 static json_t *
+j_report(const Ocs__RunReport *rr)
+{
+	json_t *o = json_object(), *ph = json_array(), *rb = json_array(),
+	       *h = json_array();
+	size_t	i;
+
+	json_object_set_new(o, "run_id", json_integer((json_int_t)rr->run_id));
+	json_object_set_new(o, "algo", json_string(rr->algo));
+	json_object_set_new(o, "nodes", json_integer(rr->nodes));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)rr->bytes));
+	for (i = 0; i < rr->n_reconfigure_before; i++)
+		json_array_append_new(rb,
+		    json_integer(rr->reconfigure_before[i]));
+	json_object_set_new(o, "reconfigure_before", rb);
+	for (i = 0; i < rr->n_phases; i++) {
+		const Ocs__PhaseReport *p = rr->phases[i];
+		json_t		       *e = json_object();
+
+		json_object_set_new(e, "phase", json_integer(p->phase));
+		json_object_set_new(e, "reconfigured",
+		    json_boolean(p->reconfigured));
+		json_object_set_new(e, "reconf_s", json_real(p->reconf_s));
+		json_object_set_new(e, "data_s", json_real(p->data_s));
+		json_object_set_new(e, "barrier_s", json_real(p->barrier_s));
+		json_object_set_new(e, "bytes",
+		    json_integer((json_int_t)p->bytes));
+		json_object_set_new(e, "predicted_s",
+		    json_real(p->predicted_s));
+		json_array_append_new(ph, e);
+	}
+	json_object_set_new(o, "phases", ph);
+	json_object_set_new(o, "total_s", json_real(rr->total_s));
+	json_object_set_new(o, "predicted_s", json_real(rr->predicted_s));
+	json_object_set_new(o, "blocks_verified",
+	    json_integer((json_int_t)rr->blocks_verified));
+	json_object_set_new(o, "errors", json_integer((json_int_t)rr->errors));
+	json_object_set_new(o, "verified",
+	    json_boolean(rr->errors == 0 && !rr->aborted));
+	json_object_set_new(o, "delta_s", json_real(rr->delta_s));
+	json_object_set_new(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
+	json_object_set_new(o, "alpha_s", json_real(rr->alpha_s));
+	json_object_set_new(o, "alpha_h", json_real(rr->alpha_h));
+	for (i = 0; i < rr->n_hosts; i++)
+		json_array_append_new(h, json_string(rr->hosts[i]));
+	json_object_set_new(o, "hosts", h);
+	return (o);
+}
+
+static json_t *
 j_reply(const Ocs__CtlReply *r)
 {
 	json_t *o = json_object();
@@ -233,6 +292,26 @@ j_reply(const Ocs__CtlReply *r)
 		    o, "only_desired",
 		    j_patches(r->only_desired, r->n_only_desired));
 	}
+	if (r->n_agents) {
+		json_t *a = json_array();
+
+		for (i = 0; i < r->n_agents; i++) {
+			json_t *t = json_object();
+
+			json_object_set_new(t, "agent_id",
+			    json_integer(r->agents[i]->agent_id));
+			json_object_set_new(t, "host",
+			    json_string(r->agents[i]->host));
+			json_object_set_new(t, "transceivers",
+			    json_integer(r->agents[i]->transceivers));
+			json_object_set_new(t, "state",
+			    json_string(r->agents[i]->state));
+			json_array_append_new(a, t);
+		}
+		json_object_set_new(o, "agents", a);
+	}
+	if (r->report)
+		json_object_set_new(o, "report", j_report(r->report));
 	if (r->n_cabling) {
 		json_t *a = json_array();
 
@@ -348,6 +427,60 @@ print_text(const char *cmd, const Ocs__CtlReply *r)
 		t_patches("only on the switch", r->only_live, r->n_only_live);
 		t_patches("only in the desired map", r->only_desired,
 		          r->n_only_desired);
+		return (0);
+	}
+	if (strcmp(cmd, "agents") == 0) {
+		printf("%6s  %-20s %5s  %-8s %s\n", "agent", "host", "trx",
+		    "state", "seen");
+		for (i = 0; i < r->n_agents; i++)
+			printf("%6u  %-20s %5u  %-8s %.1f s ago\n",
+			    r->agents[i]->agent_id, r->agents[i]->host,
+			    r->agents[i]->transceivers, r->agents[i]->state,
+			    r->agents[i]->seen_ms_ago / 1000.0);
+		return (0);
+	}
+	if (r->report) {
+		const Ocs__RunReport *rr = r->report;
+		char		      a[32], b[32], c[32], d[32], e[32];
+
+		printf("run %llu: %s, %u nodes, %s per node, reconfigure "
+		       "before",
+		    (unsigned long long)rr->run_id, rr->algo, rr->nodes,
+		    unit_fmt_size(rr->bytes, a, sizeof(a)));
+		if (rr->n_reconfigure_before == 0)
+			printf(" -");
+		for (i = 0; i < rr->n_reconfigure_before; i++)
+			printf("%s%u", i ? "," : " ",
+			    rr->reconfigure_before[i]);
+		printf("\nmodel: %s, alpha-s %s, alpha-h %s, delta %s\n",
+		    unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
+		    unit_fmt_time(rr->alpha_s, b, sizeof(b)),
+		    unit_fmt_time(rr->alpha_h, c, sizeof(c)),
+		    unit_fmt_time(rr->delta_s, d, sizeof(d)));
+		printf("%5s  %12s %12s %12s %12s %12s\n", "phase", "reconf",
+		    "data", "barrier", "bytes", "predicted");
+		for (i = 0; i < rr->n_phases; i++) {
+			const Ocs__PhaseReport *p = rr->phases[i];
+
+			printf("%5u  %11s%c %12s %12s %12s %12s\n", p->phase,
+			    p->reconfigured
+				? unit_fmt_time(p->reconf_s, a, sizeof(a))
+				: "-",
+			    p->reconfigured && p->phase == 0 ? '*' : ' ',
+			    unit_fmt_time(p->data_s, b, sizeof(b)),
+			    p->reconfigured
+				? unit_fmt_time(p->barrier_s, c, sizeof(c))
+				: "-",
+			    unit_fmt_size(p->bytes, d, sizeof(d)),
+			    unit_fmt_time(p->predicted_s, e, sizeof(e)));
+		}
+		printf("total  %s (model %s); * phase 0's circuits are set up "
+		       "before the collective\n",
+		    unit_fmt_time(rr->total_s, a, sizeof(a)),
+		    unit_fmt_time(rr->predicted_s, b, sizeof(b)));
+		printf("verified: %llu blocks, %llu errors\n",
+		    (unsigned long long)rr->blocks_verified,
+		    (unsigned long long)rr->errors);
 		return (0);
 	}
 	if (r->message)
@@ -545,6 +678,142 @@ do_map(struct opts *o, int argc, char **argv)
 	return (run(o, &q, argv[1], what));
 }
 
+static int
+do_agents(struct opts *o, int argc, char **argv)
+{
+	return (do_simple(o, argc, argv, OCS__CTL_REQUEST__OP__AGENTS));
+}
+
+static int
+do_abort(struct opts *o, int argc, char **argv)
+{
+	return (do_simple(o, argc, argv, OCS__CTL_REQUEST__OP__ABORT));
+}
+
+static int
+do_run(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "algo", required_argument, NULL, 'a' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "reconfig", required_argument, NULL, 'r' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "bandwidth", required_argument, NULL, 'B' },
+		{ "alpha-s", required_argument, NULL, 's' },
+		{ "alpha-h", required_argument, NULL, 'h' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	Ocs__CtlRequest q;
+	Ocs__RunRequest rq;
+	uint64_t	sz;
+	double		t;
+	char	       *end;
+	unsigned long	v;
+	int		c;
+
+	ocs__ctl_request__init(&q);
+	ocs__run_request__init(&rq);
+	q.op = OCS__CTL_REQUEST__OP__RUN;
+	q.run = &rq;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		const char *a = optarg;
+
+		switch (c) {
+		case 'a':
+			rq.algo = optarg;
+			break;
+		case 'b':
+			if (unit_parse_size(a, &sz) != 0 || sz == 0)
+				return (fail("run: --bytes \"%s\": expected a "
+					     "size (B, KiB, MiB, GiB, KB, "
+					     "MB, GB)",
+					    a) +
+					1);
+			rq.bytes = sz;
+			break;
+		case 'r':
+			rq.reconfig = optarg;
+			break;
+		case 'n':
+			if (strcmp(a, "all") == 0)
+				break;
+			v = strtoul(a, &end, 10);
+			if (*a < '0' || *a > '9' || *end || v < 2 ||
+			    v > 65535)
+				return (fail("run: --nodes \"%s\": all, or a "
+					     "number of agents (2 or more)",
+					    a) +
+					1);
+			rq.has_nodes = 1;
+			rq.nodes = (uint32_t)v;
+			break;
+		case 'B':
+			if (unit_parse_rate(a, &rq.bandwidth_bps) != 0)
+				return (fail("run: --bandwidth \"%s\": "
+					     "expected a rate (Gbps, GBps, "
+					     "...)",
+					    a) +
+					1);
+			rq.has_bandwidth_bps = 1;
+			break;
+		case 's':
+		case 'h':
+		case 'd':
+			if (unit_parse_time(a, &t) != 0)
+				return (fail("run: --%s \"%s\": expected a "
+					     "time (ns, us, ms, s)",
+					    c == 's'	 ? "alpha-s"
+					    : c == 'h' ? "alpha-h"
+							 : "delay",
+					    a) +
+					1);
+			if (c == 's') {
+				rq.has_alpha_s = 1;
+				rq.alpha_s = t;
+			} else if (c == 'h') {
+				rq.has_alpha_h = 1;
+				rq.alpha_h = t;
+			} else {
+				rq.has_delta = 1;
+				rq.delta = t;
+			}
+			break;
+		case 'c':
+			if (unit_parse_size(a, &sz) != 0 || sz < 1024 ||
+			    sz > (1u << 20))
+				return (fail("run: --chunk \"%s\": 1KiB to "
+					     "1MiB",
+					    a) +
+					1);
+			rq.has_chunk = 1;
+			rq.chunk = (uint32_t)sz;
+			break;
+		case ':':
+			return (fail("run: %s: missing value",
+				    argv[optind - 1]) +
+				1);
+		default:
+			return (fail("run: \"%s\": unknown option",
+				    argv[optind - 1]) +
+				1);
+		}
+	}
+	if (optind != argc)
+		return (fail("run: \"%s\": unexpected argument",
+			    argv[optind]) +
+			1);
+	if (rq.algo == NULL || rq.bytes == 0)
+		return (fail("run: --algo and --bytes are required") + 1);
+	/* A run takes as long as it takes: wait longer than for the rest. */
+	if (!o->timeout_set)
+		o->timeout_ms = 3600 * 1000;
+	return (run(o, &q, "run", "run"));
+}
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(struct opts *, int, char **);
@@ -553,6 +822,9 @@ static const struct cmd {
     {"connect", do_connect}, {"disconnect", do_disconnect},
     {"apply", do_apply},     {"clear", do_clear},
     {"map", do_map},
+    {"agents", do_agents},
+    {"run", do_run},
+    {"abort", do_abort},
 };
 
 int
@@ -583,6 +855,7 @@ main(int argc, char **argv)
 				             optarg) +
 				        1);
 			o.timeout_ms = (int)(t * 1000);
+			o.timeout_set = 1;
 			break;
 		default:
 			return (usage());

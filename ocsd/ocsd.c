@@ -20,6 +20,7 @@
 #include "collectives/coll.h"
 #include "ocsd/log.h"
 #include "ocsd/ocsd.h"
+#include "ocsd/run.h"
 
 #define OCSD_CONF "/etc/ocsd.conf"
 
@@ -46,6 +47,10 @@ ocsd_strerror(int rv)
 		return ("bad request");
 	case OCSD_ESTATE:
 		return ("cannot save state");
+	case OCSD_EABORT:
+		return ("run aborted");
+	case OCSD_EBUSY:
+		return ("a run is in progress");
 	}
 	if (e > DRV_EBASE && e < DRV_EMAX)
 		return (drv_strerror(rv));
@@ -132,6 +137,7 @@ main(int argc, char **argv)
 	struct conf *c, *nc;
 	struct ocsd  d;
 	struct ctl  *ctl = NULL;
+	struct agents *ag = NULL;
 	sigset_t     ss;
 	char         err[700];
 	int          ch, debug = 0, noaction = 0, verbose = 0, sig, rv;
@@ -190,6 +196,12 @@ main(int argc, char **argv)
 		sw_stop(&d);
 		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
 	}
+	if (c->agents[0] && ((rv = run_init(&d)) != 0 ||
+				(rv = agents_open(&d, &ag)) != 0)) {
+		ctl_close(ctl);
+		sw_stop(&d);
+		fatalx("agents on %s: %s", c->agents, ocsd_strerror(rv));
+	}
 	log_info("ready: switch %s %s, control %s, %zu transceivers cabled",
 	         c->driver, c->address[0] ? c->address : "(in-process)",
 	         c->control, c->ntrx);
@@ -222,8 +234,13 @@ main(int argc, char **argv)
 		log_info("signal %d: shutting down", sig);
 		break;
 	}
+	if (ag) {
+		run_stop(&d);
+		agents_close(ag);
+	}
 	ctl_close(ctl);
 	sw_stop(&d);
+	run_fini(&d);
 	map_free(&d.live);
 	map_free(&d.desired);
 	conf_free(d.conf);

@@ -26,6 +26,8 @@ enum ocsd_err {
 	OCSD_EMISMATCH, /* the read-back differs from what was applied */
 	OCSD_EREQUEST,  /* the request cannot be carried out */
 	OCSD_ESTATE,    /* the desired map could not be saved */
+	OCSD_EABORT,    /* the collective run was aborted */
+	OCSD_EBUSY,     /* a run is in progress */
 	OCSD_EMAX
 };
 
@@ -43,12 +45,15 @@ struct reply {
 enum job_kind {
 	JOB_CTL,    /* an operator request */
 	JOB_RELOAD, /* swap in a new configuration */
+	JOB_RECONF, /* a run's reconfiguration: make the switch hold target */
 };
 
 struct job {
 	enum job_kind          kind;
 	const Ocs__CtlRequest *req;     /* JOB_CTL */
 	struct conf           *newconf; /* JOB_RELOAD: the worker takes it */
+	struct map             target;   /* JOB_RECONF */
+	double                 took_ms;  /* JOB_RECONF: apply + read-back */
 	int                    rv;      /* result */
 	char                   err[768];
 	struct reply           rep;
@@ -75,6 +80,15 @@ struct ocsd {
 	int        have_desired;
 	char       desired_path[PATH_MAX];
 
+	/* Agents and the collective run (agents.c, run.c). */
+	struct agents *ag;
+	struct run    *run;
+	uint64_t       last_run_id;
+	char           last_abort[512]; /* why the last run ended early */
+	nng_aio       *run_reconf;    /* one run at a time: its aio */
+	struct job     rjob;
+	int            reconf_busy;
+
 	/* The worker. */
 	struct job *qhead, *qtail;
 	int         stop;
@@ -93,6 +107,9 @@ int  sw_start(struct ocsd *);
 void sw_stop(struct ocsd *);
 void sw_submit(struct ocsd *, struct job *, nng_aio *);
 void sw_submit_reload(struct ocsd *, struct conf *);
+/* Queue a run's reconfiguration (job->target); finishes aio.  The
+ * caller holds d->mtx. */
+void sw_submit_reconf(struct ocsd *, struct job *, nng_aio *);
 
 /* ctl.c: the operator socket. */
 struct ctl;

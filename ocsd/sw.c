@@ -427,6 +427,41 @@ out:
 	return (rv);
 }
 
+/* A run's reconfiguration: the switch must hold exactly job->target. */
+static int
+run_reconf(struct ocsd *d, struct job *j)
+{
+	uint64_t t0 = ocsd_now_ms();
+	uint32_t changed;
+	struct map m;
+	int	 rv;
+
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	if (j->target.n != d->nports) {
+		snprintf(j->err, sizeof(j->err),
+		    "run map for %u ports, the switch has %u", j->target.n,
+		    d->nports);
+		return (-OCSD_EREQUEST);
+	}
+	if ((rv = apply_target(d, &j->target, &changed, j->err,
+		 sizeof(j->err))) != 0)
+		return (rv);
+	memset(&m, 0, sizeof(m));
+	if ((rv = map_copy(&m, &j->target)) != 0)
+		return (rv);
+	nng_mtx_lock(d->mtx);
+	map_free(&d->desired);
+	d->desired = m;
+	d->have_desired = 1;
+	nng_mtx_unlock(d->mtx);
+	rv = save_desired(d, j->err, sizeof(j->err));
+	j->took_ms = (double)(ocsd_now_ms() - t0);
+	log_debug("run reconfiguration: %u changes in %.0f ms", changed,
+	    j->took_ms);
+	return (rv);
+}
+
 static void
 run_reload(struct ocsd *d, struct conf *nc)
 {
@@ -484,18 +519,33 @@ enqueue(struct ocsd *d, struct job *j)
 	nng_cv_wake(d->cv);
 }
 
-void
-sw_submit(struct ocsd *d, struct job *j, nng_aio *aio)
+static void
+submit(struct ocsd *d, struct job *j, nng_aio *aio, int locked)
 {
 	if (!nng_aio_begin(aio))
 		return;
 	j->aio = aio;
 	j->started = 0;
 	nng_aio_set_input(aio, 0, d);
-	nng_mtx_lock(d->mtx);
+	if (!locked)
+		nng_mtx_lock(d->mtx);
 	nng_aio_defer(aio, cancel, j);
 	enqueue(d, j);
-	nng_mtx_unlock(d->mtx);
+	if (!locked)
+		nng_mtx_unlock(d->mtx);
+}
+
+void
+sw_submit(struct ocsd *d, struct job *j, nng_aio *aio)
+{
+	submit(d, j, aio, 0);
+}
+
+void
+sw_submit_reconf(struct ocsd *d, struct job *j, nng_aio *aio)
+{
+	j->kind = JOB_RECONF;
+	submit(d, j, aio, 1);
 }
 
 void
@@ -554,7 +604,8 @@ worker(void *arg)
 			continue;
 		}
 		if (j) {
-			j->rv = run_ctl(d, j);
+			j->rv = j->kind == JOB_RECONF ? run_reconf(d, j)
+						      : run_ctl(d, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}

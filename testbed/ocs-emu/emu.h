@@ -15,6 +15,7 @@
 
 struct emu_conf {
 	char          tl1[128]; /* ADDR:PORT */
+	char          fibre[128]; /* ADDR:PORT, "" = no light path */
 	uint32_t      ports;
 	uint64_t      switch_ns;
 	int           ack_immediate; /* COMPLD before the switching time */
@@ -34,7 +35,18 @@ struct emu {
 	char            sid[64];
 	uint32_t        idle_timeout_s; /* TL1 session idle timeout, 0 none */
 	uint64_t        saved_gen;      /* x.gen when last saved */
+
+	/* Light-path counters per port (1..2N), updated by the fibre
+	 * thread with atomics and read by the control faces. */
+	uint64_t *cnt_in;   /* bytes entering at an ingress */
+	uint64_t *cnt_out;  /* bytes leaving at an egress */
+	uint64_t *cnt_drop; /* bytes lost at an ingress (dark, unpatched) */
+	uint32_t *corrupt;  /* test hook: flip a byte of the next chunk */
 };
+
+/* The light path: accept fibres on lfd and carry bytes between ports
+ * that are patched and lit, until stopfd is readable.  0 or -errno. */
+int emu_fibre_serve(struct emu *, int lfd, int stopfd);
 
 /* Monotonic ns, the model's clock. */
 uint64_t emu_now_ns(void);

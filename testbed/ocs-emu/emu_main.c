@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +27,8 @@ usage(void)
 {
 	fprintf(
 	    stderr,
-	    "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] [--ports N] "
+	    "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] [--fibre ADDR:PORT] "
+	    "[--ports N] "
 	    "[--switch-time TIME]\n"
 	    "               [--ack compld|immediate] [--busy deny|replace] "
 	    "[--user U]\n"
@@ -52,6 +54,7 @@ bad(const char *opt, const char *val, const char *fmt, ...)
 
 enum {
 	O_TL1 = 256,
+	O_FIBRE,
 	O_PORTS,
 	O_SWITCH,
 	O_ACK,
@@ -67,6 +70,7 @@ enum {
 
 static const struct option longopts[] = {
     {"tl1", required_argument, NULL, O_TL1},
+    {"fibre", required_argument, NULL, O_FIBRE},
     {"ports", required_argument, NULL, O_PORTS},
     {"switch-time", required_argument, NULL, O_SWITCH},
     {"ack", required_argument, NULL, O_ACK},
@@ -114,6 +118,11 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
 			if (strlen(a) >= sizeof(c->tl1))
 				return (bad("--tl1", a, "too long"));
 			snprintf(c->tl1, sizeof(c->tl1), "%s", a);
+			break;
+		case O_FIBRE:
+			if (strlen(a) >= sizeof(c->fibre))
+				return (bad("--fibre", a, "too long"));
+			snprintf(c->fibre, sizeof(c->fibre), "%s", a);
 			break;
 		case O_PORTS:
 			v = strtol(a, &end, 10);
@@ -206,13 +215,31 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
 	return (0);
 }
 
+struct fibre_arg {
+	struct emu *e;
+	int	    lfd, stopfd, rv;
+};
+
+static void *
+fibre_main(void *arg)
+{
+	struct fibre_arg *fa = arg;
+
+	fa->rv = emu_fibre_serve(fa->e, fa->lfd, fa->stopfd);
+	if (fa->rv != 0)
+		log_warnx("fibre: %s", strerror(-fa->rv));
+	return (NULL);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct emu *e;
-	sigset_t    ss;
-	char        host[256], port[16], bound[300], err[512];
-	int         verbose = 0, lfd, sfd, rv;
+	struct emu	*e;
+	struct fibre_arg fa = { .lfd = -1, .stopfd = -1 };
+	pthread_t	 fthr;
+	sigset_t	 ss;
+	char		 host[256], port[16], bound[300], fbound[300], err[512];
+	int		 verbose = 0, lfd, sfd, rv;
 
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (1);
@@ -227,6 +254,12 @@ main(int argc, char **argv)
 	}
 	pthread_mutex_init(&e->mtx, NULL);
 	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
+		fatalx("out of memory");
+	e->cnt_in = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_in));
+	e->cnt_out = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_out));
+	e->cnt_drop = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_drop));
+	e->corrupt = calloc(2 * e->c.ports + 1, sizeof(*e->corrupt));
+	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt)
 		fatalx("out of memory");
 	e->x.busy_replace = e->c.busy_replace;
 	e->x.boot = e->c.boot;
@@ -260,11 +293,41 @@ main(int argc, char **argv)
 	}
 	log_info("%ux%u switch, switching time %.3f ms, tl1 on %s", e->x.n,
 	         e->x.n, e->c.switch_ns / 1e6, bound);
+	if (e->c.fibre[0]) {
+		if (net_hostport(e->c.fibre, NULL, host, sizeof(host), port,
+			sizeof(port)) != 0) {
+			fprintf(stderr, "ocs-emu: --fibre \"%s\": expected "
+					"ADDR:PORT\n",
+			    e->c.fibre);
+			return (2);
+		}
+		if ((fa.lfd = net_listen(host, port, fbound, sizeof(fbound))) <
+		    0) {
+			errno = -fa.lfd;
+			fatal("fibre: listening on %s", e->c.fibre);
+		}
+		if ((fa.stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
+			fatal("eventfd");
+		fa.e = e;
+		if (pthread_create(&fthr, NULL, fibre_main, &fa) != 0)
+			fatalx("cannot start the fibre thread");
+		log_info("fibres on %s", fbound);
+	}
 	printf("ocs-emu: tl1 %s\n", bound);
+	if (e->c.fibre[0])
+		printf("ocs-emu: fibre %s\n", fbound);
 	fflush(stdout);
 	if ((rv = emu_tl1_serve(e, lfd, sfd)) != 0) {
 		errno = -rv;
 		fatal("tl1");
+	}
+	if (fa.stopfd >= 0) {
+		uint64_t one = 1;
+
+		(void)!write(fa.stopfd, &one, sizeof(one));
+		pthread_join(fthr, NULL);
+		close(fa.stopfd);
+		close(fa.lfd);
 	}
 	pthread_mutex_lock(&e->mtx);
 	if (e->x.gen != e->saved_gen && (rv = emu_state_save(e)) != 0)
@@ -274,6 +337,10 @@ main(int argc, char **argv)
 	close(lfd);
 	close(sfd);
 	oxc_free(&e->x);
+	free(e->cnt_in);
+	free(e->cnt_out);
+	free(e->cnt_drop);
+	free(e->corrupt);
 	pthread_mutex_destroy(&e->mtx);
 	free(e);
 	return (0);

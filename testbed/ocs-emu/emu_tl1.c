@@ -7,6 +7,8 @@
  * next command waits for it, while other sessions carry on.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -528,6 +530,63 @@ port_report(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
 	free(ports);
 }
 
+/* Light-path counters: "<port>:IN=n,OUT=n,DROP=n" (an ocs-emu
+ * extension; RTRV-PORT-POWER's shape). */
+static void
+cmd_rtrv_port_cntr(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = { 0 };
+	uint32_t    *ports;
+	ssize_t	     k, i;
+	size_t	     cap = 2 * sv->e->x.n;
+
+	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
+		deny(sv, s, c->ctag, "SROF", "Out of memory");
+		return;
+	}
+	if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
+		for (i = 0; i < k; i++) {
+			uint32_t p = ports[i];
+
+			addl(&l, "%u:IN=%llu,OUT=%llu,DROP=%llu", p,
+			    (unsigned long long)__atomic_load_n(
+				&sv->e->cnt_in[p], __ATOMIC_RELAXED),
+			    (unsigned long long)__atomic_load_n(
+				&sv->e->cnt_out[p], __ATOMIC_RELAXED),
+			    (unsigned long long)__atomic_load_n(
+				&sv->e->cnt_drop[p], __ATOMIC_RELAXED));
+		}
+		compld(sv, s, c->ctag, &l);
+	}
+	lines_free(&l);
+	free(ports);
+}
+
+/* Test hook: corrupt one byte of the next chunk entering these ingress
+ * ports (an ocs-emu extension, for verification tests). */
+static void
+cmd_opr_port_corrupt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	uint32_t *ports;
+	ssize_t	  k, i;
+	size_t	  cap = 2 * sv->e->x.n;
+
+	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
+		deny(sv, s, c->ctag, "SROF", "Out of memory");
+		return;
+	}
+	if (c->aid[0] == '\0')
+		deny(sv, s, c->ctag, "IIAC", "Empty parameters");
+	else if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
+		for (i = 0; i < k; i++)
+			if (ports[i] <= sv->e->x.n)
+				__atomic_store_n(&sv->e->corrupt[ports[i]], 1,
+				    __ATOMIC_RELAXED);
+		compld(sv, s, c->ctag, NULL);
+	}
+	free(ports);
+}
+
 static void
 cmd_rtrv_port_shutter(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
@@ -676,6 +735,8 @@ static const struct {
     {"OPR-PORT-SHUTTER", 1, cmd_opr_port_shutter},
     {"RLS-PORT-SHUTTER", 1, cmd_rls_port_shutter},
     {"RTRV-PORT-POWER", 1, cmd_rtrv_port_power},
+    {"RTRV-PORT-CNTR", 1, cmd_rtrv_port_cntr},
+    {"OPR-PORT-CORRUPT", 1, cmd_opr_port_corrupt},
     {"OPR-ARC-EQPT", 1, cmd_opr_arc_eqpt},
     {"RLS-ARC-EQPT", 1, cmd_rls_arc_eqpt},
     {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
@@ -781,7 +842,7 @@ static void
 accept_one(struct srv *sv, int lfd)
 {
 	struct sess *s;
-	int          fd, i;
+	int          fd, i, one = 1;
 
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
 		return;
@@ -792,6 +853,7 @@ accept_one(struct srv *sv, int lfd)
 		close(fd);
 		return;
 	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	s->fd = fd;
 	s->id = ++sv->next_id;
 	s->last_ms = net_now_ms();

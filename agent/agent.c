@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-agent: one per host.  Joins ocsd with a proof of the shared
+ * secret, plugs its transceivers into the switch's fibres as the port map
+ * says, then waits for runs: for each it executes its plan phase by phase,
+ * asking for a release before each phase that needs a barrier, and
+ * reports what it sent, relayed, received and verified.  A failure ends
+ * the run for everybody with this agent's precise reason.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/exec.h"
+#include "agent/session.h"
+#include "collectives/units.h"
+#include "ocs-drivers/net.h"
+#include "ocsd/log.h"
+
+static volatile sig_atomic_t quit;
+
+/*
+ * The agent keeps nothing that outlives it, so a signal ends it at once,
+ * even in the middle of a held request or a phase: ocsd sees the
+ * connection close and ends a run in progress with that reason.
+ */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+	_exit(0);
+}
+
+struct agent {
+	struct session s;
+	char	       fibre[256];
+	struct xport   x[EXEC_MAX_PORTS];
+	int	       plugged;
+	int	       once; /* exit after one run (tests) */
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: ocs-agent [-dv] --controller URL --host NAME --secret-file "
+	    "FILE\n"
+	    "                 --fibre ADDR:PORT [--transceivers N] "
+	    "[--timeout TIME]\n");
+	exit(2);
+}
+
+static void
+unplug(struct agent *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->s.ntrx; i++)
+		xport_close(&a->x[i]);
+	a->plugged = 0;
+}
+
+static int
+plug(struct agent *a)
+{
+	char	 err[300];
+	uint32_t i;
+	int	 rv;
+
+	for (i = 0; i < a->s.ntrx; i++) {
+		rv = xport_open(&a->x[i], &xport_fibre_ops, a->fibre,
+		    a->s.ingress[i], a->s.egress[i], 5000, err, sizeof(err));
+		if (rv != 0) {
+			log_warnx("%s.%u: %s", a->s.host, i, err);
+			while (i-- > 0)
+				xport_close(&a->x[i]);
+			return (rv);
+		}
+	}
+	a->plugged = 1;
+	log_info("plugged %u transceivers into %s", a->s.ntrx, a->fibre);
+	return (0);
+}
+
+/* The plan message as the executor wants it; arrays point into m. */
+static int
+to_plan(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
+    struct exec_plan *p, char *err, size_t len)
+{
+	uint32_t k, i;
+
+	memset(p, 0, sizeof(*p));
+	if (m->n_phases == 0 || m->n_phases > 64) {
+		snprintf(err, len, "plan with %zu phases", m->n_phases);
+		return (-EINVAL);
+	}
+	p->run = run;
+	p->node = m->node;
+	p->n = m->nodes;
+	p->parts = m->parts;
+	p->chunk = m->chunk;
+	p->deadline_ms = m->deadline_ms;
+	p->max_blocks = m->max_blocks;
+	p->bytes = m->bytes;
+	p->nph = (uint32_t)m->n_phases;
+	p->nports = ntrx;
+	if ((p->ph = calloc(p->nph, sizeof(*p->ph))) == NULL)
+		return (-ENOMEM);
+	for (k = 0; k < p->nph; k++) {
+		const Ocs__PhasePlan *pp = m->phases[k];
+		struct exec_phase    *ph = &p->ph[k];
+
+		ph->barrier = pp->barrier;
+		ph->nsend = (uint32_t)pp->n_sends;
+		ph->nrelay = (uint32_t)pp->n_relays;
+		ph->nrecv = (uint32_t)pp->n_recvs;
+		ph->send = calloc(ph->nsend + 1, sizeof(*ph->send));
+		ph->relay = calloc(ph->nrelay + 1, sizeof(*ph->relay));
+		ph->recv = calloc(ph->nrecv + 1, sizeof(*ph->recv));
+		if (!ph->send || !ph->relay || !ph->recv)
+			return (-ENOMEM);
+		for (i = 0; i < ph->nsend; i++) {
+			const Ocs__Send *s = pp->sends[i];
+
+			ph->send[i] = (struct exec_send){ s->dst, s->port,
+				s->hops, (uint32_t)s->n_blocks, s->blocks };
+		}
+		for (i = 0; i < ph->nrelay; i++) {
+			const Ocs__Relay *r = pp->relays[i];
+
+			ph->relay[i] = (struct exec_relay){ r->src, r->dst,
+				r->in_port, r->out_port, r->blocks, r->bytes };
+		}
+		for (i = 0; i < ph->nrecv; i++) {
+			const Ocs__Recv *r = pp->recvs[i];
+
+			ph->recv[i] = (struct exec_recv){ r->src, r->port,
+				(uint32_t)r->n_blocks, r->blocks };
+		}
+	}
+	return (0);
+}
+
+static void
+plan_free(struct exec_plan *p)
+{
+	uint32_t k;
+
+	for (k = 0; p->ph && k < p->nph; k++) {
+		free(p->ph[k].send);
+		free(p->ph[k].relay);
+		free(p->ph[k].recv);
+	}
+	free(p->ph);
+}
+
+/* One run.  Errors end it; the agent stays joined for the next. */
+static void
+run(struct agent *a, const Ocs__Msg *pm)
+{
+	struct exec_plan  p;
+	struct exec	 *e = NULL;
+	struct exec_done  done[64];
+	struct exec_abort ab = { session_events_fd(&a->s),
+		 session_abort_check, &a->s };
+	size_t		  nd = 0;
+	uint32_t	  k;
+	uint64_t	  sent = 0, verified = 0;
+	char		  err[512];
+	int		  rv;
+
+	if ((rv = to_plan(pm->plan, pm->run_id, a->s.ntrx, &p, err,
+		 sizeof(err))) != 0 ||
+	    (rv = exec_new(&e, &p, a->x, &ab, err, sizeof(err))) != 0) {
+		if (rv == -ENOMEM)
+			snprintf(err, sizeof(err), "out of memory for the plan");
+		log_warnx("run %llu: %s", (unsigned long long)pm->run_id, err);
+		session_abort(&a->s, 0, err);
+		plan_free(&p);
+		return;
+	}
+	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
+		 "%zu bytes of buffers",
+	    (unsigned long long)pm->run_id, p.node, p.n, pm->plan->algo,
+	    (unsigned long long)p.bytes, p.nph, exec_mem(e));
+	exec_drain(a->x, a->s.ntrx);
+	for (k = 0; k <= p.nph && !quit; k++) {
+		if (k == p.nph || p.ph[k].barrier) {
+			if (k == p.nph && (rv = exec_finish(e, err,
+					       sizeof(err))) != 0) {
+				session_abort(&a->s, k, err);
+				break;
+			}
+			rv = session_ready(&a->s, k, done, nd, err,
+			    sizeof(err));
+			nd = 0;
+			if (rv == 1)
+				break; /* finished */
+			if (rv != 0) {
+				log_warnx("run %llu: phase %u: %s",
+				    (unsigned long long)pm->run_id, k, err);
+				break;
+			}
+		}
+		if (k == p.nph)
+			break;
+		rv = exec_phase(e, k, &done[nd], err, sizeof(err));
+		if (rv != 0) {
+			log_warnx("run %llu: %s", (unsigned long long)pm->run_id,
+			    err);
+			if (rv != -ECANCELED)
+				session_abort(&a->s, k, err);
+			break;
+		}
+		sent += done[nd].sent;
+		verified += done[nd].verified;
+		log_debug("run %llu: phase %u done in %.3f ms",
+		    (unsigned long long)pm->run_id, k,
+		    done[nd].data_ns / 1e6);
+		nd++;
+	}
+	if (k == p.nph && rv == 1)
+		log_info("run %llu: done, %llu bytes sent, %llu blocks "
+			 "verified",
+		    (unsigned long long)pm->run_id, (unsigned long long)sent,
+		    (unsigned long long)verified);
+	exec_free(e);
+	plan_free(&p);
+	exec_drain(a->x, a->s.ntrx);
+}
+
+static const struct option longopts[] = {
+	{ "controller", required_argument, NULL, 'c' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "secret-file", required_argument, NULL, 'S' },
+	{ "fibre", required_argument, NULL, 'F' },
+	{ "transceivers", required_argument, NULL, 'T' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "once", no_argument, NULL, '1' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int
+main(int argc, char **argv)
+{
+	struct agent	*a;
+	struct sigaction sa;
+	const char	*secret = NULL;
+	char		 err[512], *end;
+	double		 t;
+	long		 v;
+	int		 ch, verbose = 0, rv, backoff = 200;
+	size_t		 i;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return (1);
+	a->s.ntrx = 2;
+	a->s.timeout_ms = 120000;
+	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'c':
+			snprintf(a->s.controller, sizeof(a->s.controller), "%s",
+			    optarg);
+			break;
+		case 'H':
+			if (optarg[0] == '\0' || strlen(optarg) >= 64 ||
+			    strpbrk(optarg, ". \t\r\n")) {
+				fprintf(stderr, "ocs-agent: --host \"%s\": "
+						"letters, digits, - and _\n",
+				    optarg);
+				return (2);
+			}
+			snprintf(a->s.host, sizeof(a->s.host), "%s", optarg);
+			break;
+		case 'S':
+			secret = optarg;
+			break;
+		case 'F':
+			snprintf(a->fibre, sizeof(a->fibre), "%s", optarg);
+			break;
+		case 'T':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > EXEC_MAX_PORTS) {
+				fprintf(stderr, "ocs-agent: --transceivers "
+						"\"%s\": 1..%d\n",
+				    optarg, EXEC_MAX_PORTS);
+				return (2);
+			}
+			a->s.ntrx = (uint32_t)v;
+			break;
+		case 't':
+			if (unit_parse_time(optarg, &t) != 0 || t < 0.1 ||
+			    t > 3600) {
+				fprintf(stderr, "ocs-agent: --timeout \"%s\": "
+						"100ms..1h\n",
+				    optarg);
+				return (2);
+			}
+			a->s.timeout_ms = (int)(t * 1000);
+			break;
+		case '1':
+			a->once = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !a->s.controller[0] || !a->s.host[0] ||
+	    !secret || !a->fibre[0])
+		usage();
+	log_init("ocs-agent", 1, verbose);
+	if (auth_read_secret(secret, a->s.secret, &a->s.secret_len, err,
+		sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-agent: %s\n", err);
+		return (1);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (session_open(&a->s, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-agent: %s\n", err);
+		return (1);
+	}
+	while (!quit) {
+		Ocs__Msg *plan;
+
+		if (a->s.agent_id == 0) {
+			rv = session_join(&a->s, err, sizeof(err));
+			if (rv == -SESS_EREFUSED) {
+				log_warnx("join refused: %s", err);
+				rv = 1;
+				goto out;
+			}
+			if (rv != 0) {
+				log_debug("join: %s; retrying", err);
+				net_sleep_ms((uint32_t)backoff);
+				backoff = backoff < 2000 ? backoff * 2 : 2000;
+				continue;
+			}
+			backoff = 200;
+			log_info("joined %s as agent %u (%s)", a->s.controller,
+			    a->s.agent_id, a->s.host);
+			for (i = 0; i < a->s.ntrx; i++)
+				log_debug("%s.%zu: TX ingress %u, RX egress %u",
+				    a->s.host, i, a->s.ingress[i],
+				    a->s.egress[i]);
+			unplug(a);
+		}
+		if (!a->plugged && plug(a) != 0) {
+			net_sleep_ms(1000);
+			continue;
+		}
+		rv = session_poll(&a->s, &plan, err, sizeof(err));
+		if (rv < 0) {
+			/* Lost ocsd, or it forgot us: join again. */
+			log_warnx("%s; joining again", err);
+			a->s.agent_id = 0;
+			continue;
+		}
+		if (rv == 1) {
+			run(a, plan);
+			msg_free(plan);
+			if (a->once)
+				break;
+		}
+	}
+	rv = 0;
+out:
+	unplug(a);
+	session_close(&a->s);
+	nng_fini();
+	free(a);
+	return (rv);
+}

@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The executor (see exec.h).
+ *
+ * Flow control is "bubble" flow control for rings: a frame in transit
+ * (a relay) may enter an output buffer with room for one frame, but the
+ * node injects one of its own frames only where there is room for two.
+ * Relays travel along the cycles of the current configuration, and with
+ * this rule the cycle always keeps a free slot, so it cannot deadlock
+ * however long the paths.  Frames of the next phase on the same circuits
+ * may arrive early (no barrier between such phases): they wait at the
+ * head of their input until this node moves on, which is safe because a
+ * fibre is FIFO and a sender starts a phase only after finishing the
+ * last.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/exec.h"
+#include "agent/frame.h"
+#include "agent/pattern.h"
+#include "collectives/sched.h"
+
+#define NONE UINT32_MAX
+
+struct buf {
+	uint8_t *p;
+	size_t	 head, tail, cap;
+};
+
+struct port {
+	struct xport *x;
+	struct buf    in, out;
+	int	      synced; /* a frame of this run has been seen here */
+	uint64_t      skipped;
+};
+
+struct slot {
+	uint32_t blk;
+	uint32_t have; /* bytes present */
+};
+
+/* One expected block of one phase, sorted by block id. */
+struct expect {
+	uint32_t blk, recv;
+};
+
+struct exec {
+	struct exec_plan  p;
+	struct sched	  lay; /* block layout only: n, parts, bytes */
+	struct port	  port[EXEC_MAX_PORTS];
+	struct exec_abort ab;
+	uint32_t	  run32;
+
+	uint8_t	    *slab;
+	size_t	     slot_bytes;
+	struct slot *slots;
+	uint32_t     nslots, *freel, nfree, nheld;
+	uint32_t    *hash, hmask;
+
+	struct expect **exp;
+	uint32_t       *nexp;
+	uint32_t       *recv_done, *relay_done, *send_blk, *send_off;
+	uint32_t	maxrecv, maxrelay, maxsend;
+
+	uint32_t	 k;
+	struct exec_done d;
+	char		*err;
+	size_t		 errlen;
+};
+
+__attribute__((__format__(printf, 3, 4))) static int
+fail(struct exec *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int	n;
+
+	n = snprintf(e->err, e->errlen, "phase %u: ", e->k);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < e->errlen)
+		vsnprintf(e->err + n, e->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return (code);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+static const char *
+pname(uint32_t port)
+{
+	static const char *const n[] = { "R", "L", "2", "3", "4", "5", "6",
+		"7" };
+
+	return (port < EXEC_MAX_PORTS ? n[port] : "?");
+}
+
+static void
+bname(const struct exec *e, uint32_t b, char *buf, size_t len)
+{
+	sched_blk_name(&e->lay, b, buf, len);
+}
+
+/* ---- holdings: slots found by block id (linear probing) --------------- */
+
+static uint32_t
+hslot(const struct exec *e, uint32_t b)
+{
+	return ((b * 2654435761u) & e->hmask);
+}
+
+static uint32_t
+find(const struct exec *e, uint32_t b)
+{
+	uint32_t i = hslot(e, b);
+
+	while (e->hash[i]) {
+		if (e->slots[e->hash[i] - 1].blk == b)
+			return (e->hash[i] - 1);
+		i = (i + 1) & e->hmask;
+	}
+	return (NONE);
+}
+
+static uint32_t
+take(struct exec *e, uint32_t b)
+{
+	uint32_t s, i;
+
+	if (e->nfree == 0)
+		return (NONE);
+	s = e->freel[--e->nfree];
+	e->slots[s].blk = b;
+	e->slots[s].have = 0;
+	for (i = hslot(e, b); e->hash[i]; i = (i + 1) & e->hmask)
+		;
+	e->hash[i] = s + 1;
+	e->nheld++;
+	return (s);
+}
+
+/* Remove b; backward-shift the probe chain (no tombstones). */
+static void
+give(struct exec *e, uint32_t b)
+{
+	uint32_t i = hslot(e, b), j, h;
+
+	while (e->hash[i] && e->slots[e->hash[i] - 1].blk != b)
+		i = (i + 1) & e->hmask;
+	if (e->hash[i] == 0)
+		return;
+	e->freel[e->nfree++] = e->hash[i] - 1;
+	e->hash[i] = 0;
+	e->nheld--;
+	for (j = (i + 1) & e->hmask; e->hash[j]; j = (j + 1) & e->hmask) {
+		h = hslot(e, e->slots[e->hash[j] - 1].blk);
+		if ((j > i && (h <= i || h > j)) ||
+		    (j < i && (h <= i && h > j))) {
+			e->hash[i] = e->hash[j];
+			e->hash[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static uint8_t *
+slot_data(const struct exec *e, uint32_t s)
+{
+	return (e->slab + (size_t)s * e->slot_bytes);
+}
+
+static uint32_t
+blk_size(const struct exec *e, uint32_t b)
+{
+	return ((uint32_t)sched_blk_bytes(&e->lay, b));
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static size_t
+buf_free(const struct buf *b)
+{
+	return (b->cap - (b->tail - b->head));
+}
+
+static void
+buf_compact(struct buf *b)
+{
+	if (b->head == 0)
+		return;
+	memmove(b->p, b->p + b->head, b->tail - b->head);
+	b->tail -= b->head;
+	b->head = 0;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static int
+cmp_expect(const void *a, const void *b)
+{
+	const struct expect *x = a, *y = b;
+
+	return (x->blk < y->blk ? -1 : x->blk > y->blk);
+}
+
+static int
+check_plan(struct exec *e, char *err, size_t len)
+{
+	const struct exec_plan *p = &e->p;
+	uint64_t		nb = (uint64_t)p->n * p->n * p->parts;
+	uint32_t		k, i, j;
+
+	if (p->nports == 0 || p->nports > EXEC_MAX_PORTS || p->n < 2 ||
+	    p->node >= p->n || p->parts == 0 || nb > UINT32_MAX ||
+	    p->chunk < 64 || p->chunk > FRAME_MAX_PAYLOAD ||
+	    p->max_blocks < p->n * p->parts || p->nph == 0 ||
+	    p->bytes / ((uint64_t)p->n * p->parts) + 1 > UINT32_MAX) {
+		snprintf(err, len, "plan: bad sizes (n %u, node %u, parts %u, "
+				   "chunk %u, ports %u)",
+		    p->n, p->node, p->parts, p->chunk, p->nports);
+		return (-EINVAL);
+	}
+	for (k = 0; k < p->nph; k++) {
+		const struct exec_phase *ph = &p->ph[k];
+
+		for (i = 0; i < ph->nsend; i++) {
+			if (ph->send[i].port >= p->nports ||
+			    ph->send[i].dst >= p->n || ph->send[i].hops == 0 ||
+			    ph->send[i].hops > 0xffff)
+				goto bad;
+			for (j = 0; j < ph->send[i].nblk; j++)
+				if (ph->send[i].blk[j] >= nb)
+					goto bad;
+		}
+		for (i = 0; i < ph->nrelay; i++)
+			if (ph->relay[i].in_port >= p->nports ||
+			    ph->relay[i].out_port >= p->nports ||
+			    ph->relay[i].src >= p->n || ph->relay[i].dst >= p->n)
+				goto bad;
+		for (i = 0; i < ph->nrecv; i++) {
+			if (ph->recv[i].port >= p->nports ||
+			    ph->recv[i].src >= p->n)
+				goto bad;
+			for (j = 0; j < ph->recv[i].nblk; j++)
+				if (ph->recv[i].blk[j] >= nb)
+					goto bad;
+		}
+	}
+	return (0);
+bad:
+	snprintf(err, len, "plan: phase %u names a port, node or block that "
+			   "does not exist",
+	    k);
+	return (-EINVAL);
+}
+
+static int
+setup_expect(struct exec *e)
+{
+	uint32_t k, i, j, n;
+
+	e->exp = calloc(e->p.nph, sizeof(*e->exp));
+	e->nexp = calloc(e->p.nph, sizeof(*e->nexp));
+	if (e->exp == NULL || e->nexp == NULL)
+		return (-ENOMEM);
+	for (k = 0; k < e->p.nph; k++) {
+		const struct exec_phase *ph = &e->p.ph[k];
+
+		for (n = 0, i = 0; i < ph->nrecv; i++)
+			n += ph->recv[i].nblk;
+		if ((e->exp[k] = calloc(n ? n : 1, sizeof(**e->exp))) == NULL)
+			return (-ENOMEM);
+		for (n = 0, i = 0; i < ph->nrecv; i++)
+			for (j = 0; j < ph->recv[i].nblk; j++) {
+				e->exp[k][n].blk = ph->recv[i].blk[j];
+				e->exp[k][n++].recv = i;
+			}
+		qsort(e->exp[k], n, sizeof(**e->exp), cmp_expect);
+		e->nexp[k] = n;
+		if (ph->nrecv > e->maxrecv)
+			e->maxrecv = ph->nrecv;
+		if (ph->nrelay > e->maxrelay)
+			e->maxrelay = ph->nrelay;
+		if (ph->nsend > e->maxsend)
+			e->maxsend = ph->nsend;
+	}
+	e->recv_done = calloc(e->maxrecv + 1, sizeof(uint32_t));
+	e->relay_done = calloc(e->maxrelay + 1, sizeof(uint32_t));
+	e->send_blk = calloc(e->maxsend + 1, sizeof(uint32_t));
+	e->send_off = calloc(e->maxsend + 1, sizeof(uint32_t));
+	if (!e->recv_done || !e->relay_done || !e->send_blk || !e->send_off)
+		return (-ENOMEM);
+	return (0);
+}
+
+int
+exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
+    const struct exec_abort *ab, char *err, size_t errlen)
+{
+	struct exec *e;
+	uint32_t     i, d, part, hcap;
+	size_t	     fb;
+	int	     rv;
+
+	*out = NULL;
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return (-ENOMEM);
+	e->p = *p;
+	if ((rv = check_plan(e, err, errlen)) != 0) {
+		free(e);
+		return (rv);
+	}
+	e->run32 = (uint32_t)p->run;
+	if (ab)
+		e->ab = *ab;
+	else
+		e->ab.fd = -1;
+	e->lay.n = p->n;
+	e->lay.parts = p->parts;
+	e->lay.bytes = p->bytes;
+	e->slot_bytes = p->bytes / ((uint64_t)p->n * p->parts) + 1;
+	e->nslots = p->max_blocks;
+	for (hcap = 16; hcap < 2 * e->nslots; hcap *= 2)
+		;
+	e->hmask = hcap - 1;
+	e->slab = malloc(e->nslots * e->slot_bytes);
+	e->slots = calloc(e->nslots, sizeof(*e->slots));
+	e->freel = malloc(e->nslots * sizeof(*e->freel));
+	e->hash = calloc(hcap, sizeof(*e->hash));
+	if (!e->slab || !e->slots || !e->freel || !e->hash ||
+	    setup_expect(e) != 0)
+		goto nomem;
+	for (i = 0; i < e->nslots; i++)
+		e->freel[e->nfree++] = e->nslots - 1 - i;
+	/* Input holds one frame whole; output a few (bubble rule). */
+	fb = FRAME_HDR + p->chunk;
+	for (i = 0; i < p->nports; i++) {
+		struct port *pt = &e->port[i];
+
+		pt->x = &ports[i];
+		pt->in.cap = 4 * fb;
+		pt->out.cap = 4 * fb;
+		pt->in.p = malloc(pt->in.cap);
+		pt->out.p = malloc(pt->out.cap);
+		if (pt->in.p == NULL || pt->out.p == NULL)
+			goto nomem;
+	}
+	/* The node's own blocks, B[node, d].part for every d. */
+	for (d = 0; d < p->n; d++)
+		for (part = 0; part < p->parts; part++) {
+			uint32_t b = sched_blk_id(&e->lay, p->node, d, part);
+			uint32_t s = take(e, b);
+
+			pat_fill(slot_data(e, s), blk_size(e, b), p->run,
+			    p->node, d, part, 0);
+			e->slots[s].have = blk_size(e, b);
+		}
+	*out = e;
+	return (0);
+nomem:
+	exec_free(e);
+	snprintf(err, errlen, "out of memory for a run of %llu bytes",
+	    (unsigned long long)p->bytes);
+	return (-ENOMEM);
+}
+
+void
+exec_free(struct exec *e)
+{
+	uint32_t i;
+
+	if (e == NULL)
+		return;
+	for (i = 0; i < EXEC_MAX_PORTS; i++) {
+		free(e->port[i].in.p);
+		free(e->port[i].out.p);
+	}
+	for (i = 0; e->exp && i < e->p.nph; i++)
+		free(e->exp[i]);
+	free(e->exp);
+	free(e->nexp);
+	free(e->recv_done);
+	free(e->relay_done);
+	free(e->send_blk);
+	free(e->send_off);
+	free(e->slab);
+	free(e->slots);
+	free(e->freel);
+	free(e->hash);
+	free(e);
+}
+
+size_t
+exec_mem(const struct exec *e)
+{
+	size_t	 m = sizeof(*e) + e->nslots * (e->slot_bytes +
+						  sizeof(struct slot) + 4) +
+		   (e->hmask + 1) * 4;
+	uint32_t i;
+
+	for (i = 0; i < e->p.nports; i++)
+		m += e->port[i].in.cap + e->port[i].out.cap;
+	for (i = 0; i < e->p.nph; i++)
+		m += e->nexp[i] * sizeof(struct expect);
+	return (m);
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* Put one frame (header from f, payload p) at the tail of b. */
+static void
+put_frame(struct buf *b, const struct frame *f, const void *p)
+{
+	if (b->cap - b->tail < FRAME_HDR + f->len)
+		buf_compact(b);
+	frame_put(b->p + b->tail, f, p);
+	memcpy(b->p + b->tail + FRAME_HDR, p, f->len);
+	b->tail += FRAME_HDR + f->len;
+}
+
+/* Inject own frames while the bubble rule allows; 1 if any. */
+static int
+inject(struct exec *e)
+{
+	const struct exec_phase *ph = &e->p.ph[e->k];
+	size_t			 two = 2 * (FRAME_HDR + (size_t)e->p.chunk);
+	uint32_t		 i;
+	int			 moved = 0;
+
+	for (i = 0; i < ph->nsend; i++) {
+		const struct exec_send *s = &ph->send[i];
+		struct buf	       *out = &e->port[s->port].out;
+
+		while (e->send_blk[i] < s->nblk && buf_free(out) >= two) {
+			uint32_t     b = s->blk[e->send_blk[i]];
+			uint32_t     sl = find(e, b), size = blk_size(e, b);
+			struct frame f;
+
+			if (sl == NONE || e->slots[sl].have != size) {
+				char bn[48];
+
+				bname(e, b, bn, sizeof(bn));
+				return (fail(e, -EPROTO,
+				    "plan says send %s to node %u, but this "
+				    "node does not hold it",
+				    bn, s->dst));
+			}
+			f.run = e->run32;
+			f.phase = (uint16_t)e->k;
+			f.hops = (uint16_t)s->hops;
+			f.src = e->p.node;
+			f.dst = s->dst;
+			f.block = b;
+			f.off = e->send_off[i];
+			f.len = size - f.off < e->p.chunk ? size - f.off
+							  : e->p.chunk;
+			put_frame(out, &f, slot_data(e, sl) + f.off);
+			e->d.sent += f.len;
+			e->send_off[i] += f.len;
+			if (e->send_off[i] == size) {
+				give(e, b); /* sent: no longer held here */
+				e->send_blk[i]++;
+				e->send_off[i] = 0;
+			}
+			moved = 1;
+		}
+	}
+	return (moved);
+}
+
+/* Write pending output; 1 if anything moved, <0 on a lost fibre. */
+static int
+flush(struct exec *e, uint32_t q)
+{
+	struct buf *b = &e->port[q].out;
+	ssize_t	    w;
+
+	if (b->tail == b->head)
+		return (0);
+	w = xport_send(e->port[q].x, b->p + b->head, b->tail - b->head);
+	if (w == -EAGAIN)
+		return (0);
+	if (w < 0)
+		return (fail(e, -EPIPE, "fibre of port %s lost while sending: "
+					"%s",
+		    pname(q), strerror((int)-w)));
+	b->head += (size_t)w;
+	if (b->head == b->tail)
+		b->head = b->tail = 0;
+	return (w > 0);
+}
+
+/* ---- receiving ---------------------------------------------------------- */
+
+static const struct expect *
+expected(const struct exec *e, uint32_t b)
+{
+	const struct expect *v = e->exp[e->k];
+	uint32_t	     lo = 0, hi = e->nexp[e->k];
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (v[mid].blk < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < e->nexp[e->k] && v[lo].blk == b ? &v[lo] : NULL);
+}
+
+static int
+deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
+{
+	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct expect	*x = expected(e, f->block);
+	uint32_t		 size = blk_size(e, f->block), sl;
+	int64_t			 bad;
+	char			 bn[48];
+
+	bname(e, f->block, bn, sizeof(bn));
+	if (x == NULL || ph->recv[x->recv].src != f->src ||
+	    ph->recv[x->recv].port != q)
+		return (fail(e, -EPROTO,
+		    "unexpected frame of %s from node %u on port %s", bn,
+		    f->src, pname(q)));
+	if ((sl = find(e, f->block)) == NONE) {
+		if ((sl = take(e, f->block)) == NONE)
+			return (fail(e, -EPROTO,
+			    "no room for %s: more than the %u blocks the plan "
+			    "allows are held",
+			    bn, e->nslots));
+	}
+	if (f->off != e->slots[sl].have || f->len > size - f->off)
+		return (fail(e, -EPROTO,
+		    "%s from node %u on port %s: bytes %u..%u arrived where "
+		    "%u was next (of %u)",
+		    bn, f->src, pname(q), f->off, f->off + f->len,
+		    e->slots[sl].have, size));
+	bad = pat_check(p, f->len, e->p.run, sched_blk_src(&e->lay, f->block),
+	    sched_blk_dst(&e->lay, f->block),
+	    sched_blk_part(&e->lay, f->block), f->off);
+	if (bad >= 0)
+		return (fail(e, -EPROTO,
+		    "content of %s wrong at byte %lld (from node %u on port "
+		    "%s)",
+		    bn, (long long)bad, f->src, pname(q)));
+	memcpy(slot_data(e, sl) + f->off, p, f->len);
+	e->slots[sl].have += f->len;
+	e->d.recv += f->len;
+	if (e->slots[sl].have == size) {
+		e->recv_done[x->recv]++;
+		e->d.verified++;
+	}
+	return (0);
+}
+
+static int
+relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
+{
+	const struct exec_phase *ph = &e->p.ph[e->k];
+	struct buf		*out;
+	uint32_t		 i;
+
+	for (i = 0; i < ph->nrelay; i++)
+		if (ph->relay[i].src == f->src && ph->relay[i].dst == f->dst &&
+		    ph->relay[i].in_port == q)
+			break;
+	if (i == ph->nrelay)
+		return (fail(e, -EPROTO,
+		    "unexpected frame from node %u for node %u on port %s "
+		    "(nothing to relay between them here)",
+		    f->src, f->dst, pname(q)));
+	out = &e->port[ph->relay[i].out_port].out;
+	if (buf_free(out) < FRAME_HDR + f->len)
+		return (1); /* no room: the input waits */
+	if (out->cap - out->tail < FRAME_HDR + f->len)
+		buf_compact(out);
+	memcpy(out->p + out->tail, hdr, FRAME_HDR + f->len);
+	frame_set_hops(out->p + out->tail, (uint16_t)(f->hops - 1));
+	out->tail += FRAME_HDR + f->len;
+	e->d.relayed += f->len;
+	if (f->off + f->len == blk_size(e, f->block))
+		e->relay_done[i]++;
+	return (0);
+}
+
+/*
+ * Handle whole frames at the head of port q's input.  Returns 1 if any
+ * was consumed, 0 if none could be (incomplete, a later phase, no room
+ * to relay), <0 on a protocol error.
+ */
+static int
+consume(struct exec *e, uint32_t q)
+{
+	struct port *pt = &e->port[q];
+	struct buf  *in = &pt->in;
+	struct frame f;
+	uint8_t	    *h;
+	int	     moved = 0, rv;
+	char	     bn[48];
+
+	while (in->tail - in->head >= FRAME_HDR) {
+		h = in->p + in->head;
+		if (frame_get(h, &f) != 0 || f.len > e->p.chunk) {
+			/* Leftovers of an aborted run may precede the first
+			 * frame of this one; after that it is corruption. */
+			if (pt->synced)
+				return (fail(e, -EPROTO,
+				    "garbage on port %s (no frame header)",
+				    pname(q)));
+			in->head++;
+			pt->skipped++;
+			moved = 1;
+			continue;
+		}
+		if (in->tail - in->head < FRAME_HDR + f.len)
+			break;
+		if (!frame_crc_ok(h, &f, h + FRAME_HDR)) {
+			if (f.run != e->run32 && !pt->synced) {
+				in->head++; /* a torn leftover: resync */
+				pt->skipped++;
+				continue;
+			}
+			bname(e, f.block, bn, sizeof(bn));
+			return (fail(e, -EPROTO,
+			    "CRC mismatch in a frame of %s from node %u on "
+			    "port %s (offset %u, %u bytes)",
+			    bn, f.src, pname(q), f.off, f.len));
+		}
+		if (f.run != e->run32) { /* a whole stale frame */
+			in->head += FRAME_HDR + f.len;
+			pt->skipped += FRAME_HDR + f.len;
+			moved = 1;
+			continue;
+		}
+		pt->synced = 1;
+		if (f.phase != e->k) {
+			if (f.phase == e->k + 1 && e->k + 1 < e->p.nph &&
+			    !e->p.ph[e->k + 1].barrier)
+				break; /* early: waits for this node */
+			return (fail(e, -EPROTO,
+			    "frame of phase %u from node %u on port %s", f.phase,
+			    f.src, pname(q)));
+		}
+		if (f.hops == 0 || (f.hops == 1) != (f.dst == e->p.node))
+			return (fail(e, -EPROTO,
+			    "frame from node %u for node %u reached node %u "
+			    "with %u hops to go (port %s)",
+			    f.src, f.dst, e->p.node, f.hops, pname(q)));
+		if (f.hops == 1)
+			rv = deliver(e, q, &f, h + FRAME_HDR);
+		else
+			rv = relay(e, q, &f, h);
+		if (rv < 0)
+			return (rv);
+		if (rv == 1)
+			break; /* relay waits for room */
+		in->head += FRAME_HDR + f.len;
+		moved = 1;
+	}
+	if (in->head == in->tail)
+		in->head = in->tail = 0;
+	return (moved);
+}
+
+/* Read what port q has; 1 if anything came, <0 on a lost fibre. */
+static int
+pull(struct exec *e, uint32_t q)
+{
+	struct buf *in = &e->port[q].in;
+	ssize_t	    r;
+
+	if (in->cap - in->tail < FRAME_HDR + e->p.chunk)
+		buf_compact(in);
+	if (in->cap == in->tail)
+		return (0);
+	r = xport_recv(e->port[q].x, in->p + in->tail, in->cap - in->tail);
+	if (r == -EAGAIN)
+		return (0);
+	if (r == 0)
+		return (fail(e, -EPIPE, "fibre of port %s unplugged",
+		    pname(q)));
+	if (r < 0)
+		return (fail(e, -EPIPE, "fibre of port %s: %s", pname(q),
+		    strerror((int)-r)));
+	in->tail += (size_t)r;
+	return (1);
+}
+
+/* ---- a phase ------------------------------------------------------------ */
+
+static int
+phase_done(const struct exec *e)
+{
+	const struct exec_phase *ph = &e->p.ph[e->k];
+	uint32_t		 i;
+
+	for (i = 0; i < ph->nsend; i++)
+		if (e->send_blk[i] < ph->send[i].nblk)
+			return (0);
+	for (i = 0; i < e->p.nports; i++)
+		if (e->port[i].out.tail != e->port[i].out.head)
+			return (0);
+	for (i = 0; i < ph->nrecv; i++)
+		if (e->recv_done[i] < ph->recv[i].nblk)
+			return (0);
+	for (i = 0; i < ph->nrelay; i++)
+		if (e->relay_done[i] < ph->relay[i].nblk)
+			return (0);
+	return (1);
+}
+
+/* What is still missing, for a timeout's reason. */
+static void
+missing(const struct exec *e, char *buf, size_t len)
+{
+	const struct exec_phase *ph = &e->p.ph[e->k];
+	uint32_t		 i, sends = 0, blocks = 0, relays = 0;
+	size_t			 off = 0;
+
+	for (i = 0; i < ph->nsend; i++)
+		sends += ph->send[i].nblk - e->send_blk[i];
+	for (i = 0; i < ph->nrelay; i++)
+		relays += ph->relay[i].nblk - e->relay_done[i];
+	buf[0] = '\0';
+	for (i = 0; i < ph->nrecv; i++) {
+		uint32_t m = ph->recv[i].nblk - e->recv_done[i];
+
+		blocks += m;
+		if (m && off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+			    "%s%u from node %u on port %s", off ? ", " : "", m,
+			    ph->recv[i].src, pname(ph->recv[i].port));
+	}
+	if (off < len)
+		snprintf(buf + off, len - off,
+		    "%s%u blocks to receive, %u to relay, %u to send",
+		    off ? "; " : "", blocks, relays, sends);
+}
+
+int
+exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
+    size_t errlen)
+{
+	struct pollfd pfd[EXEC_MAX_PORTS + 1];
+	uint64_t      t0 = now_ns(), dl;
+	uint32_t      i, n;
+	int	      rv, moved;
+	char	      why[400];
+
+	e->err = err;
+	e->errlen = errlen;
+	e->k = k;
+	if (k >= e->p.nph)
+		return (fail(e, -EINVAL, "no such phase (%u)", e->p.nph));
+	memset(&e->d, 0, sizeof(e->d));
+	e->d.phase = k;
+	memset(e->recv_done, 0, (e->maxrecv + 1) * sizeof(uint32_t));
+	memset(e->relay_done, 0, (e->maxrelay + 1) * sizeof(uint32_t));
+	memset(e->send_blk, 0, (e->maxsend + 1) * sizeof(uint32_t));
+	memset(e->send_off, 0, (e->maxsend + 1) * sizeof(uint32_t));
+	dl = t0 + (uint64_t)e->p.deadline_ms * 1000000u;
+	for (;;) {
+		moved = 0;
+		for (i = 0; i < e->p.nports; i++) {
+			if ((rv = flush(e, i)) < 0)
+				return (rv);
+			moved |= rv;
+		}
+		if ((rv = inject(e)) < 0)
+			return (rv);
+		moved |= rv;
+		for (i = 0; i < e->p.nports; i++) {
+			if ((rv = pull(e, i)) < 0)
+				return (rv);
+			moved |= rv;
+			if ((rv = consume(e, i)) < 0)
+				return (rv);
+			moved |= rv;
+		}
+		if (phase_done(e))
+			break;
+		if (now_ns() > dl) {
+			missing(e, why, sizeof(why));
+			return (fail(e, -ETIMEDOUT,
+			    "timed out after %.1f s: %s",
+			    e->p.deadline_ms / 1000.0, why));
+		}
+		if (moved)
+			continue;
+		for (n = 0, i = 0; i < e->p.nports; i++) {
+			struct port *pt = &e->port[i];
+
+			pfd[n].fd = xport_fd(pt->x);
+			pfd[n].events =
+			    (pt->in.cap - (pt->in.tail - pt->in.head) > 0
+				    ? POLLIN
+				    : 0) |
+			    (pt->out.tail != pt->out.head ? POLLOUT : 0);
+			n++;
+		}
+		if (e->ab.fd >= 0) {
+			pfd[n].fd = e->ab.fd;
+			pfd[n++].events = POLLIN;
+		}
+		poll(pfd, n, 50);
+		if (e->ab.fd >= 0 && (pfd[n - 1].revents & POLLIN) &&
+		    e->ab.check(e->ab.arg, why, sizeof(why)))
+			return (fail(e, -ECANCELED, "aborted: %s", why));
+	}
+	e->d.data_ns = now_ns() - t0;
+	*done = e->d;
+	return (0);
+}
+
+int
+exec_finish(struct exec *e, char *err, size_t errlen)
+{
+	uint32_t i, want = e->p.n * e->p.parts;
+
+	e->err = err;
+	e->errlen = errlen;
+	if (e->nheld != want)
+		return (fail(e, -EPROTO,
+		    "end: node %u holds %u blocks, expected %u", e->p.node,
+		    e->nheld, want));
+	for (i = 0; i <= e->hmask; i++) {
+		const struct slot *s;
+
+		if (e->hash[i] == 0)
+			continue;
+		s = &e->slots[e->hash[i] - 1];
+		if (sched_blk_dst(&e->lay, s->blk) != e->p.node ||
+		    s->have != blk_size(e, s->blk)) {
+			char bn[48];
+
+			bname(e, s->blk, bn, sizeof(bn));
+			return (fail(e, -EPROTO,
+			    "end: node %u holds %s, which is not its own or "
+			    "is incomplete",
+			    e->p.node, bn));
+		}
+	}
+	return (0);
+}
+
+void
+exec_drain(struct xport *ports, uint32_t nports)
+{
+	uint8_t	 buf[65536];
+	uint32_t i;
+
+	for (i = 0; i < nports; i++)
+		while (xport_recv(&ports[i], buf, sizeof(buf)) > 0)
+			;
+}

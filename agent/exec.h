@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The executor: runs one node's part of a collective, phase by phase,
+ * over its transceivers.  It sends the blocks the plan says in frames of
+ * `chunk` bytes, relays frames passing through (forwarded as they come,
+ * so long paths pipeline), receives and verifies what ends here (CRC at
+ * every hop, content against the pattern), and finishes a phase only when
+ * everything it should send, relay and receive has been.  Any
+ * verification failure, timeout, unexpected frame or abort stops the run
+ * with one precise reason.
+ *
+ * Memory is O(m): block slots for the most blocks the node holds at once
+ * (plan.max_blocks, about m to 2m bytes), plus four frame buffers per
+ * port.  Nothing is allocated per block or per frame while running.
+ */
+#ifndef OCS_EXEC_H
+#define OCS_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/xport.h"
+
+#define EXEC_MAX_PORTS 8
+
+struct exec_send {
+	uint32_t	dst, port, hops, nblk;
+	const uint32_t *blk;
+};
+
+struct exec_relay {
+	uint32_t src, dst, in_port, out_port, nblk;
+	uint64_t bytes;
+};
+
+struct exec_recv {
+	uint32_t	src, port, nblk;
+	const uint32_t *blk;
+};
+
+struct exec_phase {
+	int		   barrier;
+	struct exec_send  *send;
+	uint32_t	   nsend;
+	struct exec_relay *relay;
+	uint32_t	   nrelay;
+	struct exec_recv  *recv;
+	uint32_t	   nrecv;
+};
+
+struct exec_plan {
+	uint64_t	   run;
+	uint32_t	   node, n, parts, chunk, deadline_ms, max_blocks;
+	uint32_t	   nph, nports;
+	uint64_t	   bytes;
+	struct exec_phase *ph;
+};
+
+struct exec_done {
+	uint32_t phase;
+	uint64_t data_ns;
+	uint64_t sent, recv, relayed;
+	uint32_t verified, errors;
+};
+
+struct exec;
+
+/* Abort hook: polled on fd; check() returns 1 and a reason to stop. */
+struct exec_abort {
+	int fd;
+	int (*check)(void *arg, char *reason, size_t len);
+	void *arg;
+};
+
+/*
+ * Set up a run: buffers sized from the plan, the node's own blocks
+ * filled with the pattern.  ports[i] is transceiver i.  0, -ENOMEM,
+ * -EINVAL (a plan this node cannot carry out; reason in err).
+ */
+int  exec_new(struct exec **, const struct exec_plan *, struct xport *ports,
+     const struct exec_abort *, char *err, size_t errlen);
+void exec_free(struct exec *);
+
+/* Run phase k to completion.  0 with *done filled, or -ECANCELED (abort),
+ * -ETIMEDOUT, -EPROTO (a bad or unexpected frame, a verification
+ * failure), -EPIPE (a fibre unplugged), with one line in err. */
+int exec_phase(struct exec *, uint32_t k, struct exec_done *done, char *err,
+    size_t errlen);
+
+/* After the last phase: the node holds exactly its n * parts blocks. */
+int exec_finish(struct exec *, char *err, size_t errlen);
+
+/* Memory held by the executor, bytes (for the bench). */
+size_t exec_mem(const struct exec *);
+
+/* Between runs: read and discard what the fibres carry. */
+void exec_drain(struct xport *ports, uint32_t nports);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The pattern: 64-bit word w of a block is splitmix64(seed + w), seed a
+ * hash of (run, r, d, part); bytes are little-endian within words, so any
+ * offset can be produced on its own.
+ */
+#include <string.h>
+
+#include "agent/pattern.h"
+
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return (x ^ (x >> 31));
+}
+
+static uint64_t
+seed(uint64_t run, uint32_t r, uint32_t d, uint32_t part)
+{
+	return (mix(mix(run) ^ ((uint64_t)r << 32 | d) ^
+		    ((uint64_t)part << 62)));
+}
+
+/* Byte i (0..7) of word w. */
+static uint8_t
+byte_of(uint64_t s, uint64_t w, unsigned i)
+{
+	return ((uint8_t)(mix(s + w) >> (8 * i)));
+}
+
+void
+pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
+    uint32_t part, uint64_t off)
+{
+	uint64_t s = seed(run, r, d, part), w, v;
+	size_t	 i = 0;
+
+	/* Unaligned head, whole words, tail. */
+	while (i < len && (off + i) % 8 != 0) {
+		buf[i] = byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8));
+		i++;
+	}
+	for (w = (off + i) / 8; i + 8 <= len; i += 8, w++) {
+		v = mix(s + w);
+		memcpy(buf + i, &v, 8); /* x86 is little endian */
+	}
+	for (; i < len; i++)
+		buf[i] = byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8));
+}
+
+int64_t
+pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
+    uint32_t d, uint32_t part, uint64_t off)
+{
+	uint64_t s = seed(run, r, d, part), w, v, got;
+	size_t	 i = 0;
+	unsigned b;
+
+	while (i < len && (off + i) % 8 != 0) {
+		if (buf[i] != byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
+			return ((int64_t)(off + i));
+		i++;
+	}
+	for (w = (off + i) / 8; i + 8 <= len; i += 8, w++) {
+		v = mix(s + w);
+		memcpy(&got, buf + i, 8);
+		if (got != v) {
+			for (b = 0; b < 8; b++)
+				if (((got ^ v) >> (8 * b)) & 0xff)
+					return ((int64_t)(off + i + b));
+		}
+	}
+	for (; i < len; i++)
+		if (buf[i] != byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
+			return ((int64_t)(off + i));
+	return (-1);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The agent's control session with ocsd: a REQ socket for join, poll and
+ * ready (each answer may be held by ocsd: that is the release), and a SUB
+ * socket on ocsd's event publisher for aborts that must reach an agent in
+ * the middle of a phase.
+ */
+#ifndef OCS_SESSION_H
+#define OCS_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nng/nng.h>
+
+#include "agent/exec.h"
+#include "proto/auth.h"
+#include "proto/msg.h"
+
+struct session {
+	char	   controller[256];
+	char	   host[64];
+	uint8_t	   secret[AUTH_SEC_MAX + 1];
+	size_t	   secret_len;
+	uint32_t   ntrx;
+	int	   timeout_ms;
+	nng_socket req, sub;
+	int	   have_sub;
+	uint32_t   agent_id;
+	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
+	uint32_t   heartbeat_ms;
+	uint64_t   seq;
+	uint64_t   run; /* the run in progress, 0 if none */
+};
+
+enum session_err {
+	SESS_EBASE = 9216,
+	SESS_EREFUSED, /* ocsd refused the join (bad proof, unknown host) */
+	SESS_EABORT,   /* the run was aborted (reason in err) */
+	SESS_EMAX
+};
+
+int  session_open(struct session *, char *err, size_t errlen);
+void session_close(struct session *);
+
+/* Hello, Challenge, Join, JoinReply; then subscribe to events. */
+int session_join(struct session *, char *err, size_t errlen);
+
+/* Wait for work: 1 with *plan (free with msg_free), 0 when idle, <0. */
+int session_poll(struct session *, Ocs__Msg **plan, char *err, size_t errlen);
+
+/*
+ * Ready for phase k of the current run, reporting phases done since the
+ * last Ready.  0 on Release, 1 on Finished, -SESS_EABORT with the reason
+ * in err, or another error.
+ */
+int session_ready(struct session *, uint32_t phase,
+    const struct exec_done *done, size_t ndone, char *err, size_t errlen);
+
+/* Tell ocsd this agent cannot go on with the run, and why. */
+int session_abort(struct session *, uint32_t phase, const char *reason);
+
+/* Abort hook for the executor: the SUB socket's descriptor and a check
+ * that reads it for an abort of the current run. */
+int session_events_fd(struct session *);
+int session_abort_check(void *arg, char *reason, size_t len);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A host transceiver as the agent sees it: a byte stream out of its TX
+ * and into its RX.  Pluggable (ops struct), so a kernel-interface
+ * transport can sit beside the fibre-over-TCP one later.  send and recv
+ * never block: they move what they can and return -EAGAIN otherwise; the
+ * executor polls xport_fd().
+ */
+#ifndef OCS_XPORT_H
+#define OCS_XPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct xport_ops {
+	const char *name;
+	size_t	    priv_size;
+	/* Plug the transceiver whose TX is on switch ingress `ingress` and
+	 * RX on egress `egress` into the switch at addr; blocks at most
+	 * timeout_ms.  0 or -errno (-EPROTO if the switch refused, with the
+	 * reason in err). */
+	int (*open)(void *priv, const char *addr, uint32_t ingress,
+	    uint32_t egress, int timeout_ms, char *err, size_t errlen);
+	int (*fd)(void *priv);
+	/* Bytes moved, -EAGAIN, or -errno. */
+	ssize_t (*send)(void *priv, const void *buf, size_t len);
+	/* Bytes moved, 0 when the fibre was unplugged, -EAGAIN, -errno. */
+	ssize_t (*recv)(void *priv, void *buf, size_t len);
+	void (*close)(void *priv);
+};
+
+extern const struct xport_ops xport_fibre_ops;
+
+struct xport {
+	const struct xport_ops *ops;
+	void		       *priv;
+};
+
+int	xport_open(struct xport *, const struct xport_ops *, const char *addr,
+	uint32_t ingress, uint32_t egress, int timeout_ms, char *err,
+	size_t errlen);
+void	xport_close(struct xport *);
+static inline int
+xport_fd(struct xport *x)
+{
+	return (x->ops->fd(x->priv));
+}
+static inline ssize_t
+xport_send(struct xport *x, const void *b, size_t n)
+{
+	return (x->ops->send(x->priv, b, n));
+}
+static inline ssize_t
+xport_recv(struct xport *x, void *b, size_t n)
+{
+	return (x->ops->recv(x->priv, b, n));
+}
+
+#endif

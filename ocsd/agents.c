@@ -1,0 +1,732 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The agents' side of ocsd: a REP socket whose contexts are state
+ * machines (nng demo/async).  A context that receives a Poll or a Ready
+ * holds it, and a fresh context takes its place, so every agent can wait
+ * on its own held request without a thread.  Joining is a challenge: a
+ * random nonce, answered with HMAC-SHA256 of the shared secret.  Agents
+ * whose connection closes are marked lost at once (nng pipe events).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pubsub0/pub.h>
+#include <nng/protocol/reqrep0/rep.h>
+
+#include "ocsd/log.h"
+#include "ocsd/run.h"
+
+#define AG_MAX	   4096
+#define CHAL_MAX   64
+#define CHAL_TTLMS 10000
+
+struct actx {
+	enum { A_RECV, A_WORK, A_HOLD, A_SEND } state;
+	struct agents *ag;
+	nng_aio	      *aio;
+	nng_ctx	       ctx;
+	uint64_t       seq;
+	struct agent  *holder;
+	struct actx   *next;
+};
+
+struct chal {
+	uint32_t pipe;
+	uint64_t expires;
+	char	 host[64];
+	uint8_t	 nonce[AUTH_NONCE];
+};
+
+struct agents {
+	struct ocsd   *d;
+	nng_socket     rep, pub;
+	int	       have_pub;
+	struct actx   *ctxs;
+	int	       nrecv, closing;
+	struct agent **a;
+	uint32_t       na, next_id;
+	uint8_t	       secret[AUTH_SEC_MAX + 1];
+	size_t	       slen;
+	struct chal    chal[CHAL_MAX];
+	char	       events[PATH_MAX + 16];
+	nng_aio	      *tick;
+};
+
+static void ctx_cb(void *);
+
+/* A context ready to receive the next request; made when none is. */
+static void
+spare_receiver(struct agents *ag)
+{
+	struct actx *c;
+
+	if (ag->nrecv > 0 || ag->closing)
+		return;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return;
+	c->ag = ag;
+	if (nng_aio_alloc(&c->aio, ctx_cb, c) != 0 ||
+	    nng_ctx_open(&c->ctx, ag->rep) != 0) {
+		if (c->aio)
+			nng_aio_free(c->aio);
+		free(c);
+		log_warnx("agents: cannot open another context");
+		return;
+	}
+	c->next = ag->ctxs;
+	ag->ctxs = c;
+	c->state = A_RECV;
+	ag->nrecv++;
+	nng_ctx_recv(c->ctx, c->aio);
+}
+
+static void
+send_msg(struct actx *c, Ocs__Msg *m)
+{
+	nng_msg *nm;
+	int	 rv;
+
+	m->version = MSG_VERSION;
+	m->has_seq = 1;
+	m->seq = c->seq;
+	if ((rv = msg_encode(m, &nm)) != 0 &&
+	    (rv = msg_error(c->seq, rv, "reply too large", &nm)) != 0) {
+		/* Nothing can be sent: go back to receiving. */
+		c->state = A_RECV;
+		c->ag->nrecv++;
+		nng_ctx_recv(c->ctx, c->aio);
+		return;
+	}
+	nng_aio_set_msg(c->aio, nm);
+	c->state = A_SEND;
+	nng_ctx_send(c->ctx, c->aio);
+}
+
+static void
+send_error(struct actx *c, int code, const char *text)
+{
+	nng_msg *nm;
+
+	if (msg_error(c->seq, code, text, &nm) != 0) {
+		c->state = A_RECV;
+		c->ag->nrecv++;
+		nng_ctx_recv(c->ctx, c->aio);
+		return;
+	}
+	nng_aio_set_msg(c->aio, nm);
+	c->state = A_SEND;
+	nng_ctx_send(c->ctx, c->aio);
+}
+
+static void
+hold(struct actx *c, struct agent *a, int ready)
+{
+	struct agents *ag = c->ag;
+
+	/* A newer request from the same agent replaces the held one (the
+	 * agent gave up waiting): answer the old one, it is discarded. */
+	if (a->held) {
+		Ocs__Msg m;
+		Ocs__Idle idle;
+
+		ocs__msg__init(&m);
+		ocs__idle__init(&idle);
+		m.body_case = OCS__MSG__BODY_IDLE;
+		m.idle = &idle;
+		a->held->holder = NULL;
+		send_msg(a->held, &m);
+	}
+	c->state = A_HOLD;
+	c->holder = a;
+	a->held = c;
+	a->held_ready = ready;
+	a->held_until = ocsd_now_ms() + ag->d->conf->heartbeat_ms;
+}
+
+void
+agents_answer(struct ocsd *d, struct agent *a, Ocs__Msg *m)
+{
+	struct actx *c = a->held;
+
+	(void)d;
+	if (c == NULL)
+		return;
+	a->held = NULL;
+	c->holder = NULL;
+	send_msg(c, m);
+}
+
+void
+agents_publish(struct ocsd *d, Ocs__Msg *m)
+{
+	nng_msg *nm;
+
+	if (d->ag == NULL || !d->ag->have_pub)
+		return;
+	m->version = MSG_VERSION;
+	if (msg_encode(m, &nm) != 0)
+		return;
+	if (nng_sendmsg(d->ag->pub, nm, NNG_FLAG_NONBLOCK) != 0)
+		nng_msg_free(nm);
+}
+
+static struct agent *
+by_pipe(struct agents *ag, uint32_t pipe)
+{
+	uint32_t i;
+
+	for (i = 0; i < ag->na; i++)
+		if (ag->a[i]->pipe == pipe && !ag->a[i]->lost)
+			return (ag->a[i]);
+	return (NULL);
+}
+
+static int
+host_ok(const char *h)
+{
+	size_t i;
+
+	if (!msg_str_ok(h) || strlen(h) >= 48)
+		return (0);
+	for (i = 0; h[i]; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') ||
+			(h[i] >= 'A' && h[i] <= 'Z') ||
+			(h[i] >= '0' && h[i] <= '9') || h[i] == '-' ||
+			h[i] == '_'))
+			return (0);
+	return (1);
+}
+
+static void
+on_hello(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
+{
+	struct agents *ag = c->ag;
+	struct chal   *ch = NULL;
+	Ocs__Msg       r;
+	Ocs__Challenge cm;
+	uint64_t       now = ocsd_now_ms();
+	int	       i;
+
+	if (!host_ok(m->hello->host)) {
+		log_warnx("agents: hello from %s with a bad host name", peer);
+		send_error(c, -MSG_EFIELD, "bad host name");
+		return;
+	}
+	/* One challenge per pipe; expired slots are reused. */
+	for (i = 0; i < CHAL_MAX; i++)
+		if (ag->chal[i].pipe == pipe || ag->chal[i].expires < now) {
+			ch = &ag->chal[i];
+			break;
+		}
+	if (ch == NULL || auth_nonce(ch->nonce) != 0) {
+		send_error(c, -EAGAIN, "too many joins at once; try again");
+		return;
+	}
+	ch->pipe = pipe;
+	ch->expires = now + CHAL_TTLMS;
+	snprintf(ch->host, sizeof(ch->host), "%s", m->hello->host);
+	ocs__msg__init(&r);
+	ocs__challenge__init(&cm);
+	cm.nonce.data = ch->nonce;
+	cm.nonce.len = AUTH_NONCE;
+	r.body_case = OCS__MSG__BODY_CHALLENGE;
+	r.challenge = &cm;
+	send_msg(c, &r);
+}
+
+static void
+on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
+{
+	struct agents	*ag = c->ag;
+	struct ocsd	*d = ag->d;
+	const Ocs__Join *j = m->join;
+	struct chal	*ch = NULL;
+	struct agent	*a;
+	uint8_t		 want[AUTH_PROOF];
+	Ocs__Msg	 r;
+	Ocs__JoinReply	 jr;
+	Ocs__PortMap	 pm[8], *pp[8];
+	char		 name[80], why[200];
+	uint32_t	 i;
+	int		 k;
+
+	for (k = 0; k < CHAL_MAX; k++)
+		if (ag->chal[k].pipe == pipe &&
+		    ag->chal[k].expires >= ocsd_now_ms())
+			ch = &ag->chal[k];
+	if (ch == NULL || j->nonce.len != AUTH_NONCE ||
+	    memcmp(j->nonce.data, ch->nonce, AUTH_NONCE) != 0 ||
+	    strcmp(j->host, ch->host) != 0) {
+		log_warnx("agents: join from %s without a valid challenge",
+		    peer);
+		send_error(c, -EPERM, "join refused: no valid challenge");
+		return;
+	}
+	ch->expires = 0; /* a nonce serves once */
+	if (j->proof.len != AUTH_PROOF ||
+	    auth_proof(ag->secret, ag->slen, ch->nonce, AUTH_NONCE, j->host,
+		want) != 0 ||
+	    !auth_equal(want, j->proof.data, AUTH_PROOF)) {
+		log_warnx("agents: join as %s from %s refused: wrong proof of "
+			  "the secret",
+		    j->host, peer);
+		send_error(c, -EPERM, "join refused: wrong proof of the secret");
+		return;
+	}
+	if (j->transceivers < 1 || j->transceivers > 8) {
+		send_error(c, -MSG_EFIELD, "join: 1 to 8 transceivers");
+		return;
+	}
+	for (i = 0; i < j->transceivers; i++) {
+		const struct conf_trx *t;
+
+		snprintf(name, sizeof(name), "%s.%u", j->host, i);
+		if ((t = conf_trx_find(d->conf, name)) == NULL) {
+			snprintf(why, sizeof(why),
+			    "join refused: no cabling for %s in ocsd's "
+			    "configuration",
+			    name);
+			log_warnx("agents: %s (from %s)", why, peer);
+			send_error(c, -EPERM, why);
+			return;
+		}
+		ocs__port_map__init(&pm[i]);
+		pm[i].trx = i;
+		pm[i].ingress = t->in;
+		pm[i].egress = t->out;
+		pp[i] = &pm[i];
+	}
+	for (i = 0; i < ag->na; i++) {
+		a = ag->a[i];
+		if (strcmp(a->host, j->host) != 0)
+			continue;
+		if (!a->lost && a->pipe != pipe) {
+			snprintf(why, sizeof(why),
+			    "join refused: host %s has already joined as "
+			    "agent %u",
+			    j->host, a->id);
+			log_warnx("agents: %s (from %s)", why, peer);
+			send_error(c, -EEXIST, why);
+			return;
+		}
+		/* The same host again: it replaces its old record. */
+		if (a->node >= 0)
+			run_on_lost(d, a);
+		if (a->held) {
+			Ocs__Msg  im;
+			Ocs__Idle idle;
+
+			ocs__msg__init(&im);
+			ocs__idle__init(&idle);
+			im.body_case = OCS__MSG__BODY_IDLE;
+			im.idle = &idle;
+			agents_answer(d, a, &im);
+		}
+		free(a);
+		ag->a[i] = ag->a[--ag->na];
+		break;
+	}
+	if (ag->na == AG_MAX || (a = calloc(1, sizeof(*a))) == NULL) {
+		send_error(c, -ENOMEM, "join refused: too many agents");
+		return;
+	}
+	a->id = ++ag->next_id;
+	snprintf(a->host, sizeof(a->host), "%s", j->host);
+	a->ntrx = j->transceivers;
+	a->pipe = pipe;
+	a->seen_ms = ocsd_now_ms();
+	a->node = -1;
+	a->ready = AG_NONE;
+	ag->a[ag->na++] = a;
+	log_info("agents: %s joined from %s as agent %u (%u transceivers)",
+	    a->host, peer, a->id, a->ntrx);
+	ocs__msg__init(&r);
+	ocs__join_reply__init(&jr);
+	jr.agent_id = a->id;
+	jr.n_ports = j->transceivers;
+	jr.ports = pp;
+	jr.events = ag->have_pub ? ag->events : NULL;
+	jr.has_heartbeat_ms = 1;
+	jr.heartbeat_ms = d->conf->heartbeat_ms;
+	r.body_case = OCS__MSG__BODY_JOIN_REPLY;
+	r.join_reply = &jr;
+	send_msg(c, &r);
+}
+
+static void
+peer_name(nng_msg *m, char *buf, size_t len)
+{
+	nng_sockaddr sa;
+	nng_pipe     p = nng_msg_get_pipe(m);
+
+	snprintf(buf, len, "pipe %u", nng_pipe_id(p));
+	if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) != 0)
+		return;
+	if (sa.s_family == NNG_AF_INET) {
+		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
+
+		snprintf(buf, len, "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+		    (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
+			       sa.s_in.sa_port >> 8));
+	} else if (sa.s_family == NNG_AF_IPC)
+		snprintf(buf, len, "ipc %.100s", sa.s_ipc.sa_path);
+}
+
+static void
+on_request(struct actx *c)
+{
+	struct agents *ag = c->ag;
+	struct ocsd   *d = ag->d;
+	nng_msg	      *nm = nng_aio_get_msg(c->aio);
+	Ocs__Msg      *m;
+	struct agent  *a;
+	uint32_t       pipe = nng_pipe_id(nng_msg_get_pipe(nm));
+	char	       peer[128], why[300];
+	int	       rv;
+
+	peer_name(nm, peer, sizeof(peer));
+	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
+	    sizeof(why));
+	nng_msg_free(nm);
+	c->seq = m && m->has_seq ? m->seq : 0;
+	if (rv != 0) {
+		log_warnx("agents: rejected a message from %s: %s", peer, why);
+		send_error(c, rv, why);
+		return;
+	}
+	nng_mtx_lock(d->mtx);
+	switch (m->body_case) {
+	case OCS__MSG__BODY_HELLO:
+		on_hello(c, m, pipe, peer);
+		break;
+	case OCS__MSG__BODY_JOIN:
+		on_join(c, m, pipe, peer);
+		break;
+	case OCS__MSG__BODY_POLL:
+	case OCS__MSG__BODY_READY:
+	case OCS__MSG__BODY_ABORT:
+		a = by_pipe(ag, pipe);
+		if (a == NULL ||
+		    (m->body_case == OCS__MSG__BODY_POLL &&
+			m->poll->agent_id != a->id) ||
+		    (m->body_case == OCS__MSG__BODY_READY &&
+			m->ready->agent_id != a->id)) {
+			log_warnx("agents: message %d from %s, which has not "
+				  "joined",
+			    m->body_case, peer);
+			send_error(c, -EPERM, "not joined");
+			break;
+		}
+		a->seen_ms = ocsd_now_ms();
+		if (m->body_case == OCS__MSG__BODY_POLL) {
+			hold(c, a, 0);
+			run_on_poll(d, a);
+		} else if (m->body_case == OCS__MSG__BODY_READY) {
+			/* Held first: the run may release it at once. */
+			hold(c, a, 1);
+			if ((rv = run_on_ready(d, a, m, why, sizeof(why))) !=
+			    0) {
+				a->held = NULL;
+				c->holder = NULL;
+				log_warnx("agents: %s: %s", a->host, why);
+				send_error(c, rv, why);
+			}
+		} else {
+			Ocs__Msg   r;
+			Ocs__Abort ab;
+
+			run_on_agent_abort(d, a, m);
+			ocs__msg__init(&r);
+			ocs__abort__init(&ab);
+			ab.reason = m->abort->reason;
+			r.body_case = OCS__MSG__BODY_ABORT;
+			r.abort = &ab;
+			send_msg(c, &r);
+		}
+		break;
+	default:
+		log_warnx("agents: unexpected message %d from %s", m->body_case,
+		    peer);
+		send_error(c, -MSG_EBODY, "unexpected message");
+	}
+	spare_receiver(ag);
+	nng_mtx_unlock(d->mtx);
+	msg_free(m);
+}
+
+static void
+ctx_cb(void *arg)
+{
+	struct actx   *c = arg;
+	struct agents *ag = c->ag;
+	int	       rv = nng_aio_result(c->aio);
+
+	switch (c->state) {
+	case A_RECV:
+		nng_mtx_lock(ag->d->mtx);
+		ag->nrecv--;
+		nng_mtx_unlock(ag->d->mtx);
+		if (rv != 0) {
+			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
+				return;
+			nng_mtx_lock(ag->d->mtx);
+			ag->nrecv++;
+			nng_mtx_unlock(ag->d->mtx);
+			nng_ctx_recv(c->ctx, c->aio);
+			return;
+		}
+		c->state = A_WORK;
+		on_request(c);
+		break;
+	case A_SEND:
+		if (rv != 0) {
+			nng_msg_free(nng_aio_get_msg(c->aio));
+			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
+				return;
+		}
+		nng_mtx_lock(ag->d->mtx);
+		c->state = A_RECV;
+		ag->nrecv++;
+		nng_mtx_unlock(ag->d->mtx);
+		nng_ctx_recv(c->ctx, c->aio);
+		break;
+	default:
+		break;
+	}
+}
+
+/* How often the tick runs: heartbeats and run deadlines. */
+static nng_duration
+tick_ms(const struct ocsd *d)
+{
+	return (d->conf->heartbeat_ms / 2 < 250 ? d->conf->heartbeat_ms / 2
+						 : 250);
+}
+
+/* Heartbeats: a Poll held past its time is answered Idle; a run's
+ * barrier past its deadline is aborted. */
+static void
+tick_cb(void *arg)
+{
+	struct agents *ag = arg;
+	struct ocsd   *d = ag->d;
+	uint64_t       now = ocsd_now_ms();
+	uint32_t       i;
+
+	if (nng_aio_result(ag->tick) != 0)
+		return;
+	nng_mtx_lock(d->mtx);
+	for (i = 0; i < ag->na; i++) {
+		struct agent *a = ag->a[i];
+
+		if (a->held && !a->held_ready && now >= a->held_until) {
+			Ocs__Msg  m;
+			Ocs__Idle idle;
+
+			ocs__msg__init(&m);
+			ocs__idle__init(&idle);
+			m.body_case = OCS__MSG__BODY_IDLE;
+			m.idle = &idle;
+			agents_answer(d, a, &m);
+		}
+	}
+	run_tick(d);
+	nng_mtx_unlock(d->mtx);
+	nng_sleep_aio(tick_ms(d), ag->tick);
+}
+
+static void
+pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+	struct agents *ag = arg;
+	struct agent  *a;
+
+	(void)ev;
+	nng_mtx_lock(ag->d->mtx);
+	if ((a = by_pipe(ag, nng_pipe_id(p))) != NULL) {
+		a->lost = 1;
+		log_warnx("agents: %s (agent %u) lost: connection closed",
+		    a->host, a->id);
+		if (a->node >= 0)
+			run_on_lost(ag->d, a);
+		/* A held request can no longer be answered: recycle it. */
+		if (a->held) {
+			struct actx *c = a->held;
+			Ocs__Msg     m;
+			Ocs__Idle    idle;
+
+			ocs__msg__init(&m);
+			ocs__idle__init(&idle);
+			m.body_case = OCS__MSG__BODY_IDLE;
+			m.idle = &idle;
+			a->held = NULL;
+			c->holder = NULL;
+			send_msg(c, &m);
+		}
+	}
+	nng_mtx_unlock(ag->d->mtx);
+}
+
+uint32_t
+agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
+{
+	struct agents *ag = d->ag;
+	uint32_t       i, j, n = 0;
+
+	for (i = 0; ag && i < ag->na && n < cap; i++)
+		if (!ag->a[i]->lost)
+			out[n++] = ag->a[i];
+	/* Insertion sort by host: small n, stable node numbering. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(out[j - 1]->host, out[j]->host) > 0;
+		     j--) {
+			struct agent *t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return (n);
+}
+
+void
+agents_info(struct ocsd *d, struct reply *rp)
+{
+	struct agents *ag = d->ag;
+	uint32_t       i;
+
+	if (ag == NULL || ag->na == 0)
+		return;
+	rp->r.agents = reply_alloc(rp, ag->na * sizeof(void *));
+	for (i = 0; rp->r.agents && i < ag->na; i++) {
+		const struct agent *a = ag->a[i];
+		Ocs__AgentInfo	   *ai = reply_alloc(rp, sizeof(*ai));
+
+		if (ai == NULL)
+			break;
+		ocs__agent_info__init(ai);
+		ai->agent_id = a->id;
+		ai->host = reply_str(rp, a->host);
+		ai->transceivers = a->ntrx;
+		ai->state = reply_str(rp, a->lost	  ? "lost"
+					  : a->node >= 0 ? "running"
+							 : "idle");
+		ai->has_seen_ms_ago = 1;
+		ai->seen_ms_ago = ocsd_now_ms() - a->seen_ms;
+		rp->r.agents[rp->r.n_agents++] = ai;
+	}
+}
+
+/* tcp://host:0 listens on a port the kernel picks: tell agents which. */
+static void
+bound_url(nng_listener l, const char *url, char *out, size_t len)
+{
+	const char *colon = strrchr(url, ':');
+	int	    port;
+
+	snprintf(out, len, "%s", url);
+	if (strncmp(url, "tcp://", 6) == 0 && colon && strcmp(colon, ":0") == 0 &&
+	    nng_listener_get_int(l, NNG_OPT_TCP_BOUND_PORT, &port) == 0)
+		snprintf(out, len, "%.*s:%d", (int)(colon - url), url, port);
+}
+
+int
+agents_open(struct ocsd *d, struct agents **out)
+{
+	struct agents *ag;
+	nng_listener   l;
+	char	       err[300], join[PATH_MAX + 16];
+	int	       rv;
+
+	*out = NULL;
+	if ((ag = calloc(1, sizeof(*ag))) == NULL)
+		return (-ENOMEM);
+	ag->d = d;
+	ag->a = calloc(AG_MAX, sizeof(*ag->a));
+	if (ag->a == NULL) {
+		free(ag);
+		return (-ENOMEM);
+	}
+	if ((rv = auth_read_secret(d->conf->secret_file, ag->secret, &ag->slen,
+		 err, sizeof(err))) != 0) {
+		log_warnx("agents: %s", err);
+		free(ag->a);
+		free(ag);
+		return (rv);
+	}
+	if ((rv = nng_rep0_open(&ag->rep)) != 0 ||
+	    (rv = nng_socket_set_size(ag->rep, NNG_OPT_RECVMAXSZ,
+		 MSG_MAX_BYTES)) != 0 ||
+	    (rv = nng_pipe_notify(ag->rep, NNG_PIPE_EV_REM_POST, pipe_cb,
+		 ag)) != 0 ||
+	    (rv = nng_listener_create(&l, ag->rep, d->conf->agents)) != 0 ||
+	    (rv = nng_listener_start(l, 0)) != 0) {
+		log_warnx("agents: listening on %s: %s", d->conf->agents,
+		    nng_strerror(rv));
+		nng_close(ag->rep);
+		free(ag->a);
+		free(ag);
+		return (msg_nngerr(rv));
+	}
+	bound_url(l, d->conf->agents, join, sizeof(join));
+	if ((rv = nng_pub0_open(&ag->pub)) == 0 &&
+	    (rv = nng_listener_create(&l, ag->pub, d->conf->events)) == 0 &&
+	    (rv = nng_listener_start(l, 0)) == 0) {
+		ag->have_pub = 1;
+		bound_url(l, d->conf->events, ag->events, sizeof(ag->events));
+	} else {
+		log_warnx("agents: events on %s: %s", d->conf->events,
+		    nng_strerror(rv));
+		nng_close(ag->rep);
+		free(ag->a);
+		free(ag);
+		return (msg_nngerr(rv));
+	}
+	if (nng_aio_alloc(&ag->tick, tick_cb, ag) != 0) {
+		nng_close(ag->rep);
+		nng_close(ag->pub);
+		free(ag->a);
+		free(ag);
+		return (-ENOMEM);
+	}
+	nng_mtx_lock(d->mtx);
+	d->ag = ag;
+	spare_receiver(ag);
+	nng_mtx_unlock(d->mtx);
+	nng_sleep_aio(tick_ms(d), ag->tick);
+	log_info("agents: joining on %s, events on %s", join, ag->events);
+	*out = ag;
+	return (0);
+}
+
+void
+agents_close(struct agents *ag)
+{
+	struct actx *c, *next;
+	uint32_t     i;
+
+	if (ag == NULL)
+		return;
+	nng_mtx_lock(ag->d->mtx);
+	ag->closing = 1;
+	nng_mtx_unlock(ag->d->mtx);
+	nng_aio_stop(ag->tick);
+	nng_close(ag->rep);
+	nng_close(ag->pub);
+	for (c = ag->ctxs; c; c = c->next)
+		nng_aio_stop(c->aio);
+	for (c = ag->ctxs; c; c = next) {
+		next = c->next;
+		if (c->state == A_SEND)
+			nng_msg_free(nng_aio_get_msg(c->aio));
+		nng_aio_free(c->aio);
+		free(c);
+	}
+	nng_aio_free(ag->tick);
+	for (i = 0; i < ag->na; i++)
+		free(ag->a[i]);
+	free(ag->a);
+	memset(ag->secret, 0, sizeof(ag->secret));
+	free(ag);
+}

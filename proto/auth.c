@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Shared-secret proofs over OpenSSL (see auth.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "proto/auth.h"
+
+int
+auth_read_secret(const char *path, uint8_t *buf, size_t *len, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	FILE	   *f;
+	size_t	    n;
+	int	    e;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		e = errno;
+		snprintf(err, errlen, "secret file %s: %s", path, strerror(e));
+		return (-e);
+	}
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 0007)) {
+		snprintf(err, errlen,
+		    "secret file %s: readable by others (mode %03o); chmod "
+		    "600 it",
+		    path, (unsigned)(st.st_mode & 0777));
+		fclose(f);
+		return (-EINVAL);
+	}
+	n = fread(buf, 1, AUTH_SEC_MAX + 1, f);
+	fclose(f);
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	if (n > 0 && buf[n - 1] == '\r')
+		n--;
+	if (n < AUTH_SEC_MIN || n > AUTH_SEC_MAX) {
+		snprintf(err, errlen,
+		    "secret file %s: %zu bytes, expected %d to %d", path, n,
+		    AUTH_SEC_MIN, AUTH_SEC_MAX);
+		return (-EINVAL);
+	}
+	*len = n;
+	return (0);
+}
+
+int
+auth_nonce(uint8_t nonce[AUTH_NONCE])
+{
+	return (RAND_bytes(nonce, AUTH_NONCE) == 1 ? 0 : -EIO);
+}
+
+int
+auth_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
+    size_t nlen, const char *host, uint8_t out[AUTH_PROOF])
+{
+	uint8_t msg[8 + 64 + 256];
+	size_t	hl = strlen(host), ol = 0;
+
+	if (nlen > 64 || hl > 256)
+		return (-EINVAL);
+	memcpy(msg, "ocs-join", 8);
+	memcpy(msg + 8, nonce, nlen);
+	memcpy(msg + 8 + nlen, host, hl);
+	if (EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, secret, slen, msg,
+		8 + nlen + hl, out, AUTH_PROOF, &ol) == NULL ||
+	    ol != AUTH_PROOF)
+		return (-EIO);
+	return (0);
+}
+
+int
+auth_equal(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	return (CRYPTO_memcmp(a, b, len) == 0);
+}

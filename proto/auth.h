@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Proof of a shared secret for joining: HMAC-SHA256(secret, "ocs-join" |
+ * nonce | host), computed with OpenSSL.  The secret never crosses the
+ * wire; a fresh random nonce per join makes a recorded proof useless.
+ */
+#ifndef OCS_AUTH_H
+#define OCS_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_NONCE   32
+#define AUTH_PROOF   32
+#define AUTH_SEC_MIN 16
+#define AUTH_SEC_MAX 1024
+
+/* Read a secret file: at least AUTH_SEC_MIN bytes, one trailing newline
+ * dropped, not readable by others.  0 or -errno/-EINVAL (reason in err). */
+int auth_read_secret(const char *path, uint8_t *buf, size_t *len, char *err,
+    size_t errlen);
+/* A random nonce.  0 or -EIO. */
+int auth_nonce(uint8_t nonce[AUTH_NONCE]);
+/* The proof.  0 or -EIO. */
+int auth_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
+    size_t nlen, const char *host, uint8_t out[AUTH_PROOF]);
+/* Constant-time comparison of a proof; 1 if equal. */
+int auth_equal(const uint8_t *a, const uint8_t *b, size_t len);
+
+#endif

@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The light path of ocs-emu.  Every host transceiver keeps one TCP
+ * connection, announced as "FIBRE <ingress> <egress>": what it writes
+ * enters the switch at the ingress, what the switch puts out at the
+ * egress is written to it.  Bytes from ingress i go to the fibre plugged
+ * at the egress i is patched to, if the path is lit; otherwise they are
+ * dropped (light does not queue).  Bytes in flight when the patch changes
+ * are dropped, never delivered to the new peer.
+ *
+ * One thread, epoll, and splice(2) through a pipe per fibre, so payload
+ * is moved by reference rather than copied through user space.  A fibre
+ * whose peer cannot take more stops being read (TCP backpressure to the
+ * sender) until the peer drains, as a link runs at its slower end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ocsd/log.h"
+#include "testbed/ocs-emu/emu.h"
+
+#define PIPE_BYTES (1u << 20)
+#define MAX_FIBRES 4096
+
+struct fconn {
+	int	      fd, pr, pw;
+	uint32_t      in, out; /* 0 until announced */
+	char	      hdr[64];
+	size_t	      hlen;
+	size_t	      pending; /* bytes in the pipe */
+	struct fconn *target;
+	uint64_t      gen; /* patch generation the pending bytes follow */
+	int	      blocked, waiters, events;
+};
+
+struct fsrv {
+	struct emu    *e;
+	int	       ep, devnull;
+	struct fconn **by_in, **by_out;
+	struct fconn  *all[MAX_FIBRES];
+	int	       nall;
+};
+
+static void
+set_events(struct fsrv *f, struct fconn *c)
+{
+	struct epoll_event ev = { 0 };
+	int		   want = (c->blocked ? 0 : EPOLLIN) |
+			(c->waiters ? EPOLLOUT : 0) | EPOLLRDHUP;
+
+	if (want == c->events)
+		return;
+	ev.events = (uint32_t)want;
+	ev.data.ptr = c;
+	epoll_ctl(f->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	c->events = want;
+}
+
+static void
+drop_pending(struct fsrv *f, struct fconn *c)
+{
+	if (c->pending) {
+		ssize_t n = splice(c->pr, NULL, f->devnull, NULL, c->pending,
+		    SPLICE_F_NONBLOCK);
+
+		if (c->in)
+			__atomic_add_fetch(&f->e->cnt_drop[c->in],
+			    n > 0 ? (uint64_t)n : c->pending,
+			    __ATOMIC_RELAXED);
+		c->pending = 0;
+	}
+	if (c->blocked && c->target) {
+		c->target->waiters--;
+		set_events(f, c->target);
+	}
+	c->blocked = 0;
+	c->target = NULL;
+	set_events(f, c);
+}
+
+static void
+close_conn(struct fsrv *f, struct fconn *c)
+{
+	int i;
+
+	log_debug("fibre: unplugged ingress %u / egress %u", c->in, c->out);
+	drop_pending(f, c);
+	/* Whoever was sending to this fibre loses what was in flight. */
+	for (i = 0; i < f->nall; i++)
+		if (f->all[i]->target == c)
+			drop_pending(f, f->all[i]);
+	if (c->in)
+		f->by_in[c->in] = NULL;
+	if (c->out)
+		f->by_out[c->out] = NULL;
+	epoll_ctl(f->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	close(c->pr);
+	close(c->pw);
+	for (i = 0; i < f->nall; i++)
+		if (f->all[i] == c) {
+			f->all[i] = f->all[--f->nall];
+			break;
+		}
+	free(c);
+}
+
+/* Where light from ingress `in` goes now, or NULL (dark, unpatched, or
+ * nothing plugged at the egress). */
+static struct fconn *
+route(struct fsrv *f, uint32_t in, uint64_t *gen)
+{
+	struct emu *e = f->e;
+	uint32_t    out;
+	int	    lit;
+
+	pthread_mutex_lock(&e->mtx);
+	out = e->x.out_of[in];
+	lit = oxc_lit(&e->x, in, emu_now_ns());
+	*gen = e->x.gen;
+	pthread_mutex_unlock(&e->mtx);
+	return (lit && out ? f->by_out[out] : NULL);
+}
+
+static uint64_t
+gen_now(struct fsrv *f)
+{
+	uint64_t g;
+
+	pthread_mutex_lock(&f->e->mtx);
+	g = f->e->x.gen;
+	pthread_mutex_unlock(&f->e->mtx);
+	return (g);
+}
+
+/* The test hook: flip one byte in the middle of what is in the pipe. */
+static void
+corrupt(struct fsrv *f, struct fconn *c)
+{
+	uint8_t buf[65536];
+	ssize_t n, w;
+
+	if (!__atomic_exchange_n(&f->e->corrupt[c->in], 0, __ATOMIC_RELAXED))
+		return;
+	n = read(c->pr, buf, c->pending < sizeof(buf) ? c->pending
+						      : sizeof(buf));
+	if (n <= 0)
+		return;
+	buf[n / 2] ^= 0x5a;
+	log_info("fibre: corrupted byte %zd of %zd from ingress %u (test "
+		 "hook)",
+	    n / 2, n, c->in);
+	/* Back to the front of the stream: the rest is still in the pipe,
+	 * so put the chunk in a fresh pipe ahead of it. */
+	{
+		int np[2];
+
+		if (pipe2(np, O_NONBLOCK | O_CLOEXEC) != 0)
+			return;
+		fcntl(np[1], F_SETPIPE_SZ, PIPE_BYTES);
+		w = write(np[1], buf, (size_t)n);
+		if (w > 0)
+			splice(c->pr, NULL, np[1], NULL, c->pending - (size_t)n,
+			    SPLICE_F_NONBLOCK);
+		close(c->pr);
+		close(c->pw);
+		c->pr = np[0];
+		c->pw = np[1];
+	}
+}
+
+/* Move what fibre c sends; stops when it has nothing or must wait. */
+static void
+carry(struct fsrv *f, struct fconn *c)
+{
+	ssize_t n;
+
+	for (;;) {
+		if (c->pending == 0) {
+			n = splice(c->fd, NULL, c->pw, NULL, PIPE_BYTES,
+			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n == 0) {
+				close_conn(f, c);
+				return;
+			}
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EINTR)
+					close_conn(f, c);
+				return;
+			}
+			c->pending = (size_t)n;
+			__atomic_add_fetch(&f->e->cnt_in[c->in], (uint64_t)n,
+			    __ATOMIC_RELAXED);
+			if ((c->target = route(f, c->in, &c->gen)) == NULL) {
+				drop_pending(f, c);
+				continue;
+			}
+			if (__atomic_load_n(&f->e->corrupt[c->in],
+				__ATOMIC_RELAXED))
+				corrupt(f, c);
+		}
+		if (c->gen != gen_now(f) && route(f, c->in, &c->gen) !=
+						c->target) {
+			drop_pending(f, c); /* the patch changed under it */
+			continue;
+		}
+		n = splice(c->pr, NULL, c->target->fd, NULL, c->pending,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			c->pending -= (size_t)n;
+			__atomic_add_fetch(&f->e->cnt_out[c->target->out],
+			    (uint64_t)n, __ATOMIC_RELAXED);
+			if (c->pending == 0)
+				c->target = NULL;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (!c->blocked) {
+				c->blocked = 1;
+				c->target->waiters++;
+				set_events(f, c->target);
+				set_events(f, c);
+			}
+			return;
+		}
+		drop_pending(f, c); /* the receiving fibre is gone */
+	}
+}
+
+/* "FIBRE <ingress> <egress>\n" -> "OK\n" or "ERR reason\n". */
+static void
+announce(struct fsrv *f, struct fconn *c)
+{
+	struct emu *e = f->e;
+	unsigned    in, out;
+	char	    extra, reply[128];
+	ssize_t	    r;
+
+	r = recv(c->fd, c->hdr + c->hlen, 1, 0);
+	if (r <= 0) {
+		if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			close_conn(f, c);
+		return;
+	}
+	if (c->hdr[c->hlen++] != '\n') {
+		if (c->hlen == sizeof(c->hdr) - 1) {
+			log_warnx("fibre: announcement too long, closing");
+			close_conn(f, c);
+		}
+		return;
+	}
+	c->hdr[c->hlen] = '\0';
+	reply[0] = '\0';
+	if (sscanf(c->hdr, "FIBRE %u %u %c", &in, &out, &extra) != 2)
+		snprintf(reply, sizeof(reply),
+		    "ERR expected FIBRE <ingress> <egress>\n");
+	else if (in < 1 || in > e->x.n)
+		snprintf(reply, sizeof(reply), "ERR no ingress port %u\n", in);
+	else if (out <= e->x.n || out > 2 * e->x.n)
+		snprintf(reply, sizeof(reply), "ERR no egress port %u\n", out);
+	else if (f->by_in[in])
+		snprintf(reply, sizeof(reply),
+		    "ERR ingress %u already has a fibre\n", in);
+	else if (f->by_out[out])
+		snprintf(reply, sizeof(reply),
+		    "ERR egress %u already has a fibre\n", out);
+	if (reply[0]) {
+		log_warnx("fibre: refused \"%.*s\": %.*s",
+		    (int)strcspn(c->hdr, "\n"), c->hdr,
+		    (int)strcspn(reply, "\n"), reply);
+		(void)!send(c->fd, reply, strlen(reply), MSG_NOSIGNAL);
+		close_conn(f, c);
+		return;
+	}
+	c->in = in;
+	c->out = out;
+	f->by_in[in] = c;
+	f->by_out[out] = c;
+	(void)!send(c->fd, "OK\n", 3, MSG_NOSIGNAL);
+	log_debug("fibre: plugged ingress %u / egress %u", in, out);
+}
+
+static void
+accept_fibre(struct fsrv *f, int lfd)
+{
+	struct epoll_event ev = { 0 };
+	struct fconn	  *c;
+	int		   fd, p[2], buf = 4 << 20, one = 1;
+
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+		return;
+	if (f->nall == MAX_FIBRES || (c = calloc(1, sizeof(*c))) == NULL ||
+	    pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0) {
+		log_warnx("fibre: cannot take another fibre");
+		close(fd);
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	/* Light has no Nagle: the tail of a burst must not wait for an
+	 * ACK (40 ms of delayed ACK per phase otherwise). */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+	c->fd = fd;
+	c->pr = p[0];
+	c->pw = p[1];
+	c->events = EPOLLIN | EPOLLRDHUP;
+	ev.events = (uint32_t)c->events;
+	ev.data.ptr = c;
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, fd, &ev);
+	f->all[f->nall++] = c;
+}
+
+int
+emu_fibre_serve(struct emu *e, int lfd, int stopfd)
+{
+	struct epoll_event ev, evs[64];
+	struct fsrv	   f;
+	int		   n, i, j, blocked, rv = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.e = e;
+	f.by_in = calloc(2 * e->x.n + 1, sizeof(*f.by_in));
+	f.by_out = calloc(2 * e->x.n + 1, sizeof(*f.by_out));
+	f.ep = epoll_create1(EPOLL_CLOEXEC);
+	f.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0) {
+		rv = -ENOMEM;
+		goto out;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = &f.ep; /* marks the listener */
+	epoll_ctl(f.ep, EPOLL_CTL_ADD, lfd, &ev);
+	ev.data.ptr = &f.devnull; /* marks the stop fd */
+	epoll_ctl(f.ep, EPOLL_CTL_ADD, stopfd, &ev);
+	for (;;) {
+		for (blocked = 0, i = 0; i < f.nall; i++)
+			blocked |= f.all[i]->blocked;
+		n = epoll_wait(f.ep, evs, 64, blocked ? 20 : -1);
+		if (n < 0 && errno != EINTR) {
+			rv = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct fconn *c = evs[i].data.ptr;
+
+			if (evs[i].data.ptr == &f.devnull)
+				goto out;
+			if (evs[i].data.ptr == &f.ep) {
+				accept_fibre(&f, lfd);
+				continue;
+			}
+			/* Writable: resume the fibres waiting on it. */
+			if (evs[i].events & EPOLLOUT)
+				for (j = 0; j < f.nall; j++) {
+					struct fconn *w = f.all[j];
+
+					if (w->blocked && w->target == c) {
+						w->blocked = 0;
+						c->waiters--;
+						set_events(&f, w);
+						carry(&f, w);
+					}
+				}
+			/* The fibre may have gone while resuming others. */
+			for (j = 0; j < f.nall && f.all[j] != c; j++)
+				;
+			if (j == f.nall)
+				continue;
+			set_events(&f, c);
+			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP |
+						EPOLLERR)) {
+				if (c->in == 0)
+					announce(&f, c);
+				else if (!c->blocked)
+					carry(&f, c);
+			}
+		}
+		/* A blocked fibre whose patch changed drops what it held. */
+		for (i = 0; i < f.nall; i++)
+			if (f.all[i]->blocked && f.all[i]->gen != gen_now(&f))
+				drop_pending(&f, f.all[i]);
+	}
+out:
+	while (f.nall > 0)
+		close_conn(&f, f.all[0]);
+	free(f.by_in);
+	free(f.by_out);
+	if (f.ep >= 0)
+		close(f.ep);
+	if (f.devnull >= 0)
+		close(f.devnull);
+	return (rv);
+}
