@@ -219,11 +219,14 @@ UNIT_TESTS := \
 	tl1 \
 	oxc \
 	conf \
-	xc
+	xc \
+	frame \
+	exec
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
-	ocsd
+	ocsd \
+	run
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -232,6 +235,10 @@ TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 	$(DRV_LIB)
+AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/frame.o \
+	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
+TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
+TEST_DEPS_exec := $(AGENT_CORE)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) -lm
 
@@ -246,6 +253,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 INTEG_DEPS_ocs_plan :=
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
+INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
 		$(BUILD)/tests/integ/proc.o $$(INTEG_DEPS_$$*) $(PROGS)

@@ -38,20 +38,21 @@ on_signal(int sig)
 
 struct agent {
 	struct session s;
-	char	       fibre[256];
+	char           fibre[256];
 	struct xport   x[EXEC_MAX_PORTS];
-	int	       plugged;
-	int	       once; /* exit after one run (tests) */
+	int            plugged;
+	int            once; /* exit after one run (tests) */
 };
 
 static void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: ocs-agent [-dv] --controller URL --host NAME --secret-file "
-	    "FILE\n"
-	    "                 --fibre ADDR:PORT [--transceivers N] "
-	    "[--timeout TIME]\n");
+	        "usage: ocs-agent [-dv] --controller URL --host NAME "
+	        "--secret-file "
+	        "FILE\n"
+	        "                 --fibre ADDR:PORT [--transceivers N] "
+	        "[--timeout TIME]\n");
 	exit(2);
 }
 
@@ -68,13 +69,14 @@ unplug(struct agent *a)
 static int
 plug(struct agent *a)
 {
-	char	 err[300];
+	char     err[300];
 	uint32_t i;
-	int	 rv;
+	int      rv;
 
 	for (i = 0; i < a->s.ntrx; i++) {
 		rv = xport_open(&a->x[i], &xport_fibre_ops, a->fibre,
-		    a->s.ingress[i], a->s.egress[i], 5000, err, sizeof(err));
+		                a->s.ingress[i], a->s.egress[i], 5000, err,
+		                sizeof(err));
 		if (rv != 0) {
 			log_warnx("%s.%u: %s", a->s.host, i, err);
 			while (i-- > 0)
@@ -89,8 +91,8 @@ plug(struct agent *a)
 
 /* The plan message as the executor wants it; arrays point into m. */
 static int
-to_plan(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
-    struct exec_plan *p, char *err, size_t len)
+to_plan(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct exec_plan *p,
+        char *err, size_t len)
 {
 	uint32_t k, i;
 
@@ -127,20 +129,22 @@ to_plan(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
 		for (i = 0; i < ph->nsend; i++) {
 			const Ocs__Send *s = pp->sends[i];
 
-			ph->send[i] = (struct exec_send){ s->dst, s->port,
-				s->hops, (uint32_t)s->n_blocks, s->blocks };
+			ph->send[i] = (struct exec_send){
+			    s->dst, s->port, s->hops, (uint32_t)s->n_blocks,
+			    s->blocks};
 		}
 		for (i = 0; i < ph->nrelay; i++) {
 			const Ocs__Relay *r = pp->relays[i];
 
-			ph->relay[i] = (struct exec_relay){ r->src, r->dst,
-				r->in_port, r->out_port, r->blocks, r->bytes };
+			ph->relay[i] = (struct exec_relay){
+			    r->src,      r->dst,    r->in_port,
+			    r->out_port, r->blocks, r->bytes};
 		}
 		for (i = 0; i < ph->nrecv; i++) {
 			const Ocs__Recv *r = pp->recvs[i];
 
-			ph->recv[i] = (struct exec_recv){ r->src, r->port,
-				(uint32_t)r->n_blocks, r->blocks };
+			ph->recv[i] = (struct exec_recv){
+			    r->src, r->port, (uint32_t)r->n_blocks, r->blocks};
 		}
 	}
 	return (0);
@@ -164,46 +168,48 @@ static void
 run(struct agent *a, const Ocs__Msg *pm)
 {
 	struct exec_plan  p;
-	struct exec	 *e = NULL;
+	struct exec      *e = NULL;
 	struct exec_done  done[64];
-	struct exec_abort ab = { session_events_fd(&a->s),
-		 session_abort_check, &a->s };
-	size_t		  nd = 0;
-	uint32_t	  k;
-	uint64_t	  sent = 0, verified = 0;
-	char		  err[512];
-	int		  rv;
+	struct exec_abort ab = {session_events_fd(&a->s), session_abort_check,
+	                        &a->s};
+	size_t            nd = 0;
+	uint32_t          k;
+	uint64_t          sent = 0, verified = 0;
+	char              err[512];
+	int               rv;
 
 	if ((rv = to_plan(pm->plan, pm->run_id, a->s.ntrx, &p, err,
-		 sizeof(err))) != 0 ||
+	                  sizeof(err))) != 0 ||
 	    (rv = exec_new(&e, &p, a->x, &ab, err, sizeof(err))) != 0) {
 		if (rv == -ENOMEM)
-			snprintf(err, sizeof(err), "out of memory for the plan");
+			snprintf(err, sizeof(err),
+			         "out of memory for the plan");
 		log_warnx("run %llu: %s", (unsigned long long)pm->run_id, err);
 		session_abort(&a->s, 0, err);
 		plan_free(&p);
 		return;
 	}
 	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
-		 "%zu bytes of buffers",
-	    (unsigned long long)pm->run_id, p.node, p.n, pm->plan->algo,
-	    (unsigned long long)p.bytes, p.nph, exec_mem(e));
+	         "%zu bytes of buffers",
+	         (unsigned long long)pm->run_id, p.node, p.n, pm->plan->algo,
+	         (unsigned long long)p.bytes, p.nph, exec_mem(e));
 	exec_drain(a->x, a->s.ntrx);
 	for (k = 0; k <= p.nph && !quit; k++) {
 		if (k == p.nph || p.ph[k].barrier) {
-			if (k == p.nph && (rv = exec_finish(e, err,
-					       sizeof(err))) != 0) {
+			if (k == p.nph &&
+			    (rv = exec_finish(e, err, sizeof(err))) != 0) {
 				session_abort(&a->s, k, err);
 				break;
 			}
 			rv = session_ready(&a->s, k, done, nd, err,
-			    sizeof(err));
+			                   sizeof(err));
 			nd = 0;
 			if (rv == 1)
 				break; /* finished */
 			if (rv != 0) {
 				log_warnx("run %llu: phase %u: %s",
-				    (unsigned long long)pm->run_id, k, err);
+				          (unsigned long long)pm->run_id, k,
+				          err);
 				break;
 			}
 		}
@@ -211,8 +217,8 @@ run(struct agent *a, const Ocs__Msg *pm)
 			break;
 		rv = exec_phase(e, k, &done[nd], err, sizeof(err));
 		if (rv != 0) {
-			log_warnx("run %llu: %s", (unsigned long long)pm->run_id,
-			    err);
+			log_warnx("run %llu: %s",
+			          (unsigned long long)pm->run_id, err);
 			if (rv != -ECANCELED)
 				session_abort(&a->s, k, err);
 			break;
@@ -220,42 +226,43 @@ run(struct agent *a, const Ocs__Msg *pm)
 		sent += done[nd].sent;
 		verified += done[nd].verified;
 		log_debug("run %llu: phase %u done in %.3f ms",
-		    (unsigned long long)pm->run_id, k,
-		    done[nd].data_ns / 1e6);
+		          (unsigned long long)pm->run_id, k,
+		          done[nd].data_ns / 1e6);
 		nd++;
 	}
 	if (k == p.nph && rv == 1)
 		log_info("run %llu: done, %llu bytes sent, %llu blocks "
-			 "verified",
-		    (unsigned long long)pm->run_id, (unsigned long long)sent,
-		    (unsigned long long)verified);
+		         "verified",
+		         (unsigned long long)pm->run_id,
+		         (unsigned long long)sent,
+		         (unsigned long long)verified);
 	exec_free(e);
 	plan_free(&p);
 	exec_drain(a->x, a->s.ntrx);
 }
 
 static const struct option longopts[] = {
-	{ "controller", required_argument, NULL, 'c' },
-	{ "host", required_argument, NULL, 'H' },
-	{ "secret-file", required_argument, NULL, 'S' },
-	{ "fibre", required_argument, NULL, 'F' },
-	{ "transceivers", required_argument, NULL, 'T' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "once", no_argument, NULL, '1' },
-	{ NULL, 0, NULL, 0 },
+    {"controller", required_argument, NULL, 'c'},
+    {"host", required_argument, NULL, 'H'},
+    {"secret-file", required_argument, NULL, 'S'},
+    {"fibre", required_argument, NULL, 'F'},
+    {"transceivers", required_argument, NULL, 'T'},
+    {"timeout", required_argument, NULL, 't'},
+    {"once", no_argument, NULL, '1'},
+    {NULL, 0, NULL, 0},
 };
 
 int
 main(int argc, char **argv)
 {
-	struct agent	*a;
+	struct agent    *a;
 	struct sigaction sa;
-	const char	*secret = NULL;
-	char		 err[512], *end;
-	double		 t;
-	long		 v;
-	int		 ch, verbose = 0, rv, backoff = 200;
-	size_t		 i;
+	const char      *secret = NULL;
+	char             err[512], *end;
+	double           t;
+	long             v;
+	int              ch, verbose = 0, rv, backoff = 200;
+	size_t           i;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return (1);
@@ -269,15 +276,16 @@ main(int argc, char **argv)
 			verbose++;
 			break;
 		case 'c':
-			snprintf(a->s.controller, sizeof(a->s.controller), "%s",
-			    optarg);
+			snprintf(a->s.controller, sizeof(a->s.controller),
+			         "%s", optarg);
 			break;
 		case 'H':
 			if (optarg[0] == '\0' || strlen(optarg) >= 64 ||
 			    strpbrk(optarg, ". \t\r\n")) {
-				fprintf(stderr, "ocs-agent: --host \"%s\": "
-						"letters, digits, - and _\n",
-				    optarg);
+				fprintf(stderr,
+				        "ocs-agent: --host \"%s\": "
+				        "letters, digits, - and _\n",
+				        optarg);
 				return (2);
 			}
 			snprintf(a->s.host, sizeof(a->s.host), "%s", optarg);
@@ -291,9 +299,10 @@ main(int argc, char **argv)
 		case 'T':
 			v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > EXEC_MAX_PORTS) {
-				fprintf(stderr, "ocs-agent: --transceivers "
-						"\"%s\": 1..%d\n",
-				    optarg, EXEC_MAX_PORTS);
+				fprintf(stderr,
+				        "ocs-agent: --transceivers "
+				        "\"%s\": 1..%d\n",
+				        optarg, EXEC_MAX_PORTS);
 				return (2);
 			}
 			a->s.ntrx = (uint32_t)v;
@@ -301,9 +310,10 @@ main(int argc, char **argv)
 		case 't':
 			if (unit_parse_time(optarg, &t) != 0 || t < 0.1 ||
 			    t > 3600) {
-				fprintf(stderr, "ocs-agent: --timeout \"%s\": "
-						"100ms..1h\n",
-				    optarg);
+				fprintf(stderr,
+				        "ocs-agent: --timeout \"%s\": "
+				        "100ms..1h\n",
+				        optarg);
 				return (2);
 			}
 			a->s.timeout_ms = (int)(t * 1000);
@@ -320,7 +330,7 @@ main(int argc, char **argv)
 		usage();
 	log_init("ocs-agent", 1, verbose);
 	if (auth_read_secret(secret, a->s.secret, &a->s.secret_len, err,
-		sizeof(err)) != 0) {
+	                     sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-agent: %s\n", err);
 		return (1);
 	}
@@ -351,9 +361,10 @@ main(int argc, char **argv)
 			}
 			backoff = 200;
 			log_info("joined %s as agent %u (%s)", a->s.controller,
-			    a->s.agent_id, a->s.host);
+			         a->s.agent_id, a->s.host);
 			for (i = 0; i < a->s.ntrx; i++)
-				log_debug("%s.%zu: TX ingress %u, RX egress %u",
+				log_debug(
+				    "%s.%zu: TX ingress %u, RX egress %u",
 				    a->s.host, i, a->s.ingress[i],
 				    a->s.egress[i]);
 			unplug(a);

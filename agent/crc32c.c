@@ -10,8 +10,8 @@ static uint32_t
 crc32c_table(uint32_t crc, const uint8_t *p, size_t len)
 {
 	static uint32_t tab[256];
-	static int	init;
-	uint32_t	i, j, c;
+	static int      init;
+	uint32_t        i, j, c;
 
 	/* Built on first use; a race writes the same values twice. */
 	if (!__atomic_load_n(&init, __ATOMIC_ACQUIRE)) {

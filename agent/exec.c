@@ -2,16 +2,19 @@
 /*
  * The executor (see exec.h).
  *
- * Flow control is "bubble" flow control for rings: a frame in transit
- * (a relay) may enter an output buffer with room for one frame, but the
- * node injects one of its own frames only where there is room for two.
- * Relays travel along the cycles of the current configuration, and with
- * this rule the cycle always keeps a free slot, so it cannot deadlock
- * however long the paths.  Frames of the next phase on the same circuits
- * may arrive early (no barrier between such phases): they wait at the
- * head of their input until this node moves on, which is safe because a
- * fibre is FIFO and a sender starts a phase only after finishing the
- * last.
+ * Flow control.  A node never stops reading its fibres: frames for it go
+ * to their block slots, frames it relays go straight to the output queue
+ * of their port, which grows as needed (at most the phase's relay volume
+ * through that port, known from the plan).  Its own frames are injected
+ * only while that queue is nearly empty, so relays go first and a node's
+ * own data never fills the path.  With every reader always reading, the
+ * rings of a reused configuration cannot lock up, however long the paths
+ * and whatever the fibres and the switch buffer in between (a bounded
+ * relay queue that stops reading can: every node waits for the next one
+ * around the ring).  Frames of the next phase on the same circuits may
+ * arrive early (no barrier between such phases): they wait at the head of
+ * their input until this node moves on, which is safe because a fibre is
+ * FIFO and a sender starts a phase only after finishing the last.
  */
 #include <errno.h>
 #include <poll.h>
@@ -30,13 +33,13 @@
 
 struct buf {
 	uint8_t *p;
-	size_t	 head, tail, cap;
+	size_t   head, tail, cap;
 };
 
 struct port {
 	struct xport *x;
 	struct buf    in, out;
-	int	      synced; /* a frame of this run has been seen here */
+	int           synced; /* a frame of this run has been seen here */
 	uint64_t      skipped;
 };
 
@@ -52,13 +55,13 @@ struct expect {
 
 struct exec {
 	struct exec_plan  p;
-	struct sched	  lay; /* block layout only: n, parts, bytes */
-	struct port	  port[EXEC_MAX_PORTS];
+	struct sched      lay; /* block layout only: n, parts, bytes */
+	struct port       port[EXEC_MAX_PORTS];
 	struct exec_abort ab;
-	uint32_t	  run32;
+	uint32_t          run32;
 
-	uint8_t	    *slab;
-	size_t	     slot_bytes;
+	uint8_t     *slab;
+	size_t       slot_bytes;
 	struct slot *slots;
 	uint32_t     nslots, *freel, nfree, nheld;
 	uint32_t    *hash, hmask;
@@ -66,19 +69,20 @@ struct exec {
 	struct expect **exp;
 	uint32_t       *nexp;
 	uint32_t       *recv_done, *relay_done, *send_blk, *send_off;
-	uint32_t	maxrecv, maxrelay, maxsend;
+	uint32_t        maxrecv, maxrelay, maxsend;
 
-	uint32_t	 k;
+	uint32_t         k;
 	struct exec_done d;
-	char		*err;
-	size_t		 errlen;
+	size_t           peak_queue; /* largest output queue seen, bytes */
+	char            *err;
+	size_t           errlen;
 };
 
 __attribute__((__format__(printf, 3, 4))) static int
 fail(struct exec *e, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int	n;
+	int     n;
 
 	n = snprintf(e->err, e->errlen, "phase %u: ", e->k);
 	va_start(ap, fmt);
@@ -100,8 +104,8 @@ now_ns(void)
 static const char *
 pname(uint32_t port)
 {
-	static const char *const n[] = { "R", "L", "2", "3", "4", "5", "6",
-		"7" };
+	static const char *const n[] = {"R", "L", "2", "3",
+	                                "4", "5", "6", "7"};
 
 	return (port < EXEC_MAX_PORTS ? n[port] : "?");
 }
@@ -188,10 +192,25 @@ blk_size(const struct exec *e, uint32_t b)
 
 /* ---- buffers ------------------------------------------------------------ */
 
-static size_t
-buf_free(const struct buf *b)
+static void buf_compact(struct buf *b);
+
+/* Room for `need` more bytes at the tail: compact, else double. */
+static int
+buf_grow(struct buf *b, size_t need)
 {
-	return (b->cap - (b->tail - b->head));
+	size_t   ncap = b->cap;
+	uint8_t *np;
+
+	buf_compact(b);
+	if (b->cap - b->tail >= need)
+		return (0);
+	while (ncap - b->tail < need)
+		ncap *= 2;
+	if (ncap > ((size_t)1 << 32) || (np = realloc(b->p, ncap)) == NULL)
+		return (-ENOMEM);
+	b->p = np;
+	b->cap = ncap;
+	return (0);
 }
 
 static void
@@ -218,17 +237,18 @@ static int
 check_plan(struct exec *e, char *err, size_t len)
 {
 	const struct exec_plan *p = &e->p;
-	uint64_t		nb = (uint64_t)p->n * p->n * p->parts;
-	uint32_t		k, i, j;
+	uint64_t                nb = (uint64_t)p->n * p->n * p->parts;
+	uint32_t                k, i, j;
 
 	if (p->nports == 0 || p->nports > EXEC_MAX_PORTS || p->n < 2 ||
 	    p->node >= p->n || p->parts == 0 || nb > UINT32_MAX ||
 	    p->chunk < 64 || p->chunk > FRAME_MAX_PAYLOAD ||
 	    p->max_blocks < p->n * p->parts || p->nph == 0 ||
 	    p->bytes / ((uint64_t)p->n * p->parts) + 1 > UINT32_MAX) {
-		snprintf(err, len, "plan: bad sizes (n %u, node %u, parts %u, "
-				   "chunk %u, ports %u)",
-		    p->n, p->node, p->parts, p->chunk, p->nports);
+		snprintf(err, len,
+		         "plan: bad sizes (n %u, node %u, parts %u, "
+		         "chunk %u, ports %u)",
+		         p->n, p->node, p->parts, p->chunk, p->nports);
 		return (-EINVAL);
 	}
 	for (k = 0; k < p->nph; k++) {
@@ -246,7 +266,8 @@ check_plan(struct exec *e, char *err, size_t len)
 		for (i = 0; i < ph->nrelay; i++)
 			if (ph->relay[i].in_port >= p->nports ||
 			    ph->relay[i].out_port >= p->nports ||
-			    ph->relay[i].src >= p->n || ph->relay[i].dst >= p->n)
+			    ph->relay[i].src >= p->n ||
+			    ph->relay[i].dst >= p->n)
 				goto bad;
 		for (i = 0; i < ph->nrecv; i++) {
 			if (ph->recv[i].port >= p->nports ||
@@ -259,9 +280,10 @@ check_plan(struct exec *e, char *err, size_t len)
 	}
 	return (0);
 bad:
-	snprintf(err, len, "plan: phase %u names a port, node or block that "
-			   "does not exist",
-	    k);
+	snprintf(err, len,
+	         "plan: phase %u names a port, node or block that "
+	         "does not exist",
+	         k);
 	return (-EINVAL);
 }
 
@@ -306,12 +328,12 @@ setup_expect(struct exec *e)
 
 int
 exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
-    const struct exec_abort *ab, char *err, size_t errlen)
+         const struct exec_abort *ab, char *err, size_t errlen)
 {
 	struct exec *e;
 	uint32_t     i, d, part, hcap;
-	size_t	     fb;
-	int	     rv;
+	size_t       fb;
+	int          rv;
 
 	*out = NULL;
 	if ((e = calloc(1, sizeof(*e))) == NULL)
@@ -363,7 +385,7 @@ exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
 			uint32_t s = take(e, b);
 
 			pat_fill(slot_data(e, s), blk_size(e, b), p->run,
-			    p->node, d, part, 0);
+			         p->node, d, part, 0);
 			e->slots[s].have = blk_size(e, b);
 		}
 	*out = e;
@@ -371,7 +393,7 @@ exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
 nomem:
 	exec_free(e);
 	snprintf(err, errlen, "out of memory for a run of %llu bytes",
-	    (unsigned long long)p->bytes);
+	         (unsigned long long)p->bytes);
 	return (-ENOMEM);
 }
 
@@ -402,11 +424,17 @@ exec_free(struct exec *e)
 }
 
 size_t
+exec_peak_queue(const struct exec *e)
+{
+	return (e->peak_queue);
+}
+
+size_t
 exec_mem(const struct exec *e)
 {
-	size_t	 m = sizeof(*e) + e->nslots * (e->slot_bytes +
-						  sizeof(struct slot) + 4) +
-		   (e->hmask + 1) * 4;
+	size_t m = sizeof(*e) +
+	           e->nslots * (e->slot_bytes + sizeof(struct slot) + 4) +
+	           (e->hmask + 1) * 4;
 	uint32_t i;
 
 	for (i = 0; i < e->p.nports; i++)
@@ -418,7 +446,8 @@ exec_mem(const struct exec *e)
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* Put one frame (header from f, payload p) at the tail of b. */
+/* Put one frame (header from f, payload p) at the tail of b, which has
+ * room for two (the caller checked). */
 static void
 put_frame(struct buf *b, const struct frame *f, const void *p)
 {
@@ -434,15 +463,17 @@ static int
 inject(struct exec *e)
 {
 	const struct exec_phase *ph = &e->p.ph[e->k];
-	size_t			 two = 2 * (FRAME_HDR + (size_t)e->p.chunk);
-	uint32_t		 i;
-	int			 moved = 0;
+	/* Own frames only while the queue is nearly empty: relays first. */
+	size_t   two = 2 * (FRAME_HDR + (size_t)e->p.chunk);
+	uint32_t i;
+	int      moved = 0;
 
 	for (i = 0; i < ph->nsend; i++) {
 		const struct exec_send *s = &ph->send[i];
-		struct buf	       *out = &e->port[s->port].out;
+		struct buf             *out = &e->port[s->port].out;
 
-		while (e->send_blk[i] < s->nblk && buf_free(out) >= two) {
+		while (e->send_blk[i] < s->nblk &&
+		       out->tail - out->head < two) {
 			uint32_t     b = s->blk[e->send_blk[i]];
 			uint32_t     sl = find(e, b), size = blk_size(e, b);
 			struct frame f;
@@ -451,7 +482,8 @@ inject(struct exec *e)
 				char bn[48];
 
 				bname(e, b, bn, sizeof(bn));
-				return (fail(e, -EPROTO,
+				return (fail(
+				    e, -EPROTO,
 				    "plan says send %s to node %u, but this "
 				    "node does not hold it",
 				    bn, s->dst));
@@ -464,7 +496,7 @@ inject(struct exec *e)
 			f.block = b;
 			f.off = e->send_off[i];
 			f.len = size - f.off < e->p.chunk ? size - f.off
-							  : e->p.chunk;
+			                                  : e->p.chunk;
 			put_frame(out, &f, slot_data(e, sl) + f.off);
 			e->d.sent += f.len;
 			e->send_off[i] += f.len;
@@ -484,7 +516,7 @@ static int
 flush(struct exec *e, uint32_t q)
 {
 	struct buf *b = &e->port[q].out;
-	ssize_t	    w;
+	ssize_t     w;
 
 	if (b->tail == b->head)
 		return (0);
@@ -492,9 +524,10 @@ flush(struct exec *e, uint32_t q)
 	if (w == -EAGAIN)
 		return (0);
 	if (w < 0)
-		return (fail(e, -EPIPE, "fibre of port %s lost while sending: "
-					"%s",
-		    pname(q), strerror((int)-w)));
+		return (fail(e, -EPIPE,
+		             "fibre of port %s lost while sending: "
+		             "%s",
+		             pname(q), strerror((int)-w)));
 	b->head += (size_t)w;
 	if (b->head == b->tail)
 		b->head = b->tail = 0;
@@ -507,7 +540,7 @@ static const struct expect *
 expected(const struct exec *e, uint32_t b)
 {
 	const struct expect *v = e->exp[e->k];
-	uint32_t	     lo = 0, hi = e->nexp[e->k];
+	uint32_t             lo = 0, hi = e->nexp[e->k];
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -524,35 +557,38 @@ static int
 deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 {
 	const struct exec_phase *ph = &e->p.ph[e->k];
-	const struct expect	*x = expected(e, f->block);
-	uint32_t		 size = blk_size(e, f->block), sl;
-	int64_t			 bad;
-	char			 bn[48];
+	const struct expect     *x = expected(e, f->block);
+	uint32_t                 size = blk_size(e, f->block), sl;
+	int64_t                  bad;
+	char                     bn[48];
 
 	bname(e, f->block, bn, sizeof(bn));
 	if (x == NULL || ph->recv[x->recv].src != f->src ||
 	    ph->recv[x->recv].port != q)
 		return (fail(e, -EPROTO,
-		    "unexpected frame of %s from node %u on port %s", bn,
-		    f->src, pname(q)));
+		             "unexpected frame of %s from node %u on port %s",
+		             bn, f->src, pname(q)));
 	if ((sl = find(e, f->block)) == NONE) {
 		if ((sl = take(e, f->block)) == NONE)
-			return (fail(e, -EPROTO,
+			return (fail(
+			    e, -EPROTO,
 			    "no room for %s: more than the %u blocks the plan "
 			    "allows are held",
 			    bn, e->nslots));
 	}
 	if (f->off != e->slots[sl].have || f->len > size - f->off)
-		return (fail(e, -EPROTO,
+		return (fail(
+		    e, -EPROTO,
 		    "%s from node %u on port %s: bytes %u..%u arrived where "
 		    "%u was next (of %u)",
 		    bn, f->src, pname(q), f->off, f->off + f->len,
 		    e->slots[sl].have, size));
 	bad = pat_check(p, f->len, e->p.run, sched_blk_src(&e->lay, f->block),
-	    sched_blk_dst(&e->lay, f->block),
-	    sched_blk_part(&e->lay, f->block), f->off);
+	                sched_blk_dst(&e->lay, f->block),
+	                sched_blk_part(&e->lay, f->block), f->off);
 	if (bad >= 0)
-		return (fail(e, -EPROTO,
+		return (fail(
+		    e, -EPROTO,
 		    "content of %s wrong at byte %lld (from node %u on port "
 		    "%s)",
 		    bn, (long long)bad, f->src, pname(q)));
@@ -570,27 +606,31 @@ static int
 relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
 {
 	const struct exec_phase *ph = &e->p.ph[e->k];
-	struct buf		*out;
-	uint32_t		 i;
+	struct buf              *out;
+	uint32_t                 i;
 
 	for (i = 0; i < ph->nrelay; i++)
 		if (ph->relay[i].src == f->src && ph->relay[i].dst == f->dst &&
 		    ph->relay[i].in_port == q)
 			break;
 	if (i == ph->nrelay)
-		return (fail(e, -EPROTO,
+		return (fail(
+		    e, -EPROTO,
 		    "unexpected frame from node %u for node %u on port %s "
 		    "(nothing to relay between them here)",
 		    f->src, f->dst, pname(q)));
 	out = &e->port[ph->relay[i].out_port].out;
-	if (buf_free(out) < FRAME_HDR + f->len)
-		return (1); /* no room: the input waits */
-	if (out->cap - out->tail < FRAME_HDR + f->len)
-		buf_compact(out);
+	if (out->cap - out->tail < FRAME_HDR + f->len &&
+	    buf_grow(out, FRAME_HDR + f->len) != 0)
+		return (fail(
+		    e, -ENOMEM, "no memory to relay %zu more bytes on port %s",
+		    out->tail - out->head, pname(ph->relay[i].out_port)));
 	memcpy(out->p + out->tail, hdr, FRAME_HDR + f->len);
 	frame_set_hops(out->p + out->tail, (uint16_t)(f->hops - 1));
 	out->tail += FRAME_HDR + f->len;
 	e->d.relayed += f->len;
+	if (out->tail - out->head > e->peak_queue)
+		e->peak_queue = out->tail - out->head;
 	if (f->off + f->len == blk_size(e, f->block))
 		e->relay_done[i]++;
 	return (0);
@@ -607,9 +647,9 @@ consume(struct exec *e, uint32_t q)
 	struct port *pt = &e->port[q];
 	struct buf  *in = &pt->in;
 	struct frame f;
-	uint8_t	    *h;
-	int	     moved = 0, rv;
-	char	     bn[48];
+	uint8_t     *h;
+	int          moved = 0, rv;
+	char         bn[48];
 
 	while (in->tail - in->head >= FRAME_HDR) {
 		h = in->p + in->head;
@@ -617,7 +657,8 @@ consume(struct exec *e, uint32_t q)
 			/* Leftovers of an aborted run may precede the first
 			 * frame of this one; after that it is corruption. */
 			if (pt->synced)
-				return (fail(e, -EPROTO,
+				return (fail(
+				    e, -EPROTO,
 				    "garbage on port %s (no frame header)",
 				    pname(q)));
 			in->head++;
@@ -634,7 +675,8 @@ consume(struct exec *e, uint32_t q)
 				continue;
 			}
 			bname(e, f.block, bn, sizeof(bn));
-			return (fail(e, -EPROTO,
+			return (fail(
+			    e, -EPROTO,
 			    "CRC mismatch in a frame of %s from node %u on "
 			    "port %s (offset %u, %u bytes)",
 			    bn, f.src, pname(q), f.off, f.len));
@@ -650,12 +692,14 @@ consume(struct exec *e, uint32_t q)
 			if (f.phase == e->k + 1 && e->k + 1 < e->p.nph &&
 			    !e->p.ph[e->k + 1].barrier)
 				break; /* early: waits for this node */
-			return (fail(e, -EPROTO,
-			    "frame of phase %u from node %u on port %s", f.phase,
-			    f.src, pname(q)));
+			return (
+			    fail(e, -EPROTO,
+			         "frame of phase %u from node %u on port %s",
+			         f.phase, f.src, pname(q)));
 		}
 		if (f.hops == 0 || (f.hops == 1) != (f.dst == e->p.node))
-			return (fail(e, -EPROTO,
+			return (fail(
+			    e, -EPROTO,
 			    "frame from node %u for node %u reached node %u "
 			    "with %u hops to go (port %s)",
 			    f.src, f.dst, e->p.node, f.hops, pname(q)));
@@ -680,7 +724,7 @@ static int
 pull(struct exec *e, uint32_t q)
 {
 	struct buf *in = &e->port[q].in;
-	ssize_t	    r;
+	ssize_t     r;
 
 	if (in->cap - in->tail < FRAME_HDR + e->p.chunk)
 		buf_compact(in);
@@ -690,11 +734,11 @@ pull(struct exec *e, uint32_t q)
 	if (r == -EAGAIN)
 		return (0);
 	if (r == 0)
-		return (fail(e, -EPIPE, "fibre of port %s unplugged",
-		    pname(q)));
+		return (
+		    fail(e, -EPIPE, "fibre of port %s unplugged", pname(q)));
 	if (r < 0)
 		return (fail(e, -EPIPE, "fibre of port %s: %s", pname(q),
-		    strerror((int)-r)));
+		             strerror((int)-r)));
 	in->tail += (size_t)r;
 	return (1);
 }
@@ -705,7 +749,7 @@ static int
 phase_done(const struct exec *e)
 {
 	const struct exec_phase *ph = &e->p.ph[e->k];
-	uint32_t		 i;
+	uint32_t                 i;
 
 	for (i = 0; i < ph->nsend; i++)
 		if (e->send_blk[i] < ph->send[i].nblk)
@@ -727,8 +771,8 @@ static void
 missing(const struct exec *e, char *buf, size_t len)
 {
 	const struct exec_phase *ph = &e->p.ph[e->k];
-	uint32_t		 i, sends = 0, blocks = 0, relays = 0;
-	size_t			 off = 0;
+	uint32_t                 i, sends = 0, blocks = 0, relays = 0;
+	size_t                   off = 0;
 
 	for (i = 0; i < ph->nsend; i++)
 		sends += ph->send[i].nblk - e->send_blk[i];
@@ -740,25 +784,26 @@ missing(const struct exec *e, char *buf, size_t len)
 
 		blocks += m;
 		if (m && off < len)
-			off += (size_t)snprintf(buf + off, len - off,
+			off += (size_t)snprintf(
+			    buf + off, len - off,
 			    "%s%u from node %u on port %s", off ? ", " : "", m,
 			    ph->recv[i].src, pname(ph->recv[i].port));
 	}
 	if (off < len)
 		snprintf(buf + off, len - off,
-		    "%s%u blocks to receive, %u to relay, %u to send",
-		    off ? "; " : "", blocks, relays, sends);
+		         "%s%u blocks to receive, %u to relay, %u to send",
+		         off ? "; " : "", blocks, relays, sends);
 }
 
 int
 exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
-    size_t errlen)
+           size_t errlen)
 {
 	struct pollfd pfd[EXEC_MAX_PORTS + 1];
 	uint64_t      t0 = now_ns(), dl;
 	uint32_t      i, n;
-	int	      rv, moved;
-	char	      why[400];
+	int           rv, moved;
+	char          why[400];
 
 	e->err = err;
 	e->errlen = errlen;
@@ -795,8 +840,8 @@ exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
 		if (now_ns() > dl) {
 			missing(e, why, sizeof(why));
 			return (fail(e, -ETIMEDOUT,
-			    "timed out after %.1f s: %s",
-			    e->p.deadline_ms / 1000.0, why));
+			             "timed out after %.1f s: %s",
+			             e->p.deadline_ms / 1000.0, why));
 		}
 		if (moved)
 			continue;
@@ -806,8 +851,8 @@ exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
 			pfd[n].fd = xport_fd(pt->x);
 			pfd[n].events =
 			    (pt->in.cap - (pt->in.tail - pt->in.head) > 0
-				    ? POLLIN
-				    : 0) |
+			         ? POLLIN
+			         : 0) |
 			    (pt->out.tail != pt->out.head ? POLLOUT : 0);
 			n++;
 		}
@@ -834,8 +879,8 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 	e->errlen = errlen;
 	if (e->nheld != want)
 		return (fail(e, -EPROTO,
-		    "end: node %u holds %u blocks, expected %u", e->p.node,
-		    e->nheld, want));
+		             "end: node %u holds %u blocks, expected %u",
+		             e->p.node, e->nheld, want));
 	for (i = 0; i <= e->hmask; i++) {
 		const struct slot *s;
 
@@ -847,7 +892,8 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 			char bn[48];
 
 			bname(e, s->blk, bn, sizeof(bn));
-			return (fail(e, -EPROTO,
+			return (fail(
+			    e, -EPROTO,
 			    "end: node %u holds %s, which is not its own or "
 			    "is incomplete",
 			    e->p.node, bn));
@@ -859,7 +905,7 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 void
 exec_drain(struct xport *ports, uint32_t nports)
 {
-	uint8_t	 buf[65536];
+	uint8_t  buf[65536];
 	uint32_t i;
 
 	for (i = 0; i < nports; i++)

@@ -10,8 +10,10 @@
  * with one precise reason.
  *
  * Memory is O(m): block slots for the most blocks the node holds at once
- * (plan.max_blocks, about m to 2m bytes), plus four frame buffers per
- * port.  Nothing is allocated per block or per frame while running.
+ * (plan.max_blocks, about m to 2m bytes), plus frame buffers per port;
+ * an output queue grows only to hold relay backlog (at most the phase's
+ * relay volume through the port).  Nothing is allocated per block or per
+ * frame while running.
  */
 #ifndef OCS_EXEC_H
 #define OCS_EXEC_H
@@ -24,7 +26,7 @@
 #define EXEC_MAX_PORTS 8
 
 struct exec_send {
-	uint32_t	dst, port, hops, nblk;
+	uint32_t        dst, port, hops, nblk;
 	const uint32_t *blk;
 };
 
@@ -34,25 +36,25 @@ struct exec_relay {
 };
 
 struct exec_recv {
-	uint32_t	src, port, nblk;
+	uint32_t        src, port, nblk;
 	const uint32_t *blk;
 };
 
 struct exec_phase {
-	int		   barrier;
+	int                barrier;
 	struct exec_send  *send;
-	uint32_t	   nsend;
+	uint32_t           nsend;
 	struct exec_relay *relay;
-	uint32_t	   nrelay;
+	uint32_t           nrelay;
 	struct exec_recv  *recv;
-	uint32_t	   nrecv;
+	uint32_t           nrecv;
 };
 
 struct exec_plan {
-	uint64_t	   run;
-	uint32_t	   node, n, parts, chunk, deadline_ms, max_blocks;
-	uint32_t	   nph, nports;
-	uint64_t	   bytes;
+	uint64_t           run;
+	uint32_t           node, n, parts, chunk, deadline_ms, max_blocks;
+	uint32_t           nph, nports;
+	uint64_t           bytes;
 	struct exec_phase *ph;
 };
 
@@ -78,20 +80,22 @@ struct exec_abort {
  * -EINVAL (a plan this node cannot carry out; reason in err).
  */
 int  exec_new(struct exec **, const struct exec_plan *, struct xport *ports,
-     const struct exec_abort *, char *err, size_t errlen);
+              const struct exec_abort *, char *err, size_t errlen);
 void exec_free(struct exec *);
 
 /* Run phase k to completion.  0 with *done filled, or -ECANCELED (abort),
  * -ETIMEDOUT, -EPROTO (a bad or unexpected frame, a verification
  * failure), -EPIPE (a fibre unplugged), with one line in err. */
 int exec_phase(struct exec *, uint32_t k, struct exec_done *done, char *err,
-    size_t errlen);
+               size_t errlen);
 
 /* After the last phase: the node holds exactly its n * parts blocks. */
 int exec_finish(struct exec *, char *err, size_t errlen);
 
 /* Memory held by the executor, bytes (for the bench). */
 size_t exec_mem(const struct exec *);
+/* The largest output queue seen (relay backlog), bytes. */
+size_t exec_peak_queue(const struct exec *);
 
 /* Between runs: read and discard what the fibres carry. */
 void exec_drain(struct xport *ports, uint32_t nports);

@@ -18,7 +18,7 @@ static uint32_t
 get32(const uint8_t *p)
 {
 	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		(uint32_t)p[3] << 24);
+	        (uint32_t)p[3] << 24);
 }
 
 /* CRC of the header with hops and crc zeroed, then the payload. */

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FRAME_MAGIC 0x4653434fu /* "OCSF" little endian */
-#define FRAME_HDR   36u
+#define FRAME_MAGIC       0x4653434fu /* "OCSF" little endian */
+#define FRAME_HDR         36u
 #define FRAME_MAX_PAYLOAD (1u << 20)
 
 struct frame {

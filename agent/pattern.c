@@ -20,8 +20,8 @@ mix(uint64_t x)
 static uint64_t
 seed(uint64_t run, uint32_t r, uint32_t d, uint32_t part)
 {
-	return (mix(mix(run) ^ ((uint64_t)r << 32 | d) ^
-		    ((uint64_t)part << 62)));
+	return (
+	    mix(mix(run) ^ ((uint64_t)r << 32 | d) ^ ((uint64_t)part << 62)));
 }
 
 /* Byte i (0..7) of word w. */
@@ -33,10 +33,10 @@ byte_of(uint64_t s, uint64_t w, unsigned i)
 
 void
 pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
-    uint32_t part, uint64_t off)
+         uint32_t part, uint64_t off)
 {
 	uint64_t s = seed(run, r, d, part), w, v;
-	size_t	 i = 0;
+	size_t   i = 0;
 
 	/* Unaligned head, whole words, tail. */
 	while (i < len && (off + i) % 8 != 0) {
@@ -52,15 +52,16 @@ pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 }
 
 int64_t
-pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
-    uint32_t d, uint32_t part, uint64_t off)
+pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
+          uint32_t part, uint64_t off)
 {
 	uint64_t s = seed(run, r, d, part), w, v, got;
-	size_t	 i = 0;
+	size_t   i = 0;
 	unsigned b;
 
 	while (i < len && (off + i) % 8 != 0) {
-		if (buf[i] != byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
+		if (buf[i] !=
+		    byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
 			return ((int64_t)(off + i));
 		i++;
 	}
@@ -74,7 +75,8 @@ pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
 		}
 	}
 	for (; i < len; i++)
-		if (buf[i] != byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
+		if (buf[i] !=
+		    byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
 			return ((int64_t)(off + i));
 	return (-1);
 }

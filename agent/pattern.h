@@ -11,11 +11,11 @@
 #include <stdint.h>
 
 /* Fill buf with the bytes [off, off + len) of the block. */
-void pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r,
-    uint32_t d, uint32_t part, uint64_t off);
+void pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
+              uint32_t part, uint64_t off);
 /* -1 if buf holds those bytes, else the offset (in the block) of the
  * first wrong byte. */
 int64_t pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
-    uint32_t d, uint32_t part, uint64_t off);
+                  uint32_t d, uint32_t part, uint64_t off);
 
 #endif

@@ -23,14 +23,14 @@ session_open(struct session *s, char *err, size_t errlen)
 	nng_socket_set_size(s->req, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
 	/* Never re-send: Ready is not idempotent. */
 	nng_socket_set_ms(s->req, NNG_OPT_REQ_RESENDTIME,
-	    NNG_DURATION_INFINITE);
+	                  NNG_DURATION_INFINITE);
 	nng_socket_set_ms(s->req, NNG_OPT_SENDTIMEO, s->timeout_ms);
 	nng_socket_set_ms(s->req, NNG_OPT_RECONNMAXT, 1000);
 	/* Non-blocking dial: nng keeps trying in the background. */
 	if ((rv = nng_dial(s->req, s->controller, NULL, NNG_FLAG_NONBLOCK)) !=
 	    0) {
 		snprintf(err, errlen, "controller %s: %s", s->controller,
-		    nng_strerror(rv));
+		         nng_strerror(rv));
 		nng_close(s->req);
 		return (msg_nngerr(rv));
 	}
@@ -48,12 +48,12 @@ session_close(struct session *s)
 
 /* One exchange; the answer must carry our seq.  Returns 0 with *rep. */
 static int
-call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep,
-    char *err, size_t errlen)
+call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
+     size_t errlen)
 {
 	nng_msg *nm;
-	char	 why[300];
-	int	 rv;
+	char     why[300];
+	int      rv;
 
 	*rep = NULL;
 	m->version = MSG_VERSION;
@@ -71,16 +71,16 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep,
 	if ((rv = nng_sendmsg(s->req, nm, 0)) != 0) {
 		nng_msg_free(nm);
 		snprintf(err, errlen, "controller %s: %s", s->controller,
-		    nng_strerror(rv));
+		         nng_strerror(rv));
 		return (msg_nngerr(rv));
 	}
 	if ((rv = nng_recvmsg(s->req, &nm, 0)) != 0) {
 		snprintf(err, errlen, "controller %s: no answer: %s",
-		    s->controller, nng_strerror(rv));
+		         s->controller, nng_strerror(rv));
 		return (msg_nngerr(rv));
 	}
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), rep, why,
-	    sizeof(why));
+	                sizeof(why));
 	nng_msg_free(nm);
 	if (rv != 0) {
 		snprintf(err, errlen, "controller %s: %s", s->controller, why);
@@ -105,13 +105,13 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep,
 int
 session_join(struct session *s, char *err, size_t errlen)
 {
-	Ocs__Msg	 m, *rep;
-	Ocs__Hello	 h;
-	Ocs__Join	 j;
-	uint8_t		 proof[AUTH_PROOF];
+	Ocs__Msg              m, *rep;
+	Ocs__Hello            h;
+	Ocs__Join             j;
+	uint8_t               proof[AUTH_PROOF];
 	const Ocs__JoinReply *jr;
-	size_t		 i;
-	int		 rv;
+	size_t                i;
+	int                   rv;
 
 	ocs__msg__init(&m);
 	ocs__hello__init(&h);
@@ -128,7 +128,7 @@ session_join(struct session *s, char *err, size_t errlen)
 		return (-MSG_EBODY);
 	}
 	rv = auth_proof(s->secret, s->secret_len, rep->challenge->nonce.data,
-	    AUTH_NONCE, s->host, proof);
+	                AUTH_NONCE, s->host, proof);
 	ocs__msg__init(&m);
 	ocs__join__init(&j);
 	j.host = s->host;
@@ -162,9 +162,10 @@ session_join(struct session *s, char *err, size_t errlen)
 		s->ingress[i] = s->egress[i] = 0;
 	for (i = 0; i < jr->n_ports; i++) {
 		if (jr->ports[i]->trx >= s->ntrx) {
-			snprintf(err, errlen, "controller: port map names "
-					      "transceiver %u of %u",
-			    jr->ports[i]->trx, s->ntrx);
+			snprintf(err, errlen,
+			         "controller: port map names "
+			         "transceiver %u of %u",
+			         jr->ports[i]->trx, s->ntrx);
 			msg_free(rep);
 			return (-MSG_EFIELD);
 		}
@@ -174,7 +175,8 @@ session_join(struct session *s, char *err, size_t errlen)
 	for (i = 0; i < s->ntrx; i++)
 		if (s->ingress[i] == 0) {
 			snprintf(err, errlen,
-			    "controller has no cabling for %s.%zu", s->host, i);
+			         "controller has no cabling for %s.%zu",
+			         s->host, i);
 			msg_free(rep);
 			return (-MSG_EFIELD);
 		}
@@ -187,13 +189,13 @@ session_join(struct session *s, char *err, size_t errlen)
 	if (jr->events && jr->events[0]) {
 		if ((rv = nng_sub0_open(&s->sub)) == 0 &&
 		    (rv = nng_socket_set(s->sub, NNG_OPT_SUB_SUBSCRIBE, "",
-			 0)) == 0 &&
+		                         0)) == 0 &&
 		    (rv = nng_dial(s->sub, jr->events, NULL,
-			 NNG_FLAG_NONBLOCK)) == 0)
+		                   NNG_FLAG_NONBLOCK)) == 0)
 			s->have_sub = 1;
 		else
 			snprintf(err, errlen, "events %s: %s", jr->events,
-			    nng_strerror(rv));
+			         nng_strerror(rv));
 	}
 	msg_free(rep);
 	return (0);
@@ -204,7 +206,7 @@ session_poll(struct session *s, Ocs__Msg **plan, char *err, size_t errlen)
 {
 	Ocs__Msg  m, *rep;
 	Ocs__Poll p;
-	int	  rv;
+	int       rv;
 
 	*plan = NULL;
 	ocs__msg__init(&m);
@@ -234,13 +236,13 @@ session_poll(struct session *s, Ocs__Msg **plan, char *err, size_t errlen)
 
 int
 session_ready(struct session *s, uint32_t phase, const struct exec_done *d,
-    size_t nd, char *err, size_t errlen)
+              size_t nd, char *err, size_t errlen)
 {
-	Ocs__Msg	m, *rep;
-	Ocs__Ready	r;
-	Ocs__PhaseDone	pd[64], *pp[64];
-	size_t		i;
-	int		rv;
+	Ocs__Msg       m, *rep;
+	Ocs__Ready     r;
+	Ocs__PhaseDone pd[64], *pp[64];
+	size_t         i;
+	int            rv;
 
 	if (nd > 64)
 		nd = 64;
@@ -279,7 +281,8 @@ session_ready(struct session *s, uint32_t phase, const struct exec_done *d,
 		rv = -SESS_EABORT;
 		break;
 	default:
-		snprintf(err, errlen, "controller: unexpected answer to ready");
+		snprintf(err, errlen,
+		         "controller: unexpected answer to ready");
 		rv = -MSG_EBODY;
 	}
 	msg_free(rep);
@@ -291,8 +294,8 @@ session_abort(struct session *s, uint32_t phase, const char *reason)
 {
 	Ocs__Msg   m, *rep;
 	Ocs__Abort a;
-	char	   err[300];
-	int	   rv;
+	char       err[300];
+	int        rv;
 
 	ocs__msg__init(&m);
 	ocs__abort__init(&a);
@@ -311,7 +314,8 @@ session_events_fd(struct session *s)
 {
 	int fd;
 
-	if (!s->have_sub || nng_socket_get_int(s->sub, NNG_OPT_RECVFD, &fd) != 0)
+	if (!s->have_sub ||
+	    nng_socket_get_int(s->sub, NNG_OPT_RECVFD, &fd) != 0)
 		return (-1);
 	return (fd);
 }
@@ -320,14 +324,14 @@ int
 session_abort_check(void *arg, char *reason, size_t len)
 {
 	struct session *s = arg;
-	nng_msg	       *nm;
+	nng_msg        *nm;
 	Ocs__Msg       *m;
-	char	        why[200];
-	int	        hit = 0;
+	char            why[200];
+	int             hit = 0;
 
 	while (nng_recvmsg(s->sub, &nm, NNG_FLAG_NONBLOCK) == 0) {
 		if (msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
-			sizeof(why)) == 0) {
+		               sizeof(why)) == 0) {
 			if (m->body_case == OCS__MSG__BODY_ABORT &&
 			    m->has_run_id && m->run_id == s->run) {
 				snprintf(reason, len, "%s", m->abort->reason);

@@ -18,14 +18,14 @@
 #include "proto/msg.h"
 
 struct session {
-	char	   controller[256];
-	char	   host[64];
-	uint8_t	   secret[AUTH_SEC_MAX + 1];
-	size_t	   secret_len;
+	char       controller[256];
+	char       host[64];
+	uint8_t    secret[AUTH_SEC_MAX + 1];
+	size_t     secret_len;
 	uint32_t   ntrx;
-	int	   timeout_ms;
+	int        timeout_ms;
 	nng_socket req, sub;
-	int	   have_sub;
+	int        have_sub;
 	uint32_t   agent_id;
 	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
 	uint32_t   heartbeat_ms;
@@ -55,7 +55,8 @@ int session_poll(struct session *, Ocs__Msg **plan, char *err, size_t errlen);
  * in err, or another error.
  */
 int session_ready(struct session *, uint32_t phase,
-    const struct exec_done *done, size_t ndone, char *err, size_t errlen);
+                  const struct exec_done *done, size_t ndone, char *err,
+                  size_t errlen);
 
 /* Tell ocsd this agent cannot go on with the run, and why. */
 int session_abort(struct session *, uint32_t phase, const char *reason);

@@ -7,8 +7,8 @@
 
 int
 xport_open(struct xport *x, const struct xport_ops *ops, const char *addr,
-    uint32_t ingress, uint32_t egress, int timeout_ms, char *err,
-    size_t errlen)
+           uint32_t ingress, uint32_t egress, int timeout_ms, char *err,
+           size_t errlen)
 {
 	int rv;
 
@@ -16,7 +16,7 @@ xport_open(struct xport *x, const struct xport_ops *ops, const char *addr,
 	if ((x->priv = calloc(1, ops->priv_size)) == NULL)
 		return (-ENOMEM);
 	if ((rv = ops->open(x->priv, addr, ingress, egress, timeout_ms, err,
-		 errlen)) != 0) {
+	                    errlen)) != 0) {
 		ops->close(x->priv);
 		free(x->priv);
 		x->priv = NULL;

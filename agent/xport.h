@@ -15,13 +15,13 @@
 
 struct xport_ops {
 	const char *name;
-	size_t	    priv_size;
+	size_t      priv_size;
 	/* Plug the transceiver whose TX is on switch ingress `ingress` and
 	 * RX on egress `egress` into the switch at addr; blocks at most
 	 * timeout_ms.  0 or -errno (-EPROTO if the switch refused, with the
 	 * reason in err). */
 	int (*open)(void *priv, const char *addr, uint32_t ingress,
-	    uint32_t egress, int timeout_ms, char *err, size_t errlen);
+	            uint32_t egress, int timeout_ms, char *err, size_t errlen);
 	int (*fd)(void *priv);
 	/* Bytes moved, -EAGAIN, or -errno. */
 	ssize_t (*send)(void *priv, const void *buf, size_t len);
@@ -34,13 +34,13 @@ extern const struct xport_ops xport_fibre_ops;
 
 struct xport {
 	const struct xport_ops *ops;
-	void		       *priv;
+	void                   *priv;
 };
 
-int	xport_open(struct xport *, const struct xport_ops *, const char *addr,
-	uint32_t ingress, uint32_t egress, int timeout_ms, char *err,
-	size_t errlen);
-void	xport_close(struct xport *);
+int  xport_open(struct xport *, const struct xport_ops *, const char *addr,
+                uint32_t ingress, uint32_t egress, int timeout_ms, char *err,
+                size_t errlen);
+void xport_close(struct xport *);
 static inline int
 xport_fd(struct xport *x)
 {

@@ -22,21 +22,22 @@ struct fibre {
 
 static int
 fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
-    int timeout_ms, char *err, size_t errlen)
+           int timeout_ms, char *err, size_t errlen)
 {
 	struct fibre *f = priv;
-	char	      host[256], port[16], line[128];
+	char          host[256], port[16], line[128];
 	uint64_t      dl = net_now_ms() + (uint64_t)timeout_ms;
-	size_t	      got = 0;
-	ssize_t	      r;
-	int	      rv, buf = 4 << 20;
+	size_t        got = 0;
+	ssize_t       r;
+	int           rv, buf = 4 << 20;
 
 	f->fd = -1;
 	if (net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port)) !=
 	    0) {
-		snprintf(err, errlen, "fibre address \"%s\": expected "
-				      "HOST:PORT",
-		    addr);
+		snprintf(err, errlen,
+		         "fibre address \"%s\": expected "
+		         "HOST:PORT",
+		         addr);
 		return (-EINVAL);
 	}
 	if ((f->fd = net_connect(host, port, timeout_ms)) < 0) {
@@ -64,9 +65,10 @@ fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
 	line[got] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
 	if (strcmp(line, "OK") != 0) {
-		snprintf(err, errlen, "fibre %s: ingress %u, egress %u "
-				      "refused: %s",
-		    addr, ingress, egress, line);
+		snprintf(err, errlen,
+		         "fibre %s: ingress %u, egress %u "
+		         "refused: %s",
+		         addr, ingress, egress, line);
 		close(f->fd);
 		f->fd = -1;
 		return (-EPROTO);
@@ -74,7 +76,7 @@ fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
 	return (0);
 fail:
 	snprintf(err, errlen, "fibre %s: plugging ingress %u, egress %u: %s",
-	    addr, ingress, egress, strerror(-rv));
+	         addr, ingress, egress, strerror(-rv));
 	close(f->fd);
 	f->fd = -1;
 	return (rv);
@@ -90,13 +92,13 @@ static ssize_t
 fibre_send(void *priv, const void *buf, size_t len)
 {
 	ssize_t w = send(((struct fibre *)priv)->fd, buf, len,
-	    MSG_NOSIGNAL | MSG_DONTWAIT);
+	                 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 	if (w >= 0)
 		return (w);
 	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-		    ? -EAGAIN
-		    : -errno);
+	            ? -EAGAIN
+	            : -errno);
 }
 
 static ssize_t
@@ -107,8 +109,8 @@ fibre_recv(void *priv, void *buf, size_t len)
 	if (r >= 0)
 		return (r);
 	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-		    ? -EAGAIN
-		    : -errno);
+	            ? -EAGAIN
+	            : -errno);
 }
 
 static void
@@ -122,12 +124,11 @@ fibre_close(void *priv)
 }
 
 const struct xport_ops xport_fibre_ops = {
-	.name = "fibre",
-	.priv_size = sizeof(struct fibre),
-	.open = fibre_open,
-	.fd = fibre_fd,
-	.send = fibre_send,
-	.recv = fibre_recv,
-	.close = fibre_close,
+    .name = "fibre",
+    .priv_size = sizeof(struct fibre),
+    .open = fibre_open,
+    .fd = fibre_fd,
+    .send = fibre_send,
+    .recv = fibre_recv,
+    .close = fibre_close,
 };
-

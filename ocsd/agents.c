@@ -19,15 +19,15 @@
 #include "ocsd/log.h"
 #include "ocsd/run.h"
 
-#define AG_MAX	   4096
+#define AG_MAX     4096
 #define CHAL_MAX   64
 #define CHAL_TTLMS 10000
 
 struct actx {
 	enum { A_RECV, A_WORK, A_HOLD, A_SEND } state;
 	struct agents *ag;
-	nng_aio	      *aio;
-	nng_ctx	       ctx;
+	nng_aio       *aio;
+	nng_ctx        ctx;
 	uint64_t       seq;
 	struct agent  *holder;
 	struct actx   *next;
@@ -36,23 +36,23 @@ struct actx {
 struct chal {
 	uint32_t pipe;
 	uint64_t expires;
-	char	 host[64];
-	uint8_t	 nonce[AUTH_NONCE];
+	char     host[64];
+	uint8_t  nonce[AUTH_NONCE];
 };
 
 struct agents {
 	struct ocsd   *d;
 	nng_socket     rep, pub;
-	int	       have_pub;
+	int            have_pub;
 	struct actx   *ctxs;
-	int	       nrecv, closing;
+	int            nrecv, closing;
 	struct agent **a;
 	uint32_t       na, next_id;
-	uint8_t	       secret[AUTH_SEC_MAX + 1];
-	size_t	       slen;
+	uint8_t        secret[AUTH_SEC_MAX + 1];
+	size_t         slen;
 	struct chal    chal[CHAL_MAX];
-	char	       events[PATH_MAX + 16];
-	nng_aio	      *tick;
+	char           events[PATH_MAX + 16];
+	nng_aio       *tick;
 };
 
 static void ctx_cb(void *);
@@ -87,7 +87,7 @@ static void
 send_msg(struct actx *c, Ocs__Msg *m)
 {
 	nng_msg *nm;
-	int	 rv;
+	int      rv;
 
 	m->version = MSG_VERSION;
 	m->has_seq = 1;
@@ -129,7 +129,7 @@ hold(struct actx *c, struct agent *a, int ready)
 	/* A newer request from the same agent replaces the held one (the
 	 * agent gave up waiting): answer the old one, it is discarded. */
 	if (a->held) {
-		Ocs__Msg m;
+		Ocs__Msg  m;
 		Ocs__Idle idle;
 
 		ocs__msg__init(&m);
@@ -193,9 +193,9 @@ host_ok(const char *h)
 		return (0);
 	for (i = 0; h[i]; i++)
 		if (!((h[i] >= 'a' && h[i] <= 'z') ||
-			(h[i] >= 'A' && h[i] <= 'Z') ||
-			(h[i] >= '0' && h[i] <= '9') || h[i] == '-' ||
-			h[i] == '_'))
+		      (h[i] >= 'A' && h[i] <= 'Z') ||
+		      (h[i] >= '0' && h[i] <= '9') || h[i] == '-' ||
+		      h[i] == '_'))
 			return (0);
 	return (1);
 }
@@ -208,7 +208,7 @@ on_hello(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	Ocs__Msg       r;
 	Ocs__Challenge cm;
 	uint64_t       now = ocsd_now_ms();
-	int	       i;
+	int            i;
 
 	if (!host_ok(m->hello->host)) {
 		log_warnx("agents: hello from %s with a bad host name", peer);
@@ -240,18 +240,18 @@ on_hello(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 static void
 on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 {
-	struct agents	*ag = c->ag;
-	struct ocsd	*d = ag->d;
+	struct agents   *ag = c->ag;
+	struct ocsd     *d = ag->d;
 	const Ocs__Join *j = m->join;
-	struct chal	*ch = NULL;
-	struct agent	*a;
-	uint8_t		 want[AUTH_PROOF];
-	Ocs__Msg	 r;
-	Ocs__JoinReply	 jr;
-	Ocs__PortMap	 pm[8], *pp[8];
-	char		 name[80], why[200];
-	uint32_t	 i;
-	int		 k;
+	struct chal     *ch = NULL;
+	struct agent    *a;
+	uint8_t          want[AUTH_PROOF];
+	Ocs__Msg         r;
+	Ocs__JoinReply   jr;
+	Ocs__PortMap     pm[8], *pp[8];
+	char             name[80], why[200];
+	uint32_t         i;
+	int              k;
 
 	for (k = 0; k < CHAL_MAX; k++)
 		if (ag->chal[k].pipe == pipe &&
@@ -261,19 +261,20 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	    memcmp(j->nonce.data, ch->nonce, AUTH_NONCE) != 0 ||
 	    strcmp(j->host, ch->host) != 0) {
 		log_warnx("agents: join from %s without a valid challenge",
-		    peer);
+		          peer);
 		send_error(c, -EPERM, "join refused: no valid challenge");
 		return;
 	}
 	ch->expires = 0; /* a nonce serves once */
 	if (j->proof.len != AUTH_PROOF ||
 	    auth_proof(ag->secret, ag->slen, ch->nonce, AUTH_NONCE, j->host,
-		want) != 0 ||
+	               want) != 0 ||
 	    !auth_equal(want, j->proof.data, AUTH_PROOF)) {
 		log_warnx("agents: join as %s from %s refused: wrong proof of "
-			  "the secret",
-		    j->host, peer);
-		send_error(c, -EPERM, "join refused: wrong proof of the secret");
+		          "the secret",
+		          j->host, peer);
+		send_error(c, -EPERM,
+		           "join refused: wrong proof of the secret");
 		return;
 	}
 	if (j->transceivers < 1 || j->transceivers > 8) {
@@ -286,9 +287,9 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 		snprintf(name, sizeof(name), "%s.%u", j->host, i);
 		if ((t = conf_trx_find(d->conf, name)) == NULL) {
 			snprintf(why, sizeof(why),
-			    "join refused: no cabling for %s in ocsd's "
-			    "configuration",
-			    name);
+			         "join refused: no cabling for %s in ocsd's "
+			         "configuration",
+			         name);
 			log_warnx("agents: %s (from %s)", why, peer);
 			send_error(c, -EPERM, why);
 			return;
@@ -305,9 +306,9 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 			continue;
 		if (!a->lost && a->pipe != pipe) {
 			snprintf(why, sizeof(why),
-			    "join refused: host %s has already joined as "
-			    "agent %u",
-			    j->host, a->id);
+			         "join refused: host %s has already joined as "
+			         "agent %u",
+			         j->host, a->id);
 			log_warnx("agents: %s (from %s)", why, peer);
 			send_error(c, -EEXIST, why);
 			return;
@@ -342,7 +343,7 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	a->ready = AG_NONE;
 	ag->a[ag->na++] = a;
 	log_info("agents: %s joined from %s as agent %u (%u transceivers)",
-	    a->host, peer, a->id, a->ntrx);
+	         a->host, peer, a->id, a->ntrx);
 	ocs__msg__init(&r);
 	ocs__join_reply__init(&jr);
 	jr.agent_id = a->id;
@@ -369,8 +370,8 @@ peer_name(nng_msg *m, char *buf, size_t len)
 		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
 
 		snprintf(buf, len, "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
-		    (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
-			       sa.s_in.sa_port >> 8));
+		         (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
+		                    sa.s_in.sa_port >> 8));
 	} else if (sa.s_family == NNG_AF_IPC)
 		snprintf(buf, len, "ipc %.100s", sa.s_ipc.sa_path);
 }
@@ -380,16 +381,16 @@ on_request(struct actx *c)
 {
 	struct agents *ag = c->ag;
 	struct ocsd   *d = ag->d;
-	nng_msg	      *nm = nng_aio_get_msg(c->aio);
+	nng_msg       *nm = nng_aio_get_msg(c->aio);
 	Ocs__Msg      *m;
 	struct agent  *a;
 	uint32_t       pipe = nng_pipe_id(nng_msg_get_pipe(nm));
-	char	       peer[128], why[300];
-	int	       rv;
+	char           peer[128], why[300];
+	int            rv;
 
 	peer_name(nm, peer, sizeof(peer));
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
-	    sizeof(why));
+	                sizeof(why));
 	nng_msg_free(nm);
 	c->seq = m && m->has_seq ? m->seq : 0;
 	if (rv != 0) {
@@ -411,12 +412,12 @@ on_request(struct actx *c)
 		a = by_pipe(ag, pipe);
 		if (a == NULL ||
 		    (m->body_case == OCS__MSG__BODY_POLL &&
-			m->poll->agent_id != a->id) ||
+		     m->poll->agent_id != a->id) ||
 		    (m->body_case == OCS__MSG__BODY_READY &&
-			m->ready->agent_id != a->id)) {
+		     m->ready->agent_id != a->id)) {
 			log_warnx("agents: message %d from %s, which has not "
-				  "joined",
-			    m->body_case, peer);
+			          "joined",
+			          m->body_case, peer);
 			send_error(c, -EPERM, "not joined");
 			break;
 		}
@@ -448,8 +449,8 @@ on_request(struct actx *c)
 		}
 		break;
 	default:
-		log_warnx("agents: unexpected message %d from %s", m->body_case,
-		    peer);
+		log_warnx("agents: unexpected message %d from %s",
+		          m->body_case, peer);
 		send_error(c, -MSG_EBODY, "unexpected message");
 	}
 	spare_receiver(ag);
@@ -462,7 +463,7 @@ ctx_cb(void *arg)
 {
 	struct actx   *c = arg;
 	struct agents *ag = c->ag;
-	int	       rv = nng_aio_result(c->aio);
+	int            rv = nng_aio_result(c->aio);
 
 	switch (c->state) {
 	case A_RECV:
@@ -503,7 +504,7 @@ static nng_duration
 tick_ms(const struct ocsd *d)
 {
 	return (d->conf->heartbeat_ms / 2 < 250 ? d->conf->heartbeat_ms / 2
-						 : 250);
+	                                        : 250);
 }
 
 /* Heartbeats: a Poll held past its time is answered Idle; a run's
@@ -549,7 +550,7 @@ pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
 	if ((a = by_pipe(ag, nng_pipe_id(p))) != NULL) {
 		a->lost = 1;
 		log_warnx("agents: %s (agent %u) lost: connection closed",
-		    a->host, a->id);
+		          a->host, a->id);
 		if (a->node >= 0)
 			run_on_lost(ag->d, a);
 		/* A held request can no longer be answered: recycle it. */
@@ -581,7 +582,8 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 			out[n++] = ag->a[i];
 	/* Insertion sort by host: small n, stable node numbering. */
 	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strcmp(out[j - 1]->host, out[j]->host) > 0;
+		for (j = i;
+		     j > 0 && strcmp(out[j - 1]->host, out[j]->host) > 0;
 		     j--) {
 			struct agent *t = out[j];
 			out[j] = out[j - 1];
@@ -601,7 +603,7 @@ agents_info(struct ocsd *d, struct reply *rp)
 	rp->r.agents = reply_alloc(rp, ag->na * sizeof(void *));
 	for (i = 0; rp->r.agents && i < ag->na; i++) {
 		const struct agent *a = ag->a[i];
-		Ocs__AgentInfo	   *ai = reply_alloc(rp, sizeof(*ai));
+		Ocs__AgentInfo     *ai = reply_alloc(rp, sizeof(*ai));
 
 		if (ai == NULL)
 			break;
@@ -609,9 +611,9 @@ agents_info(struct ocsd *d, struct reply *rp)
 		ai->agent_id = a->id;
 		ai->host = reply_str(rp, a->host);
 		ai->transceivers = a->ntrx;
-		ai->state = reply_str(rp, a->lost	  ? "lost"
-					  : a->node >= 0 ? "running"
-							 : "idle");
+		ai->state = reply_str(rp, a->lost        ? "lost"
+		                          : a->node >= 0 ? "running"
+		                                         : "idle");
 		ai->has_seen_ms_ago = 1;
 		ai->seen_ms_ago = ocsd_now_ms() - a->seen_ms;
 		rp->r.agents[rp->r.n_agents++] = ai;
@@ -623,10 +625,11 @@ static void
 bound_url(nng_listener l, const char *url, char *out, size_t len)
 {
 	const char *colon = strrchr(url, ':');
-	int	    port;
+	int         port;
 
 	snprintf(out, len, "%s", url);
-	if (strncmp(url, "tcp://", 6) == 0 && colon && strcmp(colon, ":0") == 0 &&
+	if (strncmp(url, "tcp://", 6) == 0 && colon &&
+	    strcmp(colon, ":0") == 0 &&
 	    nng_listener_get_int(l, NNG_OPT_TCP_BOUND_PORT, &port) == 0)
 		snprintf(out, len, "%.*s:%d", (int)(colon - url), url, port);
 }
@@ -636,8 +639,8 @@ agents_open(struct ocsd *d, struct agents **out)
 {
 	struct agents *ag;
 	nng_listener   l;
-	char	       err[300], join[PATH_MAX + 16];
-	int	       rv;
+	char           err[300], join[PATH_MAX + 16];
+	int            rv;
 
 	*out = NULL;
 	if ((ag = calloc(1, sizeof(*ag))) == NULL)
@@ -649,7 +652,7 @@ agents_open(struct ocsd *d, struct agents **out)
 		return (-ENOMEM);
 	}
 	if ((rv = auth_read_secret(d->conf->secret_file, ag->secret, &ag->slen,
-		 err, sizeof(err))) != 0) {
+	                           err, sizeof(err))) != 0) {
 		log_warnx("agents: %s", err);
 		free(ag->a);
 		free(ag);
@@ -657,13 +660,13 @@ agents_open(struct ocsd *d, struct agents **out)
 	}
 	if ((rv = nng_rep0_open(&ag->rep)) != 0 ||
 	    (rv = nng_socket_set_size(ag->rep, NNG_OPT_RECVMAXSZ,
-		 MSG_MAX_BYTES)) != 0 ||
+	                              MSG_MAX_BYTES)) != 0 ||
 	    (rv = nng_pipe_notify(ag->rep, NNG_PIPE_EV_REM_POST, pipe_cb,
-		 ag)) != 0 ||
+	                          ag)) != 0 ||
 	    (rv = nng_listener_create(&l, ag->rep, d->conf->agents)) != 0 ||
 	    (rv = nng_listener_start(l, 0)) != 0) {
 		log_warnx("agents: listening on %s: %s", d->conf->agents,
-		    nng_strerror(rv));
+		          nng_strerror(rv));
 		nng_close(ag->rep);
 		free(ag->a);
 		free(ag);
@@ -677,7 +680,7 @@ agents_open(struct ocsd *d, struct agents **out)
 		bound_url(l, d->conf->events, ag->events, sizeof(ag->events));
 	} else {
 		log_warnx("agents: events on %s: %s", d->conf->events,
-		    nng_strerror(rv));
+		          nng_strerror(rv));
 		nng_close(ag->rep);
 		free(ag->a);
 		free(ag);

@@ -35,31 +35,31 @@
 #define RUN_MAX_PHASES 64
 
 struct run {
-	uint64_t	     id;
-	char		     algo[16];
-	uint32_t	     n, nph, chunk, deadline_ms;
-	uint64_t	     bytes;
-	struct a2a	     a;
-	struct sched	     s;
-	struct sched_nplan  *plans;
-	struct cost_params   cp;
-	double		     delta_k[RUN_MAX_PHASES + 1];
-	uint8_t		     before[RUN_MAX_PHASES + 1];
-	struct cost_phase    pc[RUN_MAX_PHASES];
-	double		     predicted;
-	struct agent	   **node;
-	char		   (*host)[64];
-	uint32_t	     bar[RUN_MAX_PHASES + 1], nbar, bi, nready;
-	int		     reconfiguring;
-	uint64_t	     due_ms; /* the current barrier, at the latest */
+	uint64_t            id;
+	char                algo[16];
+	uint32_t            n, nph, chunk, deadline_ms;
+	uint64_t            bytes;
+	struct a2a          a;
+	struct sched        s;
+	struct sched_nplan *plans;
+	struct cost_params  cp;
+	double              delta_k[RUN_MAX_PHASES + 1];
+	uint8_t             before[RUN_MAX_PHASES + 1];
+	struct cost_phase   pc[RUN_MAX_PHASES];
+	double              predicted;
+	struct agent      **node;
+	char (*host)[64];
+	uint32_t bar[RUN_MAX_PHASES + 1], nbar, bi, nready;
+	int      reconfiguring;
+	uint64_t due_ms; /* the current barrier, at the latest */
 
 	uint64_t t_first, t_start, t_end;
-	double	 reconf_ms[RUN_MAX_PHASES], barrier_ms[RUN_MAX_PHASES];
+	double   reconf_ms[RUN_MAX_PHASES], barrier_ms[RUN_MAX_PHASES];
 	uint64_t data_ns[RUN_MAX_PHASES], pbytes[RUN_MAX_PHASES];
 	uint64_t verified, errors;
 
 	struct job *ctl; /* the operator waiting for the report */
-	nng_aio	   *ctl_aio;
+	nng_aio    *ctl_aio;
 };
 
 static void
@@ -96,7 +96,7 @@ static void
 report(struct run *r, struct reply *rp)
 {
 	Ocs__RunReport *rr = reply_alloc(rp, sizeof(*rr));
-	uint32_t	k, nrb = 0;
+	uint32_t        k, nrb = 0;
 
 	if (rr == NULL)
 		return;
@@ -130,7 +130,8 @@ report(struct run *r, struct reply *rp)
 		p->predicted_s = r->pc[k].total;
 		rr->phases[rr->n_phases++] = p;
 	}
-	rr->total_s = r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e3 : 0;
+	rr->total_s =
+	    r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e3 : 0;
 	rr->predicted_s = r->predicted;
 	rr->blocks_verified = r->verified;
 	rr->errors = r->errors;
@@ -163,8 +164,8 @@ run_abort(struct ocsd *d, const char *fmt, ...)
 	struct run *r = d->run;
 	Ocs__Msg    m;
 	Ocs__Abort  ab;
-	va_list	    ap;
-	char	    why[600];
+	va_list     ap;
+	char        why[600];
 	uint32_t    i;
 
 	if (r == NULL)
@@ -174,7 +175,7 @@ run_abort(struct ocsd *d, const char *fmt, ...)
 	va_end(ap);
 	log_warnx("run %llu aborted: %s", (unsigned long long)r->id, why);
 	snprintf(d->last_abort, sizeof(d->last_abort),
-	    "run %llu aborted: %.450s", (unsigned long long)r->id, why);
+	         "run %llu aborted: %.450s", (unsigned long long)r->id, why);
 	msg_for(&m, r, r->bar[r->bi]);
 	ocs__abort__init(&ab);
 	ab.reason = why;
@@ -195,14 +196,14 @@ static void
 send_plan(struct ocsd *d, struct run *r, struct agent *a)
 {
 	const struct sched_nplan *np = &r->plans[a->node];
-	const struct sched	 *s = &r->s;
-	Ocs__Msg		  m;
-	Ocs__Plan		  p;
-	Ocs__PhasePlan		 *pp, **ppp;
-	size_t			  ns = 0, nr = 0, nv = 0, k, i;
-	Ocs__Send		 *sd, **sdp;
-	Ocs__Relay		 *rl, **rlp;
-	Ocs__Recv		 *rv, **rvp;
+	const struct sched       *s = &r->s;
+	Ocs__Msg                  m;
+	Ocs__Plan                 p;
+	Ocs__PhasePlan           *pp, **ppp;
+	size_t                    ns = 0, nr = 0, nv = 0, k, i;
+	Ocs__Send                *sd, **sdp;
+	Ocs__Relay               *rl, **rlp;
+	Ocs__Recv                *rv, **rvp;
 
 	for (k = 0; k < r->nph; k++) {
 		ns += np->ph[k].nsend;
@@ -316,9 +317,9 @@ arm_timer(struct run *r)
 static void
 release(struct ocsd *d, struct run *r)
 {
-	uint32_t k = r->bar[r->bi], i;
-	uint64_t now = ocsd_now_ms();
-	Ocs__Msg m;
+	uint32_t     k = r->bar[r->bi], i;
+	uint64_t     now = ocsd_now_ms();
+	Ocs__Msg     m;
 	Ocs__Release rel;
 
 	r->barrier_ms[k] = (double)(now - r->t_first) - r->reconf_ms[k];
@@ -334,8 +335,7 @@ release(struct ocsd *d, struct run *r)
 		r->node[i]->ready = AG_NONE;
 		agents_answer(d, r->node[i], &m);
 	}
-	log_debug("run %llu: phase %u released", (unsigned long long)r->id,
-	    k);
+	log_debug("run %llu: phase %u released", (unsigned long long)r->id, k);
 	r->bi++;
 	r->nready = 0;
 	arm_timer(r);
@@ -356,10 +356,11 @@ finish(struct ocsd *d, struct run *r)
 	for (i = 0; i < r->n; i++)
 		agents_answer(d, r->node[i], &m);
 	log_info("run %llu: %s on %u nodes done in %.3f s (model %.3f s), "
-		 "%llu blocks verified, %llu errors",
-	    (unsigned long long)r->id, r->algo, r->n,
-	    (r->t_end - r->t_start) / 1e3, r->predicted,
-	    (unsigned long long)r->verified, (unsigned long long)r->errors);
+	         "%llu blocks verified, %llu errors",
+	         (unsigned long long)r->id, r->algo, r->n,
+	         (r->t_end - r->t_start) / 1e3, r->predicted,
+	         (unsigned long long)r->verified,
+	         (unsigned long long)r->errors);
 	conclude(d, r, 0, NULL);
 }
 
@@ -369,10 +370,10 @@ static int
 phase_map(struct ocsd *d, struct run *r, uint32_t k, struct map *t)
 {
 	const struct sched_cfg *c = &r->s.cfg[r->s.ph[k].cfg];
-	uint8_t		       *mine;
-	uint32_t		i, p;
-	char			name[80];
-	int			rv;
+	uint8_t                *mine;
+	uint32_t                i, p;
+	char                    name[80];
+	int                     rv;
 
 	if ((rv = map_copy(t, &d->live)) != 0)
 		return (rv);
@@ -395,7 +396,7 @@ phase_map(struct ocsd *d, struct run *r, uint32_t k, struct map *t)
 	free(mine);
 	for (i = 0; i < c->ncirc; i++) {
 		const struct sched_circuit *e = &r->s.circ[c->circ_off + i];
-		const struct conf_trx	   *a, *b;
+		const struct conf_trx      *a, *b;
 
 		snprintf(name, sizeof(name), "%s.%u", r->host[e->a], e->pa);
 		a = conf_trx_find(d->conf, name);
@@ -413,7 +414,7 @@ static void
 all_ready(struct ocsd *d, struct run *r)
 {
 	uint32_t k = r->bar[r->bi];
-	int	 rv;
+	int      rv;
 
 	if (k == r->nph) {
 		finish(d, r);
@@ -431,7 +432,7 @@ all_ready(struct ocsd *d, struct run *r)
 	map_free(&d->rjob.target);
 	if ((rv = phase_map(d, r, k, &d->rjob.target)) != 0) {
 		run_abort(d, "cannot build the switch map of phase %u: %s", k,
-		    ocsd_strerror(rv));
+		          ocsd_strerror(rv));
 		return;
 	}
 	r->reconfiguring = 1;
@@ -462,7 +463,7 @@ reconf_cb(void *arg)
 		run_abort(d, "reconfiguration before phase %u cancelled", k);
 	else if (d->rjob.rv != 0)
 		run_abort(d, "reconfiguration before phase %u: %s", k,
-		    d->rjob.err);
+		          d->rjob.err);
 	else {
 		r->reconf_ms[k] = d->rjob.took_ms;
 		release(d, r);
@@ -474,8 +475,8 @@ void
 run_tick(struct ocsd *d)
 {
 	struct run *r = d->run;
-	char	    late[400];
-	size_t	    off = 0;
+	char        late[400];
+	size_t      off = 0;
 	uint32_t    i;
 
 	if (r == NULL || r->reconfiguring || ocsd_now_ms() < r->due_ms)
@@ -484,14 +485,15 @@ run_tick(struct ocsd *d)
 	for (i = 0; i < r->n && off < sizeof(late) - 40; i++)
 		if (r->node[i] && r->node[i]->ready != r->bi)
 			off += (size_t)snprintf(late + off, sizeof(late) - off,
-			    "%s%s", off ? ", " : "", r->node[i]->host);
+			                        "%s%s", off ? ", " : "",
+			                        r->node[i]->host);
 	run_abort(d, "%s not ready for phase %u within %.1f s", late,
-	    r->bar[r->bi], r->deadline_ms / 1e3);
+	          r->bar[r->bi], r->deadline_ms / 1e3);
 }
 
 int
 run_on_ready(struct ocsd *d, struct agent *a, const Ocs__Msg *m, char *err,
-    size_t errlen)
+             size_t errlen)
 {
 	struct run *r = d->run;
 	uint32_t    k, i, first;
@@ -501,20 +503,21 @@ run_on_ready(struct ocsd *d, struct agent *a, const Ocs__Msg *m, char *err,
 		    d->last_abort[0])
 			snprintf(err, errlen, "%s", d->last_abort);
 		else
-			snprintf(err, errlen, "ready for run %llu, which is "
-					      "not running",
-			    (unsigned long long)m->run_id);
+			snprintf(err, errlen,
+			         "ready for run %llu, which is "
+			         "not running",
+			         (unsigned long long)m->run_id);
 		return (-OCSD_EABORT);
 	}
 	if (a->node < 0) {
 		snprintf(err, errlen, "not in run %llu",
-		    (unsigned long long)r->id);
+		         (unsigned long long)r->id);
 		return (-OCSD_EREQUEST);
 	}
 	k = r->bar[r->bi];
 	if (!m->has_phase || m->phase != k || r->reconfiguring) {
 		snprintf(err, errlen, "ready for phase %u, expected %u",
-		    m->has_phase ? m->phase : 0, k);
+		         m->has_phase ? m->phase : 0, k);
 		return (-MSG_EFIELD);
 	}
 	if (a->ready == r->bi) {
@@ -527,8 +530,8 @@ run_on_ready(struct ocsd *d, struct agent *a, const Ocs__Msg *m, char *err,
 
 		if (pd->phase < first || pd->phase >= k) {
 			snprintf(err, errlen,
-			    "report for phase %u, expected %u..%u", pd->phase,
-			    first, k ? k - 1 : 0);
+			         "report for phase %u, expected %u..%u",
+			         pd->phase, first, k ? k - 1 : 0);
 			return (-MSG_EFIELD);
 		}
 	}
@@ -556,22 +559,23 @@ run_on_agent_abort(struct ocsd *d, struct agent *a, const Ocs__Msg *m)
 
 	if (r && a->node >= 0 && m->has_run_id && m->run_id == r->id)
 		run_abort(d, "%s (node %d): %s", a->host, a->node,
-		    m->abort->reason);
+		          m->abort->reason);
 }
 
 void
 run_on_lost(struct ocsd *d, struct agent *a)
 {
 	struct run *r = d->run;
-	int	    node = a->node;
+	int         node = a->node;
 
 	if (r == NULL || node < 0)
 		return;
 	r->node[node] = NULL;
 	a->node = -1;
-	run_abort(d, "agent %s (node %d) lost: connection closed before "
-		     "phase %u",
-	    a->host, node, r->bar[r->bi]);
+	run_abort(d,
+	          "agent %s (node %d) lost: connection closed before "
+	          "phase %u",
+	          a->host, node, r->bar[r->bi]);
 }
 
 /* ---- starting ------------------------------------------------------------- */
@@ -596,17 +600,17 @@ static int
 parse_reconfig(struct run *r, const char *spec, char *err, size_t len)
 {
 	struct reconf_result res;
-	const char	    *p = spec;
-	unsigned long	     k, last = 0;
-	char		    *end;
-	int		     rv;
+	const char          *p = spec;
+	unsigned long        k, last = 0;
+	char                *end;
+	int                  rv;
 
 	memset(r->before, 0, sizeof(r->before));
 	if (spec == NULL || strcmp(spec, "auto") == 0) {
 		if ((rv = a2a_optimise(&r->a, r->bytes, &r->cp, &res)) != 0)
 			return (rv);
 		memcpy(r->before, res.place + (size_t)res.rstar * r->nph,
-		    r->nph);
+		       r->nph);
 		reconf_free(&res);
 		return (0);
 	}
@@ -632,7 +636,8 @@ parse_reconfig(struct run *r, const char *spec, char *err, size_t len)
 	}
 	return (0);
 bad:
-	snprintf(err, len,
+	snprintf(
+	    err, len,
 	    "reconfig \"%.60s\": expected auto, none, all or ascending phase "
 	    "indices in 1..%u",
 	    spec, r->nph - 1);
@@ -641,60 +646,63 @@ bad:
 
 int
 run_start(struct ocsd *d, const Ocs__RunRequest *q, struct job *j,
-    nng_aio *aio)
+          nng_aio *aio)
 {
 	struct agent *act[1024];
 	struct run   *r;
 	uint32_t      n, i, k;
-	double	      total;
-	int	      rv;
+	double        total;
+	int           rv;
 
 	if (d->ag == NULL) {
 		snprintf(j->err, sizeof(j->err),
-		    "no agents: [agents] listen is not configured");
+		         "no agents: [agents] listen is not configured");
 		return (-OCSD_EREQUEST);
 	}
 	if (d->run || d->reconf_busy) {
 		snprintf(j->err, sizeof(j->err), "run %llu is in progress",
-		    (unsigned long long)(d->run ? d->run->id : d->last_run_id));
+		         (unsigned long long)(d->run ? d->run->id
+		                                     : d->last_run_id));
 		return (-OCSD_EBUSY);
 	}
 	if (!d->connected || !d->have_live) {
-		snprintf(j->err, sizeof(j->err), "the switch is not connected%s%s",
-		    d->sw_err[0] ? ": " : "", d->sw_err);
+		snprintf(j->err, sizeof(j->err),
+		         "the switch is not connected%s%s",
+		         d->sw_err[0] ? ": " : "", d->sw_err);
 		return (-OCSD_ESWITCH);
 	}
 	if (a2a_lookup(q->algo) == NULL) {
-		snprintf(j->err, sizeof(j->err), "algo \"%.40s\": unknown (%s)",
-		    q->algo, a2a_names());
+		snprintf(j->err, sizeof(j->err),
+		         "algo \"%.40s\": unknown (%s)", q->algo, a2a_names());
 		return (-OCSD_EREQUEST);
 	}
 	n = agents_active(d, act, 1024);
 	if (q->has_nodes && q->nodes > 0) {
 		if (q->nodes > n) {
 			snprintf(j->err, sizeof(j->err),
-			    "nodes %u: only %u agents have joined", q->nodes, n);
+			         "nodes %u: only %u agents have joined",
+			         q->nodes, n);
 			return (-OCSD_EREQUEST);
 		}
 		n = q->nodes;
 	}
 	if (n < 2) {
 		snprintf(j->err, sizeof(j->err),
-		    "a collective needs at least 2 agents, %u joined", n);
+		         "a collective needs at least 2 agents, %u joined", n);
 		return (-OCSD_EREQUEST);
 	}
 	for (i = 0; i < n; i++)
 		if (act[i]->ntrx < 2) {
 			snprintf(j->err, sizeof(j->err),
-			    "agent %s has %u transceiver(s); the ring "
-			    "algorithms need 2",
-			    act[i]->host, act[i]->ntrx);
+			         "agent %s has %u transceiver(s); the ring "
+			         "algorithms need 2",
+			         act[i]->host, act[i]->ntrx);
 			return (-OCSD_EREQUEST);
 		}
 	if (q->bytes < 1 || q->bytes > ((uint64_t)1 << 34)) {
 		snprintf(j->err, sizeof(j->err),
-		    "bytes %llu: expected 1 B to 16 GiB per node",
-		    (unsigned long long)q->bytes);
+		         "bytes %llu: expected 1 B to 16 GiB per node",
+		         (unsigned long long)q->bytes);
 		return (-OCSD_EREQUEST);
 	}
 	if ((r = calloc(1, sizeof(*r))) == NULL)
@@ -706,33 +714,33 @@ run_start(struct ocsd *d, const Ocs__RunRequest *q, struct job *j,
 	r->chunk = (r->chunk + 7) & ~7u;
 	if (r->chunk < 1024 || r->chunk > (1u << 20)) {
 		snprintf(j->err, sizeof(j->err), "chunk %u: 1KiB..1MiB",
-		    r->chunk);
+		         r->chunk);
 		run_free(r);
 		return (-OCSD_EREQUEST);
 	}
 	r->deadline_ms = d->conf->run_deadline_ms;
 	r->cp.beta = 8.0 / (q->has_bandwidth_bps && q->bandwidth_bps > 0
-				   ? q->bandwidth_bps
-				   : d->conf->run_bps);
+	                        ? q->bandwidth_bps
+	                        : d->conf->run_bps);
 	r->cp.alpha_s = q->has_alpha_s ? q->alpha_s : d->conf->run_alpha_s;
 	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : d->conf->run_alpha_h;
 	r->cp.delta = q->has_delta ? q->delta : d->conf->switch_ms / 1e3;
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
-		isfinite(r->cp.beta))) {
+	      isfinite(r->cp.beta))) {
 		snprintf(j->err, sizeof(j->err), "bad model parameters");
 		run_free(r);
 		return (-OCSD_EREQUEST);
 	}
 	if ((rv = a2a_init(&r->a, r->algo, n)) != 0) {
 		snprintf(j->err, sizeof(j->err), "planning %s on %u nodes: %s",
-		    r->algo, n, coll_strerror(rv));
+		         r->algo, n, coll_strerror(rv));
 		run_free(r);
 		return (rv);
 	}
 	r->nph = a2a_nphases(&r->a);
 	if (r->nph > RUN_MAX_PHASES ||
 	    (rv = parse_reconfig(r, q->reconfig, j->err, sizeof(j->err))) !=
-		0) {
+	        0) {
 		if (r->nph > RUN_MAX_PHASES)
 			snprintf(j->err, sizeof(j->err), "too many phases");
 		run_free(r);
@@ -740,13 +748,14 @@ run_start(struct ocsd *d, const Ocs__RunRequest *q, struct job *j,
 	}
 	if (a2a_ir_blocks(&r->a) > RUN_MAX_BLOCKS ||
 	    (rv = a2a_build(&r->a, r->bytes, r->before, RUN_MAX_BLOCKS,
-		 &r->s)) != 0 ||
+	                    &r->s)) != 0 ||
 	    (rv = sched_validate(&r->s, NULL)) != 0 ||
 	    (rv = sched_plans(&r->s, &r->plans)) != 0 ||
 	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0) {
 		snprintf(j->err, sizeof(j->err), "planning %s on %u nodes: %s",
-		    r->algo, n,
-		    rv ? coll_strerror(rv) : "schedule too large to execute");
+		         r->algo, n,
+		         rv ? coll_strerror(rv)
+		            : "schedule too large to execute");
 		run_free(r);
 		return (rv ? rv : -COLL_ETOOBIG);
 	}
@@ -779,9 +788,9 @@ run_start(struct ocsd *d, const Ocs__RunRequest *q, struct job *j,
 	d->run = r;
 	nng_aio_defer(aio, ctl_cancel, d);
 	log_info("run %llu: %s, %u nodes, %llu bytes each, %u phases, model "
-		 "%.6f s",
-	    (unsigned long long)r->id, r->algo, n,
-	    (unsigned long long)r->bytes, r->nph, r->predicted);
+	         "%.6f s",
+	         (unsigned long long)r->id, r->algo, n,
+	         (unsigned long long)r->bytes, r->nph, r->predicted);
 	for (i = 0; i < n; i++)
 		run_on_poll(d, r->node[i]);
 	arm_timer(r);

@@ -17,18 +17,18 @@ struct actx;
 
 struct agent {
 	uint32_t     id;
-	char	     host[64];
+	char         host[64];
 	uint32_t     ntrx;
 	uint32_t     pipe; /* nng pipe it joined on */
-	int	     lost;
+	int          lost;
 	uint64_t     seen_ms;
 	struct actx *held; /* its Poll or Ready, held for an answer */
-	int	     held_ready;
+	int          held_ready;
 	uint64_t     held_until; /* a held Poll is answered Idle by then */
 	/* In the current run: */
-	int	     node; /* -1 if not in it */
-	int	     plan_sent;
-	uint32_t     ready; /* the barrier it is ready for, or NONE */
+	int      node; /* -1 if not in it */
+	int      plan_sent;
+	uint32_t ready; /* the barrier it is ready for, or NONE */
 };
 
 #define AG_NONE UINT32_MAX
@@ -42,19 +42,18 @@ void agents_answer(struct ocsd *, struct agent *, Ocs__Msg *);
 void agents_publish(struct ocsd *, Ocs__Msg *);
 /* Joined agents, not lost, sorted by host; returns the count. */
 uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);
-void	 agents_info(struct ocsd *, struct reply *);
+void     agents_info(struct ocsd *, struct reply *);
 
 /* run.c */
 /* Start a run for an operator (aio of the waiting control context; the
  * report goes into job->rep).  0, or an error with job->err set. */
-int  run_start(struct ocsd *, const Ocs__RunRequest *, struct job *,
-     nng_aio *);
+int run_start(struct ocsd *, const Ocs__RunRequest *, struct job *, nng_aio *);
 void run_abort(struct ocsd *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 /* From agents.c, for messages of agents in (or about) a run. */
 void run_on_poll(struct ocsd *, struct agent *);
 int  run_on_ready(struct ocsd *, struct agent *, const Ocs__Msg *, char *err,
-     size_t errlen);
+                  size_t errlen);
 void run_on_agent_abort(struct ocsd *, struct agent *, const Ocs__Msg *);
 void run_on_lost(struct ocsd *, struct agent *);
 /* Called often (the agents' tick): abort a barrier past its deadline. */

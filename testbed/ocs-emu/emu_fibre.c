@@ -31,30 +31,30 @@
 #define MAX_FIBRES 4096
 
 struct fconn {
-	int	      fd, pr, pw;
+	int           fd, pr, pw;
 	uint32_t      in, out; /* 0 until announced */
-	char	      hdr[64];
-	size_t	      hlen;
-	size_t	      pending; /* bytes in the pipe */
+	char          hdr[64];
+	size_t        hlen;
+	size_t        pending; /* bytes in the pipe */
 	struct fconn *target;
 	uint64_t      gen; /* patch generation the pending bytes follow */
-	int	      blocked, waiters, events;
+	int           blocked, waiters, events;
 };
 
 struct fsrv {
 	struct emu    *e;
-	int	       ep, devnull;
+	int            ep, devnull;
 	struct fconn **by_in, **by_out;
 	struct fconn  *all[MAX_FIBRES];
-	int	       nall;
+	int            nall;
 };
 
 static void
 set_events(struct fsrv *f, struct fconn *c)
 {
-	struct epoll_event ev = { 0 };
-	int		   want = (c->blocked ? 0 : EPOLLIN) |
-			(c->waiters ? EPOLLOUT : 0) | EPOLLRDHUP;
+	struct epoll_event ev = {0};
+	int want = (c->blocked ? 0 : EPOLLIN) | (c->waiters ? EPOLLOUT : 0) |
+	           EPOLLRDHUP;
 
 	if (want == c->events)
 		return;
@@ -69,12 +69,12 @@ drop_pending(struct fsrv *f, struct fconn *c)
 {
 	if (c->pending) {
 		ssize_t n = splice(c->pr, NULL, f->devnull, NULL, c->pending,
-		    SPLICE_F_NONBLOCK);
+		                   SPLICE_F_NONBLOCK);
 
 		if (c->in)
 			__atomic_add_fetch(&f->e->cnt_drop[c->in],
-			    n > 0 ? (uint64_t)n : c->pending,
-			    __ATOMIC_RELAXED);
+			                   n > 0 ? (uint64_t)n : c->pending,
+			                   __ATOMIC_RELAXED);
 		c->pending = 0;
 	}
 	if (c->blocked && c->target) {
@@ -120,7 +120,7 @@ route(struct fsrv *f, uint32_t in, uint64_t *gen)
 {
 	struct emu *e = f->e;
 	uint32_t    out;
-	int	    lit;
+	int         lit;
 
 	pthread_mutex_lock(&e->mtx);
 	out = e->x.out_of[in];
@@ -150,14 +150,14 @@ corrupt(struct fsrv *f, struct fconn *c)
 
 	if (!__atomic_exchange_n(&f->e->corrupt[c->in], 0, __ATOMIC_RELAXED))
 		return;
-	n = read(c->pr, buf, c->pending < sizeof(buf) ? c->pending
-						      : sizeof(buf));
+	n = read(c->pr, buf,
+	         c->pending < sizeof(buf) ? c->pending : sizeof(buf));
 	if (n <= 0)
 		return;
 	buf[n / 2] ^= 0x5a;
 	log_info("fibre: corrupted byte %zd of %zd from ingress %u (test "
-		 "hook)",
-	    n / 2, n, c->in);
+	         "hook)",
+	         n / 2, n, c->in);
 	/* Back to the front of the stream: the rest is still in the pipe,
 	 * so put the chunk in a fresh pipe ahead of it. */
 	{
@@ -168,8 +168,8 @@ corrupt(struct fsrv *f, struct fconn *c)
 		fcntl(np[1], F_SETPIPE_SZ, PIPE_BYTES);
 		w = write(np[1], buf, (size_t)n);
 		if (w > 0)
-			splice(c->pr, NULL, np[1], NULL, c->pending - (size_t)n,
-			    SPLICE_F_NONBLOCK);
+			splice(c->pr, NULL, np[1], NULL,
+			       c->pending - (size_t)n, SPLICE_F_NONBLOCK);
 		close(c->pr);
 		close(c->pw);
 		c->pr = np[0];
@@ -186,7 +186,7 @@ carry(struct fsrv *f, struct fconn *c)
 	for (;;) {
 		if (c->pending == 0) {
 			n = splice(c->fd, NULL, c->pw, NULL, PIPE_BYTES,
-			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n == 0) {
 				close_conn(f, c);
 				return;
@@ -198,26 +198,26 @@ carry(struct fsrv *f, struct fconn *c)
 			}
 			c->pending = (size_t)n;
 			__atomic_add_fetch(&f->e->cnt_in[c->in], (uint64_t)n,
-			    __ATOMIC_RELAXED);
+			                   __ATOMIC_RELAXED);
 			if ((c->target = route(f, c->in, &c->gen)) == NULL) {
 				drop_pending(f, c);
 				continue;
 			}
 			if (__atomic_load_n(&f->e->corrupt[c->in],
-				__ATOMIC_RELAXED))
+			                    __ATOMIC_RELAXED))
 				corrupt(f, c);
 		}
-		if (c->gen != gen_now(f) && route(f, c->in, &c->gen) !=
-						c->target) {
+		if (c->gen != gen_now(f) &&
+		    route(f, c->in, &c->gen) != c->target) {
 			drop_pending(f, c); /* the patch changed under it */
 			continue;
 		}
 		n = splice(c->pr, NULL, c->target->fd, NULL, c->pending,
-		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			c->pending -= (size_t)n;
 			__atomic_add_fetch(&f->e->cnt_out[c->target->out],
-			    (uint64_t)n, __ATOMIC_RELAXED);
+			                   (uint64_t)n, __ATOMIC_RELAXED);
 			if (c->pending == 0)
 				c->target = NULL;
 			continue;
@@ -241,8 +241,8 @@ announce(struct fsrv *f, struct fconn *c)
 {
 	struct emu *e = f->e;
 	unsigned    in, out;
-	char	    extra, reply[128];
-	ssize_t	    r;
+	char        extra, reply[128];
+	ssize_t     r;
 
 	r = recv(c->fd, c->hdr + c->hlen, 1, 0);
 	if (r <= 0) {
@@ -261,21 +261,21 @@ announce(struct fsrv *f, struct fconn *c)
 	reply[0] = '\0';
 	if (sscanf(c->hdr, "FIBRE %u %u %c", &in, &out, &extra) != 2)
 		snprintf(reply, sizeof(reply),
-		    "ERR expected FIBRE <ingress> <egress>\n");
+		         "ERR expected FIBRE <ingress> <egress>\n");
 	else if (in < 1 || in > e->x.n)
 		snprintf(reply, sizeof(reply), "ERR no ingress port %u\n", in);
 	else if (out <= e->x.n || out > 2 * e->x.n)
 		snprintf(reply, sizeof(reply), "ERR no egress port %u\n", out);
 	else if (f->by_in[in])
 		snprintf(reply, sizeof(reply),
-		    "ERR ingress %u already has a fibre\n", in);
+		         "ERR ingress %u already has a fibre\n", in);
 	else if (f->by_out[out])
 		snprintf(reply, sizeof(reply),
-		    "ERR egress %u already has a fibre\n", out);
+		         "ERR egress %u already has a fibre\n", out);
 	if (reply[0]) {
 		log_warnx("fibre: refused \"%.*s\": %.*s",
-		    (int)strcspn(c->hdr, "\n"), c->hdr,
-		    (int)strcspn(reply, "\n"), reply);
+		          (int)strcspn(c->hdr, "\n"), c->hdr,
+		          (int)strcspn(reply, "\n"), reply);
 		(void)!send(c->fd, reply, strlen(reply), MSG_NOSIGNAL);
 		close_conn(f, c);
 		return;
@@ -291,9 +291,9 @@ announce(struct fsrv *f, struct fconn *c)
 static void
 accept_fibre(struct fsrv *f, int lfd)
 {
-	struct epoll_event ev = { 0 };
-	struct fconn	  *c;
-	int		   fd, p[2], buf = 4 << 20, one = 1;
+	struct epoll_event ev = {0};
+	struct fconn      *c;
+	int                fd, p[2], buf = 4 << 20, one = 1;
 
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
 		return;
@@ -323,8 +323,8 @@ int
 emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 {
 	struct epoll_event ev, evs[64];
-	struct fsrv	   f;
-	int		   n, i, j, blocked, rv = 0;
+	struct fsrv        f;
+	int                n, i, j, blocked, rv = 0;
 
 	memset(&f, 0, sizeof(f));
 	f.e = e;
@@ -377,8 +377,8 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 			if (j == f.nall)
 				continue;
 			set_events(&f, c);
-			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP |
-						EPOLLERR)) {
+			if (evs[i].events &
+			    (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
 				if (c->in == 0)
 					announce(&f, c);
 				else if (!c->blocked)

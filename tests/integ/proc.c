@@ -211,3 +211,22 @@ proc_log_dirty(const struct proc *p)
 	fclose(f);
 	return (dirty);
 }
+
+int
+proc_wait(struct proc *p, int timeout_ms)
+{
+	struct timespec ts = {0, 10000000};
+	int             st, i;
+
+	for (i = 0; i < timeout_ms / 10; i++) {
+		if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+			if (p->out > 0)
+				close(p->out);
+			p->pid = 0;
+			p->out = -1;
+			return (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		}
+		nanosleep(&ts, NULL);
+	}
+	return (-1);
+}

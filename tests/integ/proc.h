@@ -28,6 +28,8 @@ int proc_line(struct proc *, char *buf, size_t len, int timeout_ms);
 int proc_stop(struct proc *, int sig);
 /* Is it still running? */
 int proc_alive(struct proc *);
+/* Wait up to timeout_ms for it to exit; its exit status, or -1. */
+int proc_wait(struct proc *, int timeout_ms);
 
 /* Run to completion; *out and *err are malloc'd (NUL-terminated).
  * Returns the exit status, or -1 if it did not exit normally. */

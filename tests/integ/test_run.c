@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_run.c: verified All-to-All runs with the real
+ * processes: ocs-emu carrying light on loopback, ocsd driving it over
+ * TL1, and N ocs-agent processes joined with a shared secret.  Every
+ * block is checked by the agents; the test also checks the totals against
+ * the schedule, barriers only before reconfigurations, and the failures:
+ * a killed agent, a wrong secret, a corrupted frame, an operator abort.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "collectives/a2a.h"
+#include "ocs-drivers/net.h"
+#include "tests/integ/proc.h"
+
+#define MAXA 27
+
+struct fx {
+	char       *dir;
+	struct proc emu, ocsd, agent[MAXA];
+	int         n;
+	char        tl1[64], fibre[64], sock[200];
+};
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static int
+ctl(struct fx *f, char **out, char **err, ...)
+{
+	char    bin[256], *argv[24];
+	int     n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
+	argv[n++] = "-s";
+	argv[n++] = f->sock;
+	va_start(ap, err);
+	while ((argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	return (proc_run(argv, out, err));
+}
+
+static void
+agent_start(struct fx *f, int h, const char *secret)
+{
+	char  bin[256], host[16], ctlr[220], sec[220], log[240];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin)),
+	    "--controller",
+	    ctlr,
+	    "--host",
+	    host,
+	    "--secret-file",
+	    sec,
+	    "--fibre",
+	    f->fibre,
+	    NULL};
+
+	snprintf(host, sizeof(host), "h%02d", h);
+	snprintf(ctlr, sizeof(ctlr), "ipc://%s/agents.sock", f->dir);
+	snprintf(sec, sizeof(sec), "%s/%s", f->dir, secret);
+	snprintf(log, sizeof(log), "%s/agent-%s.log", f->dir, host);
+	assert_int_equal(proc_start(&f->agent[h], argv, log), 0);
+}
+
+/* Wait until `ocsctl agents` counts n idle agents. */
+static void
+wait_agents(struct fx *f, int n)
+{
+	char *o, *e, *p;
+	int   i, idle = 0;
+
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
+		for (idle = 0, p = o; (p = strstr(p, " idle ")); p++)
+			idle++;
+		free(o);
+		free(e);
+		if (idle == n)
+			return;
+		net_sleep_ms(50);
+	}
+	fail_msg("%d agents idle, expected %d", idle, n);
+}
+
+static struct fx *
+up(int n)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char       bin[256], line[256], conf[4096], ports[16], path[300];
+	char       log[300], cpath[300], *o, *e;
+	char      *eargv[] = {
+	         (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
+	         "--tl1",
+	         "127.0.0.1:0",
+	         "--fibre",
+	         "127.0.0.1:0",
+	         "--ports",
+	         ports,
+	         "--switch-time",
+	         "1ms",
+	         NULL};
+	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
+	size_t off;
+	int    h, i, P = 2 * n + 2;
+
+	f->n = n;
+	f->dir = proc_tmpdir("run");
+	snprintf(ports, sizeof(ports), "%d", P);
+	snprintf(log, sizeof(log), "%s/emu.log", f->dir);
+	assert_int_equal(proc_start(&f->emu, eargv, log), 0);
+	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
+	snprintf(f->tl1, sizeof(f->tl1), "%.60s", line + 13);
+	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
+	snprintf(f->fibre, sizeof(f->fibre), "%.60s", line + 15);
+	snprintf(path, sizeof(path), "%s/secret", f->dir);
+	write_file(path, "correct horse battery staple\n", 0600);
+	snprintf(path, sizeof(path), "%s/wrong", f->dir);
+	write_file(path, "incorrect horse battery staple\n", 0600);
+	snprintf(f->sock, sizeof(f->sock), "ipc://%s/ctl.sock", f->dir);
+	off = (size_t)snprintf(
+	    conf, sizeof(conf),
+	    "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
+	    "password = root\nswitch_time = 1ms\npoll = 0\n"
+	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
+	    "[agents]\nlisten = ipc://%s/agents.sock\n"
+	    "events = ipc://%s/events.sock\nsecret_file = %s/secret\n"
+	    "heartbeat = 1s\n[run]\ndeadline = 15s\n[cabling]\n",
+	    f->tl1, f->sock, f->dir, f->dir, f->dir, f->dir);
+	for (h = 0; h < n; h++)
+		for (i = 0; i < 2; i++)
+			off +=
+			    (size_t)snprintf(conf + off, sizeof(conf) - off,
+			                     "h%02d.%d = %d %d\n", h, i,
+			                     2 * h + i + 1, 2 * h + i + 1 + P);
+	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", f->dir);
+	write_file(cpath, conf, 0644);
+	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));
+	snprintf(log, sizeof(log), "%s/ocsd.log", f->dir);
+	assert_int_equal(proc_start(&f->ocsd, oargv, log), 0);
+	for (i = 0; i < 100; i++) {
+		int ok = ctl(f, &o, &e, "status", NULL) == 0 &&
+		         strstr(o, ": connected");
+
+		free(o);
+		free(e);
+		if (ok)
+			break;
+		net_sleep_ms(50);
+	}
+	for (h = 0; h < n; h++)
+		agent_start(f, h, "secret");
+	wait_agents(f, n);
+	return (f);
+}
+
+static int
+down(struct fx *f)
+{
+	int h, dirty = 0;
+
+	for (h = 0; h < MAXA; h++)
+		if (f->agent[h].pid) {
+			proc_stop(&f->agent[h], SIGTERM);
+			dirty |= proc_log_dirty(&f->agent[h]);
+		}
+	proc_stop(&f->ocsd, SIGTERM);
+	proc_stop(&f->emu, SIGTERM);
+	dirty |= proc_log_dirty(&f->ocsd) | proc_log_dirty(&f->emu);
+	proc_rmtree(f->dir);
+	free(f->dir);
+	free(f);
+	return (dirty ? -1 : 0);
+}
+
+static int
+setup9(void **state)
+{
+	*state = up(9);
+	return (0);
+}
+
+static int
+setup27(void **state)
+{
+	*state = up(27);
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	return (down(*state));
+}
+
+/* Block deliveries the schedule has: what the agents must verify. */
+static uint64_t
+expected_blocks(const char *algo, uint32_t n, uint64_t bytes, json_t *rb)
+{
+	struct a2a   a;
+	struct sched s;
+	uint8_t      before[64] = {0};
+	uint64_t     total = 0;
+	uint32_t     i;
+	size_t       k;
+	json_t      *v;
+
+	assert_int_equal(a2a_init(&a, algo, n), 0);
+	json_array_foreach(rb, k, v) before[json_integer_value(v)] = 1;
+	assert_int_equal(a2a_build(&a, bytes, before, 1u << 26, &s), 0);
+	for (i = 0; i < s.nxf; i++)
+		total += s.xf[i].nblk;
+	sched_free(&s);
+	a2a_fini(&a);
+	return (total);
+}
+
+/* ocsctl -j run ...; the report, checked for full verification. */
+static json_t *
+run_ok(struct fx *f, const char *algo, const char *bytes, const char *extra1,
+       const char *extra2, uint32_t n)
+{
+	char        *o, *e;
+	json_t      *j, *r;
+	json_error_t je;
+	uint64_t     want, got;
+	int          rv;
+
+	rv = ctl(f, &o, &e, "-j", "run", "--algo", algo, "--bytes", bytes,
+	         extra1, extra2, NULL);
+	if (rv != 0)
+		fail_msg("%s run: exit %d: %s", algo, rv, e);
+	j = json_loads(o, 0, &je);
+	if (j == NULL)
+		fail_msg("bad JSON: %s", o);
+	free(o);
+	free(e);
+	r = json_object_get(j, "report");
+	assert_non_null(r);
+	assert_true(json_is_true(json_object_get(r, "verified")));
+	assert_int_equal(json_integer_value(json_object_get(r, "errors")), 0);
+	assert_int_equal(json_integer_value(json_object_get(r, "nodes")), n);
+	want = expected_blocks(
+	    algo, n, (uint64_t)json_integer_value(json_object_get(r, "bytes")),
+	    json_object_get(r, "reconfigure_before"));
+	got = (uint64_t)json_integer_value(
+	    json_object_get(r, "blocks_verified"));
+	if (got != want)
+		fail_msg("%s: %llu blocks verified, the schedule moves %llu",
+		         algo, (unsigned long long)got,
+		         (unsigned long long)want);
+	return (j);
+}
+
+static void
+test_run_three_algorithms(void **state)
+{
+	struct fx *f = *state;
+
+	json_decref(run_ok(f, "retri", "1MiB", NULL, NULL, 9));
+	json_decref(run_ok(f, "bridge", "1MiB", "--reconfig", "all", 9));
+	json_decref(run_ok(f, "static", "1MiB", NULL, NULL, 9));
+	/* Uneven block sizes: m not a multiple of n. */
+	json_decref(run_ok(f, "retri", "1000003", "--reconfig", "none", 9));
+}
+
+/* n not a power of 3 (or 2): a subset of the agents. */
+static void
+test_run_any_n(void **state)
+{
+	struct fx *f = *state;
+
+	json_decref(run_ok(f, "retri", "256KiB", "--nodes", "7", 7));
+	json_decref(run_ok(f, "bridge", "256KiB", "--nodes", "5", 5));
+	json_decref(run_ok(f, "retri", "256KiB", "--nodes", "2", 2));
+}
+
+/* Barriers only before reconfigurations: ocsd releases phase 0, and a
+ * later phase only if the switch changes before it. */
+static void
+test_run_barriers_only_before_reconfigurations(void **state)
+{
+	struct fx *f = *state;
+	json_t    *j, *ph;
+	char       cmd[600], *o, *e;
+	char      *argv[] = {"/bin/sh", "-c", cmd, NULL};
+
+	/* ReTri on 9 nodes has two phases. */
+	j = run_ok(f, "retri", "512KiB", "--reconfig", "none", 9);
+	ph = json_object_get(json_object_get(j, "report"), "phases");
+	assert_true(json_is_true(
+	    json_object_get(json_array_get(ph, 0), "reconfigured")));
+	assert_true(json_is_false(
+	    json_object_get(json_array_get(ph, 1), "reconfigured")));
+	json_decref(j);
+	snprintf(cmd, sizeof(cmd), "grep -c 'phase 1 released' %s/ocsd.log",
+	         f->dir);
+	proc_run(argv, &o, &e);
+	assert_int_equal(atoi(o), 0);
+	free(o);
+	free(e);
+	json_decref(run_ok(f, "retri", "512KiB", "--reconfig", "all", 9));
+	proc_run(argv, &o, &e);
+	assert_int_equal(atoi(o), 1);
+	free(o);
+	free(e);
+}
+
+static void
+test_run_agent_killed_mid_run(void **state)
+{
+	struct fx  *f = *state;
+	struct proc r;
+	char        bin[256], log[300], line[512], *o, *e;
+	char       *argv[] = {
+	          (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	          "-s",
+	          f->sock,
+	          "run",
+	          "--algo",
+	          "bridge",
+	          "--bytes",
+	          "64MiB",
+	          "--reconfig",
+	          "none",
+	          NULL};
+	FILE *lf;
+	int   st, i;
+
+	snprintf(log, sizeof(log), "%s/run.err", f->dir);
+	assert_int_equal(proc_start(&r, argv, log), 0);
+	/* Kill one agent once the run has begun on all of them. */
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
+		st = strstr(o, " idle ") == NULL && strstr(o, "running");
+		free(o);
+		free(e);
+		if (st)
+			break;
+		net_sleep_ms(20);
+	}
+	net_sleep_ms(300);
+	proc_stop(&f->agent[4], SIGKILL);
+	st = proc_wait(&r, 15000);
+	assert_int_equal(st, 1);
+	lf = fopen(log, "r");
+	assert_non_null(fgets(line, sizeof(line), lf));
+	fclose(lf);
+	if (strstr(line, "agent h04 (node 4) lost: connection closed") == NULL)
+		fail_msg("reason: %s", line);
+	/* It comes back; the next run succeeds. */
+	agent_start(f, 4, "secret");
+	wait_agents(f, 9);
+	json_decref(run_ok(f, "retri", "1MiB", NULL, NULL, 9));
+}
+
+static void
+test_run_wrong_secret_refused(void **state)
+{
+	struct fx *f = *state;
+	char       cmd[600], *o, *e;
+	char      *argv[] = {"/bin/sh", "-c", cmd, NULL};
+
+	agent_start(f, 9, "wrong");
+	assert_int_equal(proc_wait(&f->agent[9], 5000), 1);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "grep -c 'join refused: controller: join refused: wrong proof' "
+	    "%s/agent-h09.log; grep -c 'join as h09 .* refused: wrong "
+	    "proof' %s/ocsd.log",
+	    f->dir, f->dir);
+	proc_run(argv, &o, &e);
+	assert_string_equal(o, "1\n1\n");
+	free(o);
+	free(e);
+}
+
+static void
+test_run_corrupted_frame_detected(void **state)
+{
+	struct fx  *f = *state;
+	char        host[64], port[16], buf[4096], *o, *e;
+	uint64_t    dl = net_now_ms() + 3000;
+	const char *cmd = "ACT-USER::root:1::root;OPR-PORT-CORRUPT::1&&18:2:;";
+	int         fd, rv;
+
+	assert_int_equal(
+	    net_hostport(f->tl1, NULL, host, sizeof(host), port, sizeof(port)),
+	    0);
+	fd = net_connect(host, port, 2000);
+	assert_true(fd >= 0);
+	assert_int_equal(net_write_all(fd, cmd, strlen(cmd), dl), 0);
+	net_sleep_ms(200);
+	assert_true(net_read_some(fd, buf, sizeof(buf), dl) > 0);
+	close(fd);
+	rv = ctl(f, &o, &e, "run", "--algo", "retri", "--bytes", "1MiB", NULL);
+	assert_int_equal(rv, 1);
+	if (strstr(e, "CRC mismatch in a frame of B[") == NULL)
+		fail_msg("reason: %s", e);
+	free(o);
+	free(e);
+}
+
+static void
+test_run_operator_abort(void **state)
+{
+	struct fx  *f = *state;
+	struct proc r;
+	char        bin[256], log[300], line[512], *o, *e;
+	char       *argv[] = {
+	          (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	          "-s",
+	          f->sock,
+	          "run",
+	          "--algo",
+	          "static",
+	          "--bytes",
+	          "256MiB",
+	          NULL};
+	FILE *lf;
+	int   i, rv = 1;
+
+	snprintf(log, sizeof(log), "%s/abort.err", f->dir);
+	assert_int_equal(proc_start(&r, argv, log), 0);
+	for (i = 0; i < 200 && rv != 0; i++) {
+		net_sleep_ms(20);
+		rv = ctl(f, &o, &e, "abort", NULL);
+		free(o);
+		free(e);
+	}
+	assert_int_equal(rv, 0);
+	assert_int_equal(proc_wait(&r, 15000), 1);
+	lf = fopen(log, "r");
+	assert_non_null(fgets(line, sizeof(line), lf));
+	fclose(lf);
+	assert_non_null(strstr(line, "aborted by the operator"));
+	/* Agents are back and a run goes through. */
+	wait_agents(f, 9);
+	json_decref(run_ok(f, "bridge", "256KiB", NULL, NULL, 9));
+}
+
+static void
+test_run_27_agents(void **state)
+{
+	struct fx *f = *state;
+
+	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 27));
+	json_decref(run_ok(f, "retri", "256KiB", "--reconfig", "none", 27));
+	json_decref(run_ok(f, "bridge", "256KiB", "--reconfig", "all", 27));
+	json_decref(run_ok(f, "static", "256KiB", NULL, NULL, 27));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_run_three_algorithms, setup9,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_run_barriers_only_before_reconfigurations, setup9,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_run_agent_killed_mid_run,
+	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_wrong_secret_refused,
+	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_corrupted_frame_detected,
+	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_operator_abort, setup9,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
+	                                    teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return (cmocka_run_group_tests_name("run", tests, NULL, NULL));
+}
