@@ -238,7 +238,7 @@ TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
-TEST_DEPS_exec := $(AGENT_CORE)
+TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/unit/xrun.o
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) -lm
 
@@ -250,13 +250,14 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
 # Integration tests run the real programs (tests/integ/proc.c).
-INTEG_DEPS_ocs_plan :=
+INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
-		$(BUILD)/tests/integ/proc.o $$(INTEG_DEPS_$$*) $(PROGS)
+		$(BUILD)/tests/integ/proc.o $(BUILD)/tests/integ/rig.o \
+		$$(INTEG_DEPS_$$*) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
@@ -274,7 +275,9 @@ ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
-	tests/bench/bench_plan.c tests/bench/bench_switch.c
+	tests/integ/rig.c tests/unit/xrun.c \
+	tests/bench/bench_plan.c tests/bench/bench_switch.c \
+	tests/bench/bench_run.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -312,7 +315,17 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) -lm
 
-BENCHES := bench_plan bench_switch
+$(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
+		$(BUILD)/tests/integ/proc.o $(BUILD)/tests/integ/rig.o \
+		$(AGENT_CORE) $(BUILD)/agent/xport_fibre.o \
+		$(BUILD)/agent/xport.o $(BUILD)/tests/unit/xrun.o $(DRV_LIB) \
+		$(COLL_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(JANSSON_LIBS) -pthread -lm
+
+BENCHES := bench_plan bench_switch bench_run
 bench: $(BENCHES:%=$(BUILD)/bench/%)
 	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
 		echo; done

@@ -32,15 +32,16 @@ fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
 	int           rv, buf = 4 << 20;
 
 	f->fd = -1;
-	if (net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port)) !=
-	    0) {
-		snprintf(err, errlen,
-		         "fibre address \"%s\": expected "
-		         "HOST:PORT",
-		         addr);
+	if (strncmp(addr, "unix:", 5) != 0 &&
+	    net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port)) !=
+	        0) {
+		snprintf(
+		    err, errlen,
+		    "fibre address \"%s\": expected HOST:PORT or unix:PATH",
+		    addr);
 		return (-EINVAL);
 	}
-	if ((f->fd = net_connect(host, port, timeout_ms)) < 0) {
+	if ((f->fd = net_connect_addr(addr, timeout_ms)) < 0) {
 		rv = f->fd;
 		snprintf(err, errlen, "fibre %s: %s", addr, strerror(-rv));
 		f->fd = -1;

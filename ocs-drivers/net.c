@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,4 +231,73 @@ net_read_some(int fd, void *buf, size_t n, uint64_t deadline)
 		if ((rv = wait_fd(fd, POLLIN, deadline)) != 0)
 			return (rv);
 	}
+}
+
+static int
+unix_addr(const char *path, struct sockaddr_un *sun)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	if (path[0] == '\0' || strlen(path) >= sizeof(sun->sun_path))
+		return (-ENAMETOOLONG);
+	memcpy(sun->sun_path, path, strlen(path) + 1);
+	return (0);
+}
+
+int
+net_connect_addr(const char *addr, int timeout_ms)
+{
+	struct sockaddr_un sun;
+	char               host[256], port[16];
+	int                fd, rv;
+
+	if (strncmp(addr, "unix:", 5) != 0) {
+		if (net_hostport(addr, NULL, host, sizeof(host), port,
+		                 sizeof(port)) != 0)
+			return (-EINVAL);
+		return (net_connect(host, port, timeout_ms));
+	}
+	if ((rv = unix_addr(addr + 5, &sun)) != 0)
+		return (rv);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return (-errno);
+	/* A local connect completes or fails at once. */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 &&
+	    errno != EINPROGRESS) {
+		rv = -errno;
+		close(fd);
+		return (rv);
+	}
+	return (fd);
+}
+
+int
+net_listen_addr(const char *addr, char *bound, size_t bl)
+{
+	struct sockaddr_un sun;
+	char               host[256], port[16];
+	int                fd, rv;
+
+	if (strncmp(addr, "unix:", 5) != 0) {
+		if (net_hostport(addr, NULL, host, sizeof(host), port,
+		                 sizeof(port)) != 0)
+			return (-EINVAL);
+		return (net_listen(host, port, bound, bl));
+	}
+	if ((rv = unix_addr(addr + 5, &sun)) != 0)
+		return (rv);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return (-errno);
+	unlink(sun.sun_path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    listen(fd, 256) != 0) {
+		rv = -errno;
+		close(fd);
+		return (rv);
+	}
+	if (bound)
+		snprintf(bound, bl, "%s", addr);
+	return (fd);
 }

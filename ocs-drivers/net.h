@@ -24,6 +24,15 @@ int net_connect(const char *host, const char *port, int timeout_ms);
  * "addr:port" is written to bound.  Returns the fd. */
 int net_listen(const char *host, const char *port, char *bound, size_t bl);
 
+/*
+ * Either kind of stream address: "unix:/path" (a UNIX-domain socket, for
+ * peers on one host) or "host:port" (TCP).  Connect: the fd is
+ * non-blocking.  Listen: a stale socket file is replaced; bound gets the
+ * address with the real port.
+ */
+int net_connect_addr(const char *addr, int timeout_ms);
+int net_listen_addr(const char *addr, char *bound, size_t bl);
+
 /* Write everything or fail (-ETIMEDOUT at the deadline, -EPIPE...). */
 int net_write_all(int fd, const void *buf, size_t n, uint64_t deadline);
 

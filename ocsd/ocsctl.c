@@ -180,7 +180,7 @@ j_report(const Ocs__RunReport *rr)
 {
 	json_t *o = json_object(), *ph = json_array(), *rb = json_array(),
 	       *h = json_array();
-	size_t	i;
+	size_t i;
 
 	json_object_set_new(o, "run_id", json_integer((json_int_t)rr->run_id));
 	json_object_set_new(o, "algo", json_string(rr->algo));
@@ -188,32 +188,35 @@ j_report(const Ocs__RunReport *rr)
 	json_object_set_new(o, "bytes", json_integer((json_int_t)rr->bytes));
 	for (i = 0; i < rr->n_reconfigure_before; i++)
 		json_array_append_new(rb,
-		    json_integer(rr->reconfigure_before[i]));
+		                      json_integer(rr->reconfigure_before[i]));
 	json_object_set_new(o, "reconfigure_before", rb);
 	for (i = 0; i < rr->n_phases; i++) {
 		const Ocs__PhaseReport *p = rr->phases[i];
-		json_t		       *e = json_object();
+		json_t                 *e = json_object();
 
 		json_object_set_new(e, "phase", json_integer(p->phase));
 		json_object_set_new(e, "reconfigured",
-		    json_boolean(p->reconfigured));
+		                    json_boolean(p->reconfigured));
 		json_object_set_new(e, "reconf_s", json_real(p->reconf_s));
 		json_object_set_new(e, "data_s", json_real(p->data_s));
 		json_object_set_new(e, "barrier_s", json_real(p->barrier_s));
 		json_object_set_new(e, "bytes",
-		    json_integer((json_int_t)p->bytes));
+		                    json_integer((json_int_t)p->bytes));
 		json_object_set_new(e, "predicted_s",
-		    json_real(p->predicted_s));
+		                    json_real(p->predicted_s));
+		if (p->has_control_s)
+			json_object_set_new(e, "control_s",
+			                    json_real(p->control_s));
 		json_array_append_new(ph, e);
 	}
 	json_object_set_new(o, "phases", ph);
 	json_object_set_new(o, "total_s", json_real(rr->total_s));
 	json_object_set_new(o, "predicted_s", json_real(rr->predicted_s));
 	json_object_set_new(o, "blocks_verified",
-	    json_integer((json_int_t)rr->blocks_verified));
+	                    json_integer((json_int_t)rr->blocks_verified));
 	json_object_set_new(o, "errors", json_integer((json_int_t)rr->errors));
 	json_object_set_new(o, "verified",
-	    json_boolean(rr->errors == 0 && !rr->aborted));
+	                    json_boolean(rr->errors == 0 && !rr->aborted));
 	json_object_set_new(o, "delta_s", json_real(rr->delta_s));
 	json_object_set_new(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
 	json_object_set_new(o, "alpha_s", json_real(rr->alpha_s));
@@ -298,14 +301,16 @@ j_reply(const Ocs__CtlReply *r)
 		for (i = 0; i < r->n_agents; i++) {
 			json_t *t = json_object();
 
-			json_object_set_new(t, "agent_id",
+			json_object_set_new(
+			    t, "agent_id",
 			    json_integer(r->agents[i]->agent_id));
 			json_object_set_new(t, "host",
-			    json_string(r->agents[i]->host));
-			json_object_set_new(t, "transceivers",
+			                    json_string(r->agents[i]->host));
+			json_object_set_new(
+			    t, "transceivers",
 			    json_integer(r->agents[i]->transceivers));
 			json_object_set_new(t, "state",
-			    json_string(r->agents[i]->state));
+			                    json_string(r->agents[i]->state));
 			json_array_append_new(a, t);
 		}
 		json_object_set_new(o, "agents", a);
@@ -431,56 +436,56 @@ print_text(const char *cmd, const Ocs__CtlReply *r)
 	}
 	if (strcmp(cmd, "agents") == 0) {
 		printf("%6s  %-20s %5s  %-8s %s\n", "agent", "host", "trx",
-		    "state", "seen");
+		       "state", "seen");
 		for (i = 0; i < r->n_agents; i++)
 			printf("%6u  %-20s %5u  %-8s %.1f s ago\n",
-			    r->agents[i]->agent_id, r->agents[i]->host,
-			    r->agents[i]->transceivers, r->agents[i]->state,
-			    r->agents[i]->seen_ms_ago / 1000.0);
+			       r->agents[i]->agent_id, r->agents[i]->host,
+			       r->agents[i]->transceivers, r->agents[i]->state,
+			       r->agents[i]->seen_ms_ago / 1000.0);
 		return (0);
 	}
 	if (r->report) {
 		const Ocs__RunReport *rr = r->report;
-		char		      a[32], b[32], c[32], d[32], e[32];
+		char                  a[32], b[32], c[32], d[32], e[32];
 
 		printf("run %llu: %s, %u nodes, %s per node, reconfigure "
 		       "before",
-		    (unsigned long long)rr->run_id, rr->algo, rr->nodes,
-		    unit_fmt_size(rr->bytes, a, sizeof(a)));
+		       (unsigned long long)rr->run_id, rr->algo, rr->nodes,
+		       unit_fmt_size(rr->bytes, a, sizeof(a)));
 		if (rr->n_reconfigure_before == 0)
 			printf(" -");
 		for (i = 0; i < rr->n_reconfigure_before; i++)
 			printf("%s%u", i ? "," : " ",
-			    rr->reconfigure_before[i]);
+			       rr->reconfigure_before[i]);
 		printf("\nmodel: %s, alpha-s %s, alpha-h %s, delta %s\n",
-		    unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
-		    unit_fmt_time(rr->alpha_s, b, sizeof(b)),
-		    unit_fmt_time(rr->alpha_h, c, sizeof(c)),
-		    unit_fmt_time(rr->delta_s, d, sizeof(d)));
+		       unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
+		       unit_fmt_time(rr->alpha_s, b, sizeof(b)),
+		       unit_fmt_time(rr->alpha_h, c, sizeof(c)),
+		       unit_fmt_time(rr->delta_s, d, sizeof(d)));
 		printf("%5s  %12s %12s %12s %12s %12s\n", "phase", "reconf",
-		    "data", "barrier", "bytes", "predicted");
+		       "data", "barrier", "bytes", "predicted");
 		for (i = 0; i < rr->n_phases; i++) {
 			const Ocs__PhaseReport *p = rr->phases[i];
 
 			printf("%5u  %11s%c %12s %12s %12s %12s\n", p->phase,
-			    p->reconfigured
-				? unit_fmt_time(p->reconf_s, a, sizeof(a))
-				: "-",
-			    p->reconfigured && p->phase == 0 ? '*' : ' ',
-			    unit_fmt_time(p->data_s, b, sizeof(b)),
-			    p->reconfigured
-				? unit_fmt_time(p->barrier_s, c, sizeof(c))
-				: "-",
-			    unit_fmt_size(p->bytes, d, sizeof(d)),
-			    unit_fmt_time(p->predicted_s, e, sizeof(e)));
+			       p->reconfigured
+			           ? unit_fmt_time(p->reconf_s, a, sizeof(a))
+			           : "-",
+			       p->reconfigured && p->phase == 0 ? '*' : ' ',
+			       unit_fmt_time(p->data_s, b, sizeof(b)),
+			       p->reconfigured
+			           ? unit_fmt_time(p->barrier_s, c, sizeof(c))
+			           : "-",
+			       unit_fmt_size(p->bytes, d, sizeof(d)),
+			       unit_fmt_time(p->predicted_s, e, sizeof(e)));
 		}
 		printf("total  %s (model %s); * phase 0's circuits are set up "
 		       "before the collective\n",
-		    unit_fmt_time(rr->total_s, a, sizeof(a)),
-		    unit_fmt_time(rr->predicted_s, b, sizeof(b)));
+		       unit_fmt_time(rr->total_s, a, sizeof(a)),
+		       unit_fmt_time(rr->predicted_s, b, sizeof(b)));
 		printf("verified: %llu blocks, %llu errors\n",
-		    (unsigned long long)rr->blocks_verified,
-		    (unsigned long long)rr->errors);
+		       (unsigned long long)rr->blocks_verified,
+		       (unsigned long long)rr->errors);
 		return (0);
 	}
 	if (r->message)
@@ -694,24 +699,24 @@ static int
 do_run(struct opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "algo", required_argument, NULL, 'a' },
-		{ "bytes", required_argument, NULL, 'b' },
-		{ "reconfig", required_argument, NULL, 'r' },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "bandwidth", required_argument, NULL, 'B' },
-		{ "alpha-s", required_argument, NULL, 's' },
-		{ "alpha-h", required_argument, NULL, 'h' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
+	    {"algo", required_argument, NULL, 'a'},
+	    {"bytes", required_argument, NULL, 'b'},
+	    {"reconfig", required_argument, NULL, 'r'},
+	    {"nodes", required_argument, NULL, 'n'},
+	    {"bandwidth", required_argument, NULL, 'B'},
+	    {"alpha-s", required_argument, NULL, 's'},
+	    {"alpha-h", required_argument, NULL, 'h'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"chunk", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
 	Ocs__RunRequest rq;
-	uint64_t	sz;
-	double		t;
-	char	       *end;
-	unsigned long	v;
-	int		c;
+	uint64_t        sz;
+	double          t;
+	char           *end;
+	unsigned long   v;
+	int             c;
 
 	ocs__ctl_request__init(&q);
 	ocs__run_request__init(&rq);
@@ -729,10 +734,10 @@ do_run(struct opts *o, int argc, char **argv)
 		case 'b':
 			if (unit_parse_size(a, &sz) != 0 || sz == 0)
 				return (fail("run: --bytes \"%s\": expected a "
-					     "size (B, KiB, MiB, GiB, KB, "
-					     "MB, GB)",
-					    a) +
-					1);
+				             "size (B, KiB, MiB, GiB, KB, "
+				             "MB, GB)",
+				             a) +
+				        1);
 			rq.bytes = sz;
 			break;
 		case 'r':
@@ -742,22 +747,21 @@ do_run(struct opts *o, int argc, char **argv)
 			if (strcmp(a, "all") == 0)
 				break;
 			v = strtoul(a, &end, 10);
-			if (*a < '0' || *a > '9' || *end || v < 2 ||
-			    v > 65535)
+			if (*a < '0' || *a > '9' || *end || v < 2 || v > 65535)
 				return (fail("run: --nodes \"%s\": all, or a "
-					     "number of agents (2 or more)",
-					    a) +
-					1);
+				             "number of agents (2 or more)",
+				             a) +
+				        1);
 			rq.has_nodes = 1;
 			rq.nodes = (uint32_t)v;
 			break;
 		case 'B':
 			if (unit_parse_rate(a, &rq.bandwidth_bps) != 0)
 				return (fail("run: --bandwidth \"%s\": "
-					     "expected a rate (Gbps, GBps, "
-					     "...)",
-					    a) +
-					1);
+				             "expected a rate (Gbps, GBps, "
+				             "...)",
+				             a) +
+				        1);
 			rq.has_bandwidth_bps = 1;
 			break;
 		case 's':
@@ -765,12 +769,12 @@ do_run(struct opts *o, int argc, char **argv)
 		case 'd':
 			if (unit_parse_time(a, &t) != 0)
 				return (fail("run: --%s \"%s\": expected a "
-					     "time (ns, us, ms, s)",
-					    c == 's'	 ? "alpha-s"
-					    : c == 'h' ? "alpha-h"
-							 : "delay",
-					    a) +
-					1);
+				             "time (ns, us, ms, s)",
+				             c == 's'   ? "alpha-s"
+				             : c == 'h' ? "alpha-h"
+				                        : "delay",
+				             a) +
+				        1);
 			if (c == 's') {
 				rq.has_alpha_s = 1;
 				rq.alpha_s = t;
@@ -786,26 +790,26 @@ do_run(struct opts *o, int argc, char **argv)
 			if (unit_parse_size(a, &sz) != 0 || sz < 1024 ||
 			    sz > (1u << 20))
 				return (fail("run: --chunk \"%s\": 1KiB to "
-					     "1MiB",
-					    a) +
-					1);
+				             "1MiB",
+				             a) +
+				        1);
 			rq.has_chunk = 1;
 			rq.chunk = (uint32_t)sz;
 			break;
 		case ':':
-			return (fail("run: %s: missing value",
-				    argv[optind - 1]) +
-				1);
+			return (
+			    fail("run: %s: missing value", argv[optind - 1]) +
+			    1);
 		default:
 			return (fail("run: \"%s\": unknown option",
-				    argv[optind - 1]) +
-				1);
+			             argv[optind - 1]) +
+			        1);
 		}
 	}
 	if (optind != argc)
-		return (fail("run: \"%s\": unexpected argument",
-			    argv[optind]) +
-			1);
+		return (
+		    fail("run: \"%s\": unexpected argument", argv[optind]) +
+		    1);
 	if (rq.algo == NULL || rq.bytes == 0)
 		return (fail("run: --algo and --bytes are required") + 1);
 	/* A run takes as long as it takes: wait longer than for the rest. */
@@ -821,10 +825,8 @@ static const struct cmd {
     {"show", do_show},       {"status", do_status},
     {"connect", do_connect}, {"disconnect", do_disconnect},
     {"apply", do_apply},     {"clear", do_clear},
-    {"map", do_map},
-    {"agents", do_agents},
-    {"run", do_run},
-    {"abort", do_abort},
+    {"map", do_map},         {"agents", do_agents},
+    {"run", do_run},         {"abort", do_abort},
 };
 
 int

@@ -33,6 +33,15 @@ ocsd_now_ms(void)
 	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
 }
 
+uint64_t
+ocsd_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
+}
+
 const char *
 ocsd_strerror(int rv)
 {
@@ -133,14 +142,14 @@ load_state(struct ocsd *d)
 int
 main(int argc, char **argv)
 {
-	const char  *file = OCSD_CONF;
-	struct conf *c, *nc;
-	struct ocsd  d;
-	struct ctl  *ctl = NULL;
+	const char    *file = OCSD_CONF;
+	struct conf   *c, *nc;
+	struct ocsd    d;
+	struct ctl    *ctl = NULL;
 	struct agents *ag = NULL;
-	sigset_t     ss;
-	char         err[700];
-	int          ch, debug = 0, noaction = 0, verbose = 0, sig, rv;
+	sigset_t       ss;
+	char           err[700];
+	int            ch, debug = 0, noaction = 0, verbose = 0, sig, rv;
 
 	while ((ch = getopt(argc, argv, "df:nv")) != -1) {
 		switch (ch) {
@@ -196,8 +205,8 @@ main(int argc, char **argv)
 		sw_stop(&d);
 		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
 	}
-	if (c->agents[0] && ((rv = run_init(&d)) != 0 ||
-				(rv = agents_open(&d, &ag)) != 0)) {
+	if (c->agents[0] &&
+	    ((rv = run_init(&d)) != 0 || (rv = agents_open(&d, &ag)) != 0)) {
 		ctl_close(ctl);
 		sw_stop(&d);
 		fatalx("agents on %s: %s", c->agents, ocsd_strerror(rv));

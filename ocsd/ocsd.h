@@ -52,8 +52,8 @@ struct job {
 	enum job_kind          kind;
 	const Ocs__CtlRequest *req;     /* JOB_CTL */
 	struct conf           *newconf; /* JOB_RELOAD: the worker takes it */
-	struct map             target;   /* JOB_RECONF */
-	double                 took_ms;  /* JOB_RECONF: apply + read-back */
+	struct map             target;  /* JOB_RECONF */
+	double                 took_ms; /* JOB_RECONF: apply + read-back */
 	int                    rv;      /* result */
 	char                   err[768];
 	struct reply           rep;
@@ -85,7 +85,7 @@ struct ocsd {
 	struct run    *run;
 	uint64_t       last_run_id;
 	char           last_abort[512]; /* why the last run ended early */
-	nng_aio       *run_reconf;    /* one run at a time: its aio */
+	nng_aio       *run_reconf;      /* one run at a time: its aio */
 	struct job     rjob;
 	int            reconf_busy;
 
@@ -99,6 +99,7 @@ struct ocsd {
 };
 
 uint64_t ocsd_now_ms(void);
+uint64_t ocsd_now_us(void);
 
 /* sw.c: start and stop the worker; queue a job.  sw_submit finishes the
  * job's aio (nng_aio_begin/defer/finish), so a context waits without a

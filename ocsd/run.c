@@ -53,8 +53,10 @@ struct run {
 	int      reconfiguring;
 	uint64_t due_ms; /* the current barrier, at the latest */
 
-	uint64_t t_first, t_start, t_end;
+	uint64_t t_first, t_start, t_end; /* us */
 	double   reconf_ms[RUN_MAX_PHASES], barrier_ms[RUN_MAX_PHASES];
+	double   control_ms[RUN_MAX_PHASES];
+	uint64_t t_release[RUN_MAX_PHASES];
 	uint64_t data_ns[RUN_MAX_PHASES], pbytes[RUN_MAX_PHASES];
 	uint64_t verified, errors;
 
@@ -128,10 +130,14 @@ report(struct run *r, struct reply *rp)
 		p->barrier_s = r->barrier_ms[k] / 1e3;
 		p->bytes = r->pbytes[k];
 		p->predicted_s = r->pc[k].total;
+		if (p->reconfigured) {
+			p->has_control_s = 1;
+			p->control_s = r->control_ms[k] / 1e3;
+		}
 		rr->phases[rr->n_phases++] = p;
 	}
 	rr->total_s =
-	    r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e3 : 0;
+	    r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e6 : 0;
 	rr->predicted_s = r->predicted;
 	rr->blocks_verified = r->verified;
 	rr->errors = r->errors;
@@ -318,15 +324,16 @@ static void
 release(struct ocsd *d, struct run *r)
 {
 	uint32_t     k = r->bar[r->bi], i;
-	uint64_t     now = ocsd_now_ms();
+	uint64_t     now = ocsd_now_us();
 	Ocs__Msg     m;
 	Ocs__Release rel;
 
-	r->barrier_ms[k] = (double)(now - r->t_first) - r->reconf_ms[k];
+	r->barrier_ms[k] = (now - r->t_first) / 1e3 - r->reconf_ms[k];
 	if (r->barrier_ms[k] < 0)
 		r->barrier_ms[k] = 0;
 	if (k == 0)
 		r->t_start = now;
+	r->t_release[k] = now;
 	msg_for(&m, r, k);
 	ocs__release__init(&rel);
 	m.body_case = OCS__MSG__BODY_RELEASE;
@@ -348,7 +355,7 @@ finish(struct ocsd *d, struct run *r)
 	Ocs__Finished f;
 	uint32_t      i;
 
-	r->t_end = ocsd_now_ms();
+	r->t_end = ocsd_now_us();
 	msg_for(&m, r, r->nph);
 	ocs__finished__init(&f);
 	m.body_case = OCS__MSG__BODY_FINISHED;
@@ -358,7 +365,7 @@ finish(struct ocsd *d, struct run *r)
 	log_info("run %llu: %s on %u nodes done in %.3f s (model %.3f s), "
 	         "%llu blocks verified, %llu errors",
 	         (unsigned long long)r->id, r->algo, r->n,
-	         (r->t_end - r->t_start) / 1e3, r->predicted,
+	         (r->t_end - r->t_start) / 1e6, r->predicted,
 	         (unsigned long long)r->verified,
 	         (unsigned long long)r->errors);
 	conclude(d, r, 0, NULL);
@@ -546,9 +553,21 @@ run_on_ready(struct ocsd *d, struct agent *a, const Ocs__Msg *m, char *err,
 	}
 	a->ready = r->bi;
 	if (r->nready++ == 0)
-		r->t_first = ocsd_now_ms();
-	if (r->nready == r->n)
+		r->t_first = ocsd_now_us();
+	if (r->nready == r->n) {
+		/* The stretch since the last release: what was not data
+		 * (the slowest agent's, phase by phase) was control. */
+		if (r->bi > 0) {
+			uint32_t p0 = r->bar[r->bi - 1];
+			double span = (ocsd_now_us() - r->t_release[p0]) / 1e3,
+			       data = 0;
+
+			for (i = p0; i < k; i++)
+				data += r->data_ns[i] / 1e6;
+			r->control_ms[p0] = span > data ? span - data : 0;
+		}
 		all_ready(d, r);
+	}
 	return (0);
 }
 

@@ -431,21 +431,21 @@ out:
 static int
 run_reconf(struct ocsd *d, struct job *j)
 {
-	uint64_t t0 = ocsd_now_ms();
-	uint32_t changed;
+	uint64_t   t0 = ocsd_now_us();
+	uint32_t   changed;
 	struct map m;
-	int	 rv;
+	int        rv;
 
 	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
 		return (rv);
 	if (j->target.n != d->nports) {
 		snprintf(j->err, sizeof(j->err),
-		    "run map for %u ports, the switch has %u", j->target.n,
-		    d->nports);
+		         "run map for %u ports, the switch has %u",
+		         j->target.n, d->nports);
 		return (-OCSD_EREQUEST);
 	}
 	if ((rv = apply_target(d, &j->target, &changed, j->err,
-		 sizeof(j->err))) != 0)
+	                       sizeof(j->err))) != 0)
 		return (rv);
 	memset(&m, 0, sizeof(m));
 	if ((rv = map_copy(&m, &j->target)) != 0)
@@ -456,9 +456,9 @@ run_reconf(struct ocsd *d, struct job *j)
 	d->have_desired = 1;
 	nng_mtx_unlock(d->mtx);
 	rv = save_desired(d, j->err, sizeof(j->err));
-	j->took_ms = (double)(ocsd_now_ms() - t0);
+	j->took_ms = (ocsd_now_us() - t0) / 1e3;
 	log_debug("run reconfiguration: %u changes in %.0f ms", changed,
-	    j->took_ms);
+	          j->took_ms);
 	return (rv);
 }
 
@@ -605,7 +605,7 @@ worker(void *arg)
 		}
 		if (j) {
 			j->rv = j->kind == JOB_RECONF ? run_reconf(d, j)
-						      : run_ctl(d, j);
+			                              : run_ctl(d, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}

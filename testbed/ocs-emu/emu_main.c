@@ -217,7 +217,7 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
 
 struct fibre_arg {
 	struct emu *e;
-	int	    lfd, stopfd, rv;
+	int         lfd, stopfd, rv;
 };
 
 static void *
@@ -234,12 +234,12 @@ fibre_main(void *arg)
 int
 main(int argc, char **argv)
 {
-	struct emu	*e;
-	struct fibre_arg fa = { .lfd = -1, .stopfd = -1 };
-	pthread_t	 fthr;
-	sigset_t	 ss;
-	char		 host[256], port[16], bound[300], fbound[300], err[512];
-	int		 verbose = 0, lfd, sfd, rv;
+	struct emu      *e;
+	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
+	pthread_t        fthr;
+	sigset_t         ss;
+	char host[256], port[16], bound[300], fbound[300], err[512];
+	int  verbose = 0, lfd, sfd, rv;
 
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (1);
@@ -294,15 +294,17 @@ main(int argc, char **argv)
 	log_info("%ux%u switch, switching time %.3f ms, tl1 on %s", e->x.n,
 	         e->x.n, e->c.switch_ns / 1e6, bound);
 	if (e->c.fibre[0]) {
-		if (net_hostport(e->c.fibre, NULL, host, sizeof(host), port,
-			sizeof(port)) != 0) {
-			fprintf(stderr, "ocs-emu: --fibre \"%s\": expected "
-					"ADDR:PORT\n",
-			    e->c.fibre);
+		if (strncmp(e->c.fibre, "unix:", 5) != 0 &&
+		    net_hostport(e->c.fibre, NULL, host, sizeof(host), port,
+		                 sizeof(port)) != 0) {
+			fprintf(stderr,
+			        "ocs-emu: --fibre \"%s\": expected "
+			        "ADDR:PORT or unix:PATH\n",
+			        e->c.fibre);
 			return (2);
 		}
-		if ((fa.lfd = net_listen(host, port, fbound, sizeof(fbound))) <
-		    0) {
+		if ((fa.lfd = net_listen_addr(e->c.fibre, fbound,
+		                              sizeof(fbound))) < 0) {
 			errno = -fa.lfd;
 			fatal("fibre: listening on %s", e->c.fibre);
 		}

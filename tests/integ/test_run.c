@@ -25,176 +25,32 @@
 
 #include "collectives/a2a.h"
 #include "ocs-drivers/net.h"
-#include "tests/integ/proc.h"
+#include "tests/integ/rig.h"
 
-#define MAXA 27
+#define fx rig
 
-struct fx {
-	char       *dir;
-	struct proc emu, ocsd, agent[MAXA];
-	int         n;
-	char        tl1[64], fibre[64], sock[200];
-};
+/* Shorthands over the rig, failing the test on trouble. */
+#define ctl rig_ctl
 
 static void
-write_file(const char *path, const char *text, mode_t mode)
+agent_start(struct rig *f, int h, const char *secret)
 {
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(path, mode);
-}
-
-static int
-ctl(struct fx *f, char **out, char **err, ...)
-{
-	char    bin[256], *argv[24];
-	int     n = 0;
-	va_list ap;
-
-	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
-	argv[n++] = "-s";
-	argv[n++] = f->sock;
-	va_start(ap, err);
-	while ((argv[n] = va_arg(ap, char *)) != NULL)
-		n++;
-	va_end(ap);
-	return (proc_run(argv, out, err));
+	assert_int_equal(rig_agent(f, h, secret), 0);
 }
 
 static void
-agent_start(struct fx *f, int h, const char *secret)
+wait_agents(struct rig *f, int n)
 {
-	char  bin[256], host[16], ctlr[220], sec[220], log[240];
-	char *argv[] = {
-	    (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin)),
-	    "--controller",
-	    ctlr,
-	    "--host",
-	    host,
-	    "--secret-file",
-	    sec,
-	    "--fibre",
-	    f->fibre,
-	    NULL};
-
-	snprintf(host, sizeof(host), "h%02d", h);
-	snprintf(ctlr, sizeof(ctlr), "ipc://%s/agents.sock", f->dir);
-	snprintf(sec, sizeof(sec), "%s/%s", f->dir, secret);
-	snprintf(log, sizeof(log), "%s/agent-%s.log", f->dir, host);
-	assert_int_equal(proc_start(&f->agent[h], argv, log), 0);
+	assert_int_equal(rig_wait_agents(f, n, 20000), 0);
 }
 
-/* Wait until `ocsctl agents` counts n idle agents. */
-static void
-wait_agents(struct fx *f, int n)
-{
-	char *o, *e, *p;
-	int   i, idle = 0;
-
-	for (i = 0; i < 200; i++) {
-		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
-		for (idle = 0, p = o; (p = strstr(p, " idle ")); p++)
-			idle++;
-		free(o);
-		free(e);
-		if (idle == n)
-			return;
-		net_sleep_ms(50);
-	}
-	fail_msg("%d agents idle, expected %d", idle, n);
-}
-
-static struct fx *
+static struct rig *
 up(int n)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	char       bin[256], line[256], conf[4096], ports[16], path[300];
-	char       log[300], cpath[300], *o, *e;
-	char      *eargv[] = {
-	         (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
-	         "--tl1",
-	         "127.0.0.1:0",
-	         "--fibre",
-	         "127.0.0.1:0",
-	         "--ports",
-	         ports,
-	         "--switch-time",
-	         "1ms",
-	         NULL};
-	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
-	size_t off;
-	int    h, i, P = 2 * n + 2;
+	struct rig *r = rig_up(n, "1ms", "deadline = 15s\n");
 
-	f->n = n;
-	f->dir = proc_tmpdir("run");
-	snprintf(ports, sizeof(ports), "%d", P);
-	snprintf(log, sizeof(log), "%s/emu.log", f->dir);
-	assert_int_equal(proc_start(&f->emu, eargv, log), 0);
-	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
-	snprintf(f->tl1, sizeof(f->tl1), "%.60s", line + 13);
-	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
-	snprintf(f->fibre, sizeof(f->fibre), "%.60s", line + 15);
-	snprintf(path, sizeof(path), "%s/secret", f->dir);
-	write_file(path, "correct horse battery staple\n", 0600);
-	snprintf(path, sizeof(path), "%s/wrong", f->dir);
-	write_file(path, "incorrect horse battery staple\n", 0600);
-	snprintf(f->sock, sizeof(f->sock), "ipc://%s/ctl.sock", f->dir);
-	off = (size_t)snprintf(
-	    conf, sizeof(conf),
-	    "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
-	    "password = root\nswitch_time = 1ms\npoll = 0\n"
-	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
-	    "[agents]\nlisten = ipc://%s/agents.sock\n"
-	    "events = ipc://%s/events.sock\nsecret_file = %s/secret\n"
-	    "heartbeat = 1s\n[run]\ndeadline = 15s\n[cabling]\n",
-	    f->tl1, f->sock, f->dir, f->dir, f->dir, f->dir);
-	for (h = 0; h < n; h++)
-		for (i = 0; i < 2; i++)
-			off +=
-			    (size_t)snprintf(conf + off, sizeof(conf) - off,
-			                     "h%02d.%d = %d %d\n", h, i,
-			                     2 * h + i + 1, 2 * h + i + 1 + P);
-	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", f->dir);
-	write_file(cpath, conf, 0644);
-	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));
-	snprintf(log, sizeof(log), "%s/ocsd.log", f->dir);
-	assert_int_equal(proc_start(&f->ocsd, oargv, log), 0);
-	for (i = 0; i < 100; i++) {
-		int ok = ctl(f, &o, &e, "status", NULL) == 0 &&
-		         strstr(o, ": connected");
-
-		free(o);
-		free(e);
-		if (ok)
-			break;
-		net_sleep_ms(50);
-	}
-	for (h = 0; h < n; h++)
-		agent_start(f, h, "secret");
-	wait_agents(f, n);
-	return (f);
-}
-
-static int
-down(struct fx *f)
-{
-	int h, dirty = 0;
-
-	for (h = 0; h < MAXA; h++)
-		if (f->agent[h].pid) {
-			proc_stop(&f->agent[h], SIGTERM);
-			dirty |= proc_log_dirty(&f->agent[h]);
-		}
-	proc_stop(&f->ocsd, SIGTERM);
-	proc_stop(&f->emu, SIGTERM);
-	dirty |= proc_log_dirty(&f->ocsd) | proc_log_dirty(&f->emu);
-	proc_rmtree(f->dir);
-	free(f->dir);
-	free(f);
-	return (dirty ? -1 : 0);
+	assert_non_null(r);
+	return (r);
 }
 
 static int
@@ -214,7 +70,7 @@ setup27(void **state)
 static int
 teardown(void **state)
 {
-	return (down(*state));
+	return (rig_down(*state));
 }
 
 /* Block deliveries the schedule has: what the agents must verify. */

@@ -22,171 +22,20 @@
 
 #include "agent/exec.h"
 #include "collectives/a2a.h"
-
-/* A transport over one end of a socketpair. */
-struct sockx {
-	int fd;
-};
-
-static int
-sx_open(void *p, const char *a, uint32_t i, uint32_t e, int t, char *err,
-        size_t l)
-{
-	(void)p, (void)a, (void)i, (void)e, (void)t, (void)err, (void)l;
-	return (0);
-}
-
-static int
-sx_fd(void *p)
-{
-	return (((struct sockx *)p)->fd);
-}
-
-static ssize_t
-sx_send(void *p, const void *b, size_t n)
-{
-	ssize_t w =
-	    send(((struct sockx *)p)->fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-	return (w >= 0 ? w : errno == EAGAIN ? -EAGAIN : -errno);
-}
-
-static ssize_t
-sx_recv(void *p, void *b, size_t n)
-{
-	ssize_t r = recv(((struct sockx *)p)->fd, b, n, MSG_DONTWAIT);
-
-	return (r >= 0 ? r : errno == EAGAIN ? -EAGAIN : -errno);
-}
-
-static void
-sx_close(void *p)
-{
-	close(((struct sockx *)p)->fd);
-}
-
-static const struct xport_ops sockx_ops = {
-    .name = "socketpair",
-    .priv_size = sizeof(struct sockx),
-    .open = sx_open,
-    .fd = sx_fd,
-    .send = sx_send,
-    .recv = sx_recv,
-    .close = sx_close,
-};
-
-struct node {
-	pthread_t        t;
-	struct exec_plan p;
-	struct xport     x[2];
-	struct sockx     sx[2];
-	int              rv, skip;
-	char             err[512];
-	uint64_t         verified;
-};
-
-/* The executor's plan for node v, from the IR. */
-static void
-plan_of(const struct sched *s, const struct sched_nplan *np, uint64_t run,
-        uint32_t chunk, uint32_t deadline, struct exec_plan *p)
-{
-	uint32_t k, i;
-
-	memset(p, 0, sizeof(*p));
-	p->run = run;
-	p->node = np->node;
-	p->n = s->n;
-	p->parts = s->parts;
-	p->chunk = chunk;
-	p->deadline_ms = deadline;
-	p->max_blocks = np->max_blocks;
-	p->nph = s->nph;
-	p->nports = 2;
-	p->bytes = s->bytes;
-	p->ph = calloc(s->nph, sizeof(*p->ph));
-	for (k = 0; k < s->nph; k++) {
-		const struct sched_nphase *a = &np->ph[k];
-		struct exec_phase         *b = &p->ph[k];
-
-		b->barrier = a->barrier;
-		b->nsend = a->nsend;
-		b->nrelay = a->nrelay;
-		b->nrecv = a->nrecv;
-		b->send = calloc(a->nsend + 1, sizeof(*b->send));
-		b->relay = calloc(a->nrelay + 1, sizeof(*b->relay));
-		b->recv = calloc(a->nrecv + 1, sizeof(*b->recv));
-		for (i = 0; i < a->nsend; i++) {
-			const struct sched_xfer *x = &s->xf[a->send[i]];
-
-			b->send[i] =
-			    (struct exec_send){x->dst, s->seg[x->seg_off].port,
-			                       sched_xfer_hops(s, x), x->nblk,
-			                       s->blk + x->blk_off};
-		}
-		for (i = 0; i < a->nrelay; i++) {
-			const struct sched_xfer *x = &s->xf[a->relay[i].xf];
-
-			b->relay[i] = (struct exec_relay){x->src,
-			                                  x->dst,
-			                                  a->relay[i].in_port,
-			                                  a->relay[i].out_port,
-			                                  x->nblk,
-			                                  x->bytes};
-		}
-		for (i = 0; i < a->nrecv; i++) {
-			const struct sched_xfer *x = &s->xf[a->recv[i].xf];
-
-			b->recv[i] =
-			    (struct exec_recv){x->src, a->recv[i].port,
-			                       x->nblk, s->blk + x->blk_off};
-		}
-	}
-}
-
-static void
-plan_free(struct exec_plan *p)
-{
-	uint32_t k;
-
-	for (k = 0; k < p->nph; k++) {
-		free(p->ph[k].send);
-		free(p->ph[k].relay);
-		free(p->ph[k].recv);
-	}
-	free(p->ph);
-}
-
-static void *
-node_main(void *arg)
-{
-	struct node     *v = arg;
-	struct exec     *e;
-	struct exec_done d;
-	uint32_t         k;
-
-	v->rv = exec_new(&e, &v->p, v->x, NULL, v->err, sizeof(v->err));
-	for (k = 0; v->rv == 0 && k < v->p.nph; k++) {
-		v->rv = exec_phase(e, k, &d, v->err, sizeof(v->err));
-		v->verified += d.verified;
-	}
-	if (v->rv == 0)
-		v->rv = exec_finish(e, v->err, sizeof(v->err));
-	exec_free(e);
-	return (NULL);
-}
+#include "tests/unit/xrun.h"
 
 /*
  * Run algo on n nodes with no reconfiguration (one configuration, so
  * socketpairs can stand for its circuits).  tweak may alter plans.
  */
-static struct node *
+static struct xrun_node *
 run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
-        uint32_t deadline, void (*tweak)(struct node *, uint32_t))
+        uint32_t deadline, void (*tweak)(struct xrun_node *, uint32_t))
 {
 	struct a2a          a;
 	struct sched        s;
 	struct sched_nplan *np;
-	struct node        *v = calloc(n, sizeof(*v));
+	struct xrun_node   *v = calloc(n, sizeof(*v));
 	uint8_t             before[64] = {0};
 	uint32_t            i;
 
@@ -201,26 +50,21 @@ run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
 		setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-		v[c->a].sx[c->pa].fd = sv[0];
-		v[c->b].sx[c->pb].fd = sv[1];
+		v[c->a].fd[c->pa].fd = sv[0];
+		v[c->b].fd[c->pb].fd = sv[1];
 	}
 	for (i = 0; i < n; i++) {
-		plan_of(&s, &np[i], 42, chunk, deadline, &v[i].p);
-		v[i].x[0] = (struct xport){&sockx_ops, &v[i].sx[0]};
-		v[i].x[1] = (struct xport){&sockx_ops, &v[i].sx[1]};
+		xrun_plan(&s, &np[i], 42, chunk, deadline, &v[i].p);
+		v[i].x[0] = (struct xport){&xrun_fd_ops, &v[i].fd[0]};
+		v[i].x[1] = (struct xport){&xrun_fd_ops, &v[i].fd[1]};
 		if (tweak)
 			tweak(v, i);
 	}
-	for (i = 0; i < n; i++)
-		if (!v[i].skip)
-			pthread_create(&v[i].t, NULL, node_main, &v[i]);
-	for (i = 0; i < n; i++)
-		if (!v[i].skip)
-			pthread_join(v[i].t, NULL);
+	xrun(v, n);
 	for (i = 0; i < n; i++) {
-		close(v[i].sx[0].fd);
-		close(v[i].sx[1].fd);
-		plan_free(&v[i].p);
+		close(v[i].fd[0].fd);
+		close(v[i].fd[1].fd);
+		xrun_plan_free(&v[i].p);
 	}
 	sched_plans_free(np, n);
 	sched_free(&s);
@@ -231,9 +75,9 @@ run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
 static void
 expect_ok(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk)
 {
-	struct node *v = run_all(algo, n, bytes, chunk, 20000, NULL);
-	uint64_t     got = 0;
-	uint32_t     i;
+	struct xrun_node *v = run_all(algo, n, bytes, chunk, 20000, NULL);
+	uint64_t          got = 0;
+	uint32_t          i;
 
 	for (i = 0; i < n; i++) {
 		if (v[i].rv != 0)
@@ -276,7 +120,7 @@ test_exec_tiny_payload(void **state)
 }
 
 static void
-wrong_sender(struct node *v, uint32_t i)
+wrong_sender(struct xrun_node *v, uint32_t i)
 {
 	if (i == 4 && v[i].p.ph[0].nrecv > 0)
 		v[i].p.ph[0].recv[0].src = (v[i].p.ph[0].recv[0].src + 2) % 9;
@@ -285,7 +129,7 @@ wrong_sender(struct node *v, uint32_t i)
 static void
 test_exec_unexpected_sender_aborts(void **state)
 {
-	struct node *v =
+	struct xrun_node *v =
 	    run_all("retri", 9, 9 * 4096, 1024, 2000, wrong_sender);
 
 	(void)state;
@@ -296,7 +140,7 @@ test_exec_unexpected_sender_aborts(void **state)
 }
 
 static void
-absent(struct node *v, uint32_t i)
+absent(struct xrun_node *v, uint32_t i)
 {
 	v[i].skip = i == 0;
 }
@@ -304,7 +148,7 @@ absent(struct node *v, uint32_t i)
 static void
 test_exec_missing_peer_times_out(void **state)
 {
-	struct node *v = run_all("retri", 9, 9 * 4096, 1024, 300, absent);
+	struct xrun_node *v = run_all("retri", 9, 9 * 4096, 1024, 300, absent);
 
 	(void)state;
 	/* Node 1 waits for node 0's blocks and says which. */

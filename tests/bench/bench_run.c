@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench_run: lockstep collectives on this machine, all measured in the
+ * same run.
+ *   1. loopback TCP round trip (the floor for any control exchange), and
+ *      the round trip through an ocs-emu fibre pair;
+ *   2. aggregate throughput of 2n concurrent streams through the ocs-emu
+ *      light path against the same streams directly over loopback TCP;
+ *   3. per-phase control overhead (release to all done, less data time)
+ *      of ocsd with 9, 27 and 81 agents, every phase a barrier;
+ *   4. All-to-All completion against the model, calibrated with 1-3;
+ *   5. the executor's memory per byte of payload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "agent/exec.h"
+#include "agent/frame.h"
+#include "collectives/a2a.h"
+#include "collectives/units.h"
+#include "ocs-drivers/net.h"
+#include "tests/integ/rig.h"
+#include "tests/unit/xrun.h"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	return (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+static void
+nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* A connected loopback TCP pair. */
+static int
+tcp_pair(int *a, int *b)
+{
+	char host[64], port[16], bound[80];
+	int  l = net_listen("127.0.0.1", "0", bound, sizeof(bound));
+
+	if (l < 0 || net_hostport(bound, NULL, host, sizeof(host), port,
+	                          sizeof(port)) != 0)
+		return (-1);
+	*a = net_connect(host, port, 2000);
+	for (int i = 0; i < 200 && (*b = accept(l, NULL, NULL)) < 0; i++)
+		net_sleep_ms(5);
+	close(l);
+	if (*a < 0 || *b < 0)
+		return (-1);
+	nodelay(*a);
+	nodelay(*b);
+	return (0);
+}
+
+/* Blocking, but never forever: a lost byte fails the bench. */
+static void
+blocking(int fd)
+{
+	struct timeval tv = {10, 0};
+	int            fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Median round trip of one byte between a and b. */
+static double
+rtt(int a, int b)
+{
+	double t[4000], t0;
+	char   c = 'x';
+	int    i;
+
+	blocking(a);
+	blocking(b);
+	for (i = 0; i < 4000; i++) {
+		t0 = now_s();
+		if (write(a, &c, 1) != 1 || read(b, &c, 1) != 1 ||
+		    write(b, &c, 1) != 1 || read(a, &c, 1) != 1)
+			return (-1);
+		t[i] = now_s() - t0;
+	}
+	return (median(t, 4000));
+}
+
+/* ---- streams ------------------------------------------------------------ */
+
+struct stream {
+	int       tx, rx;
+	uint64_t  bytes, got;
+	pthread_t ts, tr;
+};
+
+static void *
+sender(void *arg)
+{
+	struct stream *s = arg;
+	static char    buf[1 << 20];
+	uint64_t       left = s->bytes;
+	ssize_t        w;
+
+	while (left > 0) {
+		w = write(s->tx, buf, left < sizeof(buf) ? left : sizeof(buf));
+		if (w <= 0)
+			break;
+		left -= (uint64_t)w;
+	}
+	return (NULL);
+}
+
+static void *
+receiver(void *arg)
+{
+	struct stream *s = arg;
+	char          *buf = malloc(1 << 20);
+	ssize_t        r;
+
+	while (s->got < s->bytes) {
+		r = read(s->rx, buf, 1 << 20);
+		if (r <= 0)
+			break;
+		s->got += (uint64_t)r;
+	}
+	free(buf);
+	return (NULL);
+}
+
+/* Aggregate bytes/s of ns streams of `bytes` each. */
+static double
+run_streams(struct stream *st, int ns, uint64_t bytes)
+{
+	double   t0 = now_s();
+	uint64_t got = 0;
+	int      i;
+
+	for (i = 0; i < ns; i++) {
+		st[i].bytes = bytes;
+		st[i].got = 0;
+		blocking(st[i].tx);
+		blocking(st[i].rx);
+		pthread_create(&st[i].tr, NULL, receiver, &st[i]);
+		pthread_create(&st[i].ts, NULL, sender, &st[i]);
+	}
+	for (i = 0; i < ns; i++) {
+		pthread_join(st[i].ts, NULL);
+		pthread_join(st[i].tr, NULL);
+		got += st[i].got;
+	}
+	return (got / (now_s() - t0));
+}
+
+/* CPU seconds a process has used (user + system). */
+static double
+cpu_s(pid_t pid)
+{
+	char               path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE              *f;
+	int                i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return (0);
+	}
+	fclose(f);
+	/* Fields after the command name (which may hold blanks). */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 12; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return (0);
+	return ((ut + st) / (double)sysconf(_SC_CLK_TCK));
+}
+
+/* TL1 to ocs-emu: log in, then one command, wait for COMPLD. */
+static int
+tl1(const char *addr, const char *cmd)
+{
+	char     host[64], port[16], buf[65536];
+	uint64_t dl = net_now_ms() + 5000;
+	size_t   got = 0;
+	ssize_t  r;
+	int      fd;
+
+	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
+	if ((fd = net_connect(host, port, 2000)) < 0)
+		return (-1);
+	net_write_all(fd, "ACT-USER::root:1::root;", 23, dl);
+	net_write_all(fd, cmd, strlen(cmd), dl);
+	while (got < sizeof(buf) - 1 &&
+	       (r = net_read_some(fd, buf + got, sizeof(buf) - 1 - got, dl)) >
+	           0) {
+		got += (size_t)r;
+		buf[got] = '\0';
+		if (strstr(buf, "M  2 "))
+			break;
+	}
+	close(fd);
+	return (strstr(buf, "M  2 COMPLD") ? 0 : -1);
+}
+
+/* A fibre into ocs-emu for ingress i, egress o. */
+static int
+fibre(const char *addr, int i, int o)
+{
+	char     host[64], port[16], line[64];
+	uint64_t dl = net_now_ms() + 3000;
+	int      fd, n = 0;
+
+	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
+	if ((fd = net_connect(host, port, 2000)) < 0)
+		return (-1);
+	snprintf(line, sizeof(line), "FIBRE %d %d\n", i, o);
+	net_write_all(fd, line, strlen(line), dl);
+	while (n < 3 && net_read_some(fd, line + n, 1, dl) == 1)
+		n++;
+	return (n == 3 && memcmp(line, "OK\n", 3) == 0 ? fd : -1);
+}
+
+struct relay_rig {
+	struct proc emu;
+	char        tl1[64], fib[64];
+};
+
+static int
+emu_up_at(struct relay_rig *rr, int ports, const char *fib)
+{
+	char  bin[256], line[128], p[16];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
+	    "--tl1",
+	    "127.0.0.1:0",
+	    "--fibre",
+	    (char *)(uintptr_t)fib,
+	    "--ports",
+	    p,
+	    "--switch-time",
+	    "0",
+	    NULL};
+
+	snprintf(p, sizeof(p), "%d", ports);
+	if (proc_start(&rr->emu, argv, NULL) != 0 ||
+	    proc_line(&rr->emu, line, sizeof(line), 5000) != 0)
+		return (-1);
+	snprintf(rr->tl1, sizeof(rr->tl1), "%.60s", line + 13);
+	if (proc_line(&rr->emu, line, sizeof(line), 5000) != 0)
+		return (-1);
+	snprintf(rr->fib, sizeof(rr->fib), "%.60s", line + 15);
+	return (0);
+}
+
+static int
+emu_up(struct relay_rig *rr, int ports)
+{
+	return (emu_up_at(rr, ports, "127.0.0.1:0"));
+}
+
+/* A fibre at any address (TCP or unix:), blocking answer. */
+static int
+fibre_at(const char *addr, int i, int o)
+{
+	char     line[64];
+	uint64_t dl = net_now_ms() + 3000;
+	int      fd, n = 0;
+
+	if ((fd = net_connect_addr(addr, 2000)) < 0)
+		return (-1);
+	snprintf(line, sizeof(line), "FIBRE %d %d\n", i, o);
+	net_write_all(fd, line, strlen(line), dl);
+	while (n < 3 && net_read_some(fd, line + n, 1, dl) == 1)
+		n++;
+	return (n == 3 && memcmp(line, "OK\n", 3) == 0 ? fd : -1);
+}
+
+/* 2n streams in a ring of fibres through ocs-emu listening at fib. */
+static double
+relay_streams(const char *fib, int n, double *emu_cpu)
+{
+	struct relay_rig rr;
+	struct stream    st[64];
+	char             cmd[4096];
+	int              fd[64], i, P = 2 * n + 2;
+	double           t0, c0, bw;
+	size_t           off;
+
+	if (emu_up_at(&rr, P, fib) != 0)
+		return (-1);
+	off = (size_t)snprintf(cmd, sizeof(cmd), "ENT-PATCH::1&&%d,", 2 * n);
+	for (i = 0; i < 2 * n; i++) {
+		if ((fd[i] = fibre_at(rr.fib, i + 1, P + i + 1)) < 0)
+			return (-1);
+		off +=
+		    (size_t)snprintf(cmd + off, sizeof(cmd) - off, "%s%d",
+		                     i ? "&" : "", P + (i + 1) % (2 * n) + 1);
+	}
+	snprintf(cmd + off, sizeof(cmd) - off, ":2:;");
+	if (tl1(rr.tl1, cmd) != 0)
+		return (-1);
+	for (i = 0; i < 2 * n; i++) {
+		st[i].tx = fd[i];
+		st[i].rx = fd[(i + 1) % (2 * n)];
+	}
+	t0 = now_s();
+	c0 = cpu_s(rr.emu.pid);
+	bw = run_streams(st, 2 * n, 128ull << 20);
+	*emu_cpu = (cpu_s(rr.emu.pid) - c0) / (now_s() - t0);
+	for (i = 0; i < 2 * n; i++)
+		close(fd[i]);
+	proc_stop(&rr.emu, SIGTERM);
+	return (bw);
+}
+
+/*
+ * The executor of every node, in threads, running algo without
+ * reconfiguration over circuits that are direct loopback TCP (fib NULL)
+ * or fibres through ocs-emu at fib.  Payload bytes delivered per second.
+ */
+static double
+exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
+{
+	struct relay_rig    rr;
+	struct a2a          a;
+	struct sched        s;
+	struct sched_nplan *np;
+	struct xrun_node   *v = calloc(n, sizeof(*v));
+	uint8_t             before[64] = {0};
+	char                cmd[8300], ins[4096], outs[4096], err[200];
+	uint32_t            i, p, P = 2 * n + 2;
+	uint64_t            got = 0;
+	double              dt;
+	size_t              oi = 0, oo = 0;
+
+	if (a2a_init(&a, algo, n) != 0 ||
+	    a2a_build(&a, bytes, before, 1u << 24, &s) != 0 ||
+	    sched_plans(&s, &np) != 0)
+		return (-1);
+	if (fib && emu_up_at(&rr, (int)P, fib) != 0)
+		return (-1);
+	for (i = 0; i < s.cfg[0].ncirc; i++) {
+		const struct sched_circuit *c = &s.circ[s.cfg[0].circ_off + i];
+		uint32_t ta = 2 * c->a + c->pa, tb = 2 * c->b + c->pb;
+		int      x, y;
+
+		if (fib == NULL) {
+			if (tcp_pair(&x, &y) != 0)
+				return (-1);
+			fcntl(x, F_SETFL, fcntl(x, F_GETFL) | O_NONBLOCK);
+			fcntl(y, F_SETFL, fcntl(y, F_GETFL) | O_NONBLOCK);
+			v[c->a].fd[c->pa].fd = x;
+			v[c->b].fd[c->pb].fd = y;
+			continue;
+		}
+		oi += (size_t)snprintf(ins + oi, sizeof(ins) - oi, "%s%u&%u",
+		                       i ? "&" : "", ta + 1, tb + 1);
+		oo += (size_t)snprintf(outs + oo, sizeof(outs) - oo, "%s%u&%u",
+		                       i ? "&" : "", P + tb + 1, P + ta + 1);
+	}
+	for (i = 0; i < n; i++) {
+		xrun_plan(&s, &np[i], 7, 65536, 60000, &v[i].p);
+		for (p = 0; p < 2; p++) {
+			if (fib == NULL) {
+				v[i].x[p] =
+				    (struct xport){&xrun_fd_ops, &v[i].fd[p]};
+				continue;
+			}
+			if (xport_open(&v[i].x[p], &xport_fibre_ops, rr.fib,
+			               2 * i + p + 1, P + 2 * i + p + 1, 2000,
+			               err, sizeof(err)) != 0) {
+				fprintf(stderr, "bench_run: %s\n", err);
+				return (-1);
+			}
+		}
+	}
+	if (fib) {
+		snprintf(cmd, sizeof(cmd), "ENT-PATCH::%s,%s:2:;", ins, outs);
+		if (tl1(rr.tl1, cmd) != 0)
+			return (-1);
+	}
+	/* The nodes run their phases at the same time: the slowest one's
+	 * phase time (setup, filling the blocks, excluded) is the wall. */
+	xrun(v, n);
+	for (dt = 0, i = 0; i < n; i++)
+		if (v[i].data_ns / 1e9 > dt)
+			dt = v[i].data_ns / 1e9;
+	for (i = 0; i < n; i++) {
+		if (v[i].rv != 0) {
+			fprintf(stderr, "bench_run: node %u: %s\n", i,
+			        v[i].err);
+			return (-1);
+		}
+		got += v[i].bytes;
+		for (p = 0; p < 2; p++) {
+			if (fib)
+				xport_close(&v[i].x[p]);
+			else
+				close(v[i].fd[p].fd);
+		}
+		xrun_plan_free(&v[i].p);
+	}
+	if (fib)
+		proc_stop(&rr.emu, SIGTERM);
+	free(v);
+	sched_plans_free(np, n);
+	sched_free(&s);
+	a2a_fini(&a);
+	return (got / dt);
+}
+
+/* ---- runs through ocsd ---------------------------------------------------- */
+
+static json_t *
+run_json(struct rig *r, char *const *args)
+{
+	char   *o, *e, *argv[24] = {NULL};
+	json_t *j;
+	int     n = 0, rv;
+
+	argv[n++] = "-j";
+	argv[n++] = "run";
+	while (args[n - 2])
+		argv[n] = args[n - 2], n++;
+	argv[n] = NULL;
+	rv = rig_ctl(r, &o, &e, argv[0], argv[1], argv[2], argv[3], argv[4],
+	             argv[5], argv[6], argv[7], argv[8], argv[9], argv[10],
+	             argv[11], argv[12], argv[13], argv[14], argv[15], NULL);
+	j = rv == 0 ? json_loads(o, 0, NULL) : NULL;
+	if (rv != 0)
+		fprintf(stderr, "run failed: %s", e);
+	free(o);
+	free(e);
+	return (j);
+}
+
+static double
+jnum(json_t *o, const char *k)
+{
+	return (json_number_value(json_object_get(o, k)));
+}
+
+int
+main(void)
+{
+	static const int         ns[] = {9, 27, 81};
+	static const char *const sizes[] = {"1MiB", "4MiB", "16MiB", "64MiB"};
+	static const char *const algos[] = {"retri", "bridge", "static"};
+	struct relay_rig         rr;
+	struct stream            st[18];
+	double rtt_tcp, rtt_fib, direct, relay, ctrl9 = 0, reconf9 = 0;
+	double bw_link, a_h, emu_cpu, emu_cpu_u, relay_u;
+	double x_direct, x_tcp, x_unix;
+	char   upath[128];
+	char   cmd[4096], bws[32], as[32], ah[32], dl[32];
+	int    a, b, i, k, n = 9;
+
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("bench_run: lockstep collectives on this machine (%ld cores), "
+	       "ocs-emu on loopback\n\n",
+	       sysconf(_SC_NPROCESSORS_ONLN));
+
+	/* 1. round trips */
+	if (tcp_pair(&a, &b) != 0)
+		return (1);
+	rtt_tcp = rtt(a, b);
+	close(a);
+	close(b);
+	if (emu_up(&rr, 2 * n + 2) != 0)
+		return (1);
+	a = fibre(rr.fib, 1, 2 * n + 2 + 1);
+	b = fibre(rr.fib, 2, 2 * n + 2 + 2);
+	/* a's TX (ingress 1) to b's RX (egress P+2), and back. */
+	snprintf(cmd, sizeof(cmd), "ENT-PATCH::1&2,%d&%d:2:;", 2 * n + 4,
+	         2 * n + 3);
+	if (a < 0 || b < 0 || tl1(rr.tl1, cmd) != 0)
+		return (1);
+	if ((rtt_fib = rtt(a, b)) < 0) {
+		fprintf(stderr, "bench_run: no echo through the fibres\n");
+		return (1);
+	}
+	close(a);
+	close(b);
+	printf("1. round trip of one byte (median of 4000)\n");
+	printf("   loopback TCP          %8.1f us\n", rtt_tcp * 1e6);
+	printf("   ocs-emu fibre pair    %8.1f us  (two TCP legs and the "
+	       "relay)\n\n",
+	       rtt_fib * 1e6);
+
+	/* 2. throughput: 2n streams, ring i -> i+1, 128 MiB each */
+	for (i = 0; i < 2 * n; i++) {
+		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
+			return (1);
+	}
+	direct = run_streams(st, 2 * n, 128ull << 20);
+	for (i = 0; i < 2 * n; i++) {
+		close(st[i].tx);
+		close(st[i].rx);
+	}
+	relay = relay_streams("127.0.0.1:0", n, &emu_cpu);
+	snprintf(upath, sizeof(upath), "unix:/tmp/ocs-bench-fibre-%d.sock",
+	         (int)getpid());
+	relay_u = relay_streams(upath, n, &emu_cpu_u);
+	if (direct <= 0 || relay <= 0 || relay_u <= 0)
+		return (1);
+	printf("2. aggregate throughput, %d concurrent streams of 128 MiB\n",
+	       2 * n);
+	printf("   direct loopback TCP      %6.2f GB/s\n", direct / 1e9);
+	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of direct "
+	       "(ocs-emu %.0f%% of a core)\n",
+	       relay / 1e9, 100 * relay / direct, 100 * emu_cpu);
+	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of direct "
+	       "(ocs-emu %.0f%% of a core)\n",
+	       relay_u / 1e9, 100 * relay_u / direct, 100 * emu_cpu_u);
+	printf("   the agents' executor, %d nodes, static ring All-to-All of "
+	       "64 MiB per node:\n",
+	       n);
+	x_direct = exec_streams(NULL, "static", (uint32_t)n, 64ull << 20);
+	x_tcp =
+	    exec_streams("127.0.0.1:0", "static", (uint32_t)n, 64ull << 20);
+	x_unix = exec_streams(upath, "static", (uint32_t)n, 64ull << 20);
+	if (x_direct <= 0 || x_tcp <= 0 || x_unix <= 0)
+		return (1);
+	printf("   circuits as loopback TCP %6.2f GB/s of payload\n",
+	       x_direct / 1e9);
+	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of direct\n",
+	       x_tcp / 1e9, 100 * x_tcp / x_direct);
+	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of direct\n\n",
+	       x_unix / 1e9, 100 * x_unix / x_direct);
+
+	/* 3. control overhead per phase */
+	printf("3. control overhead per phase: release to all done, less the "
+	       "slowest data time;\n   ReTri, 8 KiB per node, a barrier and "
+	       "a reconfiguration before every phase,\n   switching time 0; "
+	       "median over phases of 5 runs\n");
+	printf("   %6s %7s %12s %12s %14s\n", "agents", "phases", "control",
+	       "reconf", "control/RTT");
+	for (k = 0; k < 3; k++) {
+		struct rig *r = rig_up(ns[k], "0", NULL);
+		double      c[512], rc[512];
+		int         nc = 0, run;
+		char       *args[] = {"--algo",     "retri", "--bytes", "8KiB",
+		                      "--reconfig", "all",   NULL};
+
+		if (r == NULL)
+			return (1);
+		for (run = 0; run < 5; run++) {
+			json_t *j = run_json(r, args), *ph;
+			size_t  p;
+
+			if (j == NULL)
+				return (1);
+			ph = json_object_get(json_object_get(j, "report"),
+			                     "phases");
+			for (p = 0; p < json_array_size(ph); p++) {
+				json_t *e = json_array_get(ph, p);
+
+				c[nc] = jnum(e, "control_s");
+				rc[nc++] = jnum(e, "reconf_s");
+			}
+			json_decref(j);
+		}
+		printf("   %6d %7zu %9.2f ms %9.2f ms %14.0f\n", ns[k],
+		       (size_t)(nc / 5), median(c, nc) * 1e3,
+		       median(rc, nc) * 1e3, median(c, nc) / rtt_tcp);
+		if (k == 0) {
+			ctrl9 = median(c, nc);
+			reconf9 = median(rc, nc);
+		}
+		rig_down(r);
+	}
+
+	/* 4. measured against the calibrated model, 9 agents, 1 ms switch */
+	bw_link = relay / (2 * n) * 8;
+	a_h = rtt_fib / 2;
+	snprintf(bws, sizeof(bws), "%.0fbps", bw_link);
+	snprintf(as, sizeof(as), "%.0fus", ctrl9 * 1e6);
+	snprintf(ah, sizeof(ah), "%.0fus", a_h * 1e6);
+	snprintf(dl, sizeof(dl), "%.0fus", (reconf9 + 0.001) * 1e6);
+	printf("\n4. All-to-All on 9 agents, switching time 1 ms, against the "
+	       "model calibrated here:\n   bandwidth %.2f Gbps per link "
+	       "(2. / 18 links), alpha-h %s (1. fibre RTT / 2),\n   alpha-s "
+	       "%s (3. control), delta %s (3. reconf + 1 ms)\n",
+	       bw_link / 1e9, ah, as, dl);
+	printf("   %-7s %7s %4s %12s %12s %7s\n", "algo", "size", "R",
+	       "measured", "model", "ratio");
+	{
+		struct rig *r = rig_up(n, "1ms", NULL);
+
+		if (r == NULL)
+			return (1);
+		for (k = 0; k < 3; k++)
+			for (i = 0; i < 4; i++) {
+				char *args[] = {
+				    "--algo",      (char *)(uintptr_t)algos[k],
+				    "--bytes",     (char *)(uintptr_t)sizes[i],
+				    "--bandwidth", bws,
+				    "--alpha-s",   as,
+				    "--alpha-h",   ah,
+				    "--delay",     dl,
+				    NULL};
+				json_t *j = run_json(r, args), *rep;
+				double  m, p;
+
+				if (j == NULL)
+					return (1);
+				rep = json_object_get(j, "report");
+				m = jnum(rep, "total_s");
+				p = jnum(rep, "predicted_s");
+				printf("   %-7s %7s %4zu %9.2f ms %9.2f ms "
+				       "%7.2f\n",
+				       algos[k], sizes[i],
+				       json_array_size(json_object_get(
+				           rep, "reconfigure_before")),
+				       m * 1e3, p * 1e3, m / p);
+				json_decref(j);
+			}
+		rig_down(r);
+	}
+
+	/* 5. executor memory */
+	printf("\n5. executor memory per agent (ReTri, 9 nodes, R* plan, "
+	       "64 KiB chunks): buffers / payload m\n");
+	for (i = 0; i < 4; i++) {
+		struct a2a          aa;
+		struct sched        s;
+		struct sched_nplan *np;
+		struct exec_plan    p;
+		struct exec        *e;
+		struct xport        x[2] = {{&xport_fibre_ops, NULL},
+		                            {&xport_fibre_ops, NULL}};
+		uint8_t             before[8] = {0, 1};
+		uint64_t            m;
+		char                err[200];
+
+		if (a2a_init(&aa, "retri", 9) != 0)
+			return (1);
+		unit_parse_size(sizes[i], &m);
+		if (a2a_build(&aa, m, before, 1u << 24, &s) != 0 ||
+		    sched_plans(&s, &np) != 0)
+			return (1);
+		memset(&p, 0, sizeof(p));
+		p.run = 1;
+		p.node = 0;
+		p.n = 9;
+		p.parts = 1;
+		p.chunk = 65536;
+		p.deadline_ms = 1000;
+		p.max_blocks = np[0].max_blocks;
+		p.nph = s.nph;
+		p.nports = 2;
+		p.bytes = m;
+		p.ph = calloc(s.nph, sizeof(*p.ph));
+		if (exec_new(&e, &p, x, NULL, err, sizeof(err)) != 0)
+			return (1);
+		{
+			/* In and out buffers of 4 frames on 2 ports. */
+			double fixed = 2.0 * 2 * 4 * (FRAME_HDR + 65536);
+
+			printf("   m = %-6s  %8.2f MiB of buffers = %.3f m + "
+			       "%.2f MiB\n",
+			       sizes[i], exec_mem(e) / 1048576.0,
+			       (exec_mem(e) - fixed) / (double)m,
+			       fixed / 1048576.0);
+		}
+		exec_free(e);
+		free(p.ph);
+		sched_plans_free(np, 9);
+		sched_free(&s);
+		a2a_fini(&aa);
+	}
+	return (0);
+}

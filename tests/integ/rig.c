@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The test rig: ocs-emu, ocsd and n agents (see rig.h). */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ocs-drivers/net.h"
+#include "tests/integ/rig.h"
+
+static int
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return (-1);
+	fputs(text, f);
+	fclose(f);
+	return (chmod(path, mode));
+}
+
+int
+rig_ctl(struct rig *r, char **out, char **err, ...)
+{
+	char    bin[256], *argv[32];
+	int     n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
+	argv[n++] = "-s";
+	argv[n++] = r->sock;
+	va_start(ap, err);
+	while (n < 31 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return (proc_run(argv, out, err));
+}
+
+int
+rig_agent(struct rig *r, int h, const char *secret)
+{
+	char  bin[256], host[16], ctlr[220], sec[220], log[240];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin)),
+	    "--controller",
+	    ctlr,
+	    "--host",
+	    host,
+	    "--secret-file",
+	    sec,
+	    "--fibre",
+	    r->fibre,
+	    NULL};
+
+	if (h >= RIG_MAX)
+		return (-1);
+	snprintf(host, sizeof(host), "h%02d", h);
+	snprintf(ctlr, sizeof(ctlr), "ipc://%s/agents.sock", r->dir);
+	snprintf(sec, sizeof(sec), "%s/%s", r->dir, secret);
+	snprintf(log, sizeof(log), "%s/agent-%s.log", r->dir, host);
+	return (proc_start(&r->agent[h], argv, log));
+}
+
+int
+rig_wait_agents(struct rig *r, int n, int timeout_ms)
+{
+	char *o, *e, *p;
+	int   i, idle = 0;
+
+	for (i = 0; i < timeout_ms / 50; i++) {
+		if (rig_ctl(r, &o, &e, "agents", NULL) == 0) {
+			for (idle = 0, p = o; (p = strstr(p, " idle ")); p++)
+				idle++;
+		}
+		free(o);
+		free(e);
+		if (idle == n)
+			return (0);
+		net_sleep_ms(50);
+	}
+	fprintf(stderr, "rig: %d agents idle, expected %d\n", idle, n);
+	return (-1);
+}
+
+struct rig *
+rig_up(int n, const char *switch_time, const char *run_conf)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	char        bin[256], line[256], ports[16], path[300], log[300];
+	char        cpath[300], st[32], *conf = NULL, *o, *e;
+	char       *eargv[] = {
+	          NULL,      "--tl1", "127.0.0.1:0",   "--fibre", "127.0.0.1:0",
+	          "--ports", ports,   "--switch-time", st,        NULL};
+	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
+	size_t off, cap = 4096 + 64 * (size_t)n;
+	int    h, i, P = 2 * n + 2, ok = 0;
+
+	if (r == NULL || n > RIG_MAX || (conf = malloc(cap)) == NULL)
+		goto fail;
+	r->n = n;
+	if ((r->dir = proc_tmpdir("rig")) == NULL)
+		goto fail;
+	snprintf(ports, sizeof(ports), "%d", P);
+	snprintf(st, sizeof(st), "%s", switch_time);
+	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
+	snprintf(log, sizeof(log), "%s/emu.log", r->dir);
+	if (proc_start(&r->emu, eargv, log) != 0 ||
+	    proc_line(&r->emu, line, sizeof(line), 5000) != 0)
+		goto fail;
+	snprintf(r->tl1, sizeof(r->tl1), "%.60s", line + 13);
+	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
+		goto fail;
+	snprintf(r->fibre, sizeof(r->fibre), "%.60s", line + 15);
+	snprintf(path, sizeof(path), "%s/secret", r->dir);
+	write_file(path, "correct horse battery staple\n", 0600);
+	snprintf(path, sizeof(path), "%s/wrong", r->dir);
+	write_file(path, "incorrect horse battery staple\n", 0600);
+	snprintf(r->sock, sizeof(r->sock), "ipc://%s/ctl.sock", r->dir);
+	off = (size_t)snprintf(
+	    conf, cap,
+	    "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
+	    "password = root\nswitch_time = %s\npoll = 0\n"
+	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
+	    "[agents]\nlisten = ipc://%s/agents.sock\n"
+	    "events = ipc://%s/events.sock\nsecret_file = %s/secret\n"
+	    "heartbeat = 1s\n[run]\ndeadline = 30s\n%s[cabling]\n",
+	    r->tl1, st, r->sock, r->dir, r->dir, r->dir, r->dir,
+	    run_conf ? run_conf : "");
+	for (h = 0; h < n; h++)
+		for (i = 0; i < 2; i++)
+			off += (size_t)snprintf(
+			    conf + off, cap - off, "h%02d.%d = %d %d\n", h, i,
+			    2 * h + i + 1, 2 * h + i + 1 + P);
+	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
+	write_file(cpath, conf, 0644);
+	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));
+	snprintf(log, sizeof(log), "%s/ocsd.log", r->dir);
+	if (proc_start(&r->ocsd, oargv, log) != 0)
+		goto fail;
+	for (i = 0; i < 100 && !ok; i++) {
+		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 &&
+		     strstr(o, ": connected") != NULL;
+		free(o);
+		free(e);
+		if (!ok)
+			net_sleep_ms(50);
+	}
+	if (!ok) {
+		fprintf(stderr, "rig: ocsd did not reach the switch\n");
+		goto fail;
+	}
+	for (h = 0; h < n; h++)
+		if (rig_agent(r, h, "secret") != 0)
+			goto fail;
+	if (rig_wait_agents(r, n, 20000) != 0)
+		goto fail;
+	free(conf);
+	return (r);
+fail:
+	free(conf);
+	if (r)
+		rig_down(r);
+	return (NULL);
+}
+
+int
+rig_down(struct rig *r)
+{
+	int h, dirty = 0;
+
+	for (h = 0; h < RIG_MAX; h++)
+		if (r->agent[h].pid) {
+			proc_stop(&r->agent[h], SIGTERM);
+			dirty |= proc_log_dirty(&r->agent[h]);
+		}
+	if (r->ocsd.pid)
+		proc_stop(&r->ocsd, SIGTERM);
+	if (r->emu.pid)
+		proc_stop(&r->emu, SIGTERM);
+	dirty |= proc_log_dirty(&r->ocsd) | proc_log_dirty(&r->emu);
+	proc_rmtree(r->dir);
+	free(r->dir);
+	free(r);
+	return (dirty ? -1 : 0);
+}

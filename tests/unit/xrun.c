@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Executors in threads (see xrun.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tests/unit/xrun.h"
+
+static int
+fd_open(void *p, const char *a, uint32_t i, uint32_t e, int t, char *err,
+        size_t l)
+{
+	(void)p, (void)a, (void)i, (void)e, (void)t, (void)err, (void)l;
+	return (0);
+}
+
+static int
+fd_fd(void *p)
+{
+	return (((struct xrun_fd *)p)->fd);
+}
+
+static ssize_t
+fd_send(void *p, const void *b, size_t n)
+{
+	ssize_t w =
+	    send(((struct xrun_fd *)p)->fd, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return (w >= 0 ? w : errno == EAGAIN ? -EAGAIN : -errno);
+}
+
+static ssize_t
+fd_recv(void *p, void *b, size_t n)
+{
+	ssize_t r = recv(((struct xrun_fd *)p)->fd, b, n, MSG_DONTWAIT);
+
+	return (r >= 0 ? r : errno == EAGAIN ? -EAGAIN : -errno);
+}
+
+static void
+fd_close(void *p)
+{
+	close(((struct xrun_fd *)p)->fd);
+}
+
+const struct xport_ops xrun_fd_ops = {
+    .name = "fd",
+    .priv_size = sizeof(struct xrun_fd),
+    .open = fd_open,
+    .fd = fd_fd,
+    .send = fd_send,
+    .recv = fd_recv,
+    .close = fd_close,
+};
+
+void
+xrun_plan(const struct sched *s, const struct sched_nplan *np, uint64_t run,
+          uint32_t chunk, uint32_t deadline, struct exec_plan *p)
+{
+	uint32_t k, i;
+
+	memset(p, 0, sizeof(*p));
+	p->run = run;
+	p->node = np->node;
+	p->n = s->n;
+	p->parts = s->parts;
+	p->chunk = chunk;
+	p->deadline_ms = deadline;
+	p->max_blocks = np->max_blocks;
+	p->nph = s->nph;
+	p->nports = 2;
+	p->bytes = s->bytes;
+	p->ph = calloc(s->nph, sizeof(*p->ph));
+	for (k = 0; k < s->nph; k++) {
+		const struct sched_nphase *a = &np->ph[k];
+		struct exec_phase         *b = &p->ph[k];
+
+		b->barrier = a->barrier;
+		b->nsend = a->nsend;
+		b->nrelay = a->nrelay;
+		b->nrecv = a->nrecv;
+		b->send = calloc(a->nsend + 1, sizeof(*b->send));
+		b->relay = calloc(a->nrelay + 1, sizeof(*b->relay));
+		b->recv = calloc(a->nrecv + 1, sizeof(*b->recv));
+		for (i = 0; i < a->nsend; i++) {
+			const struct sched_xfer *x = &s->xf[a->send[i]];
+
+			b->send[i] =
+			    (struct exec_send){x->dst, s->seg[x->seg_off].port,
+			                       sched_xfer_hops(s, x), x->nblk,
+			                       s->blk + x->blk_off};
+		}
+		for (i = 0; i < a->nrelay; i++) {
+			const struct sched_xfer *x = &s->xf[a->relay[i].xf];
+
+			b->relay[i] = (struct exec_relay){x->src,
+			                                  x->dst,
+			                                  a->relay[i].in_port,
+			                                  a->relay[i].out_port,
+			                                  x->nblk,
+			                                  x->bytes};
+		}
+		for (i = 0; i < a->nrecv; i++) {
+			const struct sched_xfer *x = &s->xf[a->recv[i].xf];
+
+			b->recv[i] =
+			    (struct exec_recv){x->src, a->recv[i].port,
+			                       x->nblk, s->blk + x->blk_off};
+		}
+	}
+}
+
+void
+xrun_plan_free(struct exec_plan *p)
+{
+	uint32_t k;
+
+	for (k = 0; p->ph && k < p->nph; k++) {
+		free(p->ph[k].send);
+		free(p->ph[k].relay);
+		free(p->ph[k].recv);
+	}
+	free(p->ph);
+	p->ph = NULL;
+}
+
+static void *
+node_main(void *arg)
+{
+	struct xrun_node *v = arg;
+	struct exec      *e;
+	struct exec_done  d;
+	uint32_t          k;
+
+	v->rv = exec_new(&e, &v->p, v->x, NULL, v->err, sizeof(v->err));
+	for (k = 0; v->rv == 0 && k < v->p.nph; k++) {
+		v->rv = exec_phase(e, k, &d, v->err, sizeof(v->err));
+		v->verified += d.verified;
+		v->bytes += d.recv;
+		v->data_ns += d.data_ns;
+	}
+	if (v->rv == 0)
+		v->rv = exec_finish(e, v->err, sizeof(v->err));
+	exec_free(e);
+	return (NULL);
+}
+
+void
+xrun(struct xrun_node *v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!v[i].skip)
+			pthread_create(&v[i].t, NULL, node_main, &v[i]);
+	for (i = 0; i < n; i++)
+		if (!v[i].skip)
+			pthread_join(v[i].t, NULL);
+}
