@@ -586,15 +586,27 @@ run_on_lost(struct ocsd *d, struct agent *a)
 {
 	struct run *r = d->run;
 	int         node = a->node;
+	uint32_t    k, p0;
+	char        when[64];
 
 	if (r == NULL || node < 0)
 		return;
+	/* Between two barriers ocsd does not see which phase an agent is
+	 * in, only whether it had reported ready for the next one. */
+	k = r->bar[r->bi];
+	p0 = r->bi > 0 ? r->bar[r->bi - 1] : 0;
+	if (a->ready == r->bi)
+		snprintf(when, sizeof(when), "waiting for phase %u", k);
+	else if (r->bi == 0)
+		snprintf(when, sizeof(when), "before phase 0");
+	else if (k - p0 == 1)
+		snprintf(when, sizeof(when), "in phase %u", p0);
+	else
+		snprintf(when, sizeof(when), "in phases %u-%u", p0, k - 1);
 	r->node[node] = NULL;
 	a->node = -1;
-	run_abort(d,
-	          "agent %s (node %d) lost: connection closed before "
-	          "phase %u",
-	          a->host, node, r->bar[r->bi]);
+	run_abort(d, "agent %s (node %d) lost: connection closed %s", a->host,
+	          node, when);
 }
 
 /* ---- starting ------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
 #include "ocs-drivers/net.h"
 #include "tests/integ/rig.h"
 
@@ -187,4 +188,44 @@ rig_down(struct rig *r)
 	free(r->dir);
 	free(r);
 	return (dirty ? -1 : 0);
+}
+
+int
+rig_tl1(struct rig *r, const char *cmd, char *buf, size_t sz)
+{
+	char     host[64], port[16], req[512];
+	uint64_t dl = net_now_ms() + 5000;
+	size_t   len = 0;
+	ssize_t  k;
+	int      fd, rv = -1;
+
+	if (sz == 0 ||
+	    net_hostport(r->tl1, NULL, host, sizeof(host), port,
+	                 sizeof(port)) != 0 ||
+	    (fd = net_connect(host, port, 2000)) < 0)
+		return (-1);
+	snprintf(req, sizeof(req), "ACT-USER::root:1::root;%s", cmd);
+	if (net_write_all(fd, req, strlen(req), dl) == 0) {
+		/* The answer to ctag 2 ends with the terminator ';'. */
+		while (len + 1 < sz) {
+			char *m;
+
+			k = net_read_some(fd, buf + len, sz - 1 - len, dl);
+			if (k <= 0)
+				break;
+			len += (size_t)k;
+			buf[len] = '\0';
+			if ((m = strstr(buf, " 2 COMPLD")) != NULL &&
+			    strchr(m, ';') != NULL) {
+				rv = 0;
+				break;
+			}
+			if ((m = strstr(buf, " 2 DENY")) != NULL &&
+			    strchr(m, ';') != NULL)
+				break;
+		}
+	}
+	buf[len] = '\0';
+	close(fd);
+	return (rv);
 }

@@ -30,6 +30,9 @@ int rig_down(struct rig *);
 int rig_ctl(struct rig *, char **out, char **err, ...);
 /* Start agent h with the named secret file. */
 int rig_agent(struct rig *, int h, const char *secret);
+/* Log in to ocs-emu over TL1 and send cmd (with ctag 2); its answer in
+ * buf.  0 on COMPLD, -1 otherwise. */
+int rig_tl1(struct rig *, const char *cmd, char *buf, size_t sz);
 /* Wait until n agents are idle; 0 or -1. */
 int rig_wait_agents(struct rig *, int n, int timeout_ms);
 
