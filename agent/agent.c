@@ -49,10 +49,9 @@ usage(void)
 {
 	fprintf(stderr,
 	        "usage: ocs-agent [-dv] --controller URL --host NAME "
-	        "--secret-file "
-	        "FILE\n"
-	        "                 --fibre ADDR:PORT [--transceivers N] "
-	        "[--timeout TIME]\n");
+	        "--secret-file FILE\n"
+	        "                 --fibre ADDR:PORT|unix:PATH "
+	        "[--transceivers N] [--timeout TIME]\n");
 	exit(2);
 }
 

@@ -25,17 +25,15 @@
 static void
 usage(void)
 {
-	fprintf(
-	    stderr,
-	    "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] [--fibre ADDR:PORT] "
-	    "[--ports N] "
-	    "[--switch-time TIME]\n"
-	    "               [--ack compld|immediate] [--busy deny|replace] "
-	    "[--user U]\n"
-	    "               [--password P] [--state FILE] [--boot "
-	    "dark|restore]\n"
-	    "               [--sid NAME] [--block-size BYTES] "
-	    "[--autonomous]\n");
+	fprintf(stderr,
+	        "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] "
+	        "[--fibre ADDR:PORT|unix:PATH] [--ports N]\n"
+	        "               [--switch-time TIME] [--ack compld|immediate] "
+	        "[--busy deny|replace]\n"
+	        "               [--user U] [--password P] [--state FILE] "
+	        "[--boot dark|restore]\n"
+	        "               [--sid NAME] [--block-size BYTES] "
+	        "[--autonomous]\n");
 }
 
 LOG_FMT(3, 4)
