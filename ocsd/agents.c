@@ -57,6 +57,15 @@ struct agents {
 
 static void ctx_cb(void *);
 
+/* Back to waiting for a request on this context. */
+static void
+rearm(struct actx *c)
+{
+	c->state = A_RECV;
+	c->ag->nrecv++;
+	nng_ctx_recv(c->ctx, c->aio);
+}
+
 /* A context ready to receive the next request; made when none is. */
 static void
 spare_receiver(struct agents *ag)
@@ -78,9 +87,20 @@ spare_receiver(struct agents *ag)
 	}
 	c->next = ag->ctxs;
 	ag->ctxs = c;
-	c->state = A_RECV;
-	ag->nrecv++;
-	nng_ctx_recv(c->ctx, c->aio);
+	rearm(c);
+}
+
+/* Send nm, or if it could not be built (rv), nothing: rearm. */
+static void
+post(struct actx *c, int rv, nng_msg *nm)
+{
+	if (rv != 0) {
+		rearm(c);
+		return;
+	}
+	nng_aio_set_msg(c->aio, nm);
+	c->state = A_SEND;
+	nng_ctx_send(c->ctx, c->aio);
 }
 
 static void
@@ -92,33 +112,18 @@ send_msg(struct actx *c, Ocs__Msg *m)
 	m->version = MSG_VERSION;
 	m->has_seq = 1;
 	m->seq = c->seq;
-	if ((rv = msg_encode(m, &nm)) != 0 &&
-	    (rv = msg_error(c->seq, rv, "reply too large", &nm)) != 0) {
-		/* Nothing can be sent: go back to receiving. */
-		c->state = A_RECV;
-		c->ag->nrecv++;
-		nng_ctx_recv(c->ctx, c->aio);
-		return;
-	}
-	nng_aio_set_msg(c->aio, nm);
-	c->state = A_SEND;
-	nng_ctx_send(c->ctx, c->aio);
+	if ((rv = msg_encode(m, &nm)) != 0)
+		rv = msg_error(c->seq, rv, "reply too large", &nm);
+	post(c, rv, nm);
 }
 
 static void
 send_error(struct actx *c, int code, const char *text)
 {
 	nng_msg *nm;
+	int      rv = msg_error(c->seq, code, text, &nm);
 
-	if (msg_error(c->seq, code, text, &nm) != 0) {
-		c->state = A_RECV;
-		c->ag->nrecv++;
-		nng_ctx_recv(c->ctx, c->aio);
-		return;
-	}
-	nng_aio_set_msg(c->aio, nm);
-	c->state = A_SEND;
-	nng_ctx_send(c->ctx, c->aio);
+	post(c, rv, nm);
 }
 
 static void

@@ -58,6 +58,42 @@ relayed(struct rig *f)
 	return (sum);
 }
 
+/* ocsctl run in the background, its stderr in DIR/run.err. */
+static void
+run_bg(struct rig *f, struct proc *r, const char *algo, const char *bytes,
+       const char *reconfig)
+{
+	char  bin[256], log[300];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	    "-s",
+	    f->sock,
+	    "run",
+	    "--algo",
+	    (char *)(uintptr_t)algo,
+	    "--bytes",
+	    (char *)(uintptr_t)bytes,
+	    "--reconfig",
+	    (char *)(uintptr_t)reconfig,
+	    NULL};
+
+	snprintf(log, sizeof(log), "%s/run.err", f->dir);
+	assert_int_equal(proc_start(r, argv, log), 0);
+}
+
+/* The first line run_bg's ocsctl wrote on stderr. */
+static void
+first_line(struct rig *f, char *line, size_t sz)
+{
+	char  log[300];
+	FILE *lf;
+
+	snprintf(log, sizeof(log), "%s/run.err", f->dir);
+	assert_non_null(lf = fopen(log, "r"));
+	assert_non_null(fgets(line, (int)sz, lf));
+	fclose(lf);
+}
+
 static struct rig *
 up(int n)
 {
@@ -205,26 +241,11 @@ test_run_agent_killed_mid_run(void **state)
 {
 	struct fx  *f = *state;
 	struct proc r;
-	char        bin[256], log[300], line[512], *o, *e;
-	char       *argv[] = {
-	          (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
-	          "-s",
-	          f->sock,
-	          "run",
-	          "--algo",
-	          "bridge",
-	          "--bytes",
-	          "64MiB",
-	          "--reconfig",
-	          "none",
-	          NULL};
-	FILE    *lf;
-	int      st, i;
-	uint64_t base;
+	char        line[512], *o, *e;
+	int         st, i;
+	uint64_t    base = relayed(f);
 
-	snprintf(log, sizeof(log), "%s/run.err", f->dir);
-	base = relayed(f);
-	assert_int_equal(proc_start(&r, argv, log), 0);
+	run_bg(f, &r, "bridge", "64MiB", "none");
 	/* Kill one agent once the run has begun on all of them. */
 	for (i = 0; i < 200; i++) {
 		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
@@ -239,11 +260,8 @@ test_run_agent_killed_mid_run(void **state)
 	for (i = 0; i < 500 && relayed(f) - base < (4u << 20); i++)
 		net_sleep_ms(10);
 	proc_stop(&f->agent[4], SIGKILL);
-	st = proc_wait(&r, 15000);
-	assert_int_equal(st, 1);
-	lf = fopen(log, "r");
-	assert_non_null(fgets(line, sizeof(line), lf));
-	fclose(lf);
+	assert_int_equal(proc_wait(&r, 15000), 1);
+	first_line(f, line, sizeof(line));
 	if (strstr(
 	        line,
 	        "agent h04 (node 4) lost: connection closed in phases 0-3") ==
@@ -298,22 +316,10 @@ test_run_operator_abort(void **state)
 {
 	struct fx  *f = *state;
 	struct proc r;
-	char        bin[256], log[300], line[512], *o, *e;
-	char       *argv[] = {
-	          (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
-	          "-s",
-	          f->sock,
-	          "run",
-	          "--algo",
-	          "static",
-	          "--bytes",
-	          "256MiB",
-	          NULL};
-	FILE *lf;
-	int   i, rv = 1;
+	char        line[512], *o, *e;
+	int         i, rv = 1;
 
-	snprintf(log, sizeof(log), "%s/abort.err", f->dir);
-	assert_int_equal(proc_start(&r, argv, log), 0);
+	run_bg(f, &r, "static", "256MiB", "auto");
 	for (i = 0; i < 200 && rv != 0; i++) {
 		net_sleep_ms(20);
 		rv = ctl(f, &o, &e, "abort", NULL);
@@ -322,9 +328,7 @@ test_run_operator_abort(void **state)
 	}
 	assert_int_equal(rv, 0);
 	assert_int_equal(proc_wait(&r, 15000), 1);
-	lf = fopen(log, "r");
-	assert_non_null(fgets(line, sizeof(line), lf));
-	fclose(lf);
+	first_line(f, line, sizeof(line));
 	assert_non_null(strstr(line, "aborted by the operator"));
 	/* Agents are back and a run goes through. */
 	wait_agents(f, 9);
