@@ -78,6 +78,7 @@ run_bg(struct rig *f, struct proc *r, const char *algo, const char *bytes,
 	    NULL};
 
 	snprintf(log, sizeof(log), "%s/run.err", f->dir);
+	unlink(log); /* proc_start appends */
 	assert_int_equal(proc_start(r, argv, log), 0);
 }
 
