@@ -211,6 +211,31 @@ aid_ports(struct srv *sv, struct sess *s, const struct tl1_cmd *c,
 	return (k);
 }
 
+/* aid_ports into a fresh array (*out, the caller frees it); with need,
+ * an empty AID is refused instead of meaning every port. */
+static ssize_t
+port_list(struct srv *sv, struct sess *s, const struct tl1_cmd *c, int need,
+          uint32_t **out)
+{
+	size_t  cap = 2 * sv->e->x.n;
+	ssize_t k;
+
+	*out = NULL;
+	if (need && c->aid[0] == '\0') {
+		deny(sv, s, c->ctag, "IIAC", "Empty parameters");
+		return (-1);
+	}
+	if ((*out = calloc(cap, sizeof(**out))) == NULL) {
+		deny(sv, s, c->ctag, "SROF", "Out of memory");
+		return (-1);
+	}
+	if ((k = aid_ports(sv, s, c, *out, cap)) < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return (k);
+}
+
 /* ---- commands ----------------------------------------------------------- */
 
 static void
@@ -507,25 +532,19 @@ port_report(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
 	struct lines l = {0};
 	uint32_t    *ports;
 	ssize_t      k, i;
-	size_t       cap = 2 * sv->e->x.n;
 	uint64_t     now = emu_now_ns();
 
-	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
-		deny(sv, s, c->ctag, "SROF", "Out of memory");
+	if ((k = port_list(sv, s, c, 0, &ports)) < 0)
 		return;
+	for (i = 0; i < k; i++) {
+		if (what == 0)
+			addl(&l, "%u:%s", ports[i],
+			     sv->e->x.closed[ports[i]] ? "CLOSED" : "OPEN");
+		else
+			addl(&l, "%u:%.2f", ports[i],
+			     oxc_power(&sv->e->x, ports[i], now));
 	}
-	if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
-		for (i = 0; i < k; i++) {
-			if (what == 0)
-				addl(&l, "%u:%s", ports[i],
-				     sv->e->x.closed[ports[i]] ? "CLOSED"
-				                               : "OPEN");
-			else
-				addl(&l, "%u:%.2f", ports[i],
-				     oxc_power(&sv->e->x, ports[i], now));
-		}
-		compld(sv, s, c->ctag, &l);
-	}
+	compld(sv, s, c->ctag, &l);
 	lines_free(&l);
 	free(ports);
 }
@@ -535,29 +554,24 @@ port_report(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
 static void
 cmd_rtrv_port_cntr(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
-	struct lines l = { 0 };
+	struct lines l = {0};
 	uint32_t    *ports;
-	ssize_t	     k, i;
-	size_t	     cap = 2 * sv->e->x.n;
+	ssize_t      k, i;
 
-	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
-		deny(sv, s, c->ctag, "SROF", "Out of memory");
+	if ((k = port_list(sv, s, c, 0, &ports)) < 0)
 		return;
-	}
-	if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
-		for (i = 0; i < k; i++) {
-			uint32_t p = ports[i];
+	for (i = 0; i < k; i++) {
+		uint32_t p = ports[i];
 
-			addl(&l, "%u:IN=%llu,OUT=%llu,DROP=%llu", p,
-			    (unsigned long long)__atomic_load_n(
-				&sv->e->cnt_in[p], __ATOMIC_RELAXED),
-			    (unsigned long long)__atomic_load_n(
-				&sv->e->cnt_out[p], __ATOMIC_RELAXED),
-			    (unsigned long long)__atomic_load_n(
-				&sv->e->cnt_drop[p], __ATOMIC_RELAXED));
-		}
-		compld(sv, s, c->ctag, &l);
+		addl(&l, "%u:IN=%llu,OUT=%llu,DROP=%llu", p,
+		     (unsigned long long)__atomic_load_n(&sv->e->cnt_in[p],
+		                                         __ATOMIC_RELAXED),
+		     (unsigned long long)__atomic_load_n(&sv->e->cnt_out[p],
+		                                         __ATOMIC_RELAXED),
+		     (unsigned long long)__atomic_load_n(&sv->e->cnt_drop[p],
+		                                         __ATOMIC_RELAXED));
 	}
+	compld(sv, s, c->ctag, &l);
 	lines_free(&l);
 	free(ports);
 }
@@ -568,22 +582,15 @@ static void
 cmd_opr_port_corrupt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
 	uint32_t *ports;
-	ssize_t	  k, i;
-	size_t	  cap = 2 * sv->e->x.n;
+	ssize_t   k, i;
 
-	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
-		deny(sv, s, c->ctag, "SROF", "Out of memory");
+	if ((k = port_list(sv, s, c, 1, &ports)) < 0)
 		return;
-	}
-	if (c->aid[0] == '\0')
-		deny(sv, s, c->ctag, "IIAC", "Empty parameters");
-	else if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
-		for (i = 0; i < k; i++)
-			if (ports[i] <= sv->e->x.n)
-				__atomic_store_n(&sv->e->corrupt[ports[i]], 1,
-				    __ATOMIC_RELAXED);
-		compld(sv, s, c->ctag, NULL);
-	}
+	for (i = 0; i < k; i++)
+		if (ports[i] <= sv->e->x.n)
+			__atomic_store_n(&sv->e->corrupt[ports[i]], 1,
+			                 __ATOMIC_RELAXED);
+	compld(sv, s, c->ctag, NULL);
 	free(ports);
 }
 
@@ -604,22 +611,15 @@ shutter(struct srv *sv, struct sess *s, struct tl1_cmd *c, int close)
 {
 	uint32_t *ports;
 	ssize_t   k, i;
-	size_t    cap = 2 * sv->e->x.n;
 
-	if ((ports = calloc(cap, sizeof(*ports))) == NULL) {
-		deny(sv, s, c->ctag, "SROF", "Out of memory");
+	if ((k = port_list(sv, s, c, 1, &ports)) < 0)
 		return;
+	for (i = 0; i < k; i++) {
+		if (close && !sv->e->x.closed[ports[i]])
+			report_los(sv, ports[i]);
+		sv->e->x.closed[ports[i]] = (uint8_t)close;
 	}
-	if (c->aid[0] == '\0') {
-		deny(sv, s, c->ctag, "IIAC", "Empty parameters");
-	} else if ((k = aid_ports(sv, s, c, ports, cap)) >= 0) {
-		for (i = 0; i < k; i++) {
-			if (close && !sv->e->x.closed[ports[i]])
-				report_los(sv, ports[i]);
-			sv->e->x.closed[ports[i]] = (uint8_t)close;
-		}
-		compld(sv, s, c->ctag, NULL);
-	}
+	compld(sv, s, c->ctag, NULL);
 	free(ports);
 }
 
