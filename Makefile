@@ -162,6 +162,7 @@ AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
 	agent/exec.c \
+	agent/plan.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
 	agent/frame.c \
@@ -330,9 +331,9 @@ bench: $(BENCHES:%=$(BUILD)/bench/%)
 	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
 		echo; done
 
-FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf
+FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. \
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
 FUZZ_SRCS_units := $(COLL_SRCS)
 FUZZ_SRCS_plan_cli := $(COLL_SRCS)
@@ -341,6 +342,9 @@ FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_state.c ocsd/log.c
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
+FUZZ_SRCS_plan_msg := $(COLL_SRCS) proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+	agent/plan.c agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
+FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"

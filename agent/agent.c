@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/exec.h"
+#include "agent/plan.h"
 #include "agent/session.h"
 #include "collectives/units.h"
 #include "ocs-drivers/net.h"
@@ -47,11 +48,10 @@ struct agent {
 static void
 usage(void)
 {
-	fprintf(stderr,
-	        "usage: ocs-agent [-dv] --controller URL --host NAME "
-	        "--secret-file FILE\n"
-	        "                 --fibre ADDR:PORT|unix:PATH "
-	        "[--transceivers N] [--timeout TIME]\n");
+	fprintf(stderr, "usage: ocs-agent [-dv] --controller URL --host NAME "
+	                "--secret-file FILE\n"
+	                "                 --fibre ADDR:PORT|unix:PATH "
+	                "[--transceivers N] [--timeout TIME]\n");
 	exit(2);
 }
 
@@ -88,80 +88,6 @@ plug(struct agent *a)
 	return (0);
 }
 
-/* The plan message as the executor wants it; arrays point into m. */
-static int
-to_plan(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct exec_plan *p,
-        char *err, size_t len)
-{
-	uint32_t k, i;
-
-	memset(p, 0, sizeof(*p));
-	if (m->n_phases == 0 || m->n_phases > 64) {
-		snprintf(err, len, "plan with %zu phases", m->n_phases);
-		return (-EINVAL);
-	}
-	p->run = run;
-	p->node = m->node;
-	p->n = m->nodes;
-	p->parts = m->parts;
-	p->chunk = m->chunk;
-	p->deadline_ms = m->deadline_ms;
-	p->max_blocks = m->max_blocks;
-	p->bytes = m->bytes;
-	p->nph = (uint32_t)m->n_phases;
-	p->nports = ntrx;
-	if ((p->ph = calloc(p->nph, sizeof(*p->ph))) == NULL)
-		return (-ENOMEM);
-	for (k = 0; k < p->nph; k++) {
-		const Ocs__PhasePlan *pp = m->phases[k];
-		struct exec_phase    *ph = &p->ph[k];
-
-		ph->barrier = pp->barrier;
-		ph->nsend = (uint32_t)pp->n_sends;
-		ph->nrelay = (uint32_t)pp->n_relays;
-		ph->nrecv = (uint32_t)pp->n_recvs;
-		ph->send = calloc(ph->nsend + 1, sizeof(*ph->send));
-		ph->relay = calloc(ph->nrelay + 1, sizeof(*ph->relay));
-		ph->recv = calloc(ph->nrecv + 1, sizeof(*ph->recv));
-		if (!ph->send || !ph->relay || !ph->recv)
-			return (-ENOMEM);
-		for (i = 0; i < ph->nsend; i++) {
-			const Ocs__Send *s = pp->sends[i];
-
-			ph->send[i] = (struct exec_send){
-			    s->dst, s->port, s->hops, (uint32_t)s->n_blocks,
-			    s->blocks};
-		}
-		for (i = 0; i < ph->nrelay; i++) {
-			const Ocs__Relay *r = pp->relays[i];
-
-			ph->relay[i] = (struct exec_relay){
-			    r->src,      r->dst,    r->in_port,
-			    r->out_port, r->blocks, r->bytes};
-		}
-		for (i = 0; i < ph->nrecv; i++) {
-			const Ocs__Recv *r = pp->recvs[i];
-
-			ph->recv[i] = (struct exec_recv){
-			    r->src, r->port, (uint32_t)r->n_blocks, r->blocks};
-		}
-	}
-	return (0);
-}
-
-static void
-plan_free(struct exec_plan *p)
-{
-	uint32_t k;
-
-	for (k = 0; p->ph && k < p->nph; k++) {
-		free(p->ph[k].send);
-		free(p->ph[k].relay);
-		free(p->ph[k].recv);
-	}
-	free(p->ph);
-}
-
 /* One run.  Errors end it; the agent stays joined for the next. */
 static void
 run(struct agent *a, const Ocs__Msg *pm)
@@ -177,8 +103,8 @@ run(struct agent *a, const Ocs__Msg *pm)
 	char              err[512];
 	int               rv;
 
-	if ((rv = to_plan(pm->plan, pm->run_id, a->s.ntrx, &p, err,
-	                  sizeof(err))) != 0 ||
+	if ((rv = plan_from_msg(pm->plan, pm->run_id, a->s.ntrx, &p, err,
+	                        sizeof(err))) != 0 ||
 	    (rv = exec_new(&e, &p, a->x, &ab, err, sizeof(err))) != 0) {
 		if (rv == -ENOMEM)
 			snprintf(err, sizeof(err),

@@ -233,22 +233,34 @@ cmp_expect(const void *a, const void *b)
 	return (x->blk < y->blk ? -1 : x->blk > y->blk);
 }
 
-static int
-check_plan(struct exec *e, char *err, size_t len)
+int
+exec_check(const struct exec_plan *p, char *err, size_t len)
 {
-	const struct exec_plan *p = &e->p;
-	uint64_t                nb = (uint64_t)p->n * p->n * p->parts;
-	uint32_t                k, i, j;
+	uint64_t nb = (uint64_t)p->n * p->n * p->parts;
+	uint32_t k, i, j;
 
+	/* The slots must fit in memory arithmetic (and the hash table in
+	 * 32 bits): at most every block, each under 4 GiB. */
 	if (p->nports == 0 || p->nports > EXEC_MAX_PORTS || p->n < 2 ||
-	    p->node >= p->n || p->parts == 0 || nb > UINT32_MAX ||
+	    p->node >= p->n || p->parts == 0 || nb > UINT32_MAX / 4 ||
 	    p->chunk < 64 || p->chunk > FRAME_MAX_PAYLOAD ||
-	    p->max_blocks < p->n * p->parts || p->nph == 0 ||
+	    p->max_blocks < (uint64_t)p->n * p->parts || p->max_blocks > nb ||
+	    p->nph == 0 || p->ph == NULL ||
 	    p->bytes / ((uint64_t)p->n * p->parts) + 1 > UINT32_MAX) {
 		snprintf(err, len,
 		         "plan: bad sizes (n %u, node %u, parts %u, "
 		         "chunk %u, ports %u)",
 		         p->n, p->node, p->parts, p->chunk, p->nports);
+		return (-EINVAL);
+	}
+	if (p->deadline_ms == 0 || p->deadline_ms > 86400000u) {
+		snprintf(err, len, "plan: deadline_ms %u (1 ms to a day)",
+		         p->deadline_ms);
+		return (-EINVAL);
+	}
+	/* Phase 0 waits for its circuits: the release is its barrier. */
+	if (!p->ph[0].barrier) {
+		snprintf(err, len, "plan: phase 0 without a barrier");
 		return (-EINVAL);
 	}
 	for (k = 0; k < p->nph; k++) {
@@ -339,7 +351,7 @@ exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (-ENOMEM);
 	e->p = *p;
-	if ((rv = check_plan(e, err, errlen)) != 0) {
+	if ((rv = exec_check(p, err, errlen)) != 0) {
 		free(e);
 		return (rv);
 	}

@@ -74,6 +74,10 @@ struct exec_abort {
 	void *arg;
 };
 
+/* Is the plan one this executor can carry out?  0, or -EINVAL with the
+ * reason in err.  exec_new checks it too. */
+int exec_check(const struct exec_plan *, char *err, size_t errlen);
+
 /*
  * Set up a run: buffers sized from the plan, the node's own blocks
  * filled with the pattern.  ports[i] is transceiver i.  0, -ENOMEM,

@@ -229,6 +229,13 @@ session_poll(struct session *s, Ocs__Msg **plan, char *err, size_t errlen)
 		msg_free(rep);
 		return (-MSG_EBODY);
 	}
+	if (rep->plan->agent_id != s->agent_id) {
+		snprintf(err, errlen,
+		         "controller: plan for agent_id %u, this is %u",
+		         rep->plan->agent_id, s->agent_id);
+		msg_free(rep);
+		return (-MSG_EBODY);
+	}
 	s->run = rep->run_id;
 	*plan = rep;
 	return (1);

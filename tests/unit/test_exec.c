@@ -158,6 +158,99 @@ test_exec_missing_peer_times_out(void **state)
 	free(v);
 }
 
+static void
+bad_node(struct exec_plan *p)
+{
+	p->node = p->n;
+}
+static void
+bad_chunk(struct exec_plan *p)
+{
+	p->chunk = 8;
+}
+static void
+bad_slots(struct exec_plan *p)
+{
+	p->max_blocks = p->n * p->n * p->parts + 1;
+}
+static void
+bad_ports(struct exec_plan *p)
+{
+	p->nports = EXEC_MAX_PORTS + 1;
+}
+static void
+bad_dl(struct exec_plan *p)
+{
+	p->deadline_ms = 0;
+}
+static void
+bad_bar0(struct exec_plan *p)
+{
+	p->ph[0].barrier = 0;
+}
+static void
+bad_dst(struct exec_plan *p)
+{
+	p->ph[0].send[0].dst = p->n;
+}
+static void
+bad_blk(struct exec_plan *p)
+{
+	static const uint32_t huge = UINT32_MAX;
+
+	p->ph[0].send[0].blk = &huge;
+	p->ph[0].send[0].nblk = 1;
+}
+
+/* What the executor refuses before it allocates anything. */
+static void
+test_exec_check_rejects_bad_plans(void **state)
+{
+	struct a2a          a;
+	struct sched        s;
+	struct sched_nplan *np;
+	struct exec_plan    p, q;
+	uint8_t             before[64] = {0};
+	char                err[256];
+	struct {
+		const char *what;
+		void (*bad)(struct exec_plan *);
+	} const cases[] = {
+	    {"bad sizes", bad_node},   {"bad sizes", bad_chunk},
+	    {"bad sizes", bad_slots},  {"bad sizes", bad_ports},
+	    {"deadline_ms 0", bad_dl}, {"phase 0 without", bad_bar0},
+	    {"names a port", bad_dst}, {"names a port", bad_blk},
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(a2a_init(&a, "retri", 9), 0);
+	assert_int_equal(a2a_build(&a, 9 * 4096, before, 1u << 24, &s), 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	xrun_plan(&s, &np[4], 7, 1024, 1000, &p);
+	assert_int_equal(exec_check(&p, err, sizeof(err)), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct exec_send sv[64];
+
+		q = p;
+		q.ph = malloc(p.nph * sizeof(*q.ph));
+		memcpy(q.ph, p.ph, p.nph * sizeof(*q.ph));
+		assert_true(p.ph[0].nsend <= 64);
+		memcpy(sv, p.ph[0].send, p.ph[0].nsend * sizeof(*sv));
+		q.ph[0].send = sv;
+		cases[i].bad(&q);
+		err[0] = '\0';
+		assert_int_equal(exec_check(&q, err, sizeof(err)), -EINVAL);
+		if (strstr(err, cases[i].what) == NULL)
+			fail_msg("case %zu: %s", i, err);
+		free(q.ph);
+	}
+	xrun_plan_free(&p);
+	sched_plans_free(np, 9);
+	sched_free(&s);
+	a2a_fini(&a);
+}
+
 int
 main(void)
 {
@@ -167,6 +260,7 @@ main(void)
 	    cmocka_unit_test(test_exec_tiny_payload),
 	    cmocka_unit_test(test_exec_unexpected_sender_aborts),
 	    cmocka_unit_test(test_exec_missing_peer_times_out),
+	    cmocka_unit_test(test_exec_check_rejects_bad_plans),
 	};
 
 	return (cmocka_run_group_tests_name("exec", tests, NULL, NULL));
