@@ -10,6 +10,7 @@
 #   make bench    benchmarks, printed as tables
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
 #   make deps     install missing Debian packages with apt-get
+#   make memcheck the make run demo under valgrind
 #   make fmt lint clean
 #
 # Quiet unless V=1.
@@ -31,7 +32,7 @@ FUZZ_TIME  ?= 30
 DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
-	libcmocka-dev libjansson-dev libinih-dev libssl-dev
+	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -296,7 +297,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test check run bench fuzz fmt lint clean
+.PHONY: all test check run memcheck bench fuzz fmt lint clean
 
 all: $(PROGS)
 
@@ -308,6 +309,9 @@ check:
 
 run: $(PROGS)
 	@sh testbed/run-demo.sh $(BIN)
+
+memcheck: $(PROGS)
+	@sh testbed/memcheck.sh $(BIN)
 
 $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(BUILD)/tests/integ/proc.o $(MSG_LIB) $(DRV_LIB) $(PROGS)

@@ -489,7 +489,9 @@ ctx_cb(void *arg)
 		break;
 	case A_SEND:
 		if (rv != 0) {
+			/* Not sent: the message is still ours. */
 			nng_msg_free(nng_aio_get_msg(c->aio));
+			nng_aio_set_msg(c->aio, NULL);
 			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
 				return;
 		}
@@ -726,7 +728,8 @@ agents_close(struct agents *ag)
 		nng_aio_stop(c->aio);
 	for (c = ag->ctxs; c; c = next) {
 		next = c->next;
-		if (c->state == A_SEND)
+		/* A send that the stop cut short freed its message. */
+		if (c->state == A_SEND && nng_aio_get_msg(c->aio) != NULL)
 			nng_msg_free(nng_aio_get_msg(c->aio));
 		nng_aio_free(c->aio);
 		free(c);

@@ -289,7 +289,9 @@ work_cb(void *arg)
 		break;
 	case W_SEND:
 		if (rv != 0) {
+			/* Not sent: the message is still ours. */
 			nng_msg_free(nng_aio_get_msg(w->aio));
+			nng_aio_set_msg(w->aio, NULL);
 			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
 				return;
 		}
