@@ -111,7 +111,7 @@ run(struct agent *a, const Ocs__Msg *pm)
 			         "out of memory for the plan");
 		log_warnx("run %llu: %s", (unsigned long long)pm->run_id, err);
 		session_abort(&a->s, 0, err);
-		plan_free(&p);
+		exec_plan_free(&p);
 		return;
 	}
 	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
@@ -162,7 +162,7 @@ run(struct agent *a, const Ocs__Msg *pm)
 		         (unsigned long long)sent,
 		         (unsigned long long)verified);
 	exec_free(e);
-	plan_free(&p);
+	exec_plan_free(&p);
 	exec_drain(a->x, a->s.ntrx);
 }
 

@@ -233,6 +233,20 @@ cmp_expect(const void *a, const void *b)
 	return (x->blk < y->blk ? -1 : x->blk > y->blk);
 }
 
+void
+exec_plan_free(struct exec_plan *p)
+{
+	uint32_t k;
+
+	for (k = 0; p->ph && k < p->nph; k++) {
+		free(p->ph[k].send);
+		free(p->ph[k].relay);
+		free(p->ph[k].recv);
+	}
+	free(p->ph);
+	p->ph = NULL;
+}
+
 int
 exec_check(const struct exec_plan *p, char *err, size_t len)
 {

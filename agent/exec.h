@@ -74,6 +74,9 @@ struct exec_abort {
 	void *arg;
 };
 
+/* Free the phase arrays of a plan (not what they point into). */
+void exec_plan_free(struct exec_plan *);
+
 /* Is the plan one this executor can carry out?  0, or -EINVAL with the
  * reason in err.  exec_new checks it too. */
 int exec_check(const struct exec_plan *, char *err, size_t errlen);

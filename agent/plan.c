@@ -74,16 +74,3 @@ plan_from_msg(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
 	}
 	return (0);
 }
-
-void
-plan_free(struct exec_plan *p)
-{
-	uint32_t k;
-
-	for (k = 0; p->ph && k < p->nph; k++) {
-		free(p->ph[k].send);
-		free(p->ph[k].relay);
-		free(p->ph[k].recv);
-	}
-	free(p->ph);
-}

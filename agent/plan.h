@@ -11,11 +11,10 @@
 /*
  * Fill p from the plan message m of run `run` for an agent with ntrx
  * transceivers; p's block arrays point into m, which must outlive it.
- * 0, -EINVAL (reason in err) or -ENOMEM; free p with plan_free either
- * way.
+ * 0, -EINVAL (reason in err) or -ENOMEM; free p with exec_plan_free
+ * either way.
  */
-int  plan_from_msg(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
-                   struct exec_plan *p, char *err, size_t len);
-void plan_free(struct exec_plan *p);
+int plan_from_msg(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
+                  struct exec_plan *p, char *err, size_t len);
 
 #endif

@@ -126,6 +126,26 @@ send_error(struct actx *c, int code, const char *text)
 	post(c, rv, nm);
 }
 
+/* Answer the agent's held request, if any, with Idle ("nothing for you
+ * now"): it asks again. */
+static void
+idle_held(struct agent *a)
+{
+	struct actx *c = a->held;
+	Ocs__Msg     m;
+	Ocs__Idle    idle;
+
+	if (c == NULL)
+		return;
+	ocs__msg__init(&m);
+	ocs__idle__init(&idle);
+	m.body_case = OCS__MSG__BODY_IDLE;
+	m.idle = &idle;
+	a->held = NULL;
+	c->holder = NULL;
+	send_msg(c, &m);
+}
+
 static void
 hold(struct actx *c, struct agent *a, int ready)
 {
@@ -133,17 +153,7 @@ hold(struct actx *c, struct agent *a, int ready)
 
 	/* A newer request from the same agent replaces the held one (the
 	 * agent gave up waiting): answer the old one, it is discarded. */
-	if (a->held) {
-		Ocs__Msg  m;
-		Ocs__Idle idle;
-
-		ocs__msg__init(&m);
-		ocs__idle__init(&idle);
-		m.body_case = OCS__MSG__BODY_IDLE;
-		m.idle = &idle;
-		a->held->holder = NULL;
-		send_msg(a->held, &m);
-	}
+	idle_held(a);
 	c->state = A_HOLD;
 	c->holder = a;
 	a->held = c;
@@ -321,16 +331,8 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 		/* The same host again: it replaces its old record. */
 		if (a->node >= 0)
 			run_on_lost(d, a);
-		if (a->held) {
-			Ocs__Msg  im;
-			Ocs__Idle idle;
-
-			ocs__msg__init(&im);
-			ocs__idle__init(&idle);
-			im.body_case = OCS__MSG__BODY_IDLE;
-			im.idle = &idle;
-			agents_answer(d, a, &im);
-		}
+		if (a->held)
+			idle_held(a);
 		free(a);
 		ag->a[i] = ag->a[--ag->na];
 		break;
@@ -530,16 +532,8 @@ tick_cb(void *arg)
 	for (i = 0; i < ag->na; i++) {
 		struct agent *a = ag->a[i];
 
-		if (a->held && !a->held_ready && now >= a->held_until) {
-			Ocs__Msg  m;
-			Ocs__Idle idle;
-
-			ocs__msg__init(&m);
-			ocs__idle__init(&idle);
-			m.body_case = OCS__MSG__BODY_IDLE;
-			m.idle = &idle;
-			agents_answer(d, a, &m);
-		}
+		if (a->held && !a->held_ready && now >= a->held_until)
+			idle_held(a);
 	}
 	run_tick(d);
 	nng_mtx_unlock(d->mtx);
@@ -561,19 +555,7 @@ pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
 		if (a->node >= 0)
 			run_on_lost(ag->d, a);
 		/* A held request can no longer be answered: recycle it. */
-		if (a->held) {
-			struct actx *c = a->held;
-			Ocs__Msg     m;
-			Ocs__Idle    idle;
-
-			ocs__msg__init(&m);
-			ocs__idle__init(&idle);
-			m.body_case = OCS__MSG__BODY_IDLE;
-			m.idle = &idle;
-			a->held = NULL;
-			c->holder = NULL;
-			send_msg(c, &m);
-		}
+		idle_held(a);
 	}
 	nng_mtx_unlock(ag->d->mtx);
 }

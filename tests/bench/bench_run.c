@@ -436,7 +436,7 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 			else
 				close(v[i].fd[p].fd);
 		}
-		xrun_plan_free(&v[i].p);
+		exec_plan_free(&v[i].p);
 	}
 	if (fib)
 		proc_stop(&rr.emu, SIGTERM);

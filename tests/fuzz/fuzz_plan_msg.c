@@ -50,7 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			if (exec_new(&e, &p, x, NULL, err, sizeof(err)) == 0)
 				exec_free(e);
 		}
-		plan_free(&p);
+		exec_plan_free(&p);
 	}
 	msg_free(m);
 	return (0);

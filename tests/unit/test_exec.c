@@ -64,7 +64,7 @@ run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
 	for (i = 0; i < n; i++) {
 		close(v[i].fd[0].fd);
 		close(v[i].fd[1].fd);
-		xrun_plan_free(&v[i].p);
+		exec_plan_free(&v[i].p);
 	}
 	sched_plans_free(np, n);
 	sched_free(&s);
@@ -245,7 +245,7 @@ test_exec_check_rejects_bad_plans(void **state)
 			fail_msg("case %zu: %s", i, err);
 		free(q.ph);
 	}
-	xrun_plan_free(&p);
+	exec_plan_free(&p);
 	sched_plans_free(np, 9);
 	sched_free(&s);
 	a2a_fini(&a);

@@ -112,20 +112,6 @@ xrun_plan(const struct sched *s, const struct sched_nplan *np, uint64_t run,
 	}
 }
 
-void
-xrun_plan_free(struct exec_plan *p)
-{
-	uint32_t k;
-
-	for (k = 0; p->ph && k < p->nph; k++) {
-		free(p->ph[k].send);
-		free(p->ph[k].relay);
-		free(p->ph[k].recv);
-	}
-	free(p->ph);
-	p->ph = NULL;
-}
-
 static void *
 node_main(void *arg)
 {

@@ -34,7 +34,6 @@ struct xrun_node {
 /* The executor's plan of node np->node, pointing into s. */
 void xrun_plan(const struct sched *, const struct sched_nplan *, uint64_t run,
                uint32_t chunk, uint32_t deadline_ms, struct exec_plan *);
-void xrun_plan_free(struct exec_plan *);
 
 /* Run every node not marked skip, each in a thread, to the end. */
 void xrun(struct xrun_node *, uint32_t n);
