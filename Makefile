@@ -32,7 +32,7 @@ FUZZ_TIME  ?= 30
 DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
-	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind
+	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind curl
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -74,6 +74,9 @@ INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih)
 PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
 	$(shell $(PKG_CONFIG) --libs libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
+CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
+# What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64).
+DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS)
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -111,6 +114,8 @@ DRV_SRCS := \
 	ocs-drivers/drv.c \
 	ocs-drivers/drv_emu.c \
 	ocs-drivers/drv_polatis.c \
+	ocs-drivers/drv_calient.c \
+	ocs-drivers/rest.c \
 	ocs-drivers/oxc.c \
 	ocs-drivers/tl1.c \
 	ocs-drivers/net.c
@@ -175,32 +180,34 @@ $(BIN)/ocs-agent: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) -lm
+		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) $(DRV_LIB) \
 		$(COLL_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) $(INIH_LIBS) -lm
+		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) -lm
 
 $(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 		$(COLL_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) $(INIH_LIBS) $(JANSSON_LIBS) -lm
+		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) -lm
 
 EMU_SRCS := \
 	testbed/ocs-emu/emu_main.c \
 	testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_rest.c \
+	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_state.c
 
 $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(DRV_LIB) $(COLL_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -pthread -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DRV_LDLIBS) -lm
 
 $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(COLL_LIB)
 	@mkdir -p $(@D)
@@ -219,6 +226,7 @@ UNIT_TESTS := \
 	sim \
 	plan_cli \
 	tl1 \
+	rest \
 	oxc \
 	conf \
 	xc \
@@ -227,12 +235,14 @@ UNIT_TESTS := \
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
+	calient \
 	ocsd \
 	run
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
 TEST_DEPS_tl1 := $(DRV_LIB)
+TEST_DEPS_rest := $(DRV_LIB)
 TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
@@ -242,7 +252,7 @@ AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/frame.o \
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/unit/xrun.o
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
-	$(PROTOBUF_LIBS) -lm
+	$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
@@ -254,6 +264,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 # Integration tests run the real programs (tests/integ/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
+INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
@@ -318,7 +329,7 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(NNG_LIBS) $(PROTOBUF_LIBS) -lm
+		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 		$(BUILD)/tests/integ/proc.o $(BUILD)/tests/integ/rig.o \
@@ -328,7 +339,7 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(JANSSON_LIBS) -pthread -lm
+		$(DRV_LDLIBS) -lm
 
 BENCHES := bench_plan bench_switch bench_run
 bench: $(BENCHES:%=$(BUILD)/bench/%)

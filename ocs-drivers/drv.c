@@ -11,6 +11,7 @@
 static const struct drv_ops *const drv_table[] = {
     &drv_emu_ops,
     &drv_polatis_ops,
+    &drv_calient_ops,
     NULL,
 };
 
@@ -22,6 +23,8 @@ static const char *const drv_errtab[] = {
     [DRV_EPORT - DRV_EBASE] = "port out of range",
     [DRV_EBUSY - DRV_EBASE] = "port already patched",
     [DRV_EUNKNOWN - DRV_EBASE] = "unknown driver",
+    [DRV_EPERM - DRV_EBASE] = "not permitted for this account",
+    [DRV_ELIGHT - DRV_EBASE] = "path carries no light",
 };
 
 const char *
@@ -50,7 +53,7 @@ drv_lookup(const char *name)
 const char *
 drv_names(void)
 {
-	return ("emu, polatis");
+	return ("emu, polatis, calient");
 }
 
 static uint64_t

@@ -32,12 +32,15 @@ enum drv_err { /* returned negated: -DRV_EDENIED */
 	       DRV_EPORT,  /* a port outside the device's range */
 	       DRV_EBUSY,  /* a port already in another patch */
 	       DRV_EUNKNOWN, /* no driver of that name */
+	       DRV_EPERM,    /* logged in, but not allowed (read-only) */
+	       DRV_ELIGHT,   /* patched, but the path carries no light */
 	       DRV_EMAX
 };
 
 struct drv_opts {
 	const char *user, *password;
 	int         timeout_ms; /* every network operation; > 0 */
+	const char *ca_file;    /* https: verify the device against it */
 	/* emu driver: size and switching time of the in-process model. */
 	uint32_t ports;
 	uint32_t switch_ms;
@@ -104,6 +107,7 @@ struct drv {
 
 extern const struct drv_ops drv_emu_ops;
 extern const struct drv_ops drv_polatis_ops;
+extern const struct drv_ops drv_calient_ops;
 
 /* Ops by name, or NULL; names lists them for messages. */
 const struct drv_ops *drv_lookup(const char *name);

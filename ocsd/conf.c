@@ -163,6 +163,9 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		if (strcmp(key, "address") == 0)
 			return (
 			    copy(p, key, val, c->address, sizeof(c->address)));
+		if (strcmp(key, "ca_file") == 0)
+			return (
+			    copy(p, key, val, c->ca_file, sizeof(c->ca_file)));
 		if (strcmp(key, "user") == 0)
 			return (copy(p, key, val, c->user, sizeof(c->user)));
 		if (strcmp(key, "password") == 0) {
@@ -216,19 +219,21 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		if (strcmp(key, "listen") == 0 || strcmp(key, "events") == 0) {
 			if (strncmp(val, "ipc://", 6) != 0 &&
 			    strncmp(val, "tcp://", 6) != 0)
-				return (bad(p, key, val,
+				return (bad(
+				    p, key, val,
 				    "expected ipc://PATH or tcp://ADDR:PORT"));
 			return (copy(p, key, val,
-			    key[0] == 'l' ? c->agents : c->events,
-			    sizeof(c->agents)));
+			             key[0] == 'l' ? c->agents : c->events,
+			             sizeof(c->agents)));
 		}
 		if (strcmp(key, "secret_file") == 0)
 			return (copy(p, key, val, c->secret_file,
-			    sizeof(c->secret_file)));
+			             sizeof(c->secret_file)));
 		if (strcmp(key, "heartbeat") == 0) {
 			if (unit_parse_time(val, &t) != 0 || t < 0.1 || t > 60)
-				return (bad(p, key, val,
-				    "expected a time from 100ms to 60s"));
+				return (
+				    bad(p, key, val,
+				        "expected a time from 100ms to 60s"));
 			c->heartbeat_ms = (uint32_t)(t * 1000 + 0.5);
 			return (1);
 		}
@@ -237,7 +242,8 @@ handler(void *user, const char *sec, const char *key, const char *val)
 
 		if (strcmp(key, "bandwidth") == 0) {
 			if (unit_parse_rate(val, &c->run_bps) != 0)
-				return (bad(p, key, val,
+				return (bad(
+				    p, key, val,
 				    "expected a rate (bps, Kbps, Mbps, Gbps, "
 				    "GBps)"));
 			return (1);
@@ -246,7 +252,8 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		    strcmp(key, "alpha_h") == 0 ||
 		    strcmp(key, "deadline") == 0) {
 			if (unit_parse_time(val, &t) != 0 || t > 3600)
-				return (bad(p, key, val,
+				return (bad(
+				    p, key, val,
 				    "expected a time up to 1h (ns, us, ms, "
 				    "s)"));
 			if (strcmp(key, "alpha_s") == 0)
@@ -262,7 +269,8 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		if (strcmp(key, "chunk") == 0) {
 			if (unit_parse_size(val, &sz) != 0 || sz < 1024 ||
 			    sz > (1u << 20) || sz % 8)
-				return (bad(p, key, val,
+				return (bad(
+				    p, key, val,
 				    "expected 1KiB..1MiB, a multiple of 8"));
 			c->run_chunk = (uint32_t)sz;
 			return (1);
@@ -341,14 +349,23 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			         name);
 			return (-1);
 		}
-		if (net_hostport(
-		        strncmp(c->address, "tl1://", 6) == 0 ? c->address + 6
-		                                              : c->address,
-		        "3082", h, sizeof(h), port, sizeof(port)) != 0) {
+		const char *hp = c->address;
+		int         web = strcmp(c->driver, "calient") == 0;
+
+		if (strncmp(hp, "tl1://", 6) == 0 && !web)
+			hp += 6;
+		else if (strncmp(hp, "http://", 7) == 0 && web)
+			hp += 7;
+		else if (strncmp(hp, "https://", 8) == 0 && web)
+			hp += 8;
+		if (net_hostport(hp, web ? "80" : "3082", h, sizeof(h), port,
+		                 sizeof(port)) != 0) {
 			snprintf(err, errlen,
 			         "%s: [switch]: address: \"%s\": expected "
-			         "HOST[:PORT]",
-			         name, c->address);
+			         "%s",
+			         name, c->address,
+			         web ? "http[s]://HOST[:PORT]"
+			             : "HOST[:PORT]");
 			return (-1);
 		}
 		if (c->user[0] == '\0' || c->password[0] == '\0') {
@@ -361,15 +378,15 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 	}
 	if (c->agents[0] && c->secret_file[0] == '\0') {
 		snprintf(err, errlen,
-		    "%s: [agents]: secret_file is required with listen",
-		    name);
+		         "%s: [agents]: secret_file is required with listen",
+		         name);
 		return (-1);
 	}
 	if (c->agents[0] && c->events[0] == '\0') {
 		snprintf(err, errlen,
-		    "%s: [agents]: events (an address for run events) is "
-		    "required with listen",
-		    name);
+		         "%s: [agents]: events (an address for run events) is "
+		         "required with listen",
+		         name);
 		return (-1);
 	}
 	if (c->ports && strcmp(c->driver, "emu") != 0) {
@@ -551,6 +568,7 @@ conf_switch_changed(const struct conf *a, const struct conf *b)
 {
 	return (strcmp(a->driver, b->driver) != 0 ||
 	        strcmp(a->address, b->address) != 0 ||
+	        strcmp(a->ca_file, b->ca_file) != 0 ||
 	        strcmp(a->user, b->user) != 0 ||
 	        strcmp(a->password, b->password) != 0 ||
 	        a->timeout_ms != b->timeout_ms || a->ports != b->ports ||

@@ -3,8 +3,9 @@
  * ocsd's configuration file (INI, parsed with inih):
  *
  *   [switch]
- *   driver = polatis            ; polatis | emu
- *   address = 127.0.0.1:3082
+ *   driver = polatis            ; polatis | calient | emu
+ *   address = 127.0.0.1:3082    ; calient: http[s]://HOST[:PORT]
+ *   ca_file = /etc/ocsd/ca.pem  ; calient https: verify the switch
  *   user = root
  *   password = root             ; or password_file = /path
  *   timeout = 5s                ; every driver operation
@@ -68,6 +69,7 @@ struct conf {
 	char                path[PATH_MAX];
 	char                driver[16];
 	char                address[256];
+	char                ca_file[PATH_MAX];
 	char                user[64], password[128];
 	int                 timeout_ms;
 	uint32_t            switch_ms;

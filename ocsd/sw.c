@@ -195,6 +195,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		o.timeout_ms = d->conf->timeout_ms;
 		o.ports = d->conf->ports;
 		o.switch_ms = d->conf->switch_ms;
+		o.ca_file = d->conf->ca_file;
 		o.trace = trace;
 		rv = drv_open(&d->drv, d->conf->driver, d->conf->address, &o);
 		if (d->drv == NULL) {

@@ -13,9 +13,25 @@
 
 #include "ocs-drivers/oxc.h"
 
+/*
+ * Injected faults (emu_fault.c), set by --fault and by the control
+ * commands (TL1 SET-EMU-FAULT, REST POST /rest/emu/?id=fault), which are
+ * themselves exempt so a fault can always be cleared.
+ */
+struct emu_fault {
+	int      refuse_login; /* every login refused (TL1 PICC, HTTP 401) */
+	uint32_t drop_after;   /* every (K+1)-th command: connection dropped */
+	uint32_t delay_ms;     /* every reply this much later */
+	int      deny_half;    /* a batch stops half way and is refused */
+	int      garbage;      /* replies are bytes of no protocol */
+	uint32_t slow;         /* switching time multiplier (0, 1: none) */
+};
+
 struct emu_conf {
-	char          tl1[128]; /* ADDR:PORT */
-	char          fibre[128]; /* ADDR:PORT, "" = no light path */
+	char          tl1[128];    /* ADDR:PORT */
+	char          rest[128];   /* ADDR:PORT, "" = no REST face */
+	char          viewer[200]; /* REST read-only USER:PASSWORD, or "" */
+	char          fibre[128];  /* ADDR:PORT, "" = no light path */
 	uint32_t      ports;
 	uint64_t      switch_ns;
 	int           ack_immediate; /* COMPLD before the switching time */
@@ -29,12 +45,14 @@ struct emu_conf {
 };
 
 struct emu {
-	struct emu_conf c;
-	pthread_mutex_t mtx; /* guards everything below */
-	struct oxc      x;
-	char            sid[64];
-	uint32_t        idle_timeout_s; /* TL1 session idle timeout, 0 none */
-	uint64_t        saved_gen;      /* x.gen when last saved */
+	struct emu_conf  c;
+	pthread_mutex_t  mtx; /* guards everything below */
+	struct oxc       x;
+	char             sid[64];
+	uint32_t         idle_timeout_s; /* TL1 session idle timeout, 0 none */
+	uint64_t         saved_gen;      /* x.gen when last saved */
+	struct emu_fault fault;
+	uint64_t         rest_reqs; /* REST requests, for drop_after */
 
 	/* Light-path counters per port (1..2N), updated by the fibre
 	 * thread with atomics and read by the control faces. */
@@ -69,6 +87,27 @@ int emu_tl1_serve(struct emu *, int lfd, int stopfd);
  */
 struct tl1_buf;
 int emu_tl1_feed(struct emu *, const char *in, size_t len,
-    struct tl1_buf *out);
+                 struct tl1_buf *out);
+
+/*
+ * Faults: apply a spec, comma-separated items
+ *   none | login | drop=K | delay=TIME | deny-half | garbage | slow[=F]
+ *   | lose=PORT | restore=PORT
+ * ("none" clears everything but lost ports; "restore" a lost port).
+ * Caller holds mtx.  0, or -EINVAL with the bad item named in err (and
+ * nothing changed).
+ */
+int emu_fault_set(struct emu *, const char *spec, char *err, size_t errlen);
+/* The current faults, as a spec ("none" if there are none). */
+void emu_fault_fmt(const struct emu *, char *buf, size_t len);
+/* Bytes a faulty switch sends instead of a reply. */
+extern const char emu_garbage[];
+
+/* The REST face (CALIENT dialect) on nng's HTTP server: start on
+ * e->c.rest, writing the bound "ADDR:PORT" to bound; stop and free. */
+struct emu_rest;
+int  emu_rest_start(struct emu *, struct emu_rest **, char *bound, size_t bl,
+                    char *err, size_t errlen);
+void emu_rest_stop(struct emu_rest *);
 
 #endif

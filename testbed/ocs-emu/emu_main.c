@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ocs-emu: an emulated optical circuit switch.  It speaks Polatis TL1 on
- * --tl1 ADDR:PORT, holds N x N unidirectional patches with a switching
- * time, and keeps its patches in --state FILE across restarts (boot mode
- * restore).  Once listening it prints one line to stdout,
- * "ocs-emu: tl1 ADDR:PORT", so scripts and tests can use port 0.
+ * --tl1 ADDR:PORT and, with --rest ADDR:PORT, CALIENT REST over HTTP on
+ * the same switch model; holds N x N unidirectional patches with a
+ * switching time, and keeps its patches in --state FILE across restarts
+ * (boot mode restore).  --fault arms injected faults (emu_fault.c).  Once
+ * listening it prints "ocs-emu: tl1 ADDR:PORT" (and "ocs-emu: rest ...",
+ * "ocs-emu: fibre ...") to stdout, so scripts and tests can use port 0.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +35,11 @@ usage(void)
 	        "               [--user U] [--password P] [--state FILE] "
 	        "[--boot dark|restore]\n"
 	        "               [--sid NAME] [--block-size BYTES] "
-	        "[--autonomous]\n");
+	        "[--autonomous]\n"
+	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
+	        "[--fault SPEC]...\n"
+	        "  SPEC: none|login|drop=K|delay=TIME|deny-half|garbage|"
+	        "slow[=F]|lose=P|restore=P, comma-separated\n");
 }
 
 LOG_FMT(3, 4)
@@ -64,6 +70,9 @@ enum {
 	O_SID,
 	O_BLOCK,
 	O_AUTO,
+	O_REST,
+	O_VIEWER,
+	O_FAULT,
 };
 
 static const struct option longopts[] = {
@@ -80,12 +89,16 @@ static const struct option longopts[] = {
     {"sid", required_argument, NULL, O_SID},
     {"block-size", required_argument, NULL, O_BLOCK},
     {"autonomous", no_argument, NULL, O_AUTO},
+    {"rest", required_argument, NULL, O_REST},
+    {"viewer", required_argument, NULL, O_VIEWER},
+    {"fault", required_argument, NULL, O_FAULT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 static int
-parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
+parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
+           char *faults, size_t flen)
 {
 	char    *end;
 	double   t;
@@ -192,6 +205,26 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose)
 		case O_AUTO:
 			c->autonomous = 1;
 			break;
+		case O_REST:
+			if (strlen(a) >= sizeof(c->rest))
+				return (bad("--rest", a, "too long"));
+			snprintf(c->rest, sizeof(c->rest), "%s", a);
+			break;
+		case O_VIEWER:
+			if (strlen(a) >= sizeof(c->viewer) ||
+			    strchr(a, ':') == NULL || *a == ':' ||
+			    strpbrk(a, "\r\n"))
+				return (bad("--viewer", a,
+				            "expected USER:PASSWORD"));
+			snprintf(c->viewer, sizeof(c->viewer), "%s", a);
+			break;
+		case O_FAULT:
+			if (strlen(faults) + strlen(a) + 2 > flen)
+				return (bad("--fault", a, "too long"));
+			if (*faults)
+				strcat(faults, ",");
+			strcat(faults, a);
+			break;
 		case 'h':
 			usage();
 			exit(0);
@@ -234,6 +267,8 @@ main(int argc, char **argv)
 {
 	struct emu      *e;
 	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
+	struct emu_rest *rest = NULL;
+	char             faults[512] = "", rbound[300];
 	pthread_t        fthr;
 	sigset_t         ss;
 	char host[256], port[16], bound[300], fbound[300], err[512];
@@ -241,7 +276,8 @@ main(int argc, char **argv)
 
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (1);
-	if ((rv = parse_args(argc, argv, &e->c, &verbose)) != 0)
+	if ((rv = parse_args(argc, argv, &e->c, &verbose, faults,
+	                     sizeof(faults))) != 0)
 		return (rv);
 	log_init("ocs-emu", 1, verbose);
 	if (net_hostport(e->c.tl1, "3082", host, sizeof(host), port,
@@ -262,6 +298,10 @@ main(int argc, char **argv)
 	e->x.busy_replace = e->c.busy_replace;
 	e->x.boot = e->c.boot;
 	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
+	if (faults[0] && emu_fault_set(e, faults, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-emu: --fault: %s\n", err);
+		return (2);
+	}
 	if (e->c.state[0]) {
 		rv = emu_state_load(e, err, sizeof(err));
 		if (rv == -ENOENT)
@@ -313,7 +353,24 @@ main(int argc, char **argv)
 			fatalx("cannot start the fibre thread");
 		log_info("fibres on %s", fbound);
 	}
+	if (e->c.rest[0]) {
+		if ((rv = emu_rest_start(e, &rest, rbound, sizeof(rbound), err,
+		                         sizeof(err))) != 0) {
+			if (rv == -EINVAL) {
+				fprintf(stderr, "ocs-emu: %s\n", err);
+				return (2);
+			}
+			fatalx("%s", err);
+		}
+		log_info("rest on %s", rbound);
+	}
+	if (faults[0]) {
+		emu_fault_fmt(e, err, sizeof(err));
+		log_info("faults armed: %s", err);
+	}
 	printf("ocs-emu: tl1 %s\n", bound);
+	if (rest != NULL)
+		printf("ocs-emu: rest %s\n", rbound);
 	if (e->c.fibre[0])
 		printf("ocs-emu: fibre %s\n", fbound);
 	fflush(stdout);
@@ -321,6 +378,7 @@ main(int argc, char **argv)
 		errno = -rv;
 		fatal("tl1");
 	}
+	emu_rest_stop(rest);
 	if (fa.stopfd >= 0) {
 		uint64_t one = 1;
 

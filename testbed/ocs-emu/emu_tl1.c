@@ -32,6 +32,8 @@ struct sess {
 	uint64_t       due_ms; /* held reply goes out then; 0 = none */
 	uint64_t       last_ms;
 	unsigned       id;
+	uint32_t       ncmds;   /* for the drop fault */
+	int            control; /* answering a fault-control command */
 };
 
 struct srv {
@@ -85,10 +87,21 @@ respond(struct srv *sv, struct sess *s, const char *ctag, enum tl1_status st,
         const char *code, const char *comment, const struct lines *l,
         uint64_t due_ms)
 {
-	struct tl1_buf *b = due_ms ? &s->held : &s->out;
+	const struct emu_fault *f = &sv->e->fault;
+	struct tl1_buf         *b;
 
-	tl1_resp_fmt(b, sv->e->sid, time(NULL), ctag, st, code, comment,
-	             l ? l->v : NULL, l ? l->n : 0, sv->e->c.block_bytes);
+	if (!s->control && f->delay_ms) {
+		uint64_t late = net_now_ms() + f->delay_ms;
+
+		due_ms = due_ms > late ? due_ms : late;
+	}
+	b = due_ms ? &s->held : &s->out;
+	if (!s->control && f->garbage)
+		tl1_buf_put(b, emu_garbage, strlen(emu_garbage));
+	else
+		tl1_resp_fmt(b, sv->e->sid, time(NULL), ctag, st, code,
+		             comment, l ? l->v : NULL, l ? l->n : 0,
+		             sv->e->c.block_bytes);
 	if (due_ms)
 		s->due_ms = due_ms;
 	log_trace("tl1[%u] < M %s %s%s%s", s->id, ctag, tl1_status_name(st),
@@ -253,7 +266,7 @@ cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		return;
 	}
 	if (strcmp(c->aid, sv->e->c.user) != 0 ||
-	    strcmp(pw, sv->e->c.password) != 0) {
+	    strcmp(pw, sv->e->c.password) != 0 || sv->e->fault.refuse_login) {
 		log_info("tl1[%u]: login as \"%s\" refused", s->id, c->aid);
 		deny(sv, s, c->ctag, "PICC", "Permission denied");
 		return;
@@ -436,6 +449,18 @@ cmd_ent_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		p[i].out = (uint16_t)out[i];
 	}
 	gen = sv->e->x.gen;
+	if (sv->e->fault.deny_half && ni > 1) {
+		/* The device stops half way through the list. */
+		if (oxc_connect_prefix(&sv->e->x, p, (size_t)ni,
+		                       (size_t)ni / 2, now, &oe) != 0)
+			refused(sv, s, c->ctag, &oe);
+		else
+			deny(sv, s, c->ctag, "SROF",
+			     "Equipment fault after %zd of %zd patches",
+			     ni / 2, ni);
+		persist(sv);
+		goto done;
+	}
 	if (oxc_connect(&sv->e->x, p, (size_t)ni, now, &oe) != 0) {
 		refused(sv, s, c->ctag, &oe);
 		goto done;
@@ -449,7 +474,7 @@ cmd_ent_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL, NULL, NULL,
 	        sv->e->c.ack_immediate || sv->e->x.gen == gen
 	            ? 0
-	            : net_now_ms() + (sv->e->c.switch_ns + 999999) / 1000000);
+	            : net_now_ms() + (sv->e->x.switch_ns + 999999) / 1000000);
 done:
 	free(left);
 	free(in);
@@ -716,6 +741,26 @@ cmd_rtrv_tod(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	lines_free(&l);
 }
 
+/* SET-EMU-FAULT:::<ctag>::<spec>; (an ocs-emu extension, needs no login
+ * and ignores the faults so they can be cleared). */
+static void
+cmd_set_emu_fault(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+	char         err[200], now[256];
+	const char  *spec = c->nblk >= 2 ? c->blk[1] : "";
+
+	if (emu_fault_set(sv->e, spec, err, sizeof(err)) != 0) {
+		deny(sv, s, c->ctag, "IPNV", "%s", err);
+		return;
+	}
+	emu_fault_fmt(sv->e, now, sizeof(now));
+	log_info("tl1[%u]: faults now: %s", s->id, now);
+	addl(&l, "FAULTS=%s", now);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
 static const struct {
 	const char *verb;
 	int         login;
@@ -742,6 +787,7 @@ static const struct {
     {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
     {"SET-SID", 1, cmd_set_sid},
     {"RTRV-TOD", 1, cmd_rtrv_tod},
+    {"SET-EMU-FAULT", 0, cmd_set_emu_fault},
 };
 
 static void
@@ -752,6 +798,7 @@ handle(struct srv *sv, struct sess *s, const char *text, size_t len)
 	size_t         off = 0, i;
 
 	log_trace("tl1[%u] > %.*s", s->id, (int)(len > 200 ? 200 : len), text);
+	pthread_mutex_lock(&sv->e->mtx);
 	if (tl1_cmd_parse(text, len, &c, &pe, &off) != 0) {
 		/* No usable CTAG to answer with: GR-831 devices answer 0. */
 		const char *tag = c.ctag ? c.ctag : "0";
@@ -768,14 +815,25 @@ handle(struct srv *sv, struct sess *s, const char *text, size_t len)
 		else
 			deny(sv, s, tag, "IISP",
 			     "Parse error at offset %zu in command", off);
+		pthread_mutex_unlock(&sv->e->mtx);
 		tl1_cmd_free(&c);
 		return;
 	}
-	pthread_mutex_lock(&sv->e->mtx);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(cmds[i].verb, c.verb) == 0)
 			break;
-	if (c.tid[0] != '\0' && strcmp(c.tid, sv->e->sid) != 0)
+	s->control = i < sizeof(cmds) / sizeof(cmds[0]) &&
+	             cmds[i].fn == cmd_set_emu_fault;
+	if (!s->control && sv->e->fault.drop_after &&
+	    ++s->ncmds > sv->e->fault.drop_after) {
+		/* Hang up on this command, unanswered. */
+		log_info("tl1[%u]: fault: dropping the session at command %u",
+		         s->id, s->ncmds);
+		tl1_buf_consume(&s->out, s->out.len);
+		tl1_buf_consume(&s->held, s->held.len);
+		s->due_ms = 0;
+		s->closing = 1;
+	} else if (c.tid[0] != '\0' && strcmp(c.tid, sv->e->sid) != 0)
 		deny(sv, s, c.ctag, "IITA", "Mismatched TID");
 	else if (i == sizeof(cmds) / sizeof(cmds[0]))
 		deny(sv, s, c.ctag, "IICM", "Invalid command");
@@ -783,6 +841,7 @@ handle(struct srv *sv, struct sess *s, const char *text, size_t len)
 		deny(sv, s, c.ctag, "PLNA", "Login Not Active");
 	else
 		cmds[i].fn(sv, s, &c);
+	s->control = 0;
 	pthread_mutex_unlock(&sv->e->mtx);
 	tl1_cmd_free(&c);
 }

@@ -141,7 +141,7 @@ proc_run(char *const argv[], char **out, char **err)
 		dup2(po[1], 1);
 		dup2(fe, 2);
 		close(po[0]);
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	close(po[1]);

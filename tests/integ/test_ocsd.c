@@ -4,7 +4,10 @@
  * loopback (ephemeral TCP port, IPC socket in a scratch directory):
  * connect/show/disconnect, apply and clear, a restart of ocsd that keeps
  * live circuits, changes behind ocsd's back held until told, an
- * unreachable switch, and bad configurations and commands.
+ * unreachable switch, and bad configurations and commands.  Every test
+ * runs twice: through the polatis driver (TL1) and through the calient
+ * driver (REST); the switch is read back over TL1 either way, so the two
+ * faces of ocs-emu are checked to agree too.
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,16 +32,21 @@ struct fx {
 	char       *dir;
 	struct proc emu, ocsd;
 	char        addr[64], conf[300], sock[320];
+	const char *driver;
+	char        rest[64], swaddr[80]; /* REST ADDR:PORT; conf address */
 };
 
+/* Start ocs-emu; again (after a stop) on the same addresses. */
 static void
-emu_start(struct fx *f, const char *addr)
+emu_start(struct fx *f, int again)
 {
-	char  bin[256], log[300], st[300], line[256], tl1[80];
+	char  bin[256], log[300], st[300], line[256], tl1[80], rest[80];
 	char *argv[] = {
 	    (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
 	    "--tl1",
 	    tl1,
+	    "--rest",
+	    rest,
 	    "--ports",
 	    "16",
 	    "--switch-time",
@@ -47,12 +55,19 @@ emu_start(struct fx *f, const char *addr)
 	    st,
 	    NULL};
 
-	snprintf(tl1, sizeof(tl1), "%s", addr ? addr : "127.0.0.1:0");
+	snprintf(tl1, sizeof(tl1), "%s", again ? f->addr : "127.0.0.1:0");
+	snprintf(rest, sizeof(rest), "%s", again ? f->rest : "127.0.0.1:0");
 	snprintf(log, sizeof(log), "%s/emu.log", f->dir);
 	snprintf(st, sizeof(st), "%s/emu.state", f->dir);
 	assert_int_equal(proc_start(&f->emu, argv, log), 0);
 	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
 	snprintf(f->addr, sizeof(f->addr), "%.63s", line + 13);
+	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
+	snprintf(f->rest, sizeof(f->rest), "%.63s", line + 14);
+	if (strcmp(f->driver, "calient") == 0)
+		snprintf(f->swaddr, sizeof(f->swaddr), "http://%s", f->rest);
+	else
+		snprintf(f->swaddr, sizeof(f->swaddr), "%s", f->addr);
 }
 
 /* ocsctl -s SOCK args...; returns the exit status. */
@@ -111,11 +126,11 @@ write_conf(struct fx *f, const char *path, const char *extra)
 
 	assert_non_null(c);
 	fprintf(c,
-	        "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
+	        "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
 	        "password = root\ntimeout = 1s\nswitch_time = 5ms\npoll = 0\n"
 	        "[control]\nlisten = %s\n[state]\ndir = %s/state\n%s"
 	        "[cabling]\n",
-	        f->addr, f->sock, f->dir, extra ? extra : "");
+	        f->driver, f->swaddr, f->sock, f->dir, extra ? extra : "");
 	for (h = 0; h < 4; h++)
 		for (t = 0; t < 2; t++)
 			fprintf(c, "h%d.%d = %d %d\n", h, t, 2 * h + t + 1,
@@ -124,18 +139,31 @@ write_conf(struct fx *f, const char *path, const char *extra)
 }
 
 static int
-setup(void **state)
+setup(void **state, const char *driver)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
+	f->driver = driver;
 	f->dir = proc_tmpdir("ocsd");
 	snprintf(f->conf, sizeof(f->conf), "%s/ocsd.conf", f->dir);
 	snprintf(f->sock, sizeof(f->sock), "ipc://%s/ctl.sock", f->dir);
-	emu_start(f, NULL);
+	emu_start(f, 0);
 	write_conf(f, f->conf, NULL);
 	ocsd_start(f);
 	*state = f;
 	return (0);
+}
+
+static int
+setup_polatis(void **state)
+{
+	return (setup(state, "polatis"));
+}
+
+static int
+setup_calient(void **state)
+{
+	return (setup(state, "calient"));
 }
 
 static int
@@ -344,9 +372,9 @@ static void
 test_ocsd_switch_unreachable(void **state)
 {
 	struct fx *f = *state;
-	char       addr[64], *o, *e;
+	char       addr[80], *o, *e;
 
-	snprintf(addr, sizeof(addr), "%s", f->addr);
+	snprintf(addr, sizeof(addr), "%s", f->swaddr);
 	proc_stop(&f->emu, SIGTERM);
 	expect_fail(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 1, &o, &e,
 	            addr);
@@ -355,7 +383,7 @@ test_ocsd_switch_unreachable(void **state)
 	assert_non_null(strstr(o, "NOT CONNECTED"));
 	free(o);
 	free(e);
-	emu_start(f, addr);
+	emu_start(f, 1);
 	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
 	free(o);
 	free(e);
@@ -402,22 +430,22 @@ test_ocsd_bad_config_and_commands(void **state)
 	snprintf(f->sock, sizeof(f->sock), "%s", sock);
 }
 
+#define BOTH(fn)                                                              \
+	{#fn "/polatis", fn, setup_polatis, teardown, NULL},                  \
+	{                                                                     \
+#fn "/calient", fn, setup_calient, teardown, NULL             \
+	}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_ocsd_connect_show_disconnect,
-	                                    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ocsd_apply_and_clear, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(
-	        test_ocsd_restart_keeps_live_circuits, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ocsd_holds_outside_changes,
-	                                    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ocsd_switch_unreachable,
-	                                    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ocsd_bad_config_and_commands,
-	                                    setup, teardown),
+	    BOTH(test_ocsd_connect_show_disconnect),
+	    BOTH(test_ocsd_apply_and_clear),
+	    BOTH(test_ocsd_restart_keeps_live_circuits),
+	    BOTH(test_ocsd_holds_outside_changes),
+	    BOTH(test_ocsd_switch_unreachable),
+	    BOTH(test_ocsd_bad_config_and_commands),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

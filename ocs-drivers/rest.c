@@ -1,0 +1,953 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * CALIENT REST bodies with jansson.  Parsers are strict about what they
+ * use (types, port ranges, one connection per port) and ignore fields
+ * they do not know, as real switches add fields between releases.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocs-drivers/rest.h"
+
+#define JSON_DEPTH_MAX 16
+
+__attribute__((__format__(printf, 3, 4))) static int
+fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && len > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return (-1);
+}
+
+const char *
+rest_port_fmt(uint32_t p, char *buf, size_t len)
+{
+	if (p == 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "1.%" PRIu32 ".%" PRIu32,
+		         (p - 1) / REST_PORTS_PER_MODULE + 1,
+		         (p - 1) % REST_PORTS_PER_MODULE + 1);
+	return (buf);
+}
+
+/* A decimal number without sign or leading junk, at most 6 digits. */
+static const char *
+num(const char *s, uint32_t *v)
+{
+	uint32_t x = 0;
+	int      k = 0;
+
+	while (*s >= '0' && *s <= '9' && k < 7) {
+		x = x * 10 + (uint32_t)(*s++ - '0');
+		k++;
+	}
+	if (k == 0 || k > 6)
+		return (NULL);
+	*v = x;
+	return (s);
+}
+
+int
+rest_port_parse(const char *s, uint32_t *p)
+{
+	uint32_t shelf, mod, port, sub;
+
+	if ((s = num(s, &shelf)) == NULL || *s++ != '.' ||
+	    (s = num(s, &mod)) == NULL || *s++ != '.' ||
+	    (s = num(s, &port)) == NULL)
+		return (-REST_EVALUE);
+	if (*s == '/') {
+		if ((s = num(s + 1, &sub)) == NULL || sub != 1)
+			return (-REST_EVALUE);
+	}
+	if (*s != '\0' || shelf != 1 || mod < 1 || mod > 4096 || port < 1 ||
+	    port > REST_PORTS_PER_MODULE)
+		return (-REST_EVALUE);
+	*p = (mod - 1) * REST_PORTS_PER_MODULE + port;
+	return (0);
+}
+
+const char *
+rest_conn_fmt(const struct rest_xc *x, char *buf, size_t len)
+{
+	char a[REST_NAME_MAX], b[REST_NAME_MAX];
+
+	snprintf(buf, len, "%s%c%s", rest_port_fmt(x->a, a, sizeof(a)),
+	         x->bi ? '-' : '>', rest_port_fmt(x->b, b, sizeof(b)));
+	return (buf);
+}
+
+int
+rest_conn_parse(const char *s, struct rest_xc *x)
+{
+	char        a[REST_NAME_MAX];
+	const char *sep = strpbrk(s, "->");
+
+	if (sep == NULL || (size_t)(sep - s) >= sizeof(a))
+		return (-REST_EVALUE);
+	memcpy(a, s, (size_t)(sep - s));
+	a[sep - s] = '\0';
+	if (rest_port_parse(a, &x->a) != 0 || rest_port_parse(sep + 1, &x->b))
+		return (-REST_EVALUE);
+	x->bi = *sep == '-';
+	return (0);
+}
+
+/* ---- parsing helpers ------------------------------------------------------ */
+
+static int
+depth_ok(json_t *j, int d)
+{
+	size_t      i;
+	const char *k;
+	json_t     *v;
+
+	if (d > JSON_DEPTH_MAX)
+		return (0);
+	if (json_is_array(j)) {
+		json_array_foreach(j, i,
+		                   v) if (!depth_ok(v, d + 1)) return (0);
+	} else if (json_is_object(j)) {
+		json_object_foreach(j, k,
+		                    v) if (!depth_ok(v, d + 1)) return (0);
+	}
+	return (1);
+}
+
+static int
+load(const char *body, size_t len, json_t **out, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t      *j;
+
+	if (len > REST_BODY_MAX) {
+		fail(err, errlen,
+		     "body of %zu bytes is over the %u byte limit", len,
+		     REST_BODY_MAX);
+		return (-REST_ESIZE);
+	}
+	if (body == NULL || len == 0) {
+		fail(err, errlen, "empty body where JSON was expected");
+		return (-REST_EJSON);
+	}
+	j = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+	               &je);
+	if (j == NULL) {
+		fail(err, errlen, "not JSON: %s at line %d column %d", je.text,
+		     je.line, je.column);
+		return (-REST_EJSON);
+	}
+	if (!depth_ok(j, 0)) {
+		json_decref(j);
+		fail(err, errlen, "JSON nested deeper than %d",
+		     JSON_DEPTH_MAX);
+		return (-REST_EJSON);
+	}
+	*out = j;
+	return (0);
+}
+
+/* A string field; NULL with err filled if absent or not a string. */
+static const char *
+str_field(json_t *o, const char *ctx, size_t i, const char *key, char *err,
+          size_t errlen)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL) {
+		fail(err, errlen, "%s[%zu]: field \"%s\" missing", ctx, i,
+		     key);
+		return (NULL);
+	}
+	if (!json_is_string(v) ||
+	    strlen(json_string_value(v)) != json_string_length(v)) {
+		fail(err, errlen, "%s[%zu].%s: expected a string", ctx, i,
+		     key);
+		return (NULL);
+	}
+	return (json_string_value(v));
+}
+
+static int
+port_field(json_t *o, const char *ctx, size_t i, const char *key,
+           uint32_t nports, uint32_t *p, char *err, size_t errlen)
+{
+	const char *s = str_field(o, ctx, i, key, err, errlen);
+
+	if (s == NULL)
+		return (-REST_ESHAPE);
+	if (rest_port_parse(s, p) != 0 || (nports && *p > nports)) {
+		fail(err, errlen, "%s[%zu].%s: \"%.40s\" is not a port%s", ctx,
+		     i, key, s, nports ? " of this switch" : "");
+		return (-REST_EVALUE);
+	}
+	return (0);
+}
+
+static int
+conn_check(const struct rest_xc *x, uint32_t nports)
+{
+	if (nports && (x->a > nports || x->b > nports))
+		return (-1);
+	return (x->bi && x->a == x->b ? -1 : 0);
+}
+
+/* The array at the top, allocated out[] of its size. */
+static int
+top_array(json_t *j, const char *ctx, size_t elsize, void **out, size_t *n,
+          char *err, size_t errlen)
+{
+	size_t k;
+
+	if (!json_is_array(j)) {
+		fail(err, errlen, "%s: expected a JSON array", ctx);
+		return (-REST_ESHAPE);
+	}
+	k = json_array_size(j);
+	*n = k;
+	*out = calloc(k ? k : 1, elsize);
+	return (*out == NULL ? -ENOMEM : 0);
+}
+
+int
+rest_badd_parse(const char *body, size_t len, uint32_t nports,
+                struct rest_xc **out, size_t *n, char *err, size_t errlen)
+{
+	struct rest_xc *x = NULL;
+	json_t         *j, *o;
+	const char     *dir;
+	size_t          i;
+	int             rv;
+
+	*out = NULL;
+	*n = 0;
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	/* A single add is one object. */
+	if (json_is_object(j)) {
+		json_t *a = json_array();
+
+		if (a == NULL || json_array_append_new(a, j) != 0) {
+			json_decref(a);
+			json_decref(j);
+			return (-ENOMEM);
+		}
+		j = a;
+	}
+	if ((rv = top_array(j, "crossconnects", sizeof(*x), (void **)&x, n,
+	                    err, errlen)) != 0)
+		goto out;
+	json_array_foreach(j, i, o)
+	{
+		if (!json_is_object(o)) {
+			fail(err, errlen,
+			     "crossconnects[%zu]: expected an "
+			     "object",
+			     i);
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		if ((rv = port_field(o, "crossconnects", i, "in", nports,
+		                     &x[i].a, err, errlen)) != 0 ||
+		    (rv = port_field(o, "crossconnects", i, "out", nports,
+		                     &x[i].b, err, errlen)) != 0)
+			goto out;
+		if ((dir = str_field(o, "crossconnects", i, "dir", err,
+		                     errlen)) == NULL) {
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		if (strcmp(dir, "bi") && strcmp(dir, "uni")) {
+			fail(err, errlen,
+			     "crossconnects[%zu].dir: \"%.20s\" is not bi or "
+			     "uni",
+			     i, dir);
+			rv = -REST_EVALUE;
+			goto out;
+		}
+		x[i].bi = strcmp(dir, "bi") == 0;
+		if (conn_check(&x[i], nports) != 0) {
+			fail(err, errlen,
+			     "crossconnects[%zu]: a bi connection of port %s "
+			     "to itself",
+			     i, json_string_value(json_object_get(o, "in")));
+			rv = -REST_EVALUE;
+			goto out;
+		}
+	}
+out:
+	json_decref(j);
+	if (rv != 0) {
+		free(x);
+		*n = 0;
+		return (rv);
+	}
+	*out = x;
+	return (0);
+}
+
+int
+rest_bdel_parse(const char *body, size_t len, uint32_t nports,
+                struct rest_xc **out, size_t *n, char *err, size_t errlen)
+{
+	struct rest_xc *x = NULL;
+	json_t         *j, *o;
+	const char     *c;
+	size_t          i;
+	int             rv;
+
+	*out = NULL;
+	*n = 0;
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	if ((rv = top_array(j, "connections", sizeof(*x), (void **)&x, n, err,
+	                    errlen)) != 0)
+		goto out;
+	json_array_foreach(j, i, o)
+	{
+		if (!json_is_object(o)) {
+			fail(err, errlen,
+			     "connections[%zu]: expected an object", i);
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		if ((c = str_field(o, "connections", i, "conn", err,
+		                   errlen)) == NULL) {
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		if (rest_conn_parse(c, &x[i]) != 0 ||
+		    conn_check(&x[i], nports) != 0) {
+			fail(err, errlen,
+			     "connections[%zu].conn: \"%.40s\" is not a "
+			     "connection name",
+			     i, c);
+			rv = -REST_EVALUE;
+			goto out;
+		}
+	}
+out:
+	json_decref(j);
+	if (rv != 0) {
+		free(x);
+		*n = 0;
+		return (rv);
+	}
+	*out = x;
+	return (0);
+}
+
+/* status: "1"/"0" or 1/0. */
+static int
+status_of(json_t *o, int *ok)
+{
+	json_t *s = json_object_get(o, "status");
+
+	if (json_is_string(s)) {
+		const char *v = json_string_value(s);
+
+		if (strcmp(v, "1") && strcmp(v, "0"))
+			return (-1);
+		*ok = strcmp(v, "1") == 0;
+		return (0);
+	}
+	if (json_is_integer(s)) {
+		json_int_t v = json_integer_value(s);
+
+		if (v != 0 && v != 1)
+			return (-1);
+		*ok = v == 1;
+		return (0);
+	}
+	return (-1);
+}
+
+static void
+result_text(json_t *o, struct rest_result *r)
+{
+	json_t     *m = json_object_get(o, "msg");
+	json_t     *d = json_object_get(o, "description");
+	const char *ms = json_is_string(m) ? json_string_value(m) : "";
+	const char *ds = json_is_string(d) ? json_string_value(d) : "";
+	char       *p;
+
+	if (*ms && *ds && strcmp(ms, ds) != 0)
+		snprintf(r->text, sizeof(r->text), "%s: %s", ms, ds);
+	else
+		snprintf(r->text, sizeof(r->text), "%s", *ms ? ms : ds);
+	/* One line in our logs, whatever the device sends. */
+	for (p = r->text; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+}
+
+int
+rest_result_parse(const char *body, size_t len, size_t want,
+                  struct rest_result **out, size_t *n, char *err,
+                  size_t errlen)
+{
+	struct rest_result *r = NULL;
+	json_t             *j, *o, *in;
+	size_t              i;
+	int                 rv;
+
+	*out = NULL;
+	*n = 0;
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	if (json_is_object(j)) {
+		json_t *a = json_array();
+
+		if (a == NULL || json_array_append_new(a, j) != 0) {
+			json_decref(a);
+			json_decref(j);
+			return (-ENOMEM);
+		}
+		j = a;
+	}
+	if ((rv = top_array(j, "results", sizeof(*r), (void **)&r, n, err,
+	                    errlen)) != 0)
+		goto out;
+	if (*n == 0 || (want && *n != want)) {
+		fail(err, errlen, "results: %zu items for %zu sent", *n, want);
+		rv = -REST_ESHAPE;
+		goto out;
+	}
+	json_array_foreach(j, i, o)
+	{
+		in = json_is_object(o) ? json_object_get(o, "response") : NULL;
+		if (in != NULL)
+			o = in;
+		if (!json_is_object(o) || status_of(o, &r[i].ok) != 0) {
+			fail(err, errlen,
+			     "results[%zu]: no status \"0\" or \"1\"", i);
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		result_text(o, &r[i]);
+	}
+out:
+	json_decref(j);
+	if (rv != 0) {
+		free(r);
+		*n = 0;
+		return (rv);
+	}
+	*out = r;
+	return (0);
+}
+
+/* A listed row: its name (or half1.conn) gives ports and direction. */
+static int
+list_row(json_t *o, size_t i, uint32_t nports, struct rest_xc *x, char *err,
+         size_t errlen)
+{
+	json_t        *h1, *h2, *nm, *dir;
+	const char    *name = NULL;
+	struct rest_xc hx;
+
+	if (!json_is_object(o))
+		return (fail(err, errlen, "list[%zu]: expected an object", i),
+		        -REST_ESHAPE);
+	h1 = json_object_get(o, "half1");
+	h2 = json_object_get(o, "half2");
+	if (h1 != NULL && !json_is_object(h1))
+		return (fail(err, errlen,
+		             "list[%zu].half1: expected an object", i),
+		        -REST_ESHAPE);
+	if (h2 != NULL && !json_is_null(h2) && !json_is_object(h2))
+		return (fail(err, errlen,
+		             "list[%zu].half2: expected an object", i),
+		        -REST_ESHAPE);
+	nm = json_object_get(o, "name");
+	if (json_is_string(nm) && json_string_length(nm) > 0)
+		name = json_string_value(nm);
+	else if (h1 != NULL && json_is_string(json_object_get(h1, "conn")))
+		name = json_string_value(json_object_get(h1, "conn"));
+	if (name == NULL)
+		return (fail(err, errlen,
+		             "list[%zu]: neither name nor half1.conn", i),
+		        -REST_ESHAPE);
+	if (rest_conn_parse(name, x) != 0 || conn_check(x, nports) != 0)
+		return (fail(err, errlen,
+		             "list[%zu].name: \"%.40s\" is not a connection "
+		             "of this switch",
+		             i, name),
+		        -REST_EVALUE);
+	/* The direction field, if present, must agree with the name. */
+	dir = json_object_get(o, "dir");
+	if (dir != NULL) {
+		const char *d =
+		    json_is_string(dir) ? json_string_value(dir) : "";
+
+		if ((strcmp(d, "bi") == 0) != x->bi ||
+		    (strcmp(d, "uni") && strcmp(d, "bi")))
+			return (fail(err, errlen,
+			             "list[%zu].dir: \"%.10s\" does not match "
+			             "\"%s\"",
+			             i, d, name),
+			        -REST_EVALUE);
+	}
+	/* half1.conn, when given, is A>B of this connection. */
+	if (h1 != NULL && json_is_string(json_object_get(h1, "conn"))) {
+		const char *c = json_string_value(json_object_get(h1, "conn"));
+
+		if (rest_conn_parse(c, &hx) != 0 || hx.bi || hx.a != x->a ||
+		    hx.b != x->b)
+			return (fail(err, errlen,
+			             "list[%zu].half1.conn: \"%.40s\" is not "
+			             "half of \"%s\"",
+			             i, c, name),
+			        -REST_EVALUE);
+	}
+	return (0);
+}
+
+int
+rest_list_parse(const char *body, size_t len, uint32_t nports,
+                struct rest_xc **out, size_t *n, char *err, size_t errlen)
+{
+	struct rest_xc *x = NULL;
+	json_t         *j, *o;
+	size_t          i;
+	int             rv;
+
+	*out = NULL;
+	*n = 0;
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	if ((rv = top_array(j, "list", sizeof(*x), (void **)&x, n, err,
+	                    errlen)) != 0)
+		goto out;
+	json_array_foreach(j, i, o)
+	{
+		if ((rv = list_row(o, i, nports, &x[i], err, errlen)) != 0)
+			goto out;
+	}
+out:
+	json_decref(j);
+	if (rv != 0) {
+		free(x);
+		*n = 0;
+		return (rv);
+	}
+	*out = x;
+	return (0);
+}
+
+/* Power: a number as a string, or "NONE" when dark. */
+static int
+power_parse(json_t *v, double *dbm)
+{
+	const char *s;
+	char       *end;
+
+	if (v == NULL) {
+		*dbm = -90;
+		return (0);
+	}
+	if (json_is_number(v)) {
+		*dbm = json_number_value(v);
+		return (isfinite(*dbm) ? 0 : -1);
+	}
+	if (!json_is_string(v))
+		return (-1);
+	s = json_string_value(v);
+	if (strcmp(s, "NONE") == 0 || *s == '\0') {
+		*dbm = -90;
+		return (0);
+	}
+	*dbm = strtod(s, &end);
+	return (*end != '\0' || !isfinite(*dbm) ? -1 : 0);
+}
+
+int
+rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
+                 size_t errlen)
+{
+	uint8_t *seen = NULL;
+	json_t  *j, *o;
+	uint32_t p, max = 0;
+	size_t   i, k;
+	int      rv;
+
+	*nports = 0;
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	if (!json_is_array(j) || (k = json_array_size(j)) == 0) {
+		fail(err, errlen, "ports: expected a non-empty JSON array");
+		rv = -REST_ESHAPE;
+		goto out;
+	}
+	if (k > 4096) {
+		fail(err, errlen, "ports: %zu rows, more than 4096", k);
+		rv = -REST_EVALUE;
+		goto out;
+	}
+	if ((seen = calloc(k + 1, 1)) == NULL) {
+		rv = -ENOMEM;
+		goto out;
+	}
+	json_array_foreach(j, i, o)
+	{
+		if (!json_is_object(o)) {
+			fail(err, errlen, "ports[%zu]: expected an object", i);
+			rv = -REST_ESHAPE;
+			goto out;
+		}
+		if ((rv = port_field(o, "ports", i, "port", 0, &p, err,
+		                     errlen)) != 0)
+			goto out;
+		if (p > k || seen[p]) {
+			fail(err, errlen, "ports[%zu].port: \"%s\" %s", i,
+			     json_string_value(json_object_get(o, "port")),
+			     p > k ? "leaves a gap in the numbering"
+			           : "listed twice");
+			rv = -REST_EVALUE;
+			goto out;
+		}
+		seen[p] = 1;
+		max = p > max ? p : max;
+	}
+	*nports = max;
+out:
+	free(seen);
+	json_decref(j);
+	return (rv);
+}
+
+int
+rest_detail_parse(const char *body, size_t len, struct rest_port *pt,
+                  char *err, size_t errlen)
+{
+	json_t     *j, *o, *v;
+	const char *s;
+	int         rv;
+
+	memset(pt, 0, sizeof(*pt));
+	if ((rv = load(body, len, &j, err, errlen)) != 0)
+		return (rv);
+	o = j;
+	if (json_is_array(j) && json_array_size(j) == 1)
+		o = json_array_get(j, 0);
+	if (!json_is_object(o)) {
+		fail(err, errlen, "detail: expected an object");
+		rv = -REST_ESHAPE;
+		goto out;
+	}
+	if ((rv = port_field(o, "detail", 0, "port", 0, &pt->port, err,
+	                     errlen)) != 0)
+		goto out;
+	if (power_parse(json_object_get(o, "inpower"), &pt->inpower) != 0 ||
+	    power_parse(json_object_get(o, "outpower"), &pt->outpower) != 0) {
+		fail(err, errlen, "detail: inpower/outpower is not a number");
+		rv = -REST_EVALUE;
+		goto out;
+	}
+	v = json_object_get(o, "incircuit");
+	if (v != NULL && !json_is_string(v)) {
+		fail(err, errlen, "detail.incircuit: expected a string");
+		rv = -REST_ESHAPE;
+		goto out;
+	}
+	snprintf(pt->conn, sizeof(pt->conn), "%.31s",
+	         v ? json_string_value(v) : "");
+	v = json_object_get(o, "inoc");
+	s = json_is_string(v) ? json_string_value(v) : "";
+	pt->fail = strcmp(s, "FAIL") == 0 || strcmp(s, "NOHW") == 0;
+out:
+	json_decref(j);
+	return (rv);
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+static char *
+dump(json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	return (s);
+}
+
+static json_t *
+port_str(uint32_t p)
+{
+	char b[REST_NAME_MAX];
+
+	return (json_string(rest_port_fmt(p, b, sizeof(b))));
+}
+
+static json_t *
+conn_str(const struct rest_xc *x)
+{
+	char b[2 * REST_NAME_MAX];
+
+	return (json_string(rest_conn_fmt(x, b, sizeof(b))));
+}
+
+static json_t *
+power_str(double dbm)
+{
+	char b[32];
+
+	if (dbm <= -90)
+		return (json_string("NONE"));
+	snprintf(b, sizeof(b), "%.1f", dbm);
+	return (json_string(b));
+}
+
+char *
+rest_badd_fmt(const struct rest_xc *x, size_t n)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; a && i < n; i++) {
+		json_t *o =
+		    json_pack("{s:o,s:o,s:s}", "in", port_str(x[i].a), "out",
+		              port_str(x[i].b), "dir", x[i].bi ? "bi" : "uni");
+
+		if (json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (dump(a));
+}
+
+char *
+rest_bdel_fmt(const struct rest_xc *x, size_t n)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(
+		        a, json_pack("{s:o}", "conn", conn_str(&x[i]))) != 0) {
+			json_decref(a);
+			return (NULL);
+		}
+	return (dump(a));
+}
+
+char *
+rest_result_fmt(const struct rest_result *r, size_t n, int bulk)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; a && i < n; i++) {
+		json_t *o =
+		    json_pack("{s:s,s:s,s:s}", "status", r[i].ok ? "1" : "0",
+		              "msg", r[i].ok ? "Success" : "Failed",
+		              "description", r[i].ok ? "" : r[i].text);
+
+		if (bulk && o != NULL)
+			o = json_pack("{s:o}", "response", o);
+		if (json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (dump(a));
+}
+
+static json_t *
+half_obj(const struct rest_xc *x, int second, const struct rest_half *h)
+{
+	struct rest_xc u = {.a = second ? x->b : x->a,
+	                    .b = second ? x->a : x->b};
+	char           loss[32];
+
+	snprintf(loss, sizeof(loss), "%.1f",
+	         h->inp > -90 && h->outp > -90 ? h->inp - h->outp : 0.0);
+	return (json_pack("{s:o,s:o,s:o,s:s,s:s,s:s,s:s,s:s,s:s}", "conn",
+	                  conn_str(&u), "inp", power_str(h->inp), "outp",
+	                  power_str(h->outp), "loss", loss, "alarm",
+	                  h->fail ? "LOS" : "", "as", "IS", "os",
+	                  h->fail ? "OOS" : "IS", "oc",
+	                  h->fail ? "FAIL" : "OK", "state", "ACT"));
+}
+
+char *
+rest_list_fmt(const struct rest_xc *x, const struct rest_half (*h)[2],
+              size_t                n)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; a && i < n; i++) {
+		json_t *o = json_pack(
+		    "{s:o,s:s,s:s,s:s,s:o}", "name", conn_str(&x[i]), "group",
+		    "SYSTEM", "dir", x[i].bi ? "bi" : "uni", "band", "CBAND",
+		    "half1", half_obj(&x[i], 0, &h[i][0]));
+
+		if (o != NULL && x[i].bi &&
+		    json_object_set_new(o, "half2",
+		                        half_obj(&x[i], 1, &h[i][1])) != 0) {
+			json_decref(o);
+			o = NULL;
+		}
+		if (json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (dump(a));
+}
+
+char *
+rest_ports_fmt(const struct rest_port *p, size_t n)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; a && i < n; i++) {
+		json_t *o = json_pack(
+		    "{s:o,s:s,s:s,s:o,s:s,s:s}", "port", port_str(p[i].port),
+		    "conn", p[i].conn, "connid", p[i].conn, "power",
+		    power_str(p[i].inpower), "inalias", "", "outalias", "");
+
+		if (json_array_append_new(a, o) != 0) {
+			json_decref(a);
+			return (NULL);
+		}
+	}
+	return (dump(a));
+}
+
+char *
+rest_detail_fmt(const struct rest_port *p)
+{
+	const char *oc = p->fail ? "FAIL" : "OK";
+	const char *st = p->conn[0] ? "IS" : "OOS";
+
+	return (dump(json_pack(
+	    "{s:o,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s}",
+	    "port", port_str(p->port), "inas", st, "inos",
+	    p->fail ? "OOS" : st, "inoc", oc, "inpower", power_str(p->inpower),
+	    "incircuit", p->conn, "inowner", p->conn[0] ? "TRANSIT" : "NONE",
+	    "inalias", "", "outas", st, "outpower", power_str(p->outpower),
+	    "outoc", oc, "outcircuit", p->conn, "outowner",
+	    p->conn[0] ? "TRANSIT" : "NONE", "outalias", "")));
+}
+
+/* ---- query strings ------------------------------------------------------- */
+
+static int
+hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (c - 'A' + 10);
+	return (-1);
+}
+
+int
+rest_query_get(const char *uri, const char *key, char *buf, size_t len)
+{
+	const char *q = strchr(uri, '?'), *e;
+	size_t      kl = strlen(key), k;
+
+	if (q == NULL || len == 0)
+		return (-ENOENT);
+	for (q++; *q; q = *e ? e + 1 : e) {
+		e = q + strcspn(q, "&;");
+		if ((size_t)(e - q) <= kl || strncmp(q, key, kl) != 0 ||
+		    q[kl] != '=')
+			continue;
+		for (q += kl + 1, k = 0; q < e; q++) {
+			int c = (unsigned char)*q;
+
+			if (c == '%') {
+				int h1, h2;
+
+				if (e - q < 3 || (h1 = hex(q[1])) < 0 ||
+				    (h2 = hex(q[2])) < 0 || (h1 | h2) == 0)
+					return (-EINVAL);
+				c = h1 << 4 | h2;
+				q += 2;
+			} else if (c == '+')
+				c = ' ';
+			if (k + 1 >= len)
+				return (-EINVAL);
+			buf[k++] = (char)c;
+		}
+		buf[k] = '\0';
+		return (0);
+	}
+	return (-ENOENT);
+}
+
+/* ---- patches <-> cross-connects ------------------------------------------ */
+
+size_t
+rest_xc_from_map(const uint16_t *map, uint32_t n, struct rest_xc *xc)
+{
+	size_t   k = 0;
+	uint32_t a, b;
+
+	for (a = 1; a <= n; a++) {
+		if (map[a] <= n || map[a] > 2 * n)
+			continue;
+		b = map[a] - n;
+		if (b != a && b <= n && map[b] == n + a) {
+			if (a < b)
+				xc[k++] = (struct rest_xc){a, b, 1};
+			continue; /* the pair is listed from its lower port */
+		}
+		xc[k++] = (struct rest_xc){a, b, 0};
+	}
+	return (k);
+}
+
+int
+rest_xc_to_map(const struct rest_xc *x, uint32_t n, uint16_t *map)
+{
+	uint32_t i;
+
+	if (x->a < 1 || x->a > n || x->b < 1 || x->b > n ||
+	    (x->bi && x->a == x->b) || map[x->a] != 0 ||
+	    (x->bi && map[x->b] != 0))
+		return (-REST_EVALUE);
+	for (i = 1; i <= n; i++)
+		if (map[i] == n + x->b || (x->bi && map[i] == n + x->a))
+			return (-REST_EVALUE);
+	map[x->a] = (uint16_t)(n + x->b);
+	if (x->bi)
+		map[x->b] = (uint16_t)(n + x->a);
+	return (0);
+}
+
+const char *
+rest_strerror(int rv)
+{
+	switch (-rv) {
+	case REST_EJSON:
+		return ("not JSON");
+	case REST_ESHAPE:
+		return ("unexpected JSON shape");
+	case REST_EVALUE:
+		return ("unusable value");
+	case REST_ESIZE:
+		return ("body too large");
+	}
+	return (strerror(-rv));
+}
