@@ -237,6 +237,7 @@ INTEG_TESTS := \
 	polatis \
 	calient \
 	ocsd \
+	faults \
 	run
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
@@ -265,6 +266,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
+INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \

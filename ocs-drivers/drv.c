@@ -187,3 +187,21 @@ drv_last_error(struct drv *d)
 		return (NULL);
 	return (d->ops->last_error(d->priv));
 }
+
+int
+drv_ports_state(struct drv *d, const uint16_t *ports, size_t n,
+                struct drv_port_state *st)
+{
+	struct drv_caps c;
+	size_t          i;
+	int             rv;
+
+	if (d->ops->ports_state == NULL)
+		return (-ENOTSUP);
+	if ((rv = drv_caps(d, &c)) != 0)
+		return (rv);
+	for (i = 0; i < n; i++)
+		if (ports[i] < 1 || ports[i] > 2 * c.nports)
+			return (-DRV_EPORT);
+	return (d->ops->ports_state(d->priv, ports, n, st));
+}

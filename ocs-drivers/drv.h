@@ -57,6 +57,14 @@ struct drv_caps {
 	uint32_t switch_ms;    /* typical switching time */
 };
 
+/* What a port's monitor reads. */
+#define DRV_DARK_DBM (-40.0) /* at or below: no light */
+struct drv_port_state {
+	double dbm;    /* DRV_NO_READING if the device has no monitor */
+	int    failed; /* the device says FAILED / no hardware */
+};
+#define DRV_NO_READING (-1000.0)
+
 struct drv_patch {
 	uint16_t in, out;
 };
@@ -90,6 +98,10 @@ struct drv_ops {
 	 * nports + 1 entries (map[0] unused).  Idempotent: drivers retry it
 	 * once after a lost connection. */
 	int (*read_map)(void *priv, uint16_t *map, size_t nports);
+	/* Optional: the optical state of ports (1..2N): measured power and
+	 * whether the device declares the port failed.  Idempotent. */
+	int (*ports_state)(void *priv, const uint16_t *ports, size_t n,
+	                   struct drv_port_state *st);
 	/* Optional: device text of the last failure ("IDNV Invalid OXC
 	 * port: 1000"), or NULL. */
 	const char *(*last_error)(void *priv);
@@ -126,6 +138,9 @@ int drv_caps(struct drv *, struct drv_caps *);
 int         drv_apply(struct drv *, const struct drv_batch *);
 int         drv_read_map(struct drv *, uint16_t *map, size_t nports);
 const char *drv_last_error(struct drv *);
+/* -ENOTSUP when the driver cannot tell. */
+int drv_ports_state(struct drv *, const uint16_t *ports, size_t n,
+                    struct drv_port_state *st);
 
 /* Own range, else strerror(-rv). */
 const char *drv_strerror(int rv);

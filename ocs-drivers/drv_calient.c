@@ -346,7 +346,7 @@ session(struct calient *c, uint64_t deadline)
 		drop(c);
 		return (-DRV_EPROTO);
 	}
-	rv = rest_ports_parse(h.body, h.len, &c->nports, e, sizeof(e));
+	rv = rest_ports_parse(h.body, h.len, &c->nports, NULL, e, sizeof(e));
 	free(h.body);
 	if (rv != 0) {
 		seterr(c, "ports summary from %s: %s", c->base, e);
@@ -717,6 +717,61 @@ cal_read_map(void *priv, uint16_t *map, size_t nports)
 	return (rv);
 }
 
+/* The ports summary: duplex port p is ingress p and egress N + p. */
+static int
+cal_ports_state(void *priv, const uint16_t *ports, size_t n,
+                struct drv_port_state *st)
+{
+	struct calient   *c = priv;
+	struct rest_port *rows = NULL;
+	struct hres       h;
+	uint32_t          np;
+	char              e[300];
+	size_t            i;
+	int               rv, sent, tries;
+
+	c->err[0] = '\0';
+	for (tries = 0; tries < 2; tries++) {
+		uint64_t deadline = net_now_ms() + (uint64_t)c->timeout_ms;
+
+		if ((rv = ensure(c, deadline)) != 0)
+			return (rv);
+		rv = xfer(c, "GET", "/rest/ports/?id=summary", NULL, &h, &sent,
+		          deadline);
+		if (rv == 0) {
+			rv = rest_ports_parse(h.body, h.len, &np, &rows, e,
+			                      sizeof(e));
+			free(h.body);
+			if (rv == 0 && np != c->nports) {
+				snprintf(e, sizeof(e),
+				         "%u ports where there were %u", np,
+				         c->nports);
+				free(rows);
+				rv = -REST_EVALUE;
+			}
+			if (rv == 0)
+				break;
+			if (rv == -ENOMEM)
+				return (rv);
+			seterr(c, "ports summary from %s: %s", c->base, e);
+			drop(c);
+			rv = -DRV_EPROTO;
+		}
+		if (rv != -ECONNRESET && rv != -ETIMEDOUT && rv != -DRV_EPROTO)
+			return (rv);
+	}
+	if (rv != 0)
+		return (rv);
+	for (i = 0; i < n; i++) {
+		const struct rest_port *r = &rows[(ports[i] - 1) % c->nports];
+
+		st[i].dbm = ports[i] <= c->nports ? r->inpower : r->outpower;
+		st[i].failed = r->fail;
+	}
+	free(rows);
+	return (0);
+}
+
 static const char *
 cal_last_error(void *priv)
 {
@@ -733,5 +788,6 @@ const struct drv_ops drv_calient_ops = {
     .caps = cal_caps,
     .apply = cal_apply,
     .read_map = cal_read_map,
+    .ports_state = cal_ports_state,
     .last_error = cal_last_error,
 };

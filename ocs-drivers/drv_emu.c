@@ -117,6 +117,21 @@ emu_read_map(void *priv, uint16_t *map, size_t nports)
 	return (0);
 }
 
+static int
+emu_ports_state(void *priv, const uint16_t *ports, size_t n,
+                struct drv_port_state *st)
+{
+	struct emu *e = priv;
+	uint64_t    now = now_ns();
+	size_t      i;
+
+	for (i = 0; i < n; i++) {
+		st[i].dbm = oxc_power(&e->x, ports[i], now);
+		st[i].failed = e->x.failed[ports[i]];
+	}
+	return (0);
+}
+
 static const char *
 emu_last_error(void *priv)
 {
@@ -133,5 +148,6 @@ const struct drv_ops drv_emu_ops = {
     .caps = emu_caps,
     .apply = emu_apply,
     .read_map = emu_read_map,
+    .ports_state = emu_ports_state,
     .last_error = emu_last_error,
 };

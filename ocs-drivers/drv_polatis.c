@@ -436,6 +436,68 @@ pol_read_map(void *priv, uint16_t *map, size_t nports)
 	return (rv);
 }
 
+/* RTRV-PORT-POWER: "<port>:<dBm>" per port.  No failed state in TL1. */
+static int
+power_once(struct polatis *p, const uint16_t *ports, size_t n,
+           struct drv_port_state *st)
+{
+	struct tl1_resp r;
+	struct tl1_buf  aid = {0};
+	unsigned        port;
+	double          dbm;
+	size_t          i, k;
+	char            tail;
+	int             rv;
+
+	if ((rv = ensure(p, net_now_ms() + (uint64_t)p->timeout_ms)) != 0)
+		return (rv);
+	if (tl1_aid_fmt(&aid, ports, n) != 0)
+		return (-ENOMEM);
+	rv = command(p, "RTRV-PORT-POWER", aid.p, ":", &r,
+	             net_now_ms() + (uint64_t)p->timeout_ms);
+	tl1_buf_free(&aid);
+	if (rv != 0)
+		return (rv);
+	if (r.status != TL1_COMPLD) {
+		rv = denied(p, "RTRV-PORT-POWER", &r);
+		tl1_resp_free(&r);
+		return (rv);
+	}
+	for (k = 0; k < n; k++)
+		st[k] = (struct drv_port_state){DRV_NO_READING, 0};
+	for (i = 0; i < r.nlines; i++) {
+		if (sscanf(r.lines[i], "%u:%lf%c", &port, &dbm, &tail) != 2 ||
+		    dbm < -200 || dbm > 50) {
+			seterr(p,
+			       "RTRV-PORT-POWER from %s:%s: bad line "
+			       "\"%.40s\"",
+			       p->host, p->port, r.lines[i]);
+			tl1_resp_free(&r);
+			return (-DRV_EPROTO);
+		}
+		for (k = 0; k < n; k++)
+			if (ports[k] == port)
+				st[k].dbm = dbm;
+	}
+	tl1_resp_free(&r);
+	return (0);
+}
+
+static int
+pol_ports_state(void *priv, const uint16_t *ports, size_t n,
+                struct drv_port_state *st)
+{
+	struct polatis *p = priv;
+	int             rv;
+
+	p->err[0] = '\0';
+	rv = power_once(p, ports, n, st);
+	if (rv == -ECONNRESET || rv == -EPIPE || rv == -ETIMEDOUT ||
+	    rv == -DRV_EPROTO)
+		rv = power_once(p, ports, n, st);
+	return (rv);
+}
+
 static const char *
 pol_last_error(void *priv)
 {
@@ -452,5 +514,6 @@ const struct drv_ops drv_polatis_ops = {
     .caps = pol_caps,
     .apply = pol_apply,
     .read_map = pol_read_map,
+    .ports_state = pol_ports_state,
     .last_error = pol_last_error,
 };

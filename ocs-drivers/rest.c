@@ -573,17 +573,28 @@ power_parse(json_t *v, double *dbm)
 	return (*end != '\0' || !isfinite(*dbm) ? -1 : 0);
 }
 
-int
-rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
-                 size_t errlen)
+static int
+oc_failed(json_t *o, const char *key)
 {
-	uint8_t *seen = NULL;
-	json_t  *j, *o;
-	uint32_t p, max = 0;
-	size_t   i, k;
-	int      rv;
+	json_t     *v = json_object_get(o, key);
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+	return (strcmp(s, "FAIL") == 0 || strcmp(s, "NOHW") == 0);
+}
+
+int
+rest_ports_parse(const char *body, size_t len, uint32_t *nports,
+                 struct rest_port **rowsp, char *err, size_t errlen)
+{
+	struct rest_port *rows = NULL;
+	json_t           *j, *o, *pin;
+	uint32_t          p, max = 0;
+	size_t            i, k;
+	int               rv;
 
 	*nports = 0;
+	if (rowsp != NULL)
+		*rowsp = NULL;
 	if ((rv = load(body, len, &j, err, errlen)) != 0)
 		return (rv);
 	if (!json_is_array(j) || (k = json_array_size(j)) == 0) {
@@ -596,12 +607,14 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
 		rv = -REST_EVALUE;
 		goto out;
 	}
-	if ((seen = calloc(k + 1, 1)) == NULL) {
+	if ((rows = calloc(k, sizeof(*rows))) == NULL) {
 		rv = -ENOMEM;
 		goto out;
 	}
 	json_array_foreach(j, i, o)
 	{
+		struct rest_port *r;
+
 		if (!json_is_object(o)) {
 			fail(err, errlen, "ports[%zu]: expected an object", i);
 			rv = -REST_ESHAPE;
@@ -610,7 +623,7 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
 		if ((rv = port_field(o, "ports", i, "port", 0, &p, err,
 		                     errlen)) != 0)
 			goto out;
-		if (p > k || seen[p]) {
+		if (p > k || rows[p - 1].port != 0) {
 			fail(err, errlen, "ports[%zu].port: \"%s\" %s", i,
 			     json_string_value(json_object_get(o, "port")),
 			     p > k ? "leaves a gap in the numbering"
@@ -618,12 +631,29 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
 			rv = -REST_EVALUE;
 			goto out;
 		}
-		seen[p] = 1;
+		r = &rows[p - 1];
+		r->port = p;
+		pin = json_object_get(o, "inpower");
+		if (power_parse(pin ? pin : json_object_get(o, "power"),
+		                &r->inpower) != 0 ||
+		    power_parse(json_object_get(o, "outpower"),
+		                &r->outpower) != 0) {
+			fail(err, errlen, "ports[%zu]: power is not a number",
+			     i);
+			rv = -REST_EVALUE;
+			goto out;
+		}
+		r->fail = oc_failed(o, "inoc") || oc_failed(o, "outoc") ||
+		          oc_failed(o, "oc");
 		max = p > max ? p : max;
 	}
 	*nports = max;
+	if (rowsp != NULL) {
+		*rowsp = rows;
+		rows = NULL;
+	}
 out:
-	free(seen);
+	free(rows);
 	json_decref(j);
 	return (rv);
 }
@@ -817,10 +847,14 @@ rest_ports_fmt(const struct rest_port *p, size_t n)
 	size_t  i;
 
 	for (i = 0; a && i < n; i++) {
-		json_t *o = json_pack(
-		    "{s:o,s:s,s:s,s:o,s:s,s:s}", "port", port_str(p[i].port),
-		    "conn", p[i].conn, "connid", p[i].conn, "power",
-		    power_str(p[i].inpower), "inalias", "", "outalias", "");
+		const char *oc = p[i].fail ? "FAIL" : "OK";
+		json_t     *o = json_pack(
+		        "{s:o,s:s,s:s,s:o,s:o,s:o,s:s,s:s,s:s,s:s}", "port",
+		        port_str(p[i].port), "conn", p[i].conn, "connid",
+		        p[i].conn, "power", power_str(p[i].inpower), "inpower",
+		        power_str(p[i].inpower), "outpower",
+		        power_str(p[i].outpower), "inoc", oc, "outoc", oc,
+		        "inalias", "", "outalias", "");
 
 		if (json_array_append_new(a, o) != 0) {
 			json_decref(a);

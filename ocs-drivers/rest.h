@@ -92,8 +92,10 @@ char *rest_list_fmt(const struct rest_xc *, const struct rest_half (*)[2],
 int   rest_list_parse(const char *body, size_t len, uint32_t nports,
                       struct rest_xc **out, size_t *n, char *err, size_t errlen);
 
-/* ?id=summary rows: port, conn, power, aliases.  Parse gives N, the
- * highest port number, and checks every port 1..N appears once. */
+/* ?id=summary rows: port, conn, power, aliases (and, unconfirmed for
+ * real switches, inpower/outpower/inoc/outoc as in the port detail).
+ * Parse gives N, the highest port number, and checks every port 1..N
+ * appears once; rows (if not NULL) gets them indexed by port - 1. */
 struct rest_port {
 	uint32_t port;
 	char     conn[REST_NAME_MAX]; /* "" if none */
@@ -101,8 +103,8 @@ struct rest_port {
 	int      fail; /* FAILED / no hardware */
 };
 char *rest_ports_fmt(const struct rest_port *, size_t n);
-int rest_ports_parse(const char *body, size_t len, uint32_t *nports, char *err,
-                     size_t errlen);
+int   rest_ports_parse(const char *body, size_t len, uint32_t *nports,
+                       struct rest_port **rows, char *err, size_t errlen);
 
 /* ?id=detail&port=..: RENAT's shape (an object, or a 1-element array). */
 char *rest_detail_fmt(const struct rest_port *);

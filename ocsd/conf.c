@@ -163,6 +163,13 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		if (strcmp(key, "address") == 0)
 			return (
 			    copy(p, key, val, c->address, sizeof(c->address)));
+		if (strcmp(key, "light_check") == 0) {
+			if (strcmp(val, "yes") && strcmp(val, "no"))
+				return (
+				    bad(p, key, val, "expected yes or no"));
+			c->light_check = strcmp(val, "yes") == 0;
+			return (1);
+		}
 		if (strcmp(key, "ca_file") == 0)
 			return (
 			    copy(p, key, val, c->ca_file, sizeof(c->ca_file)));
@@ -430,6 +437,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->timeout_ms = 5000;
 	p.c->switch_ms = 25;
 	p.c->poll_ms = 30000;
+	p.c->light_check = 1;
 	p.c->reconcile = CONF_RECON_HOLD;
 	p.c->heartbeat_ms = 2000;
 	p.c->run_bps = 10e9;

@@ -12,6 +12,8 @@
  *   switch_time = 25ms          ; its switching time (emu: the model's)
  *   ports = 64                  ; emu driver only: the switch size
  *   poll = 30s                  ; read the switch back this often, 0 never
+ *   light_check = yes           ; after a change, check the new paths
+ *                               ; carry light (port power / FAILED)
  *
  *   [control]
  *   listen = ipc:///run/ocsd/ctl.sock
@@ -75,6 +77,7 @@ struct conf {
 	uint32_t            switch_ms;
 	uint32_t            ports; /* emu driver */
 	uint32_t            poll_ms;
+	int                 light_check;
 	char                control[PATH_MAX + 16];
 	char                state_dir[PATH_MAX];
 	enum conf_reconcile reconcile;

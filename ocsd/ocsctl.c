@@ -249,6 +249,9 @@ j_reply(const Ocs__CtlReply *r)
 		if (r->sw->last_error)
 			json_object_set_new(s, "last_error",
 			                    json_string(r->sw->last_error));
+		if (r->sw->warning)
+			json_object_set_new(s, "warning",
+			                    json_string(r->sw->warning));
 		if (r->sw->has_last_op_ms)
 			json_object_set_new(s, "last_op_ms",
 			                    json_real(r->sw->last_op_ms));
@@ -364,6 +367,8 @@ t_switch(const Ocs__SwitchInfo *s)
 	printf("\n");
 	if (s->last_error)
 		printf("last error: %s\n", s->last_error);
+	if (s->warning)
+		printf("warning: %s\n", s->warning);
 }
 
 static void

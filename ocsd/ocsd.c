@@ -33,6 +33,12 @@ ocsd_now_ms(void)
 	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
 }
 
+void
+ocsd_sleep_ms(uint32_t ms)
+{
+	nng_msleep((nng_duration)ms);
+}
+
 uint64_t
 ocsd_now_us(void)
 {

@@ -72,6 +72,8 @@ struct ocsd {
 	int        connected;
 	uint32_t   nports;
 	char       sw_err[512];
+	char       sw_warn[256];
+	int        interrupted; /* a batch failed with its outcome unknown */
 	double     last_op_ms;
 	struct map live;
 	int        have_live;
@@ -99,6 +101,7 @@ struct ocsd {
 };
 
 uint64_t ocsd_now_ms(void);
+void     ocsd_sleep_ms(uint32_t ms);
 uint64_t ocsd_now_us(void);
 
 /* sw.c: start and stop the worker; queue a job.  sw_submit finishes the

@@ -90,6 +90,8 @@ reply_switch(struct reply *rp, const struct ocsd *d)
 	s->switch_ms = d->conf->switch_ms;
 	if (d->sw_err[0])
 		s->last_error = reply_str(rp, d->sw_err);
+	if (d->sw_warn[0])
+		s->warning = reply_str(rp, d->sw_warn);
 	s->has_last_op_ms = 1;
 	s->last_op_ms = d->last_op_ms;
 	if (s->driver && s->address)

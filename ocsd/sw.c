@@ -117,20 +117,106 @@ save_desired(struct ocsd *d, char *err, size_t len)
 	return (0);
 }
 
+/* Does light get through the new paths?  Only a device's own FAILED state
+ * or light going in without coming out counts: dark on both sides is a
+ * host that is not transmitting, not a fault. */
+static int
+check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
+            size_t len)
+{
+	struct drv_port_state *st;
+	uint16_t              *ports;
+	char                   a[96], b[96];
+	size_t                 i;
+	int                    rv, tries;
+
+	if (np == 0 || !d->conf->light_check)
+		return (0);
+	ports = calloc(2 * np, sizeof(*ports));
+	st = calloc(2 * np, sizeof(*st));
+	if (ports == NULL || st == NULL) {
+		free(ports);
+		free(st);
+		return (-ENOMEM);
+	}
+	for (i = 0; i < np; i++) {
+		ports[2 * i] = p[i].in;
+		ports[2 * i + 1] = p[i].out;
+	}
+	for (tries = 0; tries < 2; tries++) {
+		rv = drv_ports_state(d->drv, ports, 2 * np, st);
+		if (rv == -ENOTSUP) {
+			rv = 0;
+			break;
+		}
+		if (rv != 0) {
+			sw_error(d, rv, "reading port power", err, len);
+			break;
+		}
+		for (i = 0; i < np; i++) {
+			const struct drv_port_state *in = &st[2 * i];
+			const struct drv_port_state *out = &st[2 * i + 1];
+
+			xc_port_name(d->conf, d->nports, p[i].in, a,
+			             sizeof(a));
+			xc_port_name(d->conf, d->nports, p[i].out, b,
+			             sizeof(b));
+			if (in->failed || out->failed) {
+				snprintf(
+				    err, len,
+				    "switch %s %s: circuit %s -> %s: port "
+				    "%s is FAILED on the device",
+				    d->conf->driver, d->conf->address, a, b,
+				    in->failed ? a : b);
+				rv = -DRV_ELIGHT;
+				break;
+			}
+			if (in->dbm > DRV_DARK_DBM &&
+			    out->dbm <= DRV_DARK_DBM &&
+			    out->dbm != DRV_NO_READING) {
+				snprintf(
+				    err, len,
+				    "switch %s %s: circuit %s -> %s carries "
+				    "no light: ingress reads %.1f dBm, "
+				    "egress %.1f dBm",
+				    d->conf->driver, d->conf->address, a, b,
+				    in->dbm, out->dbm);
+				rv = -DRV_ELIGHT;
+				break;
+			}
+		}
+		if (rv == 0)
+			break;
+		/* A slow mirror may still be settling: one more look. */
+		if (tries == 0)
+			ocsd_sleep_ms(d->conf->switch_ms + 10);
+	}
+	free(ports);
+	free(st);
+	return (rv);
+}
+
 /*
- * Make the switch hold `target`: one batch from the live map, then a
- * read-back.  0 only if the switch now holds exactly target.
+ * One batch from the live map to target, then a read-back.  0 only if the
+ * switch now holds exactly target; *known says whether d->live is what
+ * the switch holds now (the read-back worked).  The new patches go to
+ * *newp (malloc'd) for the light check.
  */
 static int
-apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
-             char *err, size_t len)
+apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
+           struct drv_patch **newp, size_t *nnew, int *known, char *err,
+           size_t len)
 {
 	struct map_batch mb;
 	char             rberr[768];
+	double           took_ms;
 	uint32_t         i;
 	int              rv, rb;
 
 	*changed = 0;
+	*known = 1;
+	*newp = NULL;
+	*nnew = 0;
 	if ((rv = map_batch(&d->live, target, &mb)) != 0)
 		return (rv);
 	*changed = (uint32_t)(mb.b.ndisconnect + mb.b.nconnect);
@@ -140,11 +226,32 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 	}
 	log_debug("applying %zu disconnects, %zu connects", mb.b.ndisconnect,
 	          mb.b.nconnect);
+	if (mb.b.nconnect > 0 &&
+	    (*newp = malloc(mb.b.nconnect * sizeof(**newp))) != NULL) {
+		memcpy(*newp, mb.b.connect, mb.b.nconnect * sizeof(**newp));
+		*nnew = mb.b.nconnect;
+	}
 	rv = drv_apply(d->drv, &mb.b);
 	map_batch_free(&mb);
+	took_ms = d->drv->last_ns / 1e6;
 	nng_mtx_lock(d->mtx);
-	d->last_op_ms = d->drv->last_ns / 1e6;
+	d->last_op_ms = took_ms;
 	nng_mtx_unlock(d->mtx);
+	/* A switch much slower than configured breaks the run model. */
+	if (rv == 0 && d->conf->switch_ms > 0 &&
+	    took_ms > 3.0 * d->conf->switch_ms + 50) {
+		log_warnx(
+		    "switch %s %s: a reconfiguration took %.0f ms, %.1fx "
+		    "the configured switch_time of %u ms",
+		    d->conf->driver, d->conf->address, took_ms,
+		    took_ms / d->conf->switch_ms, d->conf->switch_ms);
+		nng_mtx_lock(d->mtx);
+		snprintf(d->sw_warn, sizeof(d->sw_warn),
+		         "slow: last reconfiguration took %.0f ms, "
+		         "switch_time is %u ms",
+		         took_ms, d->conf->switch_ms);
+		nng_mtx_unlock(d->mtx);
+	}
 	if (rv != 0)
 		sw_error(d, rv,
 		         rv == -DRV_EPARTIAL
@@ -154,10 +261,10 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 		         err, len);
 	/* Read back after every apply, whatever it said. */
 	rb = refresh(d, rv ? rberr : err, rv ? sizeof(rberr) : len);
+	*known = rb == 0;
 	if (rv != 0) {
 		if (transport_error(rv))
 			set_down(d, err);
-		log_warnx("%s", err);
 		return (rv);
 	}
 	if (rb != 0)
@@ -172,10 +279,67 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 		    "%u -> %u where %u was asked for",
 		    d->conf->driver, d->conf->address, i, d->live.out[i],
 		    target->out[i]);
-		log_warnx("%s", err);
 		return (-OCSD_EMISMATCH);
 	}
 	return (0);
+}
+
+/*
+ * Make the switch hold `target`, or leave it as it was: a failed batch
+ * that changed something the read-back can see is undone with one more
+ * batch (best effort, said in err).  0 only if the switch holds exactly
+ * target and its new paths carry light.
+ */
+static int
+apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
+             char *err, size_t len)
+{
+	struct drv_patch *newp = NULL, *np2 = NULL;
+	struct map        before;
+	char              rberr[768];
+	size_t            nnew, n2;
+	uint32_t          c2;
+	int               rv, rb, known, k2;
+
+	memset(&before, 0, sizeof(before));
+	if ((rv = map_copy(&before, &d->live)) != 0)
+		return (rv);
+	rv = apply_once(d, target, changed, &newp, &nnew, &known, err, len);
+	if (rv == 0)
+		rv = check_light(d, newp, nnew, err, len);
+	if (rv != 0 && known && !map_equal(&d->live, &before)) {
+		size_t l = strlen(err);
+
+		rb = apply_once(d, &before, &c2, &np2, &n2, &k2, rberr,
+		                sizeof(rberr));
+		if (rb == 0)
+			snprintf(
+			    err + l, len - l,
+			    "; rolled back (%u changes), the switch is as "
+			    "before",
+			    c2);
+		else
+			snprintf(err + l, len - l,
+			         "; rolling back failed too: "
+			         "%.300s",
+			         rberr);
+	}
+	if (rv != 0 && !known) {
+		size_t l = strlen(err);
+
+		/* Finished on reconnection: see connect_switch(). */
+		d->interrupted = 1;
+		snprintf(err + l, len - l,
+		         "; the switch state is unknown until it answers "
+		         "again, then the desired map is restored");
+		set_down(d, err);
+	}
+	if (rv != 0)
+		log_warnx("%s", err);
+	free(newp);
+	free(np2);
+	map_free(&before);
+	return (rv);
 }
 
 /* Connect (or reconnect), learn the size, read back, reconcile. */
@@ -240,8 +404,28 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 			         map_count(&d->live));
 		return (0);
 	}
-	if (map_equal(&d->live, &d->desired))
+	if (map_equal(&d->live, &d->desired)) {
+		d->interrupted = 0;
 		return (0);
+	}
+	if (d->interrupted) {
+		/* Our own batch was cut off half way: undo it whatever the
+		 * reconcile policy for changes made by others. */
+		log_differences(d, "after an interrupted batch");
+		if (map_init(&dm, d->nports) != 0)
+			return (-ENOMEM);
+		memcpy(dm.out, d->desired.out,
+		       (d->nports + 1) * sizeof(*dm.out));
+		rv = apply_target(d, &dm, &changed, err, len);
+		map_free(&dm);
+		if (rv != 0)
+			return (rv);
+		d->interrupted = 0;
+		log_info("interrupted batch undone: %u changes, the switch "
+		         "holds the desired map",
+		         changed);
+		return (0);
+	}
 	log_differences(d, "switch differs from the desired map");
 	switch (d->conf->reconcile) {
 	case CONF_RECON_HOLD:

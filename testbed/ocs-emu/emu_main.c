@@ -369,10 +369,10 @@ main(int argc, char **argv)
 		log_info("faults armed: %s", err);
 	}
 	printf("ocs-emu: tl1 %s\n", bound);
-	if (rest != NULL)
-		printf("ocs-emu: rest %s\n", rbound);
 	if (e->c.fibre[0])
 		printf("ocs-emu: fibre %s\n", fbound);
+	if (rest != NULL)
+		printf("ocs-emu: rest %s\n", rbound);
 	fflush(stdout);
 	if ((rv = emu_tl1_serve(e, lfd, sfd)) != 0) {
 		errno = -rv;

@@ -91,12 +91,33 @@ rig_wait_agents(struct rig *r, int n, int timeout_ms)
 struct rig *
 rig_up(int n, const char *switch_time, const char *run_conf)
 {
+	struct rig_opts o = {.switch_time = switch_time, .run_conf = run_conf};
+
+	return (rig_up_opts(n, &o));
+}
+
+int
+rig_fault(struct rig *r, const char *spec)
+{
+	char cmd[300], buf[2048];
+
+	snprintf(cmd, sizeof(cmd), "SET-EMU-FAULT:::2::%s;", spec);
+	return (rig_tl1(r, cmd, buf, sizeof(buf)));
+}
+
+struct rig *
+rig_up_opts(int n, const struct rig_opts *ro)
+{
+	const char *switch_time = ro->switch_time;
+	const char *run_conf = ro->run_conf;
+	const char *driver = ro->driver ? ro->driver : "polatis";
 	struct rig *r = calloc(1, sizeof(*r));
 	char        bin[256], line[256], ports[16], path[300], log[300];
-	char        cpath[300], st[32], *conf = NULL, *o, *e;
+	char        cpath[300], st[32], addr[80], *conf = NULL, *o, *e;
 	char       *eargv[] = {
-	          NULL,      "--tl1", "127.0.0.1:0",   "--fibre", "127.0.0.1:0",
-	          "--ports", ports,   "--switch-time", st,        NULL};
+	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
+	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
+	          st,       NULL};
 	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
 	size_t off, cap = 4096 + 64 * (size_t)n;
 	int    h, i, P = 2 * n + 2, ok = 0;
@@ -117,6 +138,13 @@ rig_up(int n, const char *switch_time, const char *run_conf)
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->fibre, sizeof(r->fibre), "%.60s", line + 15);
+	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
+		goto fail;
+	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
+	if (strcmp(driver, "calient") == 0)
+		snprintf(addr, sizeof(addr), "http://%s", r->rest);
+	else
+		snprintf(addr, sizeof(addr), "%s", r->tl1);
 	snprintf(path, sizeof(path), "%s/secret", r->dir);
 	write_file(path, "correct horse battery staple\n", 0600);
 	snprintf(path, sizeof(path), "%s/wrong", r->dir);
@@ -124,14 +152,14 @@ rig_up(int n, const char *switch_time, const char *run_conf)
 	snprintf(r->sock, sizeof(r->sock), "ipc://%s/ctl.sock", r->dir);
 	off = (size_t)snprintf(
 	    conf, cap,
-	    "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
-	    "password = root\nswitch_time = %s\npoll = 0\n"
+	    "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
+	    "password = root\nswitch_time = %s\npoll = 0\ntimeout = %s\n"
 	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
 	    "[agents]\nlisten = ipc://%s/agents.sock\n"
 	    "events = ipc://%s/events.sock\nsecret_file = %s/secret\n"
 	    "heartbeat = 1s\n[run]\ndeadline = 30s\n%s[cabling]\n",
-	    r->tl1, st, r->sock, r->dir, r->dir, r->dir, r->dir,
-	    run_conf ? run_conf : "");
+	    driver, addr, st, ro->timeout ? ro->timeout : "2s", r->sock,
+	    r->dir, r->dir, r->dir, r->dir, run_conf ? run_conf : "");
 	for (h = 0; h < n; h++)
 		for (i = 0; i < 2; i++)
 			off += (size_t)snprintf(
@@ -155,10 +183,10 @@ rig_up(int n, const char *switch_time, const char *run_conf)
 		fprintf(stderr, "rig: ocsd did not reach the switch\n");
 		goto fail;
 	}
-	for (h = 0; h < n; h++)
+	for (h = 0; h < n && !ro->no_agents; h++)
 		if (rig_agent(r, h, "secret") != 0)
 			goto fail;
-	if (rig_wait_agents(r, n, 20000) != 0)
+	if (!ro->no_agents && rig_wait_agents(r, n, 20000) != 0)
 		goto fail;
 	free(conf);
 	return (r);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A whole testbed on this machine for tests and benches: ocs-emu (TL1 and
- * fibres on ephemeral ports), ocsd driving it over TL1 with agents on IPC
- * sockets in a scratch directory, and n ocs-agent processes h00, h01, ...
- * joined with a generated secret ("secret"; "wrong" holds another).
+ * A whole testbed on this machine for tests and benches: ocs-emu (TL1,
+ * REST and fibres on ephemeral ports), ocsd driving it over TL1 (or REST)
+ * with agents on IPC sockets in a scratch directory, and n ocs-agent
+ * processes h00, h01, ... joined with a generated secret ("secret";
+ * "wrong" holds another).
  */
 #ifndef OCS_TEST_RIG_H
 #define OCS_TEST_RIG_H
@@ -16,13 +17,22 @@ struct rig {
 	char       *dir;
 	struct proc emu, ocsd, agent[RIG_MAX];
 	int         n;
-	char        tl1[64], fibre[64], sock[200];
+	char        tl1[64], fibre[64], sock[200], rest[64];
+};
+
+struct rig_opts {
+	const char *switch_time; /* for ocs-emu and ocsd ("1ms") */
+	const char *run_conf;    /* extra lines of ocsd's [run], or NULL */
+	const char *driver;      /* polatis (default) or calient */
+	const char *timeout;     /* ocsd's driver timeout (default 2s) */
+	int         no_agents;   /* cable n hosts but start no agents */
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra
  * lines for ocsd's [run] section (or NULL).  NULL on failure (message on
  * stderr, everything stopped). */
 struct rig *rig_up(int n, const char *switch_time, const char *run_conf);
+struct rig *rig_up_opts(int n, const struct rig_opts *);
 /* Stop everything; -1 if a daemon's log shows a sanitizer finding. */
 int rig_down(struct rig *);
 
@@ -33,6 +43,8 @@ int rig_agent(struct rig *, int h, const char *secret);
 /* Log in to ocs-emu over TL1 and send cmd (with ctag 2); its answer in
  * buf.  0 on COMPLD, -1 otherwise. */
 int rig_tl1(struct rig *, const char *cmd, char *buf, size_t sz);
+/* Arm ocs-emu faults (SET-EMU-FAULT, see emu.h); 0 or -1. */
+int rig_fault(struct rig *, const char *spec);
 /* Wait until n agents are idle; 0 or -1. */
 int rig_wait_agents(struct rig *, int n, int timeout_ms);
 

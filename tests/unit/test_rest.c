@@ -331,23 +331,23 @@ test_ports_summary(void **state)
 	for (i = 0; i < 20; i++)
 		p[i].port = i + 1;
 	s = rest_ports_fmt(p, 20);
-	assert_int_equal(rest_ports_parse(S(s), &n, err, sizeof(err)), 0);
+	assert_int_equal(rest_ports_parse(S(s), &n, NULL, err, sizeof(err)), 0);
 	assert_int_equal(n, 20);
 	free(s);
 	/* A gap or a repeat in the numbering. */
 	p[5].port = 30;
 	s = rest_ports_fmt(p, 20);
-	assert_int_equal(rest_ports_parse(S(s), &n, err, sizeof(err)),
+	assert_int_equal(rest_ports_parse(S(s), &n, NULL, err, sizeof(err)),
 	                 -REST_EVALUE);
 	assert_non_null(strstr(err, "ports[5].port"));
 	free(s);
 	p[5].port = 5;
 	s = rest_ports_fmt(p, 20);
-	assert_int_equal(rest_ports_parse(S(s), &n, err, sizeof(err)),
+	assert_int_equal(rest_ports_parse(S(s), &n, NULL, err, sizeof(err)),
 	                 -REST_EVALUE);
 	assert_non_null(strstr(err, "twice"));
 	free(s);
-	assert_int_equal(rest_ports_parse(S("[]"), &n, err, sizeof(err)),
+	assert_int_equal(rest_ports_parse(S("[]"), &n, NULL, err, sizeof(err)),
 	                 -REST_ESHAPE);
 }
 
