@@ -11,6 +11,7 @@
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
 #   make deps     install missing Debian packages with apt-get
 #   make memcheck the make run demo under valgrind
+#   make soak     10,000 reconfigurations through each driver (not in CI)
 #   make fmt lint clean
 #
 # Quiet unless V=1.
@@ -153,6 +154,7 @@ OCSD_SRCS := \
 	ocsd/xc.c \
 	ocsd/sw.c \
 	ocsd/ctl.c \
+	ocsd/ctl_check.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
 	ocsd/run.c
@@ -292,7 +294,7 @@ ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
 	tests/integ/rig.c tests/unit/xrun.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
-	tests/bench/bench_run.c
+	tests/bench/bench_run.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -343,12 +345,25 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(DRV_LDLIBS) -lm
 
+# Not in CI: 10,000 reconfigurations through each driver (SOAK_N).
+SOAK_N ?= 10000
+$(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/integ/proc.o \
+		$(MSG_LIB) $(DRV_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+
+.PHONY: soak
+soak: $(BUILD)/soak/soak
+	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
+
 BENCHES := bench_plan bench_switch bench_run
 bench: $(BENCHES:%=$(BUILD)/bench/%)
 	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
 		echo; done
 
-FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg
+FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -362,10 +377,16 @@ FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	agent/plan.c agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
+FUZZ_SRCS_rest := ocs-drivers/rest.c
+FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) proto/msg.c \
+	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
+	ocsd/map.c
+FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS_$*) -pthread -lm
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS_$*) $(DRV_LDLIBS) \
+		-pthread -lm
 
 # Each target runs FUZZ_TIME seconds from the committed seeds; the
 # summary line per target carries the executions count.

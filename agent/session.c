@@ -188,6 +188,8 @@ session_join(struct session *s, char *err, size_t errlen)
 	}
 	if (jr->events && jr->events[0]) {
 		if ((rv = nng_sub0_open(&s->sub)) == 0 &&
+		    (rv = nng_socket_set_size(s->sub, NNG_OPT_RECVMAXSZ,
+		                              MSG_MAX_BYTES)) == 0 &&
 		    (rv = nng_socket_set(s->sub, NNG_OPT_SUB_SUBSCRIBE, "",
 		                         0)) == 0 &&
 		    (rv = nng_dial(s->sub, jr->events, NULL,

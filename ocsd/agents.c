@@ -610,6 +610,16 @@ agents_info(struct ocsd *d, struct reply *rp)
 }
 
 /* tcp://host:0 listens on a port the kernel picks: tell agents which. */
+/* Agents' sockets: the owner and its group only (the secret is still
+ * needed to join). */
+static int
+ipc_mode(nng_listener l, const char *url)
+{
+	if (strncmp(url, "ipc://", 6) != 0)
+		return (0);
+	return (nng_listener_set_int(l, NNG_OPT_IPC_PERMISSIONS, 0660));
+}
+
 static void
 bound_url(nng_listener l, const char *url, char *out, size_t len)
 {
@@ -653,6 +663,7 @@ agents_open(struct ocsd *d, struct agents **out)
 	    (rv = nng_pipe_notify(ag->rep, NNG_PIPE_EV_REM_POST, pipe_cb,
 	                          ag)) != 0 ||
 	    (rv = nng_listener_create(&l, ag->rep, d->conf->agents)) != 0 ||
+	    (rv = ipc_mode(l, d->conf->agents)) != 0 ||
 	    (rv = nng_listener_start(l, 0)) != 0) {
 		log_warnx("agents: listening on %s: %s", d->conf->agents,
 		          nng_strerror(rv));
@@ -664,6 +675,7 @@ agents_open(struct ocsd *d, struct agents **out)
 	bound_url(l, d->conf->agents, join, sizeof(join));
 	if ((rv = nng_pub0_open(&ag->pub)) == 0 &&
 	    (rv = nng_listener_create(&l, ag->pub, d->conf->events)) == 0 &&
+	    (rv = ipc_mode(l, d->conf->events)) == 0 &&
 	    (rv = nng_listener_start(l, 0)) == 0) {
 		ag->have_pub = 1;
 		bound_url(l, d->conf->events, ag->events, sizeof(ag->events));

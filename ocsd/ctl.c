@@ -17,6 +17,7 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 
+#include "ocsd/ctl_check.h"
 #include "ocsd/log.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/run.h"
@@ -100,55 +101,6 @@ send_reply(struct work *w, struct reply *rp)
 	send_msg(w, nm);
 }
 
-/* The checks a request passes before anything acts on it. */
-static int
-check(const Ocs__Msg *m, char *why, size_t len)
-{
-	const Ocs__CtlRequest *q;
-	size_t                 i;
-
-	if (m->body_case != OCS__MSG__BODY_CTL) {
-		snprintf(why, len, "expected a control request, got body %d",
-		         m->body_case);
-		return (-MSG_EBODY);
-	}
-	q = m->ctl;
-	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__ABORT) {
-		snprintf(why, len, "unknown operation %d", q->op);
-		return (-MSG_EFIELD);
-	}
-	if (q->n_pairs > 2 * DRV_MAX_PORTS || q->n_ports > 64) {
-		snprintf(why, len, "%zu pairs, %zu ports: too many",
-		         q->n_pairs, q->n_ports);
-		return (-MSG_EFIELD);
-	}
-	for (i = 0; i < q->n_pairs; i++)
-		if (!msg_str_ok(q->pairs[i]->a) ||
-		    !msg_str_ok(q->pairs[i]->b)) {
-			snprintf(why, len,
-			         "pair %zu: empty, too long or "
-			         "unprintable endpoint",
-			         i + 1);
-			return (-MSG_EFIELD);
-		}
-	for (i = 0; i < q->n_ports; i++)
-		if (!msg_str_ok(q->ports[i])) {
-			snprintf(
-			    why, len,
-			    "endpoint %zu: empty, too long or unprintable",
-			    i + 1);
-			return (-MSG_EFIELD);
-		}
-	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
-	    (q->run == NULL || !msg_str_ok(q->run->algo) ||
-		(q->run->reconfig && !msg_str_ok(q->run->reconfig)))) {
-		snprintf(why, len, "run: algo or reconfig missing or bad");
-		return (-MSG_EFIELD);
-	}
-	return (0);
-}
-
 static void
 on_request(struct work *w)
 {
@@ -163,7 +115,7 @@ on_request(struct work *w)
 	nng_msg_free(m);
 	w->seq = w->req && w->req->has_seq ? w->req->seq : 0;
 	if (rv == 0)
-		rv = check(w->req, why, sizeof(why));
+		rv = ctl_check(w->req, why, sizeof(why));
 	if (rv != 0) {
 		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
 		msg_free(w->req);
@@ -203,7 +155,7 @@ on_request(struct work *w)
 			send_error(w, -OCSD_EREQUEST, "no run in progress");
 		} else {
 			run_abort(w->d, "aborted by the operator (%s)",
-			    w->peer);
+			          w->peer);
 			reply_init(&rp);
 			reply_message(&rp, "%s", w->d->last_abort);
 			nng_mtx_unlock(w->d->mtx);
@@ -224,7 +176,7 @@ on_request(struct work *w)
 		nng_mtx_unlock(w->d->mtx);
 		if (rv != 0) {
 			log_info("ctl: run from %s refused: %s", w->peer,
-			    w->job.err);
+			         w->job.err);
 			send_error(w, rv, w->job.err);
 			reply_free(&w->job.rep);
 			msg_free(w->req);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -234,6 +235,11 @@ test_ocsd_connect_show_disconnect(void **state)
 	json_t    *j, *c;
 	char      *o, *e;
 
+	struct stat st;
+
+	/* The operator socket: owner and group only. */
+	assert_int_equal(stat(f->sock + 6, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0660);
 	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
 	assert_non_null(strstr(o, "2 patch changes applied and read back"));
 	free(o);

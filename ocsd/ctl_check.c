@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The checks an operator request passes before ocsd acts on it: body,
+ * operation, counts and every string.  Pure, so it is unit-tested and
+ * fuzzed apart from the daemon.
+ */
+#include <stdio.h>
+
+#include "ocs-drivers/drv.h"
+#include "ocsd/ctl_check.h"
+#include "proto/msg.h"
+
+/* The checks a request passes before anything acts on it. */
+int
+ctl_check(const Ocs__Msg *m, char *why, size_t len)
+{
+	const Ocs__CtlRequest *q;
+	size_t                 i;
+
+	if (m->body_case != OCS__MSG__BODY_CTL) {
+		snprintf(why, len, "expected a control request, got body %d",
+		         m->body_case);
+		return (-MSG_EBODY);
+	}
+	q = m->ctl;
+	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
+	    q->op > OCS__CTL_REQUEST__OP__ABORT) {
+		snprintf(why, len, "unknown operation %d", q->op);
+		return (-MSG_EFIELD);
+	}
+	if (q->n_pairs > 2 * DRV_MAX_PORTS || q->n_ports > 64) {
+		snprintf(why, len, "%zu pairs, %zu ports: too many",
+		         q->n_pairs, q->n_ports);
+		return (-MSG_EFIELD);
+	}
+	for (i = 0; i < q->n_pairs; i++)
+		if (!msg_str_ok(q->pairs[i]->a) ||
+		    !msg_str_ok(q->pairs[i]->b)) {
+			snprintf(why, len,
+			         "pair %zu: empty, too long or "
+			         "unprintable endpoint",
+			         i + 1);
+			return (-MSG_EFIELD);
+		}
+	for (i = 0; i < q->n_ports; i++)
+		if (!msg_str_ok(q->ports[i])) {
+			snprintf(
+			    why, len,
+			    "endpoint %zu: empty, too long or unprintable",
+			    i + 1);
+			return (-MSG_EFIELD);
+		}
+	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
+	    (q->run == NULL || !msg_str_ok(q->run->algo) ||
+	     (q->run->reconfig && !msg_str_ok(q->run->reconfig)))) {
+		snprintf(why, len, "run: algo or reconfig missing or bad");
+		return (-MSG_EFIELD);
+	}
+	return (0);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#ifndef OCS_CTL_CHECK_H
+#define OCS_CTL_CHECK_H
+
+#include <stddef.h>
+
+#include "proto/ocs.pb-c.h"
+
+/* 0, or -MSG_EBODY / -MSG_EFIELD with one line in why. */
+int ctl_check(const Ocs__Msg *, char *why, size_t len);
+
+#endif
