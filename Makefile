@@ -33,7 +33,7 @@ FUZZ_TIME  ?= 30
 DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
-	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind curl
+	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind curl openssl
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -127,7 +127,7 @@ LOG_OBJ := $(BUILD)/ocsd/log.o
 
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
-MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o \
+MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
 	$(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
@@ -240,6 +240,7 @@ INTEG_TESTS := \
 	calient \
 	ocsd \
 	faults \
+	security \
 	run
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
@@ -269,6 +270,7 @@ INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
+INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
@@ -289,6 +291,7 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
 # ---- generic rules ---------------------------------------------------------
 ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
 	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c proto/auth.c \
+	proto/link.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \

@@ -51,7 +51,9 @@ usage(void)
 	fprintf(stderr, "usage: ocs-agent [-dv] --controller URL --host NAME "
 	                "--secret-file FILE\n"
 	                "                 --fibre ADDR:PORT|unix:PATH "
-	                "[--transceivers N] [--timeout TIME]\n");
+	                "[--transceivers N] [--timeout TIME]\n"
+	                "                 [--tls-ca FILE]  (for tls+tcp:// "
+	                "controllers)\n");
 	exit(2);
 }
 
@@ -174,6 +176,7 @@ static const struct option longopts[] = {
     {"transceivers", required_argument, NULL, 'T'},
     {"timeout", required_argument, NULL, 't'},
     {"once", no_argument, NULL, '1'},
+    {"tls-ca", required_argument, NULL, 'C'},
     {NULL, 0, NULL, 0},
 };
 
@@ -217,6 +220,17 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			secret = optarg;
+			break;
+		case 'C':
+			if (strlen(optarg) >= sizeof(a->s.tls_ca)) {
+				fprintf(stderr,
+				        "ocs-agent: --tls-ca \"%s\": too "
+				        "long\n",
+				        optarg);
+				return (2);
+			}
+			snprintf(a->s.tls_ca, sizeof(a->s.tls_ca), "%s",
+			         optarg);
 			break;
 		case 'F':
 			snprintf(a->fibre, sizeof(a->fibre), "%s", optarg);

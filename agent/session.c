@@ -10,6 +10,7 @@
 #include <nng/protocol/reqrep0/req.h>
 
 #include "agent/session.h"
+#include "proto/link.h"
 
 int
 session_open(struct session *s, char *err, size_t errlen)
@@ -27,10 +28,8 @@ session_open(struct session *s, char *err, size_t errlen)
 	nng_socket_set_ms(s->req, NNG_OPT_SENDTIMEO, s->timeout_ms);
 	nng_socket_set_ms(s->req, NNG_OPT_RECONNMAXT, 1000);
 	/* Non-blocking dial: nng keeps trying in the background. */
-	if ((rv = nng_dial(s->req, s->controller, NULL, NNG_FLAG_NONBLOCK)) !=
-	    0) {
-		snprintf(err, errlen, "controller %s: %s", s->controller,
-		         nng_strerror(rv));
+	if ((rv = link_dial(s->req, s->controller, s->tls_ca,
+	                    NNG_FLAG_NONBLOCK, err, errlen)) != 0) {
 		nng_close(s->req);
 		return (msg_nngerr(rv));
 	}
@@ -192,10 +191,10 @@ session_join(struct session *s, char *err, size_t errlen)
 		                              MSG_MAX_BYTES)) == 0 &&
 		    (rv = nng_socket_set(s->sub, NNG_OPT_SUB_SUBSCRIBE, "",
 		                         0)) == 0 &&
-		    (rv = nng_dial(s->sub, jr->events, NULL,
-		                   NNG_FLAG_NONBLOCK)) == 0)
+		    (rv = link_dial(s->sub, jr->events, s->tls_ca,
+		                    NNG_FLAG_NONBLOCK, err, errlen)) == 0)
 			s->have_sub = 1;
-		else
+		else if (err[0] == '\0')
 			snprintf(err, errlen, "events %s: %s", jr->events,
 			         nng_strerror(rv));
 	}

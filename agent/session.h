@@ -19,6 +19,7 @@
 
 struct session {
 	char       controller[256];
+	char       tls_ca[256]; /* for tls+tcp:// controllers */
 	char       host[64];
 	uint8_t    secret[AUTH_SEC_MAX + 1];
 	size_t     secret_len;

@@ -18,6 +18,7 @@
 
 #include "ocsd/log.h"
 #include "ocsd/run.h"
+#include "proto/link.h"
 
 #define AG_MAX     4096
 #define CHAL_MAX   64
@@ -609,17 +610,8 @@ agents_info(struct ocsd *d, struct reply *rp)
 	}
 }
 
-/* tcp://host:0 listens on a port the kernel picks: tell agents which. */
-/* Agents' sockets: the owner and its group only (the secret is still
- * needed to join). */
-static int
-ipc_mode(nng_listener l, const char *url)
-{
-	if (strncmp(url, "ipc://", 6) != 0)
-		return (0);
-	return (nng_listener_set_int(l, NNG_OPT_IPC_PERMISSIONS, 0660));
-}
-
+/* [tls+]tcp://host:0 listens on a port the kernel picks: tell agents
+ * which. */
 static void
 bound_url(nng_listener l, const char *url, char *out, size_t len)
 {
@@ -627,7 +619,7 @@ bound_url(nng_listener l, const char *url, char *out, size_t len)
 	int         port;
 
 	snprintf(out, len, "%s", url);
-	if (strncmp(url, "tcp://", 6) == 0 && colon &&
+	if ((strncmp(url, "tcp://", 6) == 0 || link_is_tls(url)) && colon &&
 	    strcmp(colon, ":0") == 0 &&
 	    nng_listener_get_int(l, NNG_OPT_TCP_BOUND_PORT, &port) == 0)
 		snprintf(out, len, "%.*s:%d", (int)(colon - url), url, port);
@@ -657,31 +649,30 @@ agents_open(struct ocsd *d, struct agents **out)
 		free(ag);
 		return (rv);
 	}
+	err[0] = '\0';
 	if ((rv = nng_rep0_open(&ag->rep)) != 0 ||
 	    (rv = nng_socket_set_size(ag->rep, NNG_OPT_RECVMAXSZ,
 	                              MSG_MAX_BYTES)) != 0 ||
 	    (rv = nng_pipe_notify(ag->rep, NNG_PIPE_EV_REM_POST, pipe_cb,
 	                          ag)) != 0 ||
-	    (rv = nng_listener_create(&l, ag->rep, d->conf->agents)) != 0 ||
-	    (rv = ipc_mode(l, d->conf->agents)) != 0 ||
-	    (rv = nng_listener_start(l, 0)) != 0) {
-		log_warnx("agents: listening on %s: %s", d->conf->agents,
-		          nng_strerror(rv));
+	    (rv = link_listen(ag->rep, d->conf->agents, d->conf->agents_tls,
+	                      &l, err, sizeof(err))) != 0) {
+		log_warnx("agents: %s", err[0] ? err : nng_strerror(rv));
 		nng_close(ag->rep);
 		free(ag->a);
 		free(ag);
 		return (msg_nngerr(rv));
 	}
 	bound_url(l, d->conf->agents, join, sizeof(join));
+	err[0] = '\0';
 	if ((rv = nng_pub0_open(&ag->pub)) == 0 &&
-	    (rv = nng_listener_create(&l, ag->pub, d->conf->events)) == 0 &&
-	    (rv = ipc_mode(l, d->conf->events)) == 0 &&
-	    (rv = nng_listener_start(l, 0)) == 0) {
+	    (rv = link_listen(ag->pub, d->conf->events, d->conf->agents_tls,
+	                      &l, err, sizeof(err))) == 0) {
 		ag->have_pub = 1;
 		bound_url(l, d->conf->events, ag->events, sizeof(ag->events));
 	} else {
-		log_warnx("agents: events on %s: %s", d->conf->events,
-		          nng_strerror(rv));
+		log_warnx("agents: events: %s",
+		          err[0] ? err : nng_strerror(rv));
 		nng_close(ag->rep);
 		free(ag->a);
 		free(ag);

@@ -142,6 +142,13 @@ cabling(struct pctx *p, const char *name, const char *val)
 }
 
 static int
+nng_addr_ok(const char *v)
+{
+	return (strncmp(v, "ipc://", 6) == 0 || strncmp(v, "tcp://", 6) == 0 ||
+	        strncmp(v, "tls+tcp://", 10) == 0);
+}
+
+static int
 handler(void *user, const char *sec, const char *key, const char *val)
 {
 	struct pctx *p = user;
@@ -213,22 +220,31 @@ handler(void *user, const char *sec, const char *key, const char *val)
 			return (1);
 		}
 	} else if (strcmp(sec, "control") == 0) {
+		if (strcmp(key, "secret_file") == 0)
+			return (copy(p, key, val, c->ctl_secret_file,
+			             sizeof(c->ctl_secret_file)));
+		if (strcmp(key, "tls_cert_key") == 0)
+			return (copy(p, key, val, c->ctl_tls_cert_key,
+			             sizeof(c->ctl_tls_cert_key)));
 		if (strcmp(key, "listen") == 0) {
-			if (strncmp(val, "ipc://", 6) != 0 &&
-			    strncmp(val, "tcp://", 6) != 0)
-				return (bad(
-				    p, key, val,
-				    "expected ipc://PATH or tcp://ADDR:PORT"));
+			if (!nng_addr_ok(val))
+				return (
+				    bad(p, key, val,
+				        "expected ipc://PATH, tcp://ADDR:PORT "
+				        "or tls+tcp://ADDR:PORT"));
 			return (
 			    copy(p, key, val, c->control, sizeof(c->control)));
 		}
 	} else if (strcmp(sec, "agents") == 0) {
+		if (strcmp(key, "tls_cert_key") == 0)
+			return (copy(p, key, val, c->agents_tls,
+			             sizeof(c->agents_tls)));
 		if (strcmp(key, "listen") == 0 || strcmp(key, "events") == 0) {
-			if (strncmp(val, "ipc://", 6) != 0 &&
-			    strncmp(val, "tcp://", 6) != 0)
-				return (bad(
-				    p, key, val,
-				    "expected ipc://PATH or tcp://ADDR:PORT"));
+			if (!nng_addr_ok(val))
+				return (
+				    bad(p, key, val,
+				        "expected ipc://PATH, tcp://ADDR:PORT "
+				        "or tls+tcp://ADDR:PORT"));
 			return (copy(p, key, val,
 			             key[0] == 'l' ? c->agents : c->events,
 			             sizeof(c->agents)));
@@ -382,6 +398,23 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			         name, c->driver);
 			return (-1);
 		}
+	}
+	if (strncmp(c->control, "tls+tcp://", 10) == 0 &&
+	    c->ctl_tls_cert_key[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [control]: tls_cert_key is required with listen "
+		         "= tls+tcp://",
+		         name);
+		return (-1);
+	}
+	if ((strncmp(c->agents, "tls+tcp://", 10) == 0 ||
+	     strncmp(c->events, "tls+tcp://", 10) == 0) &&
+	    c->agents_tls[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [agents]: tls_cert_key is required with "
+		         "tls+tcp:// addresses",
+		         name);
+		return (-1);
 	}
 	if (c->agents[0] && c->secret_file[0] == '\0') {
 		snprintf(err, errlen,

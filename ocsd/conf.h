@@ -17,6 +17,10 @@
  *
  *   [control]
  *   listen = ipc:///run/ocsd/ctl.sock
+ *   secret_file = /etc/ocsd/ctl.secret ; if set, every request proves it
+ *                                      ; (ocsctl -k FILE)
+ *   tls_cert_key = /etc/ocsd/ctl.pem    ; for listen = tls+tcp://ADDR:PORT
+ *                                      ; (ocsctl -C CAFILE)
  *
  *   [state]
  *   dir = /var/lib/ocsd
@@ -26,6 +30,8 @@
  *   listen = tcp://127.0.0.1:7410  ; where agents join (none: no agents)
  *   events = tcp://127.0.0.1:7411  ; run events (aborts) for agents
  *   secret_file = /etc/ocsd/secret ; the shared secret of the join proof
+ *   tls_cert_key = /etc/ocsd/agents.pem ; for tls+tcp:// listen/events
+ *                                  ; (ocs-agent --tls-ca CAFILE)
  *   heartbeat = 2s
  *
  *   [run]
@@ -79,6 +85,9 @@ struct conf {
 	uint32_t            poll_ms;
 	int                 light_check;
 	char                control[PATH_MAX + 16];
+	char                ctl_secret_file[PATH_MAX];
+	char                ctl_tls_cert_key[PATH_MAX];
+	char                agents_tls[PATH_MAX];
 	char                state_dir[PATH_MAX];
 	enum conf_reconcile reconcile;
 	char                agents[PATH_MAX + 16];

@@ -18,11 +18,15 @@
 #include <nng/protocol/reqrep0/rep.h>
 
 #include "ocsd/ctl_check.h"
+#include "proto/auth.h"
+#include "proto/link.h"
 #include "ocsd/log.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/run.h"
 
-#define CTL_NWORK 8
+#define CTL_NWORK   8
+#define CTL_CHAL    32    /* outstanding challenges */
+#define CTL_CHAL_MS 10000 /* a challenge is good this long, once */
 
 struct work {
 	enum { W_INIT, W_RECV, W_WAIT, W_SEND } state;
@@ -32,14 +36,26 @@ struct work {
 	Ocs__Msg    *req;
 	uint64_t     seq;
 	char         peer[128];
+	uint32_t     pipe;
 	struct job   job;
+	struct ctl  *c;
 };
 
+struct ctl_chal {
+	uint32_t pipe;
+	uint64_t expires;
+	uint8_t  nonce[AUTH_NONCE];
+};
+
+/* Challenges are under the daemon's mutex (contexts run in parallel). */
 struct ctl {
-	nng_socket   sock;
-	nng_listener l;
-	struct work  w[CTL_NWORK];
-	int          nwork;
+	nng_socket      sock;
+	nng_listener    l;
+	struct work     w[CTL_NWORK];
+	int             nwork;
+	uint8_t         secret[AUTH_SEC_MAX + 1];
+	size_t          slen; /* 0: no proof asked */
+	struct ctl_chal chal[CTL_CHAL];
 };
 
 static void
@@ -101,6 +117,88 @@ send_reply(struct work *w, struct reply *rp)
 	send_msg(w, nm);
 }
 
+/* Hello: a nonce for this connection's next request. */
+static void
+on_hello(struct work *w)
+{
+	struct ctl      *c = w->c;
+	struct ctl_chal *ch = NULL;
+	Ocs__Msg         r;
+	Ocs__Challenge   cm;
+	nng_msg         *nm;
+	uint64_t         now = ocsd_now_ms();
+	int              i, rv;
+
+	nng_mtx_lock(w->d->mtx);
+	for (i = 0; i < CTL_CHAL && ch == NULL; i++)
+		if (c->chal[i].pipe == w->pipe || c->chal[i].expires < now)
+			ch = &c->chal[i];
+	if (ch == NULL || auth_nonce(ch->nonce) != 0) {
+		nng_mtx_unlock(w->d->mtx);
+		send_error(w, -EAGAIN, "too many requests at once; try again");
+		return;
+	}
+	ch->pipe = w->pipe;
+	ch->expires = now + CTL_CHAL_MS;
+	msg_init(&r, w->seq);
+	ocs__challenge__init(&cm);
+	cm.nonce.data = ch->nonce;
+	cm.nonce.len = AUTH_NONCE;
+	r.body_case = OCS__MSG__BODY_CHALLENGE;
+	r.challenge = &cm;
+	rv = msg_encode(&r, &nm);
+	nng_mtx_unlock(w->d->mtx);
+	if (rv != 0) {
+		send_error(w, rv, "cannot build a challenge");
+		return;
+	}
+	send_msg(w, nm);
+}
+
+/* With a control secret: the request proves it.  0 or -EPERM (why). */
+static int
+proven(struct work *w, char *why, size_t len)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	struct ctl            *c = w->c;
+	struct ctl_chal       *ch = NULL;
+	uint8_t                want[AUTH_PROOF];
+	char                   label[32];
+	uint64_t               now = ocsd_now_ms();
+	int                    i, ok;
+
+	if (c->slen == 0)
+		return (0);
+	if (!q->has_nonce || !q->has_proof || q->nonce.len != AUTH_NONCE ||
+	    q->proof.len != AUTH_PROOF) {
+		snprintf(why, len,
+		         "this ocsd needs proof of the control "
+		         "secret (ocsctl -k FILE)");
+		return (-EPERM);
+	}
+	nng_mtx_lock(w->d->mtx);
+	for (i = 0; i < CTL_CHAL; i++)
+		if (c->chal[i].pipe == w->pipe && c->chal[i].expires >= now &&
+		    memcmp(c->chal[i].nonce, q->nonce.data, AUTH_NONCE) == 0)
+			ch = &c->chal[i];
+	if (ch != NULL)
+		ch->expires = 0; /* once */
+	nng_mtx_unlock(w->d->mtx);
+	if (ch == NULL) {
+		snprintf(why, len, "no valid challenge for this request");
+		return (-EPERM);
+	}
+	snprintf(label, sizeof(label), "ocsctl:%d", q->op);
+	ok = auth_proof(c->secret, c->slen, q->nonce.data, AUTH_NONCE, label,
+	                want) == 0 &&
+	     auth_equal(want, q->proof.data, AUTH_PROOF);
+	if (!ok) {
+		snprintf(why, len, "wrong proof of the control secret");
+		return (-EPERM);
+	}
+	return (0);
+}
+
 static void
 on_request(struct work *w)
 {
@@ -110,6 +208,7 @@ on_request(struct work *w)
 	int          rv;
 
 	peer_name(m, w->peer, sizeof(w->peer));
+	w->pipe = nng_pipe_id(nng_msg_get_pipe(m));
 	rv = msg_decode(nng_msg_body(m), nng_msg_len(m), &w->req, why,
 	                sizeof(why));
 	nng_msg_free(m);
@@ -118,6 +217,20 @@ on_request(struct work *w)
 		rv = ctl_check(w->req, why, sizeof(why));
 	if (rv != 0) {
 		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
+		msg_free(w->req);
+		w->req = NULL;
+		send_error(w, rv, why);
+		return;
+	}
+	if (w->req->body_case == OCS__MSG__BODY_HELLO) {
+		msg_free(w->req);
+		w->req = NULL;
+		on_hello(w);
+		return;
+	}
+	if ((rv = proven(w, why, sizeof(why))) != 0) {
+		log_warnx("ctl: request %d from %s refused: %s",
+		          w->req->ctl->op, w->peer, why);
 		msg_free(w->req);
 		w->req = NULL;
 		send_error(w, rv, why);
@@ -283,11 +396,19 @@ int
 ctl_open(struct ocsd *d, const char *url, struct ctl **out)
 {
 	struct ctl *c;
+	char        err[300];
 	int         rv, i;
 
 	*out = NULL;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return (-ENOMEM);
+	if (d->conf->ctl_secret_file[0] &&
+	    (rv = auth_read_secret(d->conf->ctl_secret_file, c->secret,
+	                           &c->slen, err, sizeof(err))) != 0) {
+		log_warnx("ctl: %s", err);
+		free(c);
+		return (rv);
+	}
 	if ((rv = ipc_dir(url)) != 0) {
 		log_warnx("ctl: creating the directory of %s: %s", url,
 		          strerror(-rv));
@@ -296,21 +417,15 @@ ctl_open(struct ocsd *d, const char *url, struct ctl **out)
 	}
 	if ((rv = nng_rep0_open(&c->sock)) != 0 ||
 	    (rv = nng_socket_set_size(c->sock, NNG_OPT_RECVMAXSZ,
-	                              MSG_MAX_BYTES)) != 0 ||
-	    (rv = nng_listener_create(&c->l, c->sock, url)) != 0) {
+	                              MSG_MAX_BYTES)) != 0) {
 		log_warnx("ctl: %s: %s", url, nng_strerror(rv));
-		nng_close(c->sock);
 		free(c);
 		return (msg_nngerr(rv));
 	}
-	/* Operators in the socket's group may use it, nobody else. */
-	if (strncmp(url, "ipc://", 6) == 0 &&
-	    (rv = nng_listener_set_int(c->l, NNG_OPT_IPC_PERMISSIONS, 0660)) !=
-	        0)
-		log_warnx("ctl: setting permissions on %s: %s", url,
-		          nng_strerror(rv));
-	if ((rv = nng_listener_start(c->l, 0)) != 0) {
-		log_warnx("ctl: listening on %s: %s", url, nng_strerror(rv));
+	/* IPC: operators in the socket's group may use it, nobody else. */
+	if ((rv = link_listen(c->sock, url, d->conf->ctl_tls_cert_key, &c->l,
+	                      err, sizeof(err))) != 0) {
+		log_warnx("ctl: %s", err);
 		nng_close(c->sock);
 		free(c);
 		return (msg_nngerr(rv));
@@ -319,6 +434,7 @@ ctl_open(struct ocsd *d, const char *url, struct ctl **out)
 		struct work *w = &c->w[i];
 
 		w->d = d;
+		w->c = c;
 		if ((rv = nng_aio_alloc(&w->aio, work_cb, w)) != 0 ||
 		    (rv = nng_ctx_open(&w->ctx, c->sock)) != 0) {
 			ctl_close(c);
@@ -350,5 +466,6 @@ ctl_close(struct ctl *c)
 		reply_free(&c->w[i].job.rep);
 		msg_free(c->w[i].req);
 	}
+	memset(c->secret, 0, sizeof(c->secret));
 	free(c);
 }

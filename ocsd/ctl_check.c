@@ -17,6 +17,13 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	const Ocs__CtlRequest *q;
 	size_t                 i;
 
+	if (m->body_case == OCS__MSG__BODY_HELLO) {
+		if (!msg_str_ok(m->hello->host)) {
+			snprintf(why, len, "hello: bad name");
+			return (-MSG_EFIELD);
+		}
+		return (0);
+	}
 	if (m->body_case != OCS__MSG__BODY_CTL) {
 		snprintf(why, len, "expected a control request, got body %d",
 		         m->body_case);

@@ -6,7 +6,8 @@
 
 #include "proto/ocs.pb-c.h"
 
-/* 0, or -MSG_EBODY / -MSG_EFIELD with one line in why. */
+/* A control request, or the Hello that asks for a challenge first.
+ * 0, or -MSG_EBODY / -MSG_EFIELD with one line in why. */
 int ctl_check(const Ocs__Msg *, char *why, size_t len);
 
 #endif

@@ -19,6 +19,8 @@
 
 #include "collectives/units.h"
 #include "ocsd/conf.h"
+#include "proto/auth.h"
+#include "proto/link.h"
 #include "proto/msg.h"
 
 struct opts {
@@ -29,6 +31,9 @@ struct opts {
 	char        defurl[PATH_MAX + 16];
 	const char *file; /* apply: for line numbers in errors */
 	uint32_t   *lines;
+	uint8_t     secret[AUTH_SEC_MAX + 1];
+	size_t      slen; /* 0: no proof sent */
+	const char *ca;   /* tls+tcp:// */
 };
 
 #define CTL_FMT(a, b) __attribute__((__format__(printf, a, b)))
@@ -50,7 +55,8 @@ usage(void)
 {
 	fprintf(
 	    stderr,
-	    "usage: ocsctl [-j] [-s ADDRESS] [-t TIMEOUT] COMMAND\n"
+	    "usage: ocsctl [-j] [-C CA_FILE] [-k SECRET_FILE] [-s ADDRESS] "
+	    "[-t TIMEOUT] COMMAND\n"
 	    "  show                 switch, circuits, patches, cabling\n"
 	    "  status               daemon and switch health\n"
 	    "  connect A B          circuit between transceivers, or patch "
@@ -73,12 +79,71 @@ usage(void)
 	return (2);
 }
 
+/* Hello -> Challenge on the socket, then the proof into q. */
+static int
+prove(const struct opts *o, nng_socket sock, Ocs__CtlRequest *q,
+      const char *what, uint8_t nonce[AUTH_NONCE], uint8_t proof[AUTH_PROOF])
+{
+	Ocs__Msg   req, *rep;
+	Ocs__Hello h;
+	nng_msg   *m;
+	char       why[300], label[32];
+	uint64_t   seq = ((uint64_t)nng_random() << 32) | nng_random();
+	int        rv;
+
+	msg_init(&req, seq);
+	ocs__hello__init(&h);
+	h.host = "ocsctl";
+	req.body_case = OCS__MSG__BODY_HELLO;
+	req.hello = &h;
+	if ((rv = msg_encode(&req, &m)) != 0)
+		return (fail("%s: %s", what, msg_strerror(rv)));
+	if ((rv = nng_sendmsg(sock, m, 0)) != 0) {
+		nng_msg_free(m);
+		return (fail("%s: sending to %s: %s", what, o->url,
+		             nng_strerror(rv)));
+	}
+	if ((rv = nng_recvmsg(sock, &m, 0)) != 0)
+		return (fail("%s: no challenge from ocsd at %s: %s", what,
+		             o->url, nng_strerror(rv)));
+	rv = msg_decode(nng_msg_body(m), nng_msg_len(m), &rep, why,
+	                sizeof(why));
+	nng_msg_free(m);
+	if (rv != 0)
+		return (fail("%s: bad answer from ocsd: %s", what, why));
+	if (rep->body_case == OCS__MSG__BODY_ERROR) {
+		fail("%s: %s", what, rep->error->text);
+		msg_free(rep);
+		return (1);
+	}
+	if (rep->body_case != OCS__MSG__BODY_CHALLENGE ||
+	    rep->challenge->nonce.len != AUTH_NONCE) {
+		msg_free(rep);
+		return (fail("%s: ocsd answered the hello without a "
+		             "challenge",
+		             what));
+	}
+	memcpy(nonce, rep->challenge->nonce.data, AUTH_NONCE);
+	msg_free(rep);
+	snprintf(label, sizeof(label), "ocsctl:%d", q->op);
+	if (auth_proof(o->secret, o->slen, nonce, AUTH_NONCE, label, proof) !=
+	    0)
+		return (fail("%s: cannot compute the proof", what));
+	q->has_nonce = q->has_proof = 1;
+	q->nonce.data = nonce;
+	q->nonce.len = AUTH_NONCE;
+	q->proof.data = proof;
+	q->proof.len = AUTH_PROOF;
+	return (0);
+}
+
 /* One request/reply exchange.  Returns 0 with *reply set, or 1 after
  * printing the error. */
 static int
 call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
      Ocs__Msg **reply)
 {
+	uint8_t    nonce[AUTH_NONCE], proof[AUTH_PROOF];
 	nng_socket sock;
 	nng_msg   *m;
 	Ocs__Msg   req;
@@ -97,10 +162,13 @@ call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
 	nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
 	/* A request is never re-sent: operations are not idempotent. */
 	nng_socket_set_ms(sock, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
-	if ((rv = nng_dial(sock, o->url, NULL, 0)) != 0) {
+	if ((rv = link_dial(sock, o->url, o->ca, 0, why, sizeof(why))) != 0) {
 		nng_close(sock);
-		return (fail("cannot reach ocsd at %s: %s", o->url,
-		             nng_strerror(rv)));
+		return (fail("cannot reach ocsd at %s", why));
+	}
+	if (o->slen && prove(o, sock, q, what, nonce, proof) != 0) {
+		nng_close(sock);
+		return (1);
 	}
 	if ((rv = msg_encode(&req, &m)) != 0) {
 		nng_close(sock);
@@ -838,6 +906,7 @@ int
 main(int argc, char **argv)
 {
 	struct opts o;
+	const char *secret;
 	double      t;
 	size_t      i;
 	int         ch, rv;
@@ -846,10 +915,18 @@ main(int argc, char **argv)
 	o.timeout_ms = 30000;
 	conf_default_control(o.defurl, sizeof(o.defurl));
 	o.url = getenv("OCSD_CONTROL") ? getenv("OCSD_CONTROL") : o.defurl;
-	while ((ch = getopt(argc, argv, "+hjs:t:")) != -1) {
+	secret = getenv("OCSD_SECRET_FILE");
+	o.ca = getenv("OCSD_TLS_CA");
+	while ((ch = getopt(argc, argv, "+hjC:k:s:t:")) != -1) {
 		switch (ch) {
 		case 'j':
 			o.json = 1;
+			break;
+		case 'k':
+			secret = optarg;
+			break;
+		case 'C':
+			o.ca = optarg;
 			break;
 		case 's':
 			o.url = optarg;
@@ -872,6 +949,13 @@ main(int argc, char **argv)
 	argv += optind;
 	if (argc < 1)
 		return (usage());
+	if (secret != NULL && *secret != '\0') {
+		char err[300];
+
+		if (auth_read_secret(secret, o.secret, &o.slen, err,
+		                     sizeof(err)) != 0)
+			return (fail("-k: %s", err));
+	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(cmds[i].name, argv[0]) == 0) {
 			rv = cmds[i].fn(&o, argc, argv);

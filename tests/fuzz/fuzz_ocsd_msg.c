@@ -51,6 +51,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		msg_free(m);
 		return (0);
 	}
+	if (m->body_case == OCS__MSG__BODY_HELLO) {
+		if (m->hello->host == NULL)
+			abort();
+		msg_free(m);
+		return (0);
+	}
 	q = m->ctl;
 	if (map_init(&desired, 16) != 0 || map_init(&live, 16) != 0)
 		abort();

@@ -45,23 +45,24 @@ rig_ctl(struct rig *r, char **out, char **err, ...)
 int
 rig_agent(struct rig *r, int h, const char *secret)
 {
-	char  bin[256], host[16], ctlr[220], sec[220], log[240];
+	char  bin[256], host[16], sec[220], log[240];
 	char *argv[] = {
 	    (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin)),
 	    "--controller",
-	    ctlr,
+	    r->join,
 	    "--host",
 	    host,
 	    "--secret-file",
 	    sec,
 	    "--fibre",
 	    r->fibre,
+	    r->ca[0] ? "--tls-ca" : NULL,
+	    r->ca,
 	    NULL};
 
 	if (h >= RIG_MAX)
 		return (-1);
 	snprintf(host, sizeof(host), "h%02d", h);
-	snprintf(ctlr, sizeof(ctlr), "ipc://%s/agents.sock", r->dir);
 	snprintf(sec, sizeof(sec), "%s/%s", r->dir, secret);
 	snprintf(log, sizeof(log), "%s/agent-%s.log", r->dir, host);
 	return (proc_start(&r->agent[h], argv, log));
@@ -114,6 +115,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	struct rig *r = calloc(1, sizeof(*r));
 	char        bin[256], line[256], ports[16], path[300], log[300];
 	char        cpath[300], st[32], addr[80], *conf = NULL, *o, *e;
+	char        events[300], tlsconf[400];
 	char       *eargv[] = {
 	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
@@ -150,16 +152,46 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	snprintf(path, sizeof(path), "%s/wrong", r->dir);
 	write_file(path, "incorrect horse battery staple\n", 0600);
 	snprintf(r->sock, sizeof(r->sock), "ipc://%s/ctl.sock", r->dir);
+	snprintf(r->join, sizeof(r->join), "ipc://%s/agents.sock", r->dir);
+	snprintf(events, sizeof(events), "ipc://%s/events.sock", r->dir);
+	tlsconf[0] = '\0';
+	if (ro->tls) {
+		char  cmd[1200];
+		char *sargv[] = {"sh", "-c", cmd, NULL};
+		int   port = 20000 + (int)(getpid() % 20000);
+
+		snprintf(r->ca, sizeof(r->ca), "%s/agents.pem", r->dir);
+		snprintf(
+		    cmd, sizeof(cmd),
+		    "cd %s && openssl req -x509 -newkey rsa:2048 -nodes "
+		    "-days 2 -subj /CN=127.0.0.1 -keyout k.pem -out c.pem "
+		    "2>/dev/null && cat c.pem k.pem > agents.pem",
+		    r->dir);
+		if (proc_run(sargv, &o, &e) != 0) {
+			fprintf(stderr, "rig: openssl: %s\n", e);
+			free(o);
+			free(e);
+			goto fail;
+		}
+		free(o);
+		free(e);
+		snprintf(r->join, sizeof(r->join), "tls+tcp://127.0.0.1:%d",
+		         port);
+		snprintf(events, sizeof(events), "tls+tcp://127.0.0.1:0");
+		snprintf(tlsconf, sizeof(tlsconf), "tls_cert_key = %s\n",
+		         r->ca);
+	}
 	off = (size_t)snprintf(
 	    conf, cap,
 	    "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
 	    "password = root\nswitch_time = %s\npoll = 0\ntimeout = %s\n"
 	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
-	    "[agents]\nlisten = ipc://%s/agents.sock\n"
-	    "events = ipc://%s/events.sock\nsecret_file = %s/secret\n"
+	    "[agents]\nlisten = %s\n"
+	    "events = %s\n%ssecret_file = %s/secret\n"
 	    "heartbeat = 1s\n[run]\ndeadline = 30s\n%s[cabling]\n",
 	    driver, addr, st, ro->timeout ? ro->timeout : "2s", r->sock,
-	    r->dir, r->dir, r->dir, r->dir, run_conf ? run_conf : "");
+	    r->dir, r->join, events, tlsconf, r->dir,
+	    run_conf ? run_conf : "");
 	for (h = 0; h < n; h++)
 		for (i = 0; i < 2; i++)
 			off += (size_t)snprintf(

@@ -18,6 +18,8 @@ struct rig {
 	struct proc emu, ocsd, agent[RIG_MAX];
 	int         n;
 	char        tl1[64], fibre[64], sock[200], rest[64];
+	char        join[80]; /* where agents join */
+	char        ca[300];  /* with TLS: the CA file agents verify with */
 };
 
 struct rig_opts {
@@ -26,6 +28,7 @@ struct rig_opts {
 	const char *driver;      /* polatis (default) or calient */
 	const char *timeout;     /* ocsd's driver timeout (default 2s) */
 	int         no_agents;   /* cable n hosts but start no agents */
+	int         tls;         /* agents join over tls+tcp:// */
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_security.c: operators prove the control secret (a
+ * request without proof, or with a wrong one, is refused and logged with
+ * the peer), the operator socket is 0660, a message over the size limit
+ * is refused, and the control socket over TLS (tls+tcp://) with a
+ * self-signed certificate: verified with the right CA, refused without
+ * one or with another; and agents joining over TLS and running a
+ * collective.  ocsd drives the in-process emu driver in the first three.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/req.h>
+
+#include "ocs-drivers/net.h"
+#include "proto/msg.h"
+#include "tests/integ/proc.h"
+#include "tests/integ/rig.h"
+
+struct fx {
+	char       *dir;
+	struct proc ocsd;
+	char        url[300], conf[300], key[300], ca[300], other[300];
+};
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A self-signed certificate and key for CN=127.0.0.1, in one file. */
+static void
+make_cert(const char *dir, const char *name, char *pem, size_t len)
+{
+	char  key[300], crt[300], cmd[2000];
+	char *o, *e;
+	char *argv[] = {"sh", "-c", cmd, NULL};
+
+	snprintf(key, sizeof(key), "%s/%s.key", dir, name);
+	snprintf(crt, sizeof(crt), "%s/%s.crt", dir, name);
+	snprintf(pem, len, "%s/%s.pem", dir, name);
+	snprintf(cmd, sizeof(cmd),
+	         "openssl req -x509 -newkey rsa:2048 -nodes -days 2 "
+	         "-subj /CN=127.0.0.1 -keyout %s -out %s && cat %s %s > %s",
+	         key, crt, crt, key, pem);
+	if (proc_run(argv, &o, &e) != 0)
+		fail_msg("openssl: %s", e);
+	free(o);
+	free(e);
+}
+
+static void
+start(struct fx *f, const char *listen, const char *extra)
+{
+	char  bin[256], log[300], conf[2000];
+	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+	                "-d",
+	                "-v",
+	                "-f",
+	                f->conf,
+	                NULL};
+
+	snprintf(f->url, sizeof(f->url), "%s", listen);
+	snprintf(conf, sizeof(conf),
+	         "[switch]\ndriver = emu\nports = 8\nswitch_time = 1ms\n"
+	         "[control]\nlisten = %s\nsecret_file = %s\n%s"
+	         "[state]\ndir = %s/state\n[cabling]\nh0.0 = 1 9\n"
+	         "h1.0 = 2 10\n",
+	         listen, f->key, extra ? extra : "", f->dir);
+	write_file(f->conf, conf, 0644);
+	snprintf(log, sizeof(log), "%s/ocsd.log", f->dir);
+	assert_int_equal(proc_start(&f->ocsd, argv, log), 0);
+}
+
+/* ocsctl [-k key] [-C ca] -s url args... */
+static int
+ctl(struct fx *f, const char *key, const char *ca, char **o, char **e, ...)
+{
+	char    bin[256], *argv[16];
+	int     n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
+	if (key) {
+		argv[n++] = "-k";
+		argv[n++] = (char *)(uintptr_t)key;
+	}
+	if (ca) {
+		argv[n++] = "-C";
+		argv[n++] = (char *)(uintptr_t)ca;
+	}
+	argv[n++] = "-t";
+	argv[n++] = "3s";
+	argv[n++] = "-s";
+	argv[n++] = f->url;
+	va_start(ap, e);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return (proc_run(argv, o, e));
+}
+
+static void
+wait_up(struct fx *f, const char *ca)
+{
+	char *o, *e;
+	int   i, rv = -1;
+
+	for (i = 0; i < 100 && rv != 0; i++) {
+		rv = ctl(f, f->key, ca, &o, &e, "status", NULL);
+		free(o);
+		free(e);
+		if (rv != 0)
+			net_sleep_ms(50);
+	}
+	assert_int_equal(rv, 0);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	f->dir = proc_tmpdir("security");
+	snprintf(f->conf, sizeof(f->conf), "%s/ocsd.conf", f->dir);
+	snprintf(f->key, sizeof(f->key), "%s/ctl.secret", f->dir);
+	snprintf(f->other, sizeof(f->other), "%s/other.secret", f->dir);
+	write_file(f->key, "operators only, please: 0123456789\n", 0600);
+	write_file(f->other, "somebody else's secret 0123456789\n", 0600);
+	*state = f;
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+	int        dirty = 0;
+
+	if (f->ocsd.pid) {
+		proc_stop(&f->ocsd, SIGTERM);
+		dirty = proc_log_dirty(&f->ocsd);
+	}
+	proc_rmtree(f->dir);
+	free(f->dir);
+	free(f);
+	return (dirty ? -1 : 0);
+}
+
+static int
+log_has(struct fx *f, const char *needle)
+{
+	char   buf[65536];
+	FILE  *fp = fopen(f->ocsd.log, "r");
+	size_t n;
+
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return (strstr(buf, needle) != NULL);
+}
+
+static void
+test_control_secret(void **state)
+{
+	struct fx  *f = *state;
+	char        listen[320], *o, *e;
+	struct stat st;
+
+	snprintf(listen, sizeof(listen), "ipc://%s/ctl.sock", f->dir);
+	start(f, listen, NULL);
+	wait_up(f, NULL);
+	assert_int_equal(stat(listen + 6, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0660);
+	/* No proof: refused, one line, and logged with the peer. */
+	assert_int_equal(
+	    ctl(f, NULL, NULL, &o, &e, "connect", "h0.0", "h1.0", NULL), 1);
+	assert_non_null(strstr(e, "needs proof of the control secret"));
+	assert_int_equal(proc_nlines(e), 1);
+	free(o);
+	free(e);
+	assert_true(log_has(f, "refused: this ocsd needs proof"));
+	assert_true(log_has(f, "from ipc "));
+	/* The wrong secret. */
+	assert_int_equal(
+	    ctl(f, f->other, NULL, &o, &e, "connect", "h0.0", "h1.0", NULL),
+	    1);
+	assert_non_null(strstr(e, "wrong proof of the control secret"));
+	free(o);
+	free(e);
+	/* Nothing happened; with the secret it works. */
+	assert_int_equal(ctl(f, f->key, NULL, &o, &e, "-j", "show", NULL), 0);
+	{
+		json_t *j = json_loads(o, 0, NULL);
+
+		assert_non_null(j);
+		assert_int_equal(
+		    json_array_size(json_object_get(j, "circuits")), 0);
+		json_decref(j);
+	}
+	free(o);
+	free(e);
+	assert_int_equal(
+	    ctl(f, f->key, NULL, &o, &e, "connect", "h0.0", "h1.0", NULL), 0);
+	free(o);
+	free(e);
+	/* A secret file others can read is refused by ocsctl itself. */
+	chmod(f->other, 0644);
+	assert_int_equal(ctl(f, f->other, NULL, &o, &e, "status", NULL), 1);
+	assert_non_null(strstr(e, "-k"));
+	free(o);
+	free(e);
+}
+
+/* Messages over the size limit and undecodable ones. */
+static void
+test_oversized_message(void **state)
+{
+	struct fx *f = *state;
+	char       listen[320];
+	nng_socket s;
+	nng_msg   *m;
+	Ocs__Msg  *rep;
+	char       why[200];
+
+	snprintf(listen, sizeof(listen), "ipc://%s/ctl.sock", f->dir);
+	start(f, listen, NULL);
+	wait_up(f, NULL);
+	assert_int_equal(nng_req0_open(&s), 0);
+	nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 1000);
+	assert_int_equal(nng_dial(s, listen, NULL, 0), 0);
+	/* Over MSG_MAX_BYTES: the daemon drops it unread, and lives. */
+	assert_int_equal(nng_msg_alloc(&m, MSG_MAX_BYTES + 1), 0);
+	memset(nng_msg_body(m), 0x0a, MSG_MAX_BYTES + 1);
+	assert_int_equal(nng_sendmsg(s, m, 0), 0);
+	assert_int_equal(nng_recvmsg(s, &m, 0), NNG_ETIMEDOUT);
+	nng_close(s);
+	assert_true(proc_alive(&f->ocsd));
+	/* Garbage of a legal size: an error reply naming the problem. */
+	assert_int_equal(nng_req0_open(&s), 0);
+	nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 3000);
+	assert_int_equal(nng_dial(s, listen, NULL, 0), 0);
+	assert_int_equal(nng_msg_alloc(&m, 100), 0);
+	memset(nng_msg_body(m), 0xff, 100);
+	assert_int_equal(nng_sendmsg(s, m, 0), 0);
+	assert_int_equal(nng_recvmsg(s, &m, 0), 0);
+	assert_int_equal(msg_decode(nng_msg_body(m), nng_msg_len(m), &rep, why,
+	                            sizeof(why)),
+	                 0);
+	assert_int_equal(rep->body_case, OCS__MSG__BODY_ERROR);
+	msg_free(rep);
+	nng_msg_free(m);
+	nng_close(s);
+	assert_true(log_has(f, "rejected a message from ipc"));
+}
+
+static void
+test_control_tls(void **state)
+{
+	struct fx *f = *state;
+	char       pem[300], otherpem[300], listen[80], extra[400], *o, *e;
+	int        port = 20000 + (int)(getpid() % 20000);
+
+	make_cert(f->dir, "ctl", pem, sizeof(pem));
+	make_cert(f->dir, "stranger", otherpem, sizeof(otherpem));
+	snprintf(listen, sizeof(listen), "tls+tcp://127.0.0.1:%d", port);
+	snprintf(extra, sizeof(extra), "tls_cert_key = %s\n", pem);
+	start(f, listen, extra);
+	wait_up(f, pem);
+	assert_int_equal(
+	    ctl(f, f->key, pem, &o, &e, "connect", "h0.0", "h1.0", NULL), 0);
+	free(o);
+	free(e);
+	/* No CA: ocsctl will not talk TLS blind. */
+	assert_int_equal(ctl(f, f->key, NULL, &o, &e, "status", NULL), 1);
+	assert_non_null(strstr(e, "TLS needs a CA file"));
+	free(o);
+	free(e);
+	/* Another CA: the server is not trusted, no answer. */
+	assert_int_equal(ctl(f, f->key, otherpem, &o, &e, "status", NULL), 1);
+	free(o);
+	free(e);
+	/* Without its certificate ocsd refuses the configuration. */
+	proc_stop(&f->ocsd, SIGTERM);
+	{
+		char  bin[256];
+		char *argv[] = {
+		    (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+		    "-n", "-f", f->conf, NULL};
+
+		start(f, listen, NULL);
+		proc_stop(&f->ocsd, SIGTERM);
+		assert_int_equal(proc_run(argv, &o, &e), 1);
+		assert_non_null(strstr(e, "tls_cert_key is required"));
+		free(o);
+		free(e);
+	}
+}
+
+/* Agents join over tls+tcp:// (and get run events over it) and run. */
+static void
+test_agents_tls(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms", .tls = 1};
+	struct rig     *r = rig_up_opts(3, &o);
+	char           *out, *err;
+	int             rv;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(strstr(r->join, "tls+tcp://"));
+	rv = rig_ctl(r, &out, &err, "run", "--algo", "retri", "--bytes",
+	             "256KiB", NULL);
+	if (rv != 0 || strstr(out, "0 errors") == NULL)
+		fail_msg("exit %d: %s %s", rv, out, err);
+	free(out);
+	free(err);
+	assert_int_equal(rig_down(r), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_control_secret, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_oversized_message, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_control_tls, setup, teardown),
+	    cmocka_unit_test(test_agents_tls),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return (cmocka_run_group_tests_name("security", tests, NULL, NULL));
+}
