@@ -11,11 +11,17 @@
 # and on failure.
 #
 # usage: run-demo.sh BINDIR [NODES] [BYTES]
+# OCS_DRIVER=calient drives the switch over its CALIENT REST face instead.
 
 set -u
 BIN=${1:-bin}
 NODES=${2:-9}
 BYTES=${3:-1MiB}
+DRIVER=${OCS_DRIVER:-polatis}
+case "$DRIVER" in
+polatis | calient) ;;
+*) echo "make run: OCS_DRIVER=$DRIVER: expected polatis or calient" >&2; exit 2 ;;
+esac
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-demo.XXXXXX") || exit 1
 pids=
@@ -51,17 +57,24 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
 chmod 600 "$dir/secret"
 
 ports=$((2 * NODES + 2))
-"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --ports "$ports" \
-	--switch-time 1ms >"$dir/emu.out" 2>"$dir/emu.log" &
+"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \
+	--ports "$ports" --switch-time 1ms >"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
-wait_for "grep -q fibre $dir/emu.out" 50 || fail "ocs-emu did not start"
+wait_for "grep -q rest $dir/emu.out" 50 || fail "ocs-emu did not start"
 tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
+rest=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu.out")
+address=$tl1
+face="TL1"
+if [ "$DRIVER" = calient ]; then
+	address=http://$rest
+	face="CALIENT REST"
+fi
 
 # The model's link parameters: this machine's loopback relay, roughly
 # (make bench measures them); the switch's delay is its own.
 {
-	printf '[switch]\ndriver = polatis\naddress = %s\n' "$tl1"
+	printf '[switch]\ndriver = %s\naddress = %s\n' "$DRIVER" "$address"
 	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
 	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
 	printf '[state]\ndir = %s/state\n' "$dir"
@@ -102,8 +115,8 @@ done
 wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
 	-eq $NODES" 100 || fail "the agents did not all join"
 
-echo "make run: ocs-emu on $tl1 (TL1) and $fibre (fibres), 1 ms switching;"
-echo "          ocsd driving it over TL1; $NODES agents joined"
+echo "make run: ocs-emu on $tl1 (TL1), $rest (REST) and $fibre (fibres),"
+echo "          1 ms switching; ocsd driving it over $face; $NODES agents joined"
 echo
 
 total=0

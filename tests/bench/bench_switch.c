@@ -173,8 +173,8 @@ bench_raw(const char *addr, const struct conf_ab *c)
 }
 
 static void
-bench_driver(const char *addr, const struct conf_ab *c, double *apply,
-             double *with_rb)
+bench_driver(const char *drvname, const char *addr, const struct conf_ab *c,
+             double *apply, double *with_rb)
 {
 	struct drv_opts o = {
 	    .user = "root", .password = "root", .timeout_ms = 10000};
@@ -187,7 +187,7 @@ bench_driver(const char *addr, const struct conf_ab *c, double *apply,
 	int              r;
 
 	*apply = *with_rb = -1;
-	if (drv_open(&d, "polatis", addr, &o) != 0)
+	if (drv_open(&d, drvname, addr, &o) != 0)
 		return;
 	/* Start from a clean switch. */
 	drv_read_map(d, map, c->P);
@@ -249,7 +249,8 @@ ocsd_request(nng_socket s, Ocs__CtlRequest *q)
 }
 
 static double
-bench_ocsd(const char *dir, const char *addr, const struct conf_ab *c)
+bench_ocsd(const char *dir, const char *drvname, const char *addr,
+           const struct conf_ab *c)
 {
 	Ocs__CtlRequest  q;
 	Ocs__Endpoints  *e = calloc(2 * c->n, sizeof(*e));
@@ -269,10 +270,10 @@ bench_ocsd(const char *dir, const char *addr, const struct conf_ab *c)
 	snprintf(log, sizeof(log), "%s/ocsd.log", dir);
 	f = fopen(conf, "w");
 	fprintf(f,
-	        "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
+	        "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
 	        "password = root\ntimeout = 10s\npoll = 0\n[control]\n"
 	        "listen = %s\n[state]\ndir = %s/state\n[cabling]\n",
-	        addr, sock, dir);
+	        drvname, addr, sock, dir);
 	for (i = 0; i < 4 * c->n; i++)
 		fprintf(f, "h%u.%u = %u %u\n", i / 4, i % 4, i + 1,
 		        c->P + i + 1);
@@ -326,8 +327,9 @@ main(void)
 	       "0 on loopback, median of %d rounds; ocsd includes the "
 	       "read-back\n\n",
 	       ROUNDS);
-	printf("%5s %7s %10s %10s %10s %12s %10s\n", "n", "patches", "raw TL1",
-	       "driver", "overhead", "drv+readbk", "ocsd");
+	printf("%5s %7s | %10s %10s %10s %12s %10s | %10s %12s %10s\n", "n",
+	       "patches", "raw TL1", "polatis", "overhead", "drv+readbk",
+	       "ocsd", "calient", "drv+readbk", "ocsd");
 	fflush(stdout);
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		struct conf_ab c;
@@ -337,12 +339,15 @@ main(void)
 		             (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
 		             "--tl1",
 		             "127.0.0.1:0",
+		             "--rest",
+		             "127.0.0.1:0",
 		             "--ports",
 		             ports,
 		             "--switch-time",
 		             "0",
 		             NULL};
-		double raw, drv, rb, od;
+		double raw, drv, rb, od, cdrv, crb, cod;
+		char   rest[80];
 
 		make_configs(&c, ns[i]);
 		snprintf(ports, sizeof(ports), "%u", c.P);
@@ -353,12 +358,21 @@ main(void)
 			continue;
 		}
 		snprintf(addr, sizeof(addr), "%.60s", line + 13);
+		if (proc_line(&emu, line, sizeof(line), 5000) != 0) {
+			printf("%5u  ocs-emu has no REST face\n", ns[i]);
+			continue;
+		}
+		snprintf(rest, sizeof(rest), "http://%.60s", line + 14);
 		raw = bench_raw(addr, &c);
-		bench_driver(addr, &c, &drv, &rb);
-		od = bench_ocsd(dir, addr, &c);
+		bench_driver("polatis", addr, &c, &drv, &rb);
+		od = bench_ocsd(dir, "polatis", addr, &c);
+		bench_driver("calient", rest, &c, &cdrv, &crb);
+		cod = bench_ocsd(dir, "calient", rest, &c);
 		printf(
-		    "%5u %7u %7.3f ms %7.3f ms %7.3f ms %9.3f ms %7.3f ms\n",
-		    ns[i], 4 * ns[i], raw, drv, drv - raw, rb, od);
+		    "%5u %7u | %7.3f ms %7.3f ms %7.3f ms %9.3f ms %7.3f ms "
+		    "| %7.3f ms %9.3f ms %7.3f ms\n",
+		    ns[i], 4 * ns[i], raw, drv, drv - raw, rb, od, cdrv, crb,
+		    cod);
 		fflush(stdout);
 		proc_stop(&emu, SIGTERM);
 		proc_rmtree(dir);
