@@ -204,39 +204,30 @@ conn_check(const struct rest_xc *x, uint32_t nports)
 	return (x->bi && x->a == x->b ? -1 : 0);
 }
 
-/* The array at the top, allocated out[] of its size. */
+/* One element of a top-level array: o is element i, out its slot. */
+typedef int (*item_fn)(json_t *o, size_t i, uint32_t nports, void *out,
+                       char *err, size_t errlen);
+
+/*
+ * Parse a body that is an array of objects (or, with one_ok, a single
+ * object standing for an array of one) into a malloc'd array of elsize
+ * elements, one item() call each.  ctx names the array in messages.
+ */
 static int
-top_array(json_t *j, const char *ctx, size_t elsize, void **out, size_t *n,
-          char *err, size_t errlen)
+walk(const char *body, size_t len, const char *ctx, int one_ok, size_t elsize,
+     item_fn item, uint32_t nports, void **out, size_t *n, char *err,
+     size_t errlen)
 {
-	size_t k;
-
-	if (!json_is_array(j)) {
-		fail(err, errlen, "%s: expected a JSON array", ctx);
-		return (-REST_ESHAPE);
-	}
-	k = json_array_size(j);
-	*n = k;
-	*out = calloc(k ? k : 1, elsize);
-	return (*out == NULL ? -ENOMEM : 0);
-}
-
-int
-rest_badd_parse(const char *body, size_t len, uint32_t nports,
-                struct rest_xc **out, size_t *n, char *err, size_t errlen)
-{
-	struct rest_xc *x = NULL;
-	json_t         *j, *o;
-	const char     *dir;
-	size_t          i;
-	int             rv;
+	json_t *j, *o;
+	char   *x = NULL;
+	size_t  i;
+	int     rv;
 
 	*out = NULL;
 	*n = 0;
 	if ((rv = load(body, len, &j, err, errlen)) != 0)
 		return (rv);
-	/* A single add is one object. */
-	if (json_is_object(j)) {
+	if (one_ok && json_is_object(j)) {
 		json_t *a = json_array();
 
 		if (a == NULL || json_array_append_new(a, j) != 0) {
@@ -246,47 +237,28 @@ rest_badd_parse(const char *body, size_t len, uint32_t nports,
 		}
 		j = a;
 	}
-	if ((rv = top_array(j, "crossconnects", sizeof(*x), (void **)&x, n,
-	                    err, errlen)) != 0)
+	if (!json_is_array(j)) {
+		fail(err, errlen, "%s: expected a JSON array", ctx);
+		rv = -REST_ESHAPE;
 		goto out;
+	}
+	if ((x = calloc(json_array_size(j) + 1, elsize)) == NULL) {
+		rv = -ENOMEM;
+		goto out;
+	}
 	json_array_foreach(j, i, o)
 	{
 		if (!json_is_object(o)) {
-			fail(err, errlen,
-			     "crossconnects[%zu]: expected an "
-			     "object",
+			fail(err, errlen, "%s[%zu]: expected an object", ctx,
 			     i);
 			rv = -REST_ESHAPE;
 			goto out;
 		}
-		if ((rv = port_field(o, "crossconnects", i, "in", nports,
-		                     &x[i].a, err, errlen)) != 0 ||
-		    (rv = port_field(o, "crossconnects", i, "out", nports,
-		                     &x[i].b, err, errlen)) != 0)
+		if ((rv = item(o, i, nports, x + i * elsize, err, errlen)) !=
+		    0)
 			goto out;
-		if ((dir = str_field(o, "crossconnects", i, "dir", err,
-		                     errlen)) == NULL) {
-			rv = -REST_ESHAPE;
-			goto out;
-		}
-		if (strcmp(dir, "bi") && strcmp(dir, "uni")) {
-			fail(err, errlen,
-			     "crossconnects[%zu].dir: \"%.20s\" is not bi or "
-			     "uni",
-			     i, dir);
-			rv = -REST_EVALUE;
-			goto out;
-		}
-		x[i].bi = strcmp(dir, "bi") == 0;
-		if (conn_check(&x[i], nports) != 0) {
-			fail(err, errlen,
-			     "crossconnects[%zu]: a bi connection of port %s "
-			     "to itself",
-			     i, json_string_value(json_object_get(o, "in")));
-			rv = -REST_EVALUE;
-			goto out;
-		}
 	}
+	*n = json_array_size(j);
 out:
 	json_decref(j);
 	if (rv != 0) {
@@ -298,55 +270,73 @@ out:
 	return (0);
 }
 
+static int
+badd_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
+          size_t errlen)
+{
+	struct rest_xc *x = out;
+	const char     *dir;
+	int             rv;
+
+	if ((rv = port_field(o, "crossconnects", i, "in", nports, &x->a, err,
+	                     errlen)) != 0 ||
+	    (rv = port_field(o, "crossconnects", i, "out", nports, &x->b, err,
+	                     errlen)) != 0)
+		return (rv);
+	if ((dir = str_field(o, "crossconnects", i, "dir", err, errlen)) ==
+	    NULL)
+		return (-REST_ESHAPE);
+	if (strcmp(dir, "bi") && strcmp(dir, "uni")) {
+		fail(err, errlen,
+		     "crossconnects[%zu].dir: \"%.20s\" is not bi or uni", i,
+		     dir);
+		return (-REST_EVALUE);
+	}
+	x->bi = strcmp(dir, "bi") == 0;
+	if (conn_check(x, nports) != 0) {
+		fail(
+		    err, errlen,
+		    "crossconnects[%zu]: a bi connection of port %s to itself",
+		    i, json_string_value(json_object_get(o, "in")));
+		return (-REST_EVALUE);
+	}
+	return (0);
+}
+
+int
+rest_badd_parse(const char *body, size_t len, uint32_t nports,
+                struct rest_xc **out, size_t *n, char *err, size_t errlen)
+{
+	/* A single add is one object. */
+	return (walk(body, len, "crossconnects", 1, sizeof(**out), badd_item,
+	             nports, (void **)out, n, err, errlen));
+}
+
+static int
+bdel_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
+          size_t errlen)
+{
+	struct rest_xc *x = out;
+	const char     *c;
+
+	if ((c = str_field(o, "connections", i, "conn", err, errlen)) == NULL)
+		return (-REST_ESHAPE);
+	if (rest_conn_parse(c, x) != 0 || conn_check(x, nports) != 0) {
+		fail(err, errlen,
+		     "connections[%zu].conn: \"%.40s\" is not a connection "
+		     "name",
+		     i, c);
+		return (-REST_EVALUE);
+	}
+	return (0);
+}
+
 int
 rest_bdel_parse(const char *body, size_t len, uint32_t nports,
                 struct rest_xc **out, size_t *n, char *err, size_t errlen)
 {
-	struct rest_xc *x = NULL;
-	json_t         *j, *o;
-	const char     *c;
-	size_t          i;
-	int             rv;
-
-	*out = NULL;
-	*n = 0;
-	if ((rv = load(body, len, &j, err, errlen)) != 0)
-		return (rv);
-	if ((rv = top_array(j, "connections", sizeof(*x), (void **)&x, n, err,
-	                    errlen)) != 0)
-		goto out;
-	json_array_foreach(j, i, o)
-	{
-		if (!json_is_object(o)) {
-			fail(err, errlen,
-			     "connections[%zu]: expected an object", i);
-			rv = -REST_ESHAPE;
-			goto out;
-		}
-		if ((c = str_field(o, "connections", i, "conn", err,
-		                   errlen)) == NULL) {
-			rv = -REST_ESHAPE;
-			goto out;
-		}
-		if (rest_conn_parse(c, &x[i]) != 0 ||
-		    conn_check(&x[i], nports) != 0) {
-			fail(err, errlen,
-			     "connections[%zu].conn: \"%.40s\" is not a "
-			     "connection name",
-			     i, c);
-			rv = -REST_EVALUE;
-			goto out;
-		}
-	}
-out:
-	json_decref(j);
-	if (rv != 0) {
-		free(x);
-		*n = 0;
-		return (rv);
-	}
-	*out = x;
-	return (0);
+	return (walk(body, len, "connections", 0, sizeof(**out), bdel_item,
+	             nports, (void **)out, n, err, errlen));
 }
 
 /* status: "1"/"0" or 1/0. */
@@ -393,74 +383,51 @@ result_text(json_t *o, struct rest_result *r)
 			*p = ' ';
 }
 
+static int
+result_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
+            size_t errlen)
+{
+	struct rest_result *r = out;
+	json_t             *in = json_object_get(o, "response");
+
+	(void)nports;
+	if (in != NULL)
+		o = in;
+	if (!json_is_object(o) || status_of(o, &r->ok) != 0) {
+		fail(err, errlen, "results[%zu]: no status \"0\" or \"1\"", i);
+		return (-REST_ESHAPE);
+	}
+	result_text(o, r);
+	return (0);
+}
+
 int
 rest_result_parse(const char *body, size_t len, size_t want,
                   struct rest_result **out, size_t *n, char *err,
                   size_t errlen)
 {
-	struct rest_result *r = NULL;
-	json_t             *j, *o, *in;
-	size_t              i;
-	int                 rv;
+	int rv = walk(body, len, "results", 1, sizeof(**out), result_item, 0,
+	              (void **)out, n, err, errlen);
 
-	*out = NULL;
-	*n = 0;
-	if ((rv = load(body, len, &j, err, errlen)) != 0)
-		return (rv);
-	if (json_is_object(j)) {
-		json_t *a = json_array();
-
-		if (a == NULL || json_array_append_new(a, j) != 0) {
-			json_decref(a);
-			json_decref(j);
-			return (-ENOMEM);
-		}
-		j = a;
-	}
-	if ((rv = top_array(j, "results", sizeof(*r), (void **)&r, n, err,
-	                    errlen)) != 0)
-		goto out;
-	if (*n == 0 || (want && *n != want)) {
+	if (rv == 0 && (*n == 0 || (want && *n != want))) {
 		fail(err, errlen, "results: %zu items for %zu sent", *n, want);
-		rv = -REST_ESHAPE;
-		goto out;
-	}
-	json_array_foreach(j, i, o)
-	{
-		in = json_is_object(o) ? json_object_get(o, "response") : NULL;
-		if (in != NULL)
-			o = in;
-		if (!json_is_object(o) || status_of(o, &r[i].ok) != 0) {
-			fail(err, errlen,
-			     "results[%zu]: no status \"0\" or \"1\"", i);
-			rv = -REST_ESHAPE;
-			goto out;
-		}
-		result_text(o, &r[i]);
-	}
-out:
-	json_decref(j);
-	if (rv != 0) {
-		free(r);
+		free(*out);
+		*out = NULL;
 		*n = 0;
-		return (rv);
+		return (-REST_ESHAPE);
 	}
-	*out = r;
-	return (0);
+	return (rv);
 }
 
 /* A listed row: its name (or half1.conn) gives ports and direction. */
 static int
-list_row(json_t *o, size_t i, uint32_t nports, struct rest_xc *x, char *err,
+list_row(json_t *o, size_t i, uint32_t nports, void *out, char *err,
          size_t errlen)
 {
-	json_t        *h1, *h2, *nm, *dir;
-	const char    *name = NULL;
-	struct rest_xc hx;
+	struct rest_xc *x = out, hx;
+	json_t         *h1, *h2, *nm, *dir;
+	const char     *name = NULL;
 
-	if (!json_is_object(o))
-		return (fail(err, errlen, "list[%zu]: expected an object", i),
-		        -REST_ESHAPE);
 	h1 = json_object_get(o, "half1");
 	h2 = json_object_get(o, "half2");
 	if (h1 != NULL && !json_is_object(h1))
@@ -519,32 +486,8 @@ int
 rest_list_parse(const char *body, size_t len, uint32_t nports,
                 struct rest_xc **out, size_t *n, char *err, size_t errlen)
 {
-	struct rest_xc *x = NULL;
-	json_t         *j, *o;
-	size_t          i;
-	int             rv;
-
-	*out = NULL;
-	*n = 0;
-	if ((rv = load(body, len, &j, err, errlen)) != 0)
-		return (rv);
-	if ((rv = top_array(j, "list", sizeof(*x), (void **)&x, n, err,
-	                    errlen)) != 0)
-		goto out;
-	json_array_foreach(j, i, o)
-	{
-		if ((rv = list_row(o, i, nports, &x[i], err, errlen)) != 0)
-			goto out;
-	}
-out:
-	json_decref(j);
-	if (rv != 0) {
-		free(x);
-		*n = 0;
-		return (rv);
-	}
-	*out = x;
-	return (0);
+	return (walk(body, len, "list", 0, sizeof(**out), list_row, nports,
+	             (void **)out, n, err, errlen));
 }
 
 /* Power: a number as a string, or "NONE" when dark. */
