@@ -366,25 +366,6 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 }
 
 static void
-peer_name(nng_msg *m, char *buf, size_t len)
-{
-	nng_sockaddr sa;
-	nng_pipe     p = nng_msg_get_pipe(m);
-
-	snprintf(buf, len, "pipe %u", nng_pipe_id(p));
-	if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) != 0)
-		return;
-	if (sa.s_family == NNG_AF_INET) {
-		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
-
-		snprintf(buf, len, "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
-		         (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
-		                    sa.s_in.sa_port >> 8));
-	} else if (sa.s_family == NNG_AF_IPC)
-		snprintf(buf, len, "ipc %.100s", sa.s_ipc.sa_path);
-}
-
-static void
 on_request(struct actx *c)
 {
 	struct agents *ag = c->ag;
@@ -396,7 +377,7 @@ on_request(struct actx *c)
 	char           peer[128], why[300];
 	int            rv;
 
-	peer_name(nm, peer, sizeof(peer));
+	link_peer_name(nm, peer, sizeof(peer));
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
 	                sizeof(why));
 	nng_msg_free(nm);

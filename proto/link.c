@@ -8,6 +8,26 @@
 
 #include "proto/link.h"
 
+void
+link_peer_name(nng_msg *m, char *buf, size_t len)
+{
+	nng_sockaddr sa;
+	nng_pipe     p = nng_msg_get_pipe(m);
+
+	snprintf(buf, len, "pipe %u", nng_pipe_id(p));
+	if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) != 0)
+		return;
+	if (sa.s_family == NNG_AF_INET) {
+		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
+
+		snprintf(buf, len, "%u.%u.%u.%u:%u", a[0], a[1], a[2], a[3],
+		         (unsigned)((sa.s_in.sa_port & 0xff) << 8 |
+		                    sa.s_in.sa_port >> 8));
+	} else if (sa.s_family == NNG_AF_IPC)
+		snprintf(buf, len, "ipc %.100s (pipe %u)", sa.s_ipc.sa_path,
+		         nng_pipe_id(p));
+}
+
 int
 link_is_tls(const char *url)
 {

@@ -25,4 +25,8 @@ int link_listen(nng_socket, const char *url, const char *cert_key,
 int link_dial(nng_socket, const char *url, const char *ca, int flags,
               char *err, size_t errlen);
 
+/* Who sent m, for logs: "1.2.3.4:5678", "ipc /path (pipe 3)", or
+ * "pipe 3". */
+void link_peer_name(nng_msg *m, char *buf, size_t len);
+
 #endif
