@@ -374,7 +374,9 @@ FUZZ_SRCS_units := $(COLL_SRCS)
 FUZZ_SRCS_plan_cli := $(COLL_SRCS)
 FUZZ_SRCS_tl1_resp := $(DRV_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
-	testbed/ocs-emu/emu_state.c ocsd/log.c
+	testbed/ocs-emu/emu_fault.c \
+	testbed/ocs-emu/emu_state.c ocsd/log.c collectives/units.c \
+	collectives/coll.c
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
