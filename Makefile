@@ -107,7 +107,12 @@ COLL_SRCS := \
 	collectives/sim.c \
 	collectives/units.c \
 	collectives/plan_cli.c \
-	collectives/sched_plan.c
+	collectives/sched_plan.c \
+	collectives/topo.c \
+	collectives/tsyn.c \
+	collectives/tsyn_ten.c \
+	collectives/tsyn_validate.c \
+	collectives/tsyn_bound.c
 COLL_LIB := $(BUILD)/libcoll.a
 
 # ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
@@ -211,7 +216,10 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(DRV_LIB) $(COLL_LIB)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DRV_LDLIBS) -lm
 
-$(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(COLL_LIB)
+$(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
+	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
+$(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
+		$(COLL_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
@@ -229,6 +237,7 @@ UNIT_TESTS := \
 	plan_cli \
 	tl1 \
 	rest \
+	tsyn \
 	oxc \
 	conf \
 	xc \
@@ -247,6 +256,7 @@ TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 
 TEST_DEPS_tl1 := $(DRV_LIB)
 TEST_DEPS_rest := $(DRV_LIB)
+TEST_DEPS_tsyn := $(BUILD)/collectives/tplan.o
 TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
@@ -289,7 +299,8 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 # ---- generic rules ---------------------------------------------------------
-ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c $(DRV_SRCS) ocsd/log.c \
+ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c collectives/tplan.c \
+	$(DRV_SRCS) ocsd/log.c \
 	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c proto/auth.c \
 	proto/link.c \
 	$(AGENT_SRCS) \

@@ -23,6 +23,10 @@ static const char *const coll_errtab[] = {
     [COLL_EFRAC - COLL_EBASE] = "not a whole number",
     [COLL_ERANGE - COLL_EBASE] = "out of range",
     [COLL_EALGO - COLL_EBASE] = "unknown algorithm",
+    [COLL_ETOPO - COLL_EBASE] = "malformed topology",
+    [COLL_ELINK - COLL_EBASE] = "link carries more than one chunk at a "
+                                "time",
+    [COLL_EREDUCE - COLL_EBASE] = "contribution reduced twice",
 };
 
 const char *

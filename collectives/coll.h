@@ -24,6 +24,9 @@ enum coll_err {
 	COLL_EFRAC,        /* not a whole number of bytes */
 	COLL_ERANGE,       /* value out of range */
 	COLL_EALGO,        /* unknown algorithm */
+	COLL_ETOPO,        /* a malformed topology */
+	COLL_ELINK,        /* a link used more than its capacity */
+	COLL_EREDUCE,      /* a reduction counts a contribution twice */
 	COLL_EMAX
 };
 

@@ -17,6 +17,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
+#include "collectives/tplan.h"
 #include "collectives/sim.h"
 #include "collectives/units.h"
 
@@ -454,6 +455,11 @@ main(int argc, char **argv)
 		fputs(plan_usage(), stdout);
 		free(pl);
 		return (0);
+	}
+	if (pl->o.topology != NULL) {
+		ex = tplan_run(&pl->o);
+		free(pl);
+		return (ex);
 	}
 	ex = plan_run(pl);
 	reconf_free(&pl->res);

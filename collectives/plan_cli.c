@@ -9,6 +9,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
+#include "collectives/tsyn.h"
 #include "collectives/units.h"
 
 enum {
@@ -16,6 +17,10 @@ enum {
 	OPT_ALPHA_H,
 	OPT_SIMULATE,
 	OPT_CHUNK,
+	OPT_TOPOLOGY,
+	OPT_COLLECTIVE,
+	OPT_CHUNKS,
+	OPT_STEPS,
 };
 
 static const struct option plan_longopts[] = {
@@ -32,6 +37,10 @@ static const struct option plan_longopts[] = {
     {"json", no_argument, NULL, 'j'},
     {"simulate", no_argument, NULL, OPT_SIMULATE},
     {"chunk", required_argument, NULL, OPT_CHUNK},
+    {"topology", required_argument, NULL, OPT_TOPOLOGY},
+    {"collective", required_argument, NULL, OPT_COLLECTIVE},
+    {"chunks", required_argument, NULL, OPT_CHUNKS},
+    {"steps", no_argument, NULL, OPT_STEPS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -51,7 +60,16 @@ plan_usage(void)
 	    "SIZE: B KB MB GB KiB MiB GiB; TIME: ns us ms s; RATE: bps Kbps "
 	    "Mbps Gbps\n"
 	    "defaults: --bytes 1MiB --delay 1us --alpha-s 1.7us --alpha-h 1us "
-	    "--bandwidth 400Gbps --reconfig auto\n");
+	    "--bandwidth 400Gbps --reconfig auto\n"
+	    "       ocs-plan --algo ten|mteg|scalecc|sph|ring --topology "
+	    "FILE|GENERATOR|NAME\n"
+	    "                --collective allgather|reducescatter|allreduce "
+	    "--bytes SIZE\n"
+	    "                [--chunks C] [--json] [--validate] [--steps]\n"
+	    "GENERATOR: ring:N:RATE:TIME mesh:RxC:RATE:TIME "
+	    "torus:AxBxC:RATE:TIME\n"
+	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 "
+	    "(collectives/topologies)\n");
 }
 
 __attribute__((__format__(printf, 3, 4))) static int
@@ -196,12 +214,35 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 		arg = optarg;
 		switch (c) {
 		case 'a':
-			if (a2a_lookup(arg) == NULL)
+			/* Checked once the mode (--topology or not) is
+			 * known. */
+			o->algo = arg;
+			break;
+		case OPT_TOPOLOGY:
+			if (*arg == '\0')
+				return (bad(err, len, "--topology: empty"));
+			o->topology = arg;
+			break;
+		case OPT_COLLECTIVE:
+			if (strcmp(arg, "allgather") &&
+			    strcmp(arg, "reducescatter") &&
+			    strcmp(arg, "allreduce"))
+				return (bad(err, len,
+				            "--collective \"%s\": expected "
+				            "allgather, reducescatter or "
+				            "allreduce",
+				            arg));
+			o->collective = arg;
+			break;
+		case OPT_CHUNKS:
+			if ((rv = parse_uint(arg, 4096, &v)) != 0 || v < 1)
 				return (bad(
 				    err, len,
-				    "--algo \"%s\": unknown algorithm (%s)",
-				    arg, a2a_names()));
-			o->algo = arg;
+				    "--chunks \"%s\": expected 1..4096", arg));
+			o->chunks = (uint32_t)v;
+			break;
+		case OPT_STEPS:
+			o->steps = 1;
 			break;
 		case 'n':
 			if ((rv = parse_uint(arg, PLAN_MAX_NODES, &v)) != 0)
@@ -288,8 +329,36 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 	if (optind < argc)
 		return (bad(err, len, "\"%s\": unexpected argument",
 		            argv[optind]));
+	if (o->topology != NULL) {
+		enum tsyn_algo ta;
+
+		if (o->algo == NULL || tsyn_algo_parse(o->algo, &ta) != 0)
+			return (bad(err, len,
+			            "--algo \"%s\": %s with --topology (ten, "
+			            "mteg, scalecc, sph, ring)",
+			            o->algo ? o->algo : "",
+			            o->algo ? "unknown" : "missing"));
+		if (o->collective == NULL)
+			return (bad(err, len,
+			            "--collective: missing (allgather, "
+			            "reducescatter, allreduce)"));
+		if (o->nodes)
+			return (bad(err, len,
+			            "--nodes: the topology gives the nodes"));
+		if (o->chunks == 0)
+			o->chunks = 1;
+		return (0);
+	}
+	if (o->collective || o->chunks || o->steps)
+		return (bad(err, len, "%s: only with --topology",
+		            o->collective ? "--collective"
+		            : o->chunks   ? "--chunks"
+		                          : "--steps"));
 	if (o->algo == NULL)
 		return (bad(err, len, "--algo: missing (%s)", a2a_names()));
+	if (a2a_lookup(o->algo) == NULL)
+		return (bad(err, len, "--algo \"%s\": unknown algorithm (%s)",
+		            o->algo, a2a_names()));
 	if (o->nodes == 0)
 		return (bad(err, len, "--nodes: missing"));
 	return (0);

@@ -34,6 +34,11 @@ struct plan_opts {
 	const char      *reconf_arg;
 	int              validate, phases, json, simulate, help;
 	uint64_t         chunk; /* 0: default */
+	/* Fixed-topology mode (--topology): tsyn.h. */
+	const char *topology;   /* file, generator or shipped name */
+	const char *collective; /* allgather | reducescatter | allreduce */
+	uint32_t    chunks;     /* per GPU share (default 1) */
+	int         steps;      /* print every slot's sends */
 };
 
 /*

@@ -179,7 +179,7 @@ sched_add_xfer(struct sched *s, uint32_t src, uint32_t dst,
 uint64_t
 sched_blk_offset(const struct sched *s, uint32_t b)
 {
-	uint64_t N = (uint64_t)s->n * s->parts;
+	uint64_t N = (uint64_t)(s->ngpu ? s->ngpu : s->n) * s->parts;
 	uint64_t j = b % N;
 	uint64_t q = s->bytes / N, r = s->bytes % N;
 
@@ -189,7 +189,7 @@ sched_blk_offset(const struct sched *s, uint32_t b)
 uint64_t
 sched_blk_bytes(const struct sched *s, uint32_t b)
 {
-	uint64_t N = (uint64_t)s->n * s->parts;
+	uint64_t N = (uint64_t)(s->ngpu ? s->ngpu : s->n) * s->parts;
 	uint64_t j = b % N;
 	uint64_t q = s->bytes / N, r = s->bytes % N;
 
@@ -199,7 +199,8 @@ sched_blk_bytes(const struct sched *s, uint32_t b)
 double
 sched_blk_model_bytes(const struct sched *s)
 {
-	return ((double)s->bytes / ((double)s->n * s->parts));
+	return ((double)s->bytes /
+	        ((double)(s->ngpu ? s->ngpu : s->n) * s->parts));
 }
 
 size_t

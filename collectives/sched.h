@@ -29,7 +29,14 @@
 
 enum sched_coll {
 	SCHED_ALLTOALL = 1, /* B[r,d] starts at r and must end at d */
+	/* On a fixed topology (sched.topo, tsyn.h): block g * parts + c is
+	 * chunk c of GPU g's share; a phase is one time slot. */
+	SCHED_ALLGATHER,     /* every GPU ends with every block */
+	SCHED_REDUCESCATTER, /* GPU g ends with the sum of its blocks */
+	SCHED_ALLREDUCE,     /* reduce-scatter, then all-gather */
 };
+
+struct topo;
 
 /* A bidirectional circuit between transceiver pa of node a and pb of b. */
 struct sched_circuit {
@@ -88,6 +95,14 @@ struct sched {
 	uint32_t              nblk, cap_blk;
 	struct sched_seg     *seg;
 	uint32_t              nseg, cap_seg;
+
+	/* Topology schedules (SCHED_ALLGATHER...): nodes and ports are the
+	 * topology's (port k of node u is its k-th outgoing link), every
+	 * transfer is one hop, phase t is slot t of slot_s seconds. */
+	const struct topo *topo;
+	uint32_t           ngpu;    /* 0 for All-to-All schedules */
+	double             slot_s;  /* the slot length tau */
+	uint32_t           ag_from; /* allreduce: first all-gather slot */
 };
 
 /*
@@ -139,7 +154,7 @@ sched_blk_part(const struct sched *s, uint32_t b)
 static inline uint32_t
 sched_nblocks(const struct sched *s)
 {
-	return (s->n * s->n * s->parts);
+	return (s->ngpu ? s->ngpu * s->parts : s->n * s->n * s->parts);
 }
 
 /*
@@ -227,19 +242,19 @@ struct sched_recv {
 	uint32_t xf, port;
 };
 struct sched_nphase {
-	int		    barrier;
-	uint32_t	   *send; /* transfer indices; the port is the path's */
-	uint32_t	    nsend;
+	int       barrier;
+	uint32_t *send; /* transfer indices; the port is the path's */
+	uint32_t  nsend;
 	struct sched_relay *relay;
-	uint32_t	    nrelay;
+	uint32_t            nrelay;
 	struct sched_recv  *recv;
-	uint32_t	    nrecv;
+	uint32_t            nrecv;
 };
 struct sched_nplan {
-	uint32_t	     node;
-	uint32_t	     max_blocks; /* held at once, at most */
-	struct sched_nphase *ph;	 /* nph entries */
-	void		    *mem;
+	uint32_t             node;
+	uint32_t             max_blocks; /* held at once, at most */
+	struct sched_nphase *ph;         /* nph entries */
+	void                *mem;
 };
 /* Plans for all n nodes (*out is an array of n).  0, -ENOMEM, or a path
  * error (validate first for a precise message). */

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-plan --topology: load the topology (a file, a generator or a shipped
+ * name), synthesise, validate, time with the real latencies, bound, and
+ * print (text or JSON, optionally every slot).  This is the tool side: it
+ * reads files; the library under it does not.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectives/coll.h"
+#include "collectives/plan_cli.h"
+#include "collectives/tplan.h"
+#include "collectives/tsyn.h"
+#include "collectives/units.h"
+
+#ifndef OCS_TOPO_DIR
+#define OCS_TOPO_DIR "collectives/topologies"
+#endif
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ts.tv_sec + ts.tv_nsec / 1e9);
+}
+
+static int
+read_file(const char *path, char **buf, size_t *len, char *err, size_t el)
+{
+	FILE  *f = fopen(path, "rb");
+	char  *b = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (f == NULL) {
+		snprintf(err, el, "%.300s: %s", path, strerror(errno));
+		return (-errno);
+	}
+	do {
+		if (n == cap) {
+			char *nb;
+
+			cap = cap ? 2 * cap : 65536;
+			if (cap > (64u << 20) ||
+			    (nb = realloc(b, cap)) == NULL) {
+				snprintf(err, el, "%.300s: larger than 64 MiB",
+				         path);
+				free(b);
+				fclose(f);
+				return (-EFBIG);
+			}
+			b = nb;
+		}
+		r = fread(b + n, 1, cap - n, f);
+		n += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		snprintf(err, el, "%.300s: read error", path);
+		free(b);
+		fclose(f);
+		return (-EIO);
+	}
+	fclose(f);
+	*buf = b;
+	*len = n;
+	return (0);
+}
+
+/* Where the shipped files are: $OCS_TOPOLOGY_DIR, the source tree this
+ * was built from, or next to the program (bin/../collectives/...). */
+static int
+builtin_path(const char *file, char *out, size_t len)
+{
+	const char *env = getenv("OCS_TOPOLOGY_DIR");
+	char        exe[PATH_MAX];
+	ssize_t     n;
+	char       *slash;
+
+	if (env != NULL && *env) {
+		snprintf(out, len, "%.3000s/%s", env, file);
+		return (access(out, R_OK));
+	}
+	snprintf(out, len, "%s/%s", OCS_TOPO_DIR, file);
+	if (access(out, R_OK) == 0)
+		return (0);
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		snprintf(out, len, "%.3000s/../collectives/topologies/%s", exe,
+		         file);
+		return (access(out, R_OK));
+	}
+	return (-1);
+}
+
+int
+tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
+{
+	char        file[64], path[PATH_MAX + 64], why[400];
+	char       *buf = NULL;
+	size_t      len = 0;
+	int         rv;
+	const char *src = spec;
+
+	if ((rv = topo_generate(spec, t, why, sizeof(why))) != -ENOENT) {
+		if (rv != 0)
+			snprintf(err, errlen, "--topology \"%s\": %s", spec,
+			         why);
+		return (rv);
+	}
+	if (topo_builtin_file(spec, file, sizeof(file)) != NULL) {
+		if (builtin_path(file, path, sizeof(path)) != 0) {
+			snprintf(err, errlen,
+			         "--topology \"%s\": the shipped file %s is "
+			         "not found (set OCS_TOPOLOGY_DIR)",
+			         spec, file);
+			return (-ENOENT);
+		}
+		src = path;
+	} else if (strchr(spec, '/') == NULL && strchr(spec, '.') == NULL) {
+		snprintf(err, errlen,
+		         "--topology \"%s\": not a file, a generator "
+		         "(ring:, mesh:, torus:) or a shipped topology (%s)",
+		         spec, topo_builtin_names());
+		return (-ENOENT);
+	}
+	if ((rv = read_file(src, &buf, &len, why, sizeof(why))) != 0) {
+		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
+		return (rv);
+	}
+	rv = topo_parse(buf, len, t, why, sizeof(why));
+	free(buf);
+	if (rv != 0)
+		snprintf(err, errlen, "--topology \"%s\": %s: %s", spec, src,
+		         why);
+	return (rv);
+}
+
+static enum sched_coll
+coll_of(const char *s)
+{
+	if (strcmp(s, "allgather") == 0)
+		return (SCHED_ALLGATHER);
+	if (strcmp(s, "reducescatter") == 0)
+		return (SCHED_REDUCESCATTER);
+	return (SCHED_ALLREDUCE);
+}
+
+static void
+print_steps(const struct sched *s, FILE *out)
+{
+	const struct topo *t = s->topo;
+	uint32_t           ph, i;
+
+	for (ph = 0; ph < s->nph; ph++) {
+		const struct sched_phase *p = &s->ph[ph];
+
+		if (p->nxfer == 0)
+			continue;
+		fprintf(out, "slot %u%s:", ph,
+		        s->coll == SCHED_ALLREDUCE
+		            ? (ph < s->ag_from ? " (rs)" : " (ag)")
+		            : "");
+		for (i = 0; i < p->nxfer; i++) {
+			const struct sched_xfer *x = &s->xf[p->xfer_off + i];
+			uint32_t                 c = s->blk[x->blk_off];
+
+			fprintf(out, " %s>%s:%s.%u", t->node[x->src].name,
+			        t->node[x->dst].name,
+			        t->node[t->gpu_node[c / s->parts]].name,
+			        c % s->parts);
+		}
+		fputc('\n', out);
+	}
+}
+
+static json_t *
+steps_json(const struct sched *s)
+{
+	const struct topo *t = s->topo;
+	json_t            *a = json_array();
+	uint32_t           ph, i;
+
+	for (ph = 0; a && ph < s->nph; ph++) {
+		const struct sched_phase *p = &s->ph[ph];
+
+		for (i = 0; i < p->nxfer; i++) {
+			const struct sched_xfer *x = &s->xf[p->xfer_off + i];
+			uint32_t                 c = s->blk[x->blk_off];
+
+			json_array_append_new(
+			    a, json_pack(
+			           "{s:i,s:s,s:s,s:s,s:i}", "slot",
+			           (json_int_t)ph, "src", t->node[x->src].name,
+			           "dst", t->node[x->dst].name, "owner",
+			           t->node[t->gpu_node[c / s->parts]].name,
+			           "chunk", (json_int_t)(c % s->parts)));
+		}
+	}
+	return (a);
+}
+
+int
+tplan_run(const struct plan_opts *o)
+{
+	struct tsyn_params q;
+	struct topo        t;
+	struct sched       s;
+	char               err[600], b1[32], b2[32], b3[32];
+	double             t0, syn_s, done_s, bound;
+	uint32_t           slots = 0;
+	int                rv, valid, exh;
+
+	memset(&q, 0, sizeof(q));
+	if (tsyn_algo_parse(o->algo, &q.algo) != 0)
+		return (2); /* plan_parse checked it */
+	q.coll = coll_of(o->collective);
+	q.bytes = o->bytes;
+	q.chunks = o->chunks;
+	if ((rv = tplan_load(o->topology, &t, err, sizeof(err))) != 0) {
+		fprintf(stderr, "ocs-plan: %s\n", err);
+		return (2);
+	}
+	t0 = now_s();
+	rv = tsyn_synth(&t, &q, &s, err, sizeof(err));
+	syn_s = now_s() - t0;
+	if (rv != 0) {
+		fprintf(stderr, "ocs-plan: %s on %s: %s\n", o->algo, t.name,
+		        err);
+		topo_free(&t);
+		return (rv == -COLL_EALGO ? 2 : 1);
+	}
+	valid = tsyn_validate(&s, &slots, err, sizeof(err)) == 0;
+	done_s = tsyn_replay(&s);
+	bound = tsyn_cut_bound(&t, q.coll, q.bytes, &exh);
+	if (o->json) {
+		json_t *j = json_pack(
+		    "{s:s,s:s,s:s,s:i,s:i,s:f,s:i,s:f,s:f,s:f,s:f,s:b,s:b}",
+		    "algo", o->algo, "collective", o->collective, "topology",
+		    t.name, "gpus", (json_int_t)t.ngpu, "chunks",
+		    (json_int_t)q.chunks, "slot_s", s.slot_s, "slots",
+		    (json_int_t)slots, "completion_s", done_s, "algbw_GBps",
+		    done_s > 0 ? (double)q.bytes / done_s / 1e9 : 0.0,
+		    "synthesis_s", syn_s, "lower_bound_s", bound,
+		    "lower_bound_exhaustive", exh, "valid", valid);
+
+		if (j != NULL && !valid)
+			json_object_set_new(j, "invalid", json_string(err));
+		if (j != NULL && o->steps)
+			json_object_set_new(j, "steps", steps_json(&s));
+		if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0)
+			rv = 1;
+		json_decref(j);
+		putchar('\n');
+	} else {
+		printf("%s %s on %s: %u GPUs, %u nodes, %u links, %u "
+		       "chunk%s per GPU\n",
+		       o->algo, o->collective, t.name, t.ngpu, t.n, t.nlink,
+		       q.chunks, q.chunks == 1 ? "" : "s");
+		printf("slots %u x %s = %s; with real latencies %s "
+		       "(%.3f GB/s)\n",
+		       slots, unit_fmt_time(s.slot_s, b1, sizeof(b1)),
+		       unit_fmt_time(slots * s.slot_s, b2, sizeof(b2)),
+		       unit_fmt_time(done_s, b3, sizeof(b3)),
+		       done_s > 0 ? (double)q.bytes / done_s / 1e9 : 0.0);
+		printf("cut lower bound %s (%s), ratio %.3f\n",
+		       unit_fmt_time(bound, b1, sizeof(b1)),
+		       exh ? "every cut" : "a family of cuts",
+		       bound > 0 ? done_s / bound : 0.0);
+		printf("synthesis %s; %s\n",
+		       unit_fmt_time(syn_s, b1, sizeof(b1)),
+		       valid ? "valid" : err);
+		if (o->steps)
+			print_steps(&s, stdout);
+	}
+	if (o->validate && !valid) {
+		fprintf(stderr, "ocs-plan: invalid schedule: %s\n", err);
+		rv = 1;
+	}
+	sched_free(&s);
+	topo_free(&t);
+	return (rv != 0 ? 1 : 0);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* ocs-plan's fixed-topology mode (tplan.c). */
+#ifndef COLL_TPLAN_H
+#define COLL_TPLAN_H
+
+#include <stddef.h>
+
+#include "collectives/plan_cli.h"
+#include "collectives/topo.h"
+
+/* A topology from --topology: generator, shipped name or file.  0 or a
+ * negative code with one line in err. */
+int tplan_load(const char *spec, struct topo *, char *err, size_t errlen);
+
+/* Run the mode; the exit status. */
+int tplan_run(const struct plan_opts *);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Inside topology synthesis: every algorithm produces an AllGather as a
+ * list of sends (slot, link, chunk); tsyn.c turns it into the IR, and
+ * into ReduceScatter and AllReduce.
+ */
+#ifndef COLL_TSYN_INT_H
+#define COLL_TSYN_INT_H
+
+#include <stdint.h>
+
+#include "collectives/tsyn.h"
+
+struct tsyn_send {
+	uint32_t slot, link, chunk;
+};
+
+struct tsyn_plan {
+	struct tsyn_send *v;
+	size_t            n, cap;
+	uint32_t          slots; /* completion: last arrival slot */
+};
+
+int  tsyn_plan_add(struct tsyn_plan *, uint32_t slot, uint32_t link,
+                   uint32_t chunk);
+void tsyn_plan_free(struct tsyn_plan *);
+
+/* The owner node of chunk k. */
+static inline uint32_t
+tsyn_owner(const struct tsyn_model *m, uint32_t k)
+{
+	return (m->t->gpu_node[k / m->chunks]);
+}
+
+/* Bitsets of nbits over 64-bit words. */
+static inline size_t
+bs_words(uint32_t nbits)
+{
+	return ((nbits + 63) / 64);
+}
+static inline int
+bs_get(const uint64_t *b, uint32_t i)
+{
+	return ((int)((b[i / 64] >> (i % 64)) & 1));
+}
+static inline void
+bs_set(uint64_t *b, uint32_t i)
+{
+	b[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/* Algorithms: an AllGather plan on m's topology. */
+int tsyn_ten(const struct tsyn_model *, struct tsyn_plan *, char *err,
+             size_t errlen);
+
+#endif

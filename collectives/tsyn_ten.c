@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ten: the greedy layer-by-layer time-expanded construction of the
+ * Internet-Draft, for AllGather.  Slot by slot, with no horizon fixed:
+ *
+ * 1. targets: every (GPU, chunk) the GPU neither holds nor has coming;
+ * 2. candidate sources: for each chunk, a multi-source shortest-path
+ *    search (Dijkstra in slots of link latency) back from the targets to
+ *    the nodes that hold it now, or will when a send in flight lands; a
+ *    target whose nearest source holds the chunk now proposes the first
+ *    hop of that path, if the link is free in this slot (switches and
+ *    routers on the way relay, so chunks cross them too);
+ * 3. matching: every free link takes at most one chunk.  Candidates are
+ *    taken by the number of targets the hop serves, then the chunk's
+ *    remaining demand (GPUs still lacking it), then the shorter path,
+ *    then link and chunk order (so the result is deterministic);
+ * 4. sends start; a chunk lands L(u,v) slots later.
+ * It ends when every GPU holds every chunk, or fails naming a GPU that a
+ * chunk cannot reach.  Slots in which nothing can start are skipped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "collectives/tsyn_int.h"
+
+#define INF UINT32_MAX
+
+/* A binary min-heap of (key, value). */
+struct heap {
+	uint64_t *v; /* key << 32 | value */
+	size_t    n, cap;
+};
+
+static int
+heap_push(struct heap *h, uint32_t key, uint32_t val)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t    nc = h->cap ? 2 * h->cap : 1024;
+		uint64_t *nv = realloc(h->v, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return (-ENOMEM);
+		h->v = nv;
+		h->cap = nc;
+	}
+	i = h->n++;
+	h->v[i] = (uint64_t)key << 32 | val;
+	while (i > 0 && h->v[(i - 1) / 2] > h->v[i]) {
+		uint64_t tmp = h->v[i];
+
+		h->v[i] = h->v[(i - 1) / 2];
+		h->v[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+	return (0);
+}
+
+static uint64_t
+heap_pop(struct heap *h)
+{
+	uint64_t top = h->v[0];
+	size_t   i = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && h->v[l] < h->v[m])
+			m = l;
+		if (r < h->n && h->v[r] < h->v[m])
+			m = r;
+		if (m == i)
+			break;
+		uint64_t tmp = h->v[i];
+
+		h->v[i] = h->v[m];
+		h->v[m] = tmp;
+		i = m;
+	}
+	return (top);
+}
+
+struct cand {
+	uint32_t link, chunk;
+	uint32_t score, need, dist;
+};
+
+struct ten {
+	const struct tsyn_model *m;
+	const struct topo       *t;
+	size_t                   w;           /* bitset words per node */
+	uint64_t                *hold, *to;   /* [n * w]: held, coming */
+	uint32_t                *busy;        /* [nlink]: free from slot */
+	uint32_t                *need;        /* [nchunk]: GPUs lacking it */
+	uint32_t                *dist, *pred; /* [n]: search state */
+	uint32_t                *cand_of;     /* [nlink]: index in cands+1 */
+	uint8_t                 *dirty;       /* [nchunk]: search again */
+	struct cand             *cands;
+	size_t                   ncand, capcand;
+	struct heap              arr, dj;
+	uint64_t                 missing; /* (GPU, chunk) not held */
+};
+
+static int
+has(const struct ten *s, uint32_t u, uint32_t k)
+{
+	return (bs_get(s->hold + u * s->w, k));
+}
+
+static int
+coming(const struct ten *s, uint32_t u, uint32_t k)
+{
+	return (bs_get(s->to + u * s->w, k));
+}
+
+/* The search for chunk k: dist/pred from the nearest source. */
+static int
+search(struct ten *s, uint32_t k, uint32_t now, const uint32_t *land)
+{
+	const struct topo *t = s->t;
+	uint32_t           u, e;
+	int                rv;
+
+	for (u = 0; u < t->n; u++) {
+		s->dist[u] = INF;
+		s->pred[u] = INF;
+		if (has(s, u, k))
+			s->dist[u] = 0;
+		else if (coming(s, u, k))
+			s->dist[u] = land[u] - now;
+		if (s->dist[u] != INF &&
+		    (rv = heap_push(&s->dj, s->dist[u], u)) != 0)
+			return (rv);
+	}
+	while (s->dj.n > 0) {
+		uint64_t top = heap_pop(&s->dj);
+		uint32_t d = (uint32_t)(top >> 32);
+
+		u = (uint32_t)top;
+		if (d != s->dist[u])
+			continue;
+		for (e = t->out_off[u]; e < t->out_off[u + 1]; e++) {
+			uint32_t l = t->out[e], v = t->link[l].dst;
+			/* A link busy for a while costs its wait. */
+			uint32_t wait =
+			    s->busy[l] > now + d ? s->busy[l] - now - d : 0;
+			uint32_t nd = d + wait + s->m->lat[l];
+
+			if (nd < s->dist[v]) {
+				s->dist[v] = nd;
+				s->pred[v] = l;
+				if ((rv = heap_push(&s->dj, nd, v)) != 0)
+					return (rv);
+			}
+		}
+	}
+	return (0);
+}
+
+static int
+propose(struct ten *s, uint32_t l, uint32_t k, uint32_t dist)
+{
+	struct cand *c;
+
+	/* One candidate per (link, chunk): cand_of keeps the last chunk's
+	 * entry per link, enough since chunks are searched one by one. */
+	if (s->cand_of[l] && s->cands[s->cand_of[l] - 1].chunk == k) {
+		c = &s->cands[s->cand_of[l] - 1];
+		c->score++;
+		if (dist < c->dist)
+			c->dist = dist;
+		return (0);
+	}
+	if (s->ncand == s->capcand) {
+		size_t       nc = s->capcand ? 2 * s->capcand : 1024;
+		struct cand *nv = realloc(s->cands, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return (-ENOMEM);
+		s->cands = nv;
+		s->capcand = nc;
+	}
+	s->cands[s->ncand++] = (struct cand){l, k, 1, s->need[k], dist};
+	s->cand_of[l] = (uint32_t)s->ncand;
+	return (0);
+}
+
+static void unreachable(struct ten *, uint32_t, uint32_t, char *, size_t);
+
+/* Every target of chunk k proposes the first hop of its path. */
+static int
+targets(struct ten *s, uint32_t k, uint32_t now, uint32_t inflight, char *err,
+        size_t errlen)
+{
+	const struct topo *t = s->t;
+	uint32_t           g;
+	int                rv;
+
+	for (g = 0; g < t->ngpu; g++) {
+		uint32_t v = t->gpu_node[g], x = v, l = INF;
+
+		if (has(s, v, k) || coming(s, v, k))
+			continue;
+		if (s->dist[v] == INF) {
+			if (inflight == 0) {
+				unreachable(s, k, v, err, errlen);
+				return (-COLL_EUNREACH);
+			}
+			continue;
+		}
+		/* Back to the source: its first hop. */
+		while (s->pred[x] != INF) {
+			l = s->pred[x];
+			x = t->link[l].src;
+		}
+		if (l == INF || !has(s, x, k) || s->busy[l] > now)
+			continue;
+		if ((rv = propose(s, l, k, s->dist[v])) != 0)
+			return (rv);
+	}
+	return (0);
+}
+
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return (x->score > y->score ? -1 : 1);
+	if (x->need != y->need)
+		return (x->need > y->need ? -1 : 1);
+	if (x->dist != y->dist)
+		return (x->dist < y->dist ? -1 : 1);
+	if (x->link != y->link)
+		return (x->link < y->link ? -1 : 1);
+	return (x->chunk < y->chunk ? -1 : x->chunk > y->chunk);
+}
+
+/* Name a target no source can reach. */
+static void
+unreachable(struct ten *s, uint32_t k, uint32_t v, char *err, size_t len)
+{
+	snprintf(err, len,
+	         "%s cannot receive chunk %u of %s: no path from any node "
+	         "that holds it",
+	         s->t->node[v].name, k % s->m->chunks,
+	         s->t->node[tsyn_owner(s->m, k)].name);
+}
+
+static void
+ten_free(struct ten *s)
+{
+	free(s->hold);
+	free(s->to);
+	free(s->busy);
+	free(s->need);
+	free(s->dist);
+	free(s->pred);
+	free(s->cand_of);
+	free(s->dirty);
+	free(s->cands);
+	free(s->arr.v);
+	free(s->dj.v);
+}
+
+int
+tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
+         size_t errlen)
+{
+	const struct topo *t = m->t;
+	struct ten         s;
+	uint32_t          *land = NULL; /* [n] for the chunk being searched */
+	uint32_t           now = 0, k, u, i, inflight = 0, last = 0;
+	int                rv = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(p, 0, sizeof(*p));
+	if ((uint64_t)t->n * m->nchunk > (1u << 26)) {
+		snprintf(err, errlen, "%u nodes x %u chunks: too many", t->n,
+		         m->nchunk);
+		return (-COLL_ETOOBIG);
+	}
+	s.m = m;
+	s.t = t;
+	s.w = bs_words(m->nchunk);
+	s.hold = calloc((size_t)t->n * s.w, sizeof(uint64_t));
+	s.to = calloc((size_t)t->n * s.w, sizeof(uint64_t));
+	s.busy = calloc(t->nlink, sizeof(uint32_t));
+	s.need = calloc(m->nchunk, sizeof(uint32_t));
+	s.dist = calloc(t->n, sizeof(uint32_t));
+	s.pred = calloc(t->n, sizeof(uint32_t));
+	s.cand_of = calloc(t->nlink, sizeof(uint32_t));
+	s.dirty = calloc(m->nchunk, 1);
+	/* Landing slot of chunk k at node u: kept per (u, k). */
+	uint32_t *landing = calloc((size_t)t->n * m->nchunk, sizeof(uint32_t));
+	land = calloc(t->n, sizeof(uint32_t));
+	if (!s.hold || !s.to || !s.busy || !s.need || !s.dist || !s.pred ||
+	    !s.cand_of || !s.dirty || !landing || !land) {
+		rv = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < m->nchunk; k++) {
+		bs_set(s.hold + tsyn_owner(m, k) * s.w, k);
+		s.need[k] = t->ngpu - 1;
+	}
+	s.missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
+	while (s.missing > 0) {
+		uint32_t next = INF;
+
+		/* Arrivals of this slot. */
+		while (s.arr.n > 0 && (uint32_t)(s.arr.v[0] >> 32) <= now) {
+			uint64_t a = heap_pop(&s.arr);
+			uint32_t v = (uint32_t)a / m->nchunk;
+
+			k = (uint32_t)a % m->nchunk;
+			bs_set(s.hold + v * s.w, k);
+			inflight--;
+			if (t->node[v].kind == TOPO_GPU)
+				s.missing--;
+		}
+		if (s.missing == 0)
+			break;
+		/* Candidates, chunk by chunk; a chunk sent over a slow link
+		 * is searched again in the same slot, so the copy on its way
+		 * is seen before a second one takes another slow link. */
+		for (k = 0; k < m->nchunk; k++)
+			s.dirty[k] = s.need[k] > 0;
+		for (;;) {
+			int again = 0;
+
+			s.ncand = 0;
+			memset(s.cand_of, 0, t->nlink * sizeof(uint32_t));
+			for (k = 0; k < m->nchunk; k++) {
+				if (!s.dirty[k])
+					continue;
+				s.dirty[k] = 0;
+				for (u = 0; u < t->n; u++)
+					land[u] = coming(&s, u, k)
+					              ? landing[(size_t)u *
+					                            m->nchunk +
+					                        k]
+					              : 0;
+				if ((rv = search(&s, k, now, land)) != 0 ||
+				    (rv = targets(&s, k, now, inflight, err,
+				                  errlen)) != 0)
+					goto out;
+			}
+			qsort(s.cands, s.ncand, sizeof(*s.cands), cmp_cand);
+			for (i = 0; i < s.ncand; i++) {
+				const struct cand *c = &s.cands[i];
+				uint32_t           v = t->link[c->link].dst;
+				uint32_t           at = now + m->lat[c->link];
+
+				if (s.dirty[c->chunk] ||
+				    s.busy[c->link] > now ||
+				    has(&s, v, c->chunk) ||
+				    coming(&s, v, c->chunk))
+					continue;
+				if ((rv = tsyn_plan_add(p, now, c->link,
+				                        c->chunk)) != 0 ||
+				    (rv = heap_push(&s.arr, at,
+				                    v * m->nchunk +
+				                        c->chunk)) != 0)
+					goto out;
+				s.busy[c->link] = now + m->occ[c->link];
+				bs_set(s.to + v * s.w, c->chunk);
+				landing[(size_t)v * m->nchunk + c->chunk] = at;
+				if (t->node[v].kind == TOPO_GPU)
+					s.need[c->chunk]--;
+				inflight++;
+				last = at > last ? at : last;
+				if (m->occ[c->link] > 1 && s.need[c->chunk]) {
+					s.dirty[c->chunk] = 1;
+					again = 1;
+				}
+			}
+			if (!again)
+				break;
+		}
+		/* Next slot where something can change. */
+		if (s.arr.n > 0)
+			next = (uint32_t)(s.arr.v[0] >> 32);
+		for (i = 0; i < t->nlink; i++)
+			if (s.busy[i] > now && s.busy[i] < next)
+				next = s.busy[i];
+		if (next == INF || next <= now)
+			next = now + 1;
+		now = next;
+		if (now > TSYN_MAX_SLOTS) {
+			snprintf(err, errlen, "more than %u slots",
+			         TSYN_MAX_SLOTS);
+			rv = -COLL_ETOOBIG;
+			goto out;
+		}
+	}
+	p->slots = last;
+out:
+	free(landing);
+	free(land);
+	ten_free(&s);
+	if (rv != 0)
+		tsyn_plan_free(p);
+	return (rv);
+}

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/unit/test_tsyn.c: topology files and generators (and their
+ * errors), the slot model, ten's AllGather on tiny topologies whose
+ * optimal slot counts are worked out by hand, every shipped topology
+ * through AllGather, ReduceScatter and AllReduce (valid, and never faster
+ * than the cut bound), and the validator catching broken schedules.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "collectives/coll.h"
+#include "collectives/tplan.h"
+#include "collectives/tsyn.h"
+
+#define S(x) (x), strlen(x)
+
+static void
+parse_ok(const char *text, struct topo *t)
+{
+	char err[300];
+
+	if (topo_parse(S(text), t, err, sizeof(err)) != 0)
+		fail_msg("parse: %s", err);
+}
+
+static void
+test_topo_file(void **state)
+{
+	struct topo t;
+	char        err[300];
+
+	(void)state;
+	parse_ok("{\"name\":\"x\",\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\","
+	         "\"group\":\"dc1\"},{\"name\":\"s\",\"kind\":\"switch\"},"
+	         "{\"name\":\"b\",\"kind\":\"gpu\"}],\"links\":["
+	         "{\"src\":\"a\",\"dst\":\"s\",\"bandwidth\":\"100Gbps\","
+	         "\"latency\":\"1us\",\"both\":true},{\"src\":\"s\",\"dst\":"
+	         "\"b\",\"bandwidth\":\"25GBps\",\"distance_km\":100}]}",
+	         &t);
+	assert_int_equal(t.n, 3);
+	assert_int_equal(t.ngpu, 2);
+	assert_int_equal(t.nlink, 3);
+	assert_int_equal(t.gpu_node[1], 2);
+	assert_true(fabs(t.bw_max - 25e9) < 1);
+	assert_true(fabs(t.link[topo_link_of(&t, 1, 2)].alpha - 500e-6) <
+	            1e-12);
+	assert_true(fabs(t.link[topo_link_of(&t, 0, 1)].bw - 12.5e9) < 1);
+	assert_int_equal(topo_link_of(&t, 2, 1), -1);
+	assert_int_equal(t.ngroup, 1);
+	topo_free(&t);
+	/* Every malformed file names the field. */
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"[1]", "expected a JSON object"},
+	    {"{\"nodes\":[]}", "nodes: expected a non-empty array"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"cpu\"}]}",
+	     "nodes[0].kind: \"cpu\""},
+	    {"{\"nodes\":[{\"name\":\"a b\",\"kind\":\"gpu\"}]}",
+	     "nodes[0].name"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"a\","
+	     "\"kind\":\"gpu\"}]}",
+	     "nodes[1].name: \"a\" twice"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\","
+	     "\"kind\":\"gpu\"}],\"links\":[{\"src\":\"a\",\"dst\":\"c\","
+	     "\"bandwidth\":\"1Gbps\"}]}",
+	     "links[0].dst: \"c\" is not a node"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\","
+	     "\"kind\":\"gpu\"}],\"links\":[{\"src\":\"a\",\"dst\":\"b\","
+	     "\"bandwidth\":\"fast\"}]}",
+	     "links[0].bandwidth"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\","
+	     "\"kind\":\"gpu\"}],\"links\":[{\"src\":\"a\",\"dst\":\"b\","
+	     "\"bandwidth\":\"1Gbps\",\"latency\":\"1h\"}]}",
+	     "links[0].latency"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\","
+	     "\"kind\":\"gpu\"}],\"links\":[{\"src\":\"a\",\"dst\":\"b\","
+	     "\"bandwidth\":\"1Gbps\"},{\"src\":\"a\",\"dst\":\"b\","
+	     "\"bandwidth\":\"2Gbps\"}]}",
+	     "a -> b given twice"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"s\","
+	     "\"kind\":\"switch\"}],\"links\":[{\"src\":\"a\",\"dst\":\"s\","
+	     "\"bandwidth\":\"1Gbps\"}]}",
+	     "at least 2 GPUs"},
+	    {"{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\","
+	     "\"kind\":\"gpu\"}],\"links\":[{\"src\":\"a\",\"dst\":\"a\","
+	     "\"bandwidth\":\"1Gbps\"}]}",
+	     "a to itself"},
+	    {"{\"nodes\":", "not JSON"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(
+		    topo_parse(S(bad[i].text), &t, err, sizeof(err)),
+		    -COLL_ETOPO);
+		if (strstr(err, bad[i].want) == NULL)
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err,
+			         bad[i].want);
+	}
+}
+
+static void
+test_generators(void **state)
+{
+	struct topo t;
+	char        err[300];
+
+	(void)state;
+	assert_int_equal(
+	    topo_generate("ring:5:100Gbps:1us", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nlink, 10);
+	assert_true(fabs(t.bw_max - 12.5e9) < 1);
+	topo_free(&t);
+	assert_int_equal(topo_generate("ring:2:8GBps:0", &t, err, sizeof(err)),
+	                 0);
+	assert_int_equal(t.nlink, 2);
+	topo_free(&t);
+	/* A plain grid: 2 x x C + 2 x R x (C-1) directed links. */
+	assert_int_equal(
+	    topo_generate("mesh:3x4:1GiBps:1ns", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nlink, 2 * 2 * 4 + 2 * 3 * 3);
+	assert_true(fabs(t.bw_max - 1073741824.0) < 1);
+	topo_free(&t);
+	/* Wrap-around in every dimension (size 2 has no wrap). */
+	assert_int_equal(
+	    topo_generate("torus:3x3x2:100Gbps:1us", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nlink, 18 * (2 + 2 + 1));
+	topo_free(&t);
+	assert_int_equal(topo_generate("dgx1", &t, err, sizeof(err)), -ENOENT);
+	assert_int_equal(
+	    topo_generate("ring:1:1Gbps:1us", &t, err, sizeof(err)),
+	    -COLL_ETOPO);
+	assert_non_null(strstr(err, "1 nodes"));
+	assert_int_equal(
+	    topo_generate("mesh:3:1Gbps:1us", &t, err, sizeof(err)),
+	    -COLL_ETOPO);
+	assert_non_null(strstr(err, "mesh:RxC:RATE:TIME"));
+	assert_int_equal(
+	    topo_generate("ring:4:1Gbpx:1us", &t, err, sizeof(err)),
+	    -COLL_ETOPO);
+	assert_non_null(strstr(err, "rate \"1Gbpx\""));
+	assert_int_equal(
+	    topo_generate("torus:4x4:1Gbps:1y", &t, err, sizeof(err)),
+	    -COLL_ETOPO);
+	assert_non_null(strstr(err, "time \"1y\""));
+}
+
+/* Synthesise, validate, check slots and replay against the bound. */
+static uint32_t
+run(const struct topo *t, enum tsyn_algo a, enum sched_coll c, uint64_t bytes,
+    uint32_t chunks)
+{
+	struct tsyn_params q = {a, c, bytes, chunks};
+	struct sched       s;
+	char               err[400];
+	uint32_t           slots;
+	double             done, bound;
+	int                exh;
+
+	if (tsyn_synth(t, &q, &s, err, sizeof(err)) != 0)
+		fail_msg("%s on %s: %s", tsyn_algo_name(a), t->name, err);
+	if (tsyn_validate(&s, &slots, err, sizeof(err)) != 0)
+		fail_msg("%s on %s (coll %d): invalid: %s", tsyn_algo_name(a),
+		         t->name, c, err);
+	done = tsyn_replay(&s);
+	bound = tsyn_cut_bound(t, c, bytes, &exh);
+	if (!(bound > 0) || done < bound * (1 - 1e-9))
+		fail_msg("%s on %s (coll %d): %.9g s beats the bound %.9g s",
+		         tsyn_algo_name(a), t->name, c, done, bound);
+	sched_free(&s);
+	return (slots);
+}
+
+static void
+test_tiny_optimal(void **state)
+{
+	struct topo t;
+	char        err[300];
+
+	(void)state;
+	/* A line of 3: the end chunks need 2 hops, every link is free. */
+	parse_ok("{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":"
+	         "\"b\",\"kind\":\"gpu\"},{\"name\":\"c\",\"kind\":\"gpu\"}],"
+	         "\"links\":[{\"src\":\"a\",\"dst\":\"b\",\"bandwidth\":"
+	         "\"1GBps\",\"both\":true},{\"src\":\"b\",\"dst\":\"c\","
+	         "\"bandwidth\":\"1GBps\",\"both\":true}]}",
+	         &t);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 2);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_REDUCESCATTER, 3 << 20, 1),
+	                 2);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLREDUCE, 3 << 20, 1), 4);
+	topo_free(&t);
+	/* A bidirectional ring of 4 (also the 2x2 mesh): 3 chunks in over
+	 * 2 links, diameter 2: 2 slots. */
+	assert_int_equal(topo_generate("ring:4:8GBps:0", &t, err, sizeof(err)),
+	                 0);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 4 << 20, 1), 2);
+	topo_free(&t);
+	assert_int_equal(
+	    topo_generate("mesh:2x2:8GBps:0", &t, err, sizeof(err)), 0);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 4 << 20, 1), 2);
+	topo_free(&t);
+	/* A star of 3 GPUs on a copying switch: one slot in, then each GPU
+	 * takes 2 chunks over its one link: 3 slots. */
+	parse_ok("{\"nodes\":[{\"name\":\"s\",\"kind\":\"switch\"},"
+	         "{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":\"b\",\"kind\":"
+	         "\"gpu\"},{\"name\":\"c\",\"kind\":\"gpu\"}],\"links\":["
+	         "{\"src\":\"a\",\"dst\":\"s\",\"bandwidth\":\"1GBps\","
+	         "\"both\":true},{\"src\":\"b\",\"dst\":\"s\",\"bandwidth\":"
+	         "\"1GBps\",\"both\":true},{\"src\":\"c\",\"dst\":\"s\","
+	         "\"bandwidth\":\"1GBps\",\"both\":true}]}",
+	         &t);
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 3);
+	topo_free(&t);
+	/* A one-way ring of 3 with a slow link (occ 2, so L 2). */
+	parse_ok("{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":"
+	         "\"b\",\"kind\":\"gpu\"},{\"name\":\"c\",\"kind\":\"gpu\"}],"
+	         "\"links\":[{\"src\":\"a\",\"dst\":\"b\",\"bandwidth\":"
+	         "\"2GBps\"},{\"src\":\"b\",\"dst\":\"c\",\"bandwidth\":"
+	         "\"2GBps\"},{\"src\":\"c\",\"dst\":\"a\",\"bandwidth\":"
+	         "\"1GBps\"}]}",
+	         &t);
+	/* c->a needs two chunks (c's and b's) at 2 slots each; b's leaves
+	 * b in slot 0, reaches c at 1, so c->a carries c's (0..2) then b's
+	 * (2..4): 4 slots; b gets a's at 1 and c's via a at 3. */
+	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 4);
+	topo_free(&t);
+}
+
+static void
+test_shipped(void **state)
+{
+	static const char *const names[] = {
+	    "dgx1",
+	    "dgx2",
+	    "amd",
+	    "ndv2:1",
+	    "ndv2:2",
+	    "ndv2:4",
+	    "wan2",
+	    "wan3",
+	    "ring:6:100Gbps:2us",
+	    "mesh:3x3:25GBps:1us",
+	    "torus:3x3x3:100Gbps:1us",
+	};
+	static const enum sched_coll colls[] = {
+	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
+	char        err[400];
+	struct topo t;
+	size_t      i, c;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (tplan_load(names[i], &t, err, sizeof(err)) != 0)
+			fail_msg("%s", err);
+		for (c = 0; c < 3; c++) {
+			run(&t, TSYN_TEN, colls[c], 64u << 20, 1);
+			run(&t, TSYN_TEN, colls[c], 1u << 20, 2);
+		}
+		topo_free(&t);
+	}
+}
+
+static void
+test_unreachable(void **state)
+{
+	struct tsyn_params q = {TSYN_TEN, SCHED_ALLGATHER, 1 << 20, 1};
+	struct topo        t;
+	struct sched       s;
+	char               err[300];
+
+	(void)state;
+	/* c only sends: nothing reaches it. */
+	parse_ok("{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":"
+	         "\"b\",\"kind\":\"gpu\"},{\"name\":\"c\",\"kind\":\"gpu\"}],"
+	         "\"links\":[{\"src\":\"a\",\"dst\":\"b\",\"bandwidth\":"
+	         "\"1GBps\",\"both\":true},{\"src\":\"c\",\"dst\":\"b\","
+	         "\"bandwidth\":\"1GBps\"}]}",
+	         &t);
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
+	                 -COLL_EUNREACH);
+	assert_non_null(strstr(err, "c cannot receive chunk 0 of"));
+	topo_free(&t);
+}
+
+/* Hand-made schedules the validator must refuse. */
+static void
+test_validator(void **state)
+{
+	struct topo      t;
+	struct sched     s;
+	struct sched_seg g;
+	char             err[300];
+	uint32_t         slots, c;
+
+	(void)state;
+	assert_int_equal(topo_generate("ring:3:8GBps:0", &t, err, sizeof(err)),
+	                 0);
+	/* Links of g0: to g1 (port 0), to g2 (port 1). */
+#define START(coll)                                                           \
+	do {                                                                  \
+		assert_int_equal(sched_init(&s, "t", coll, 3, 2, 1, 3 << 20), \
+		                 0);                                          \
+		s.topo = &t;                                                  \
+		s.ngpu = 3;                                                   \
+	} while (0)
+#define SEND(from, pt, to, chunk)                                             \
+	do {                                                                  \
+		c = chunk;                                                    \
+		g = (struct sched_seg){.node = from, .port = pt, .hops = 1};  \
+		assert_int_equal(sched_add_xfer(&s, from, to, &c, 1, &g, 1),  \
+		                 0);                                          \
+	} while (0)
+	/* Sending what g1 does not hold yet. */
+	START(SCHED_ALLGATHER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 0, 1, 0);
+	SEND(1, 1, 2, 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)),
+	                 -COLL_ENOTHELD);
+	assert_non_null(strstr(err, "slot 0: g1 sends chunk 0 of g0"));
+	sched_free(&s);
+	/* Two chunks on one link in one slot. */
+	START(SCHED_ALLGATHER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 0, 1, 0);
+	SEND(0, 0, 1, 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)),
+	                 -COLL_ELINK);
+	assert_non_null(strstr(err, "link g0 -> g1 still carries"));
+	sched_free(&s);
+	/* Not everything delivered. */
+	START(SCHED_ALLGATHER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 0, 1, 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)),
+	                 -COLL_EUNDELIVERED);
+	assert_non_null(strstr(err, "never receives"));
+	sched_free(&s);
+	/* A hop that is not a link of the sender's port. */
+	START(SCHED_ALLGATHER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 1, 1, 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)),
+	                 -COLL_EPATH);
+	sched_free(&s);
+	/* Ports: g0 -> g1 is g0's 0, g0 -> g2 its 1; g1 -> g0 is g1's 0,
+	 * g1 -> g2 its 1; g2 -> g0 is g2's 0, g2 -> g1 its 1.  A reduction
+	 * tree per chunk: chunk 2 via g0 -> g1 -> g2, chunk 0 straight from
+	 * g1 and g2, chunk 1 straight from g0 and g2. */
+	START(SCHED_REDUCESCATTER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 0, 1, 2);
+	sched_add_phase(&s, 0, 0);
+	SEND(1, 1, 2, 2);
+	SEND(1, 0, 0, 0);
+	sched_add_phase(&s, 0, 0);
+	SEND(2, 0, 0, 0);
+	SEND(2, 1, 1, 1);
+	SEND(0, 0, 1, 1);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)), 0);
+	assert_int_equal(slots, 3);
+	sched_free(&s);
+	/* g0's share of chunk 2 sent twice: both copies reach g2. */
+	START(SCHED_REDUCESCATTER);
+	sched_add_phase(&s, 0, 0);
+	SEND(0, 0, 1, 2);
+	SEND(0, 1, 2, 2);
+	sched_add_phase(&s, 0, 0);
+	SEND(1, 1, 2, 2);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)),
+	                 -COLL_EREDUCE);
+	assert_non_null(strstr(err, "already holds"));
+	sched_free(&s);
+	topo_free(&t);
+#undef START
+#undef SEND
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_topo_file),
+	    cmocka_unit_test(test_generators),
+	    cmocka_unit_test(test_tiny_optimal),
+	    cmocka_unit_test(test_shipped),
+	    cmocka_unit_test(test_unreachable),
+	    cmocka_unit_test(test_validator),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
