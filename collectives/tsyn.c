@@ -139,6 +139,10 @@ plan_ag(const struct tsyn_model *m, enum tsyn_algo a, struct tsyn_plan *p,
 	switch (a) {
 	case TSYN_TEN:
 		return (tsyn_ten(m, p, err, errlen));
+	case TSYN_SPH:
+		return (tsyn_sph(m, p, err, errlen));
+	case TSYN_RING:
+		return (tsyn_ring(m, p, err, errlen));
 	default:
 		snprintf(err, errlen, "algorithm %s is not implemented yet",
 		         tsyn_algo_name(a));

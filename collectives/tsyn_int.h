@@ -52,5 +52,9 @@ bs_set(uint64_t *b, uint32_t i)
 /* Algorithms: an AllGather plan on m's topology. */
 int tsyn_ten(const struct tsyn_model *, struct tsyn_plan *, char *err,
              size_t errlen);
+int tsyn_sph(const struct tsyn_model *, struct tsyn_plan *, char *err,
+             size_t errlen);
+int tsyn_ring(const struct tsyn_model *, struct tsyn_plan *, char *err,
+              size_t errlen);
 
 #endif

@@ -220,6 +220,11 @@ test_tiny_optimal(void **state)
 	         "\"bandwidth\":\"1GBps\",\"both\":true}]}",
 	         &t);
 	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 3);
+	/* The baselines: the same tree (a star); and the ring a > b > c > a
+	 * through the switch, where a chunk is not sent back into the
+	 * switch that saw it: a's goes a>s, s>b, then s>c: 3 slots. */
+	assert_int_equal(run(&t, TSYN_SPH, SCHED_ALLGATHER, 3 << 20, 1), 3);
+	assert_int_equal(run(&t, TSYN_RING, SCHED_ALLGATHER, 3 << 20, 1), 3);
 	topo_free(&t);
 	/* A one-way ring of 3 with a slow link (occ 2, so L 2). */
 	parse_ok("{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":"
@@ -254,18 +259,21 @@ test_shipped(void **state)
 	};
 	static const enum sched_coll colls[] = {
 	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
-	char        err[400];
-	struct topo t;
-	size_t      i, c;
+	static const enum tsyn_algo algos[] = {TSYN_TEN, TSYN_SPH, TSYN_RING};
+	char                        err[400];
+	struct topo                 t;
+	size_t                      i, c, a;
 
 	(void)state;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (tplan_load(names[i], &t, err, sizeof(err)) != 0)
 			fail_msg("%s", err);
-		for (c = 0; c < 3; c++) {
-			run(&t, TSYN_TEN, colls[c], 64u << 20, 1);
-			run(&t, TSYN_TEN, colls[c], 1u << 20, 2);
-		}
+		for (c = 0; c < 3; c++)
+			for (a = 0; a < sizeof(algos) / sizeof(algos[0]);
+			     a++) {
+				run(&t, algos[a], colls[c], 64u << 20, 1);
+				run(&t, algos[a], colls[c], 1u << 20, 2);
+			}
 		topo_free(&t);
 	}
 }
