@@ -112,6 +112,7 @@ COLL_SRCS := \
 	collectives/tsyn.c \
 	collectives/tsyn_ten.c \
 	collectives/tsyn_fifo.c \
+	collectives/tsyn_mteg.c \
 	collectives/tsyn_validate.c \
 	collectives/tsyn_bound.c
 COLL_LIB := $(BUILD)/libcoll.a

@@ -103,6 +103,7 @@ struct sched {
 	uint32_t           ngpu;    /* 0 for All-to-All schedules */
 	double             slot_s;  /* the slot length tau */
 	uint32_t           ag_from; /* allreduce: first all-gather slot */
+	uint32_t           horizon; /* mteg: time-expanded horizon, else 0 */
 };
 
 /*

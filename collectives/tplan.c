@@ -256,6 +256,9 @@ tplan_run(const struct plan_opts *o)
 
 		if (j != NULL && !valid)
 			json_object_set_new(j, "invalid", json_string(err));
+		if (j != NULL && s.horizon)
+			json_object_set_new(j, "horizon",
+			                    json_integer(s.horizon));
 		if (j != NULL && o->steps)
 			json_object_set_new(j, "steps", steps_json(&s));
 		if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0)
@@ -280,6 +283,8 @@ tplan_run(const struct plan_opts *o)
 		printf("synthesis %s; %s\n",
 		       unit_fmt_time(syn_s, b1, sizeof(b1)),
 		       valid ? "valid" : err);
+		if (s.horizon)
+			printf("time-expanded horizon %u slots\n", s.horizon);
 		if (o->steps)
 			print_steps(&s, stdout);
 	}

@@ -39,6 +39,50 @@ tsyn_plan_free(struct tsyn_plan *p)
 }
 
 int
+tsyn_reachable(const struct topo *t, char *err, size_t errlen)
+{
+	uint32_t *q = malloc(t->n * sizeof(*q));
+	uint8_t  *seen = malloc(t->n);
+	uint32_t  g, h, head, tail, u, e;
+
+	if (q == NULL || seen == NULL) {
+		free(q);
+		free(seen);
+		return (-ENOMEM);
+	}
+	for (g = 0; g < t->ngpu; g++) {
+		memset(seen, 0, t->n);
+		head = tail = 0;
+		q[tail++] = t->gpu_node[g];
+		seen[t->gpu_node[g]] = 1;
+		while (head < tail) {
+			u = q[head++];
+			for (e = t->out_off[u]; e < t->out_off[u + 1]; e++) {
+				uint32_t v = t->link[t->out[e]].dst;
+
+				if (!seen[v]) {
+					seen[v] = 1;
+					q[tail++] = v;
+				}
+			}
+		}
+		for (h = 0; h < t->ngpu; h++)
+			if (!seen[t->gpu_node[h]]) {
+				snprintf(err, errlen,
+				         "%s cannot receive from %s: no path",
+				         t->node[t->gpu_node[h]].name,
+				         t->node[t->gpu_node[g]].name);
+				free(q);
+				free(seen);
+				return (-COLL_EUNREACH);
+			}
+	}
+	free(q);
+	free(seen);
+	return (0);
+}
+
+int
 tsyn_model_init(struct tsyn_model *m, const struct topo *t, uint64_t bytes,
                 uint32_t chunks)
 {
@@ -141,6 +185,8 @@ plan_ag(const struct tsyn_model *m, enum tsyn_algo a, struct tsyn_plan *p,
 		return (tsyn_ten(m, p, err, errlen));
 	case TSYN_SPH:
 		return (tsyn_sph(m, p, err, errlen));
+	case TSYN_MTEG:
+		return (tsyn_mteg(m, p, err, errlen));
 	case TSYN_RING:
 		return (tsyn_ring(m, p, err, errlen));
 	default:
@@ -263,6 +309,7 @@ tsyn_synth(const struct topo *t, const struct tsyn_params *q, struct sched *s,
 	s->topo = t;
 	s->ngpu = t->ngpu;
 	s->slot_s = m.tau;
+	s->horizon = ag.horizon > rs.horizon ? ag.horizon : rs.horizon;
 	if (q->coll != SCHED_ALLGATHER && (rv = emit(s, t, &rs, 0)) != 0)
 		goto out;
 	s->ag_from = q->coll == SCHED_ALLREDUCE ? rs.slots : 0;

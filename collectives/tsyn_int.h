@@ -18,7 +18,8 @@ struct tsyn_send {
 struct tsyn_plan {
 	struct tsyn_send *v;
 	size_t            n, cap;
-	uint32_t          slots; /* completion: last arrival slot */
+	uint32_t          slots;   /* completion: last arrival slot */
+	uint32_t          horizon; /* mteg: the time-expanded horizon used */
 };
 
 int  tsyn_plan_add(struct tsyn_plan *, uint32_t slot, uint32_t link,
@@ -54,6 +55,12 @@ int tsyn_ten(const struct tsyn_model *, struct tsyn_plan *, char *err,
              size_t errlen);
 int tsyn_sph(const struct tsyn_model *, struct tsyn_plan *, char *err,
              size_t errlen);
+int tsyn_mteg(const struct tsyn_model *, struct tsyn_plan *, char *err,
+              size_t errlen);
+
+/* Every GPU reaches every other over the links?  0, or -COLL_EUNREACH
+ * naming a pair. */
+int tsyn_reachable(const struct topo *, char *err, size_t errlen);
 int tsyn_ring(const struct tsyn_model *, struct tsyn_plan *, char *err,
               size_t errlen);
 

@@ -195,6 +195,7 @@ test_tiny_optimal(void **state)
 	         "\"bandwidth\":\"1GBps\",\"both\":true}]}",
 	         &t);
 	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 2);
+	assert_int_equal(run(&t, TSYN_MTEG, SCHED_ALLGATHER, 3 << 20, 1), 2);
 	assert_int_equal(run(&t, TSYN_TEN, SCHED_REDUCESCATTER, 3 << 20, 1),
 	                 2);
 	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLREDUCE, 3 << 20, 1), 4);
@@ -220,6 +221,7 @@ test_tiny_optimal(void **state)
 	         "\"bandwidth\":\"1GBps\",\"both\":true}]}",
 	         &t);
 	assert_int_equal(run(&t, TSYN_TEN, SCHED_ALLGATHER, 3 << 20, 1), 3);
+	assert_int_equal(run(&t, TSYN_MTEG, SCHED_ALLGATHER, 3 << 20, 1), 3);
 	/* The baselines: the same tree (a star); and the ring a > b > c > a
 	 * through the switch, where a chunk is not sent back into the
 	 * switch that saw it: a's goes a>s, s>b, then s>c: 3 slots. */
@@ -259,7 +261,8 @@ test_shipped(void **state)
 	};
 	static const enum sched_coll colls[] = {
 	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
-	static const enum tsyn_algo algos[] = {TSYN_TEN, TSYN_SPH, TSYN_RING};
+	static const enum tsyn_algo algos[] = {TSYN_TEN, TSYN_MTEG, TSYN_SPH,
+	                                       TSYN_RING};
 	char                        err[400];
 	struct topo                 t;
 	size_t                      i, c, a;
@@ -297,6 +300,13 @@ test_unreachable(void **state)
 	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
 	                 -COLL_EUNREACH);
 	assert_non_null(strstr(err, "c cannot receive chunk 0 of"));
+	q.algo = TSYN_MTEG;
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
+	                 -COLL_EUNREACH);
+	assert_non_null(strstr(err, "c cannot receive from a"));
+	q.algo = TSYN_SPH;
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
+	                 -COLL_EUNREACH);
 	topo_free(&t);
 }
 
