@@ -113,6 +113,7 @@ COLL_SRCS := \
 	collectives/tsyn_ten.c \
 	collectives/tsyn_fifo.c \
 	collectives/tsyn_mteg.c \
+	collectives/tsyn_scalecc.c \
 	collectives/tsyn_validate.c \
 	collectives/tsyn_bound.c
 COLL_LIB := $(BUILD)/libcoll.a
@@ -310,7 +311,7 @@ ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c collectives/tplan.c \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
 	tests/integ/rig.c tests/unit/xrun.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
-	tests/bench/bench_run.c tests/soak/soak.c
+	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -361,6 +362,12 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(DRV_LDLIBS) -lm
 
+$(BUILD)/bench/bench_tsyn: $(BUILD)/tests/bench/bench_tsyn.o \
+		$(BUILD)/collectives/tplan.o $(COLL_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
 # Not in CI: 10,000 reconfigurations through each driver (SOAK_N).
 SOAK_N ?= 10000
 $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/integ/proc.o \
@@ -374,7 +381,7 @@ $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/integ/proc.o \
 soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
-BENCHES := bench_plan bench_switch bench_run
+BENCHES := bench_plan bench_switch bench_run bench_tsyn
 bench: $(BENCHES:%=$(BUILD)/bench/%)
 	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
 		echo; done

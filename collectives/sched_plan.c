@@ -15,18 +15,18 @@ struct cnt {
 };
 
 /* Walk x's path; call back for the source, each relay and the end. */
-typedef void (*visit_fn)(void *arg, uint32_t ph, uint32_t xf,
-    uint32_t node, int role, uint32_t in_port, uint32_t out_port);
+typedef void (*visit_fn)(void *arg, uint32_t ph, uint32_t xf, uint32_t node,
+                         int role, uint32_t in_port, uint32_t out_port);
 enum { ROLE_SEND, ROLE_RELAY, ROLE_RECV };
 
 static int
 walk(const struct sched *s, const uint32_t *peer, uint32_t ph, uint32_t xi,
-    visit_fn fn, void *arg)
+     visit_fn fn, void *arg)
 {
 	const struct sched_xfer *x = &s->xf[xi];
-	struct sched_walk	 w;
-	int64_t			 tx;
-	uint32_t		 in_port = 0, hop = 0;
+	struct sched_walk        w;
+	int64_t                  tx;
+	uint32_t                 in_port = 0, hop = 0;
 
 	sched_walk_init(&w, s, peer, x);
 	while ((tx = sched_walk_next(&w)) >= 0 && tx != SCHED_NONE) {
@@ -48,15 +48,15 @@ walk(const struct sched *s, const uint32_t *peer, uint32_t ph, uint32_t xi,
 }
 
 struct pass {
-	const struct sched  *s;
-	struct cnt	    *cnt;  /* [node * nph + ph] */
-	struct sched_nplan  *plan; /* second pass */
-	struct cnt	    *fill;
+	const struct sched *s;
+	struct cnt         *cnt;  /* [node * nph + ph] */
+	struct sched_nplan *plan; /* second pass */
+	struct cnt         *fill;
 };
 
 static void
 count(void *arg, uint32_t ph, uint32_t xf, uint32_t node, int role,
-    uint32_t in_port, uint32_t out_port)
+      uint32_t in_port, uint32_t out_port)
 {
 	struct pass *p = arg;
 	struct cnt  *c = &p->cnt[node * p->s->nph + ph];
@@ -74,11 +74,11 @@ count(void *arg, uint32_t ph, uint32_t xf, uint32_t node, int role,
 
 static void
 fill(void *arg, uint32_t ph, uint32_t xf, uint32_t node, int role,
-    uint32_t in_port, uint32_t out_port)
+     uint32_t in_port, uint32_t out_port)
 {
-	struct pass	    *p = arg;
+	struct pass         *p = arg;
 	struct sched_nphase *np = &p->plan[node].ph[ph];
-	struct cnt	    *f = &p->fill[node * p->s->nph + ph];
+	struct cnt          *f = &p->fill[node * p->s->nph + ph];
 
 	if (role == ROLE_SEND) {
 		np->send[f->send++] = xf;
@@ -96,14 +96,14 @@ static int
 each_transfer(const struct sched *s, visit_fn fn, void *arg)
 {
 	uint32_t *peer, p, i, bad;
-	int	  rv = 0;
+	int       rv = 0;
 
 	if ((peer = malloc((size_t)s->n * s->ports * sizeof(*peer))) == NULL)
 		return (-ENOMEM);
 	for (p = 0; p < s->nph && rv == 0; p++) {
 		if (s->ph[p].cfg >= 0 &&
 		    (rv = sched_peers(s, &s->cfg[s->ph[p].cfg], peer, &bad)) !=
-			0)
+		        0)
 			break;
 		if (p == 0 && s->ph[0].cfg < 0) {
 			rv = -COLL_ENOCFG;
@@ -141,9 +141,9 @@ int
 sched_plans(const struct sched *s, struct sched_nplan **out)
 {
 	struct sched_nplan *pl;
-	struct pass	    ps;
-	uint32_t	    v, p;
-	int		    rv;
+	struct pass         ps;
+	uint32_t            v, p;
+	int                 rv;
 
 	*out = NULL;
 	memset(&ps, 0, sizeof(ps));
@@ -158,8 +158,8 @@ sched_plans(const struct sched *s, struct sched_nplan **out)
 	if ((rv = each_transfer(s, count, &ps)) != 0)
 		goto fail;
 	for (v = 0; v < s->n; v++) {
-		size_t	 sz = s->nph * sizeof(struct sched_nphase);
-		char	*m;
+		size_t sz = s->nph * sizeof(struct sched_nphase);
+		char  *m;
 
 		for (p = 0; p < s->nph; p++) {
 			struct cnt *c = &ps.cnt[v * s->nph + p];
@@ -177,7 +177,7 @@ sched_plans(const struct sched *s, struct sched_nplan **out)
 		pl[v].ph = (struct sched_nphase *)(void *)m;
 		m += s->nph * sizeof(struct sched_nphase);
 		for (p = 0; p < s->nph; p++) {
-			struct cnt	    *c = &ps.cnt[v * s->nph + p];
+			struct cnt          *c = &ps.cnt[v * s->nph + p];
 			struct sched_nphase *np = &pl[v].ph[p];
 
 			np->barrier = p == 0 || s->ph[p].cfg >= 0;

@@ -443,16 +443,117 @@ both_ways(struct topo *t, uint32_t u, uint32_t v, double bw, double a)
 	return (add_link(t, v, u, bw, a));
 }
 
+/* RATE:TIME at p into bytes/s and s. */
+static int
+rate_time(const char *kind, const char *spec, const char *p, double *bw,
+          double *lat, char *err, size_t errlen)
+{
+	const char *q = strchr(p, ':');
+	char        rate[64], tm[64];
+
+	if (q == NULL || (size_t)(q - p) >= sizeof(rate) ||
+	    strlen(q + 1) >= sizeof(tm))
+		return (bad(err, errlen, "%s: \"%s\": expected RATE:TIME",
+		            kind, spec));
+	memcpy(rate, p, (size_t)(q - p));
+	rate[q - p] = '\0';
+	snprintf(tm, sizeof(tm), "%s", q + 1);
+	if (unit_parse_rate(rate, bw) != 0)
+		return (bad(err, errlen,
+		            "%s: rate \"%s\": expected e.g. 100Gbps, 25GBps, "
+		            "10GiBps",
+		            kind, rate));
+	if (unit_parse_time(tm, lat) != 0 || *lat > 10)
+		return (bad(err, errlen,
+		            "%s: time \"%s\": expected e.g. 1us, 500ns, 2ms",
+		            kind, tm));
+	*bw /= 8;
+	return (0);
+}
+
+/*
+ * subring:N:S1[,S2...]:RATE:TIME: the circuit configuration of the OCS
+ * All-to-All algorithms (ReTri's subrings, Bridge's strides): node i's
+ * transceivers joined to i + S and i - S by duplex circuits, one stride
+ * per pair of transceivers.
+ */
+static int
+subring(const char *spec, struct topo *t, char *err, size_t errlen)
+{
+	uint32_t    n, st[8], ns = 0, i, j, u;
+	double      bw, lat;
+	const char *p = spec + 8;
+	char       *end, nm[16];
+	int         rv;
+
+	n = (uint32_t)strtoul(p, &end, 10);
+	if (*p < '0' || *p > '9' || *end != ':' || n < 2 || n > TOPO_MAX_NODES)
+		return (bad(err, errlen,
+		            "subring: \"%s\": expected subring:N:S[,S...]:"
+		            "RATE:TIME, N 2..%d",
+		            spec, TOPO_MAX_NODES));
+	for (p = end + 1;;) {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (*p < '0' || *p > '9' || v < 1 || v >= n || ns == 8)
+			return (
+			    bad(err, errlen,
+			        "subring: \"%s\": strides 1..N-1, at most 8",
+			        spec));
+		v = v < n - v ? v : n - v; /* i + S and i - S: one pair */
+		for (j = 0; j < ns && st[j] != v; j++)
+			;
+		if (j == ns)
+			st[ns++] = (uint32_t)v;
+		p = end + 1;
+		if (*end == ':')
+			break;
+		if (*end != ',')
+			return (
+			    bad(err, errlen,
+			        "subring: \"%s\": strides 1..N-1, at most 8",
+			        spec));
+	}
+	if ((rv = rate_time("subring", spec, p, &bw, &lat, err, errlen)) != 0)
+		return (rv);
+	snprintf(t->name, sizeof(t->name), "%s", spec);
+	for (u = 0; u < n; u++) {
+		snprintf(nm, sizeof(nm), "g%u", u);
+		if ((rv = add_node(t, nm, TOPO_GPU, -1)) != 0)
+			goto fail;
+	}
+	for (j = 0; j < ns; j++)
+		for (i = 0; i < n; i++) {
+			/* Stride N/2 pairs each node once. */
+			if (2 * st[j] == n && i >= n / 2)
+				continue;
+			if ((rv = both_ways(t, i, (i + st[j]) % n, bw, lat)) !=
+			    0)
+				goto fail;
+		}
+	if ((rv = finish(t, err, errlen)) == 0)
+		return (0);
+fail:
+	if (rv == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (rv == -COLL_ERANGE)
+		rv = bad(err, errlen, "subring: too many links");
+	topo_free(t);
+	return (rv);
+}
+
 int
 topo_generate(const char *spec, struct topo *t, char *err, size_t errlen)
 {
-	const char *kind, *p, *q;
+	const char *kind, *p;
 	uint32_t    d[3] = {1, 1, 1}, total, u, c[3];
 	double      bw, lat;
-	char        rate[64], tm[64], nm[16];
+	char        nm[16];
 	int         nd, k, rv, ring = 0, mesh = 0;
 
 	memset(t, 0, sizeof(*t));
+	if (strncmp(spec, "subring:", 8) == 0)
+		return (subring(spec, t, err, errlen));
 	if (strncmp(spec, "ring:", 5) == 0)
 		ring = 1, kind = "ring";
 	else if (strncmp(spec, "mesh:", 5) == 0)
@@ -469,24 +570,8 @@ topo_generate(const char *spec, struct topo *t, char *err, size_t errlen)
 		            : mesh ? "mesh:RxC:RATE:TIME"
 		                   : "torus:AxBxC:RATE:TIME (1 to 3 sizes)"));
 	p = strchr(p, ':') + 1;
-	q = strchr(p, ':');
-	if (q == NULL || (size_t)(q - p) >= sizeof(rate) ||
-	    strlen(q + 1) >= sizeof(tm))
-		return (bad(err, errlen, "%s: \"%s\": expected RATE:TIME",
-		            kind, spec));
-	memcpy(rate, p, (size_t)(q - p));
-	rate[q - p] = '\0';
-	snprintf(tm, sizeof(tm), "%s", q + 1);
-	if (unit_parse_rate(rate, &bw) != 0)
-		return (bad(err, errlen,
-		            "%s: rate \"%s\": expected e.g. 100Gbps, 25GBps, "
-		            "10GiBps",
-		            kind, rate));
-	if (unit_parse_time(tm, &lat) != 0 || lat > 10)
-		return (bad(err, errlen,
-		            "%s: time \"%s\": expected e.g. 1us, 500ns, 2ms",
-		            kind, tm));
-	bw /= 8;
+	if ((rv = rate_time(kind, spec, p, &bw, &lat, err, errlen)) != 0)
+		return (rv);
 	for (total = 1, k = 0; k < nd; k++)
 		total *= d[k];
 	if (total < 2 || total > TOPO_MAX_NODES)

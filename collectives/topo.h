@@ -19,6 +19,8 @@
  * (5 us per km) to the latency.
  *
  * Generators: ring:N:RATE:TIME, mesh:RxC:RATE:TIME (a plain grid),
+ * subring:N:S1[,S2...]:RATE:TIME (the OCS circuit configurations: node i
+ * joined to i + S and i - S for each stride S),
  * torus:AxBxC:RATE:TIME (wrap-around in every dimension; 1 to 3
  * dimensions), all links bidirectional.
  */

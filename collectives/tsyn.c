@@ -187,6 +187,8 @@ plan_ag(const struct tsyn_model *m, enum tsyn_algo a, struct tsyn_plan *p,
 		return (tsyn_sph(m, p, err, errlen));
 	case TSYN_MTEG:
 		return (tsyn_mteg(m, p, err, errlen));
+	case TSYN_SCALECC:
+		return (tsyn_scalecc(m, p, err, errlen));
 	case TSYN_RING:
 		return (tsyn_ring(m, p, err, errlen));
 	default:
@@ -276,6 +278,14 @@ tsyn_synth(const struct topo *t, const struct tsyn_params *q, struct sched *s,
 	    q->coll != SCHED_ALLREDUCE) {
 		snprintf(err, errlen, "not a collective for a topology");
 		return (-EINVAL);
+	}
+	if (q->algo == TSYN_SCALECC && q->coll != SCHED_ALLGATHER) {
+		/* Its border routers cut through, which does not run
+		 * backwards into a reduction. */
+		snprintf(err, errlen,
+		         "scalecc synthesises AllGather only (SCALE-CCL has "
+		         "no reduction)");
+		return (-COLL_EALGO);
 	}
 	if ((rv = tsyn_model_init(&m, t, q->bytes, q->chunks)) != 0) {
 		snprintf(err, errlen, "%s",

@@ -57,6 +57,8 @@ int tsyn_sph(const struct tsyn_model *, struct tsyn_plan *, char *err,
              size_t errlen);
 int tsyn_mteg(const struct tsyn_model *, struct tsyn_plan *, char *err,
               size_t errlen);
+int tsyn_scalecc(const struct tsyn_model *, struct tsyn_plan *, char *err,
+                 size_t errlen);
 
 /* Every GPU reaches every other over the links?  0, or -COLL_EUNREACH
  * naming a pair. */

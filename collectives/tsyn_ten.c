@@ -13,7 +13,11 @@
  * 3. matching: every free link takes at most one chunk.  Candidates are
  *    taken by the number of targets the hop serves, then the chunk's
  *    remaining demand (GPUs still lacking it), then the shorter path,
- *    then link and chunk order (so the result is deterministic);
+ *    then link and chunk order (so the result is deterministic).  A
+ *    chunk whose hop lost its link to another chunk, or that was just
+ *    sent over a slow link, is searched again in the same slot with that
+ *    link now busy (the search charges a busy link its wait), so it can
+ *    take another way, or see its own copy on the way;
  * 4. sends start; a chunk lands L(u,v) slots later.
  * It ends when every GPU holds every chunk, or fails naming a GPU that a
  * chunk cannot reach.  Slots in which nothing can start are skipped.
@@ -332,7 +336,7 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		for (k = 0; k < m->nchunk; k++)
 			s.dirty[k] = s.need[k] > 0;
 		for (;;) {
-			int again = 0;
+			int again = 0, lost = 0, sent = 0;
 
 			s.ncand = 0;
 			memset(s.cand_of, 0, t->nlink * sizeof(uint32_t));
@@ -357,9 +361,16 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 				uint32_t           v = t->link[c->link].dst;
 				uint32_t           at = now + m->lat[c->link];
 
-				if (s.dirty[c->chunk] ||
-				    s.busy[c->link] > now ||
-				    has(&s, v, c->chunk) ||
+				if (s.dirty[c->chunk])
+					continue;
+				if (s.busy[c->link] > now) {
+					/* Lost its link to another chunk this
+					 * slot: look for another way. */
+					s.dirty[c->chunk] = 1;
+					lost = 1;
+					continue;
+				}
+				if (has(&s, v, c->chunk) ||
 				    coming(&s, v, c->chunk))
 					continue;
 				if ((rv = tsyn_plan_add(p, now, c->link,
@@ -375,12 +386,14 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 					s.need[c->chunk]--;
 				inflight++;
 				last = at > last ? at : last;
+				sent = 1;
 				if (m->occ[c->link] > 1 && s.need[c->chunk]) {
 					s.dirty[c->chunk] = 1;
 					again = 1;
 				}
 			}
-			if (!again)
+			/* Again while the last round sent something. */
+			if (!(again || (lost && sent)))
 				break;
 		}
 		/* Next slot where something can change. */

@@ -28,7 +28,7 @@ struct vstate {
 	/* ReduceScatter: contributor sets, landing by slot. */
 	size_t    gw;    /* words of a GPU set */
 	uint64_t *acc;   /* [n * nchunk * gw]: merged so far */
-	uint32_t *ready; /* [n * nchunk]: slot the merged sum is complete */
+	uint32_t *ready; /* [n * nchunk]: AllGather: head of the copy lands */
 	struct pend {
 		uint32_t  slot, node, chunk;
 		uint64_t *set;
@@ -112,6 +112,24 @@ chunk_name(const struct vstate *v, uint32_t k, char *buf, size_t len)
 	return (buf);
 }
 
+/*
+ * May u send chunk k on link l in slot d?  Store-and-forward: once it has
+ * landed.  A border router cuts through: from the slot the head arrives
+ * (the incoming copy's latency less its transmission), as long as the
+ * outgoing copy does not end before the incoming one does.
+ */
+static int
+may_send(const struct vstate *v, uint32_t u, uint32_t k, uint32_t d,
+         uint32_t l)
+{
+	size_t i = (size_t)u * v->m.nchunk + k;
+
+	if (v->at[i] <= d)
+		return (1);
+	return (v->t->node[u].kind == TOPO_ROUTER && v->at[i] != NEVER &&
+	        v->ready[i] <= d && d + v->m.occ[l] >= v->at[i]);
+}
+
 /* AllGather over phases [from, to), owners holding from `from`. */
 static int
 check_ag(struct vstate *v, uint32_t from, uint32_t to, uint32_t *done,
@@ -136,7 +154,7 @@ check_ag(struct vstate *v, uint32_t from, uint32_t to, uint32_t *done,
 
 			if ((rv = hop(v, ph, x, &link, &chunk, err, len)) != 0)
 				return (rv);
-			if (v->at[(size_t)x->src * v->m.nchunk + chunk] > ph) {
+			if (!may_send(v, x->src, chunk, ph, link)) {
 				snprintf(err, len,
 				         "slot %u: %s sends %s, which it does "
 				         "not hold yet",
@@ -145,8 +163,12 @@ check_ag(struct vstate *v, uint32_t from, uint32_t to, uint32_t *done,
 				return (-COLL_ENOTHELD);
 			}
 			dst = &v->at[(size_t)x->dst * v->m.nchunk + chunk];
-			if (ph + v->m.lat[link] < *dst)
+			if (ph + v->m.lat[link] < *dst) {
 				*dst = ph + v->m.lat[link];
+				v->ready[(size_t)x->dst * v->m.nchunk +
+				         chunk] =
+				    ph + v->m.lat[link] - v->m.occ[link];
+			}
 		}
 	}
 	for (g = 0; g < t->ngpu; g++)
@@ -300,10 +322,12 @@ tsyn_validate(const struct sched *s, uint32_t *slots, char *err, size_t errlen)
 	v.gw = bs_words(v.t->ngpu);
 	v.start = calloc(v.t->nlink, sizeof(*v.start));
 	v.at = calloc((size_t)v.t->n * v.m.nchunk, sizeof(*v.at));
+	v.ready = calloc((size_t)v.t->n * v.m.nchunk, sizeof(*v.ready));
 	if (s->coll != SCHED_ALLGATHER)
 		v.acc = calloc((size_t)v.t->n * v.m.nchunk * v.gw,
 		               sizeof(uint64_t));
-	if (!v.start || !v.at || (s->coll != SCHED_ALLGATHER && !v.acc)) {
+	if (!v.start || !v.at || !v.ready ||
+	    (s->coll != SCHED_ALLGATHER && !v.acc)) {
 		vfree(&v);
 		return (-ENOMEM);
 	}
@@ -349,22 +373,24 @@ tsyn_replay(const struct sched *s)
 {
 	const struct topo *t = s->topo;
 	struct tsyn_model  m;
-	double            *free_at, *have, done = 0;
+	double            *free_at, *have, *head, done = 0;
 	uint32_t           ph, i, k, g;
 
 	if (t == NULL || tsyn_model_init(&m, t, s->bytes, s->parts) != 0)
 		return (-1);
 	free_at = calloc(t->nlink, sizeof(*free_at));
 	have = malloc((size_t)t->n * m.nchunk * sizeof(*have));
-	if (free_at == NULL || have == NULL) {
+	head = malloc((size_t)t->n * m.nchunk * sizeof(*head));
+	if (free_at == NULL || have == NULL || head == NULL) {
 		free(free_at);
 		free(have);
+		free(head);
 		tsyn_model_free(&m);
 		return (-1);
 	}
 	/* "have" is when node u's copy (or partial sum) of k is ready. */
 	for (i = 0; i < (size_t)t->n * m.nchunk; i++)
-		have[i] = s->coll == SCHED_ALLGATHER ? 1e300 : 0;
+		head[i] = have[i] = s->coll == SCHED_ALLGATHER ? 1e300 : 0;
 	for (k = 0; k < m.nchunk; k++)
 		have[(size_t)tsyn_owner(&m, k) * m.nchunk + k] = 0;
 	for (ph = 0; ph < s->nph; ph++) {
@@ -387,25 +413,39 @@ tsyn_replay(const struct sched *s)
 
 			if (l < 0)
 				continue;
-			st = have[(size_t)x->src * m.nchunk + c];
+			int copy =
+			    s->coll == SCHED_ALLGATHER ||
+			    (s->coll == SCHED_ALLREDUCE && ph >= s->ag_from);
+			size_t si = (size_t)x->src * m.nchunk + c;
+			double tx = m.mu / t->link[l].bw;
+
+			st = have[si];
+			/* A router forwards a copy as its head comes in, but
+			 * cannot finish before the tail is in. */
+			if (copy && t->node[x->src].kind == TOPO_ROUTER &&
+			    head[si] < st)
+				st = head[si] > have[si] - tx ? head[si]
+				                              : have[si] - tx;
 			if (free_at[l] > st)
 				st = free_at[l];
-			free_at[l] = st + m.mu / t->link[l].bw;
+			free_at[l] = st + tx;
 			arr = free_at[l] + t->link[l].alpha;
 			dst = &have[(size_t)x->dst * m.nchunk + c];
 			/* A reduction waits for every partial; a copy takes
 			 * the first. */
-			if (s->coll == SCHED_ALLGATHER ||
-			    (s->coll == SCHED_ALLREDUCE && ph >= s->ag_from))
-				*dst = arr < *dst ? arr : *dst;
-			else
-				*dst = arr > *dst ? arr : *dst;
+			if (copy && arr < *dst) {
+				*dst = arr;
+				head[(size_t)x->dst * m.nchunk + c] =
+				    st + t->link[l].alpha;
+			} else if (!copy && arr > *dst)
+				*dst = arr;
 			if (arr > done)
 				done = arr;
 		}
 	}
 	free(free_at);
 	free(have);
+	free(head);
 	tsyn_model_free(&m);
 	return (done);
 }

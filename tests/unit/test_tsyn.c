@@ -135,6 +135,22 @@ test_generators(void **state)
 	    topo_generate("torus:3x3x2:100Gbps:1us", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.nlink, 18 * (2 + 2 + 1));
 	topo_free(&t);
+	/* The OCS configurations: strides 1 and 3 on 9 nodes; 8 and 1 are
+	 * the same pairs, and stride N/2 pairs each node once. */
+	assert_int_equal(topo_generate("subring:9:1,3,8:100Gbps:1us", &t, err,
+	                               sizeof(err)),
+	                 0);
+	assert_int_equal(t.nlink, 2 * 9 * 2);
+	topo_free(&t);
+	assert_int_equal(topo_generate("subring:8:4:100Gbps:1us", &t, err,
+	                               sizeof(err)),
+	                 0);
+	assert_int_equal(t.nlink, 8);
+	topo_free(&t);
+	assert_int_equal(topo_generate("subring:9:9:100Gbps:1us", &t, err,
+	                               sizeof(err)),
+	                 -COLL_ETOPO);
+	assert_non_null(strstr(err, "strides 1..N-1"));
 	assert_int_equal(topo_generate("dgx1", &t, err, sizeof(err)), -ENOENT);
 	assert_int_equal(
 	    topo_generate("ring:1:1Gbps:1us", &t, err, sizeof(err)),
@@ -243,6 +259,59 @@ test_tiny_optimal(void **state)
 	topo_free(&t);
 }
 
+/* A border router forwards from the head of a chunk: a -> r -> b with
+ * links of 2 slots (c <-> d is twice as fast), all in slot 0; a switch
+ * in r's place must wait for the whole chunk. */
+static void
+cut_through_case(const char *kind, int want)
+{
+	struct topo      t;
+	struct sched     s;
+	struct sched_seg g;
+	char             text[1024], err[300];
+	uint32_t         slots, c;
+
+	snprintf(text, sizeof(text),
+	         "{\"nodes\":[{\"name\":\"a\",\"kind\":\"gpu\"},{\"name\":"
+	         "\"b\",\"kind\":\"gpu\"},{\"name\":\"c\",\"kind\":\"gpu\"},"
+	         "{\"name\":\"d\",\"kind\":\"gpu\"},{\"name\":\"r\","
+	         "\"kind\":\"%s\"}],\"links\":[{\"src\":\"a\",\"dst\":"
+	         "\"r\",\"bandwidth\":\"1GBps\",\"both\":true},{\"src\":"
+	         "\"b\",\"dst\":\"r\",\"bandwidth\":\"1GBps\",\"both\":"
+	         "true},{\"src\":\"c\",\"dst\":\"d\",\"bandwidth\":"
+	         "\"2GBps\",\"both\":true},{\"src\":\"c\",\"dst\":\"r\","
+	         "\"bandwidth\":\"2GBps\",\"both\":true}]}",
+	         kind);
+	parse_ok(text, &t);
+	assert_int_equal(
+	    sched_init(&s, "t", SCHED_ALLGATHER, t.n, 3, 1, 4 << 20), 0);
+	s.topo = &t;
+	s.ngpu = 4;
+	sched_add_phase(&s, 0, 0);
+	/* a's chunk (0) to r and on to b in the same slot. */
+	c = 0;
+	g = (struct sched_seg){.node = 0, .port = 0, .hops = 1};
+	assert_int_equal(sched_add_xfer(&s, 0, 4, &c, 1, &g, 1), 0);
+	g = (struct sched_seg){.node = 4, .port = 1, .hops = 1};
+	assert_int_equal(t.link[t.out[t.out_off[4] + 1]].dst, 1);
+	assert_int_equal(sched_add_xfer(&s, 4, 1, &c, 1, &g, 1), 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)) ==
+	                     -COLL_ENOTHELD,
+	                 want == -COLL_ENOTHELD);
+	sched_free(&s);
+	topo_free(&t);
+}
+
+static void
+test_cut_through(void **state)
+{
+	(void)state;
+	/* The schedule is not complete either way; what differs is
+	 * whether r may send in slot 0. */
+	cut_through_case("router", -COLL_EUNDELIVERED);
+	cut_through_case("switch", -COLL_ENOTHELD);
+}
+
 static void
 test_shipped(void **state)
 {
@@ -255,9 +324,11 @@ test_shipped(void **state)
 	    "ndv2:4",
 	    "wan2",
 	    "wan3",
+	    "ndv2:8",
 	    "ring:6:100Gbps:2us",
 	    "mesh:3x3:25GBps:1us",
 	    "torus:3x3x3:100Gbps:1us",
+	    "subring:27:1,3,9:100Gbps:1us",
 	};
 	static const enum sched_coll colls[] = {
 	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
@@ -277,6 +348,9 @@ test_shipped(void **state)
 				run(&t, algos[a], colls[c], 64u << 20, 1);
 				run(&t, algos[a], colls[c], 1u << 20, 2);
 			}
+		/* SCALE-CCL is an AllGather (with cut-through routers). */
+		run(&t, TSYN_SCALECC, SCHED_ALLGATHER, 64u << 20, 1);
+		run(&t, TSYN_SCALECC, SCHED_ALLGATHER, 1u << 20, 3);
 		topo_free(&t);
 	}
 }
@@ -307,6 +381,13 @@ test_unreachable(void **state)
 	q.algo = TSYN_SPH;
 	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
 	                 -COLL_EUNREACH);
+	q.algo = TSYN_SCALECC;
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
+	                 -COLL_EUNREACH);
+	q.coll = SCHED_REDUCESCATTER;
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)),
+	                 -COLL_EALGO);
+	assert_non_null(strstr(err, "AllGather only"));
 	topo_free(&t);
 }
 
@@ -411,6 +492,7 @@ main(void)
 	    cmocka_unit_test(test_topo_file),
 	    cmocka_unit_test(test_generators),
 	    cmocka_unit_test(test_tiny_optimal),
+	    cmocka_unit_test(test_cut_through),
 	    cmocka_unit_test(test_shipped),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_validator),

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * scalecc: SCALE-CCL's event-driven, WAN-aware AllGather, in slots.
+ *
+ * Nodes are GPUs, switches and border routers (BRs); a node's region is
+ * its group (datacenter, chassis).  BRs cut through: they forward a
+ * subchunk from the slot its head arrives (the validator and the replay
+ * know this); everyone else stores and forwards.  Each GPU's share is cut
+ * into `chunks` subchunks.  Events are "node u may forward subchunk k from
+ * slot t" (its arrival, or its head's at a BR) and "link free"; at each:
+ *
+ * - load-aware neighbour forwarding: u knows what each neighbour holds or
+ *   has coming.  To GPUs of its own region a GPU or a BR/switch
+ *   broadcasts (every one that lacks it).  Towards other regions (a BR,
+ *   a switch, or a GPU in another region) it forwards to one neighbour:
+ *   among those that lack it and whose region nobody has it for yet, the
+ *   one with the best score, the earliest delivery (the link's queue
+ *   finish plus its latency; link availability and queue occupancy in
+ *   one), ties to the region with fewer GPUs holding it (delivery
+ *   progress), then the lower link;
+ * - subchunk scheduling: a subchunk queued for the same destination on
+ *   two links (predecessors or siblings in a region) stays only in the
+ *   queue that delivers it first; a free link sends the head of its
+ *   queue.
+ *
+ * It runs until every GPU holds every subchunk.  Where the rules leave a
+ * GPU waiting with nothing on its way (a topology they do not cover), the
+ * first hop of a shortest path from a holder is queued, so any connected
+ * topology completes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "collectives/tsyn_int.h"
+
+#define NONE UINT32_MAX
+
+struct entry {
+	uint32_t chunk, next, est; /* est: slot it should land */
+	uint8_t  live;
+};
+
+struct scc {
+	const struct tsyn_model *m;
+	const struct topo       *t;
+	uint32_t                *at;    /* [n * nchunk]: lands (NONE) */
+	uint32_t                *qent;  /* [n * nchunk]: queued entry */
+	uint32_t                *qlink; /* [n * nchunk]: its link */
+	uint32_t                *head, *tail, *len; /* [nlink] queues */
+	uint32_t                *busy;              /* [nlink] */
+	struct entry            *e;
+	size_t                   ne, cape;
+	uint64_t                *ev; /* heap: slot << 32 | node*nchunk+k */
+	size_t                   nev, capev;
+	uint32_t                *held; /* [ngroup + 1][nchunk]: GPUs */
+	uint64_t                 missing;
+};
+
+static size_t
+ix(const struct scc *s, uint32_t u, uint32_t k)
+{
+	return ((size_t)u * s->m->nchunk + k);
+}
+
+static int
+grp(const struct scc *s, uint32_t u)
+{
+	return (s->t->node[u].group); /* -1: no region */
+}
+
+static int
+ev_push(struct scc *s, uint32_t slot, uint32_t val)
+{
+	size_t i;
+
+	if (s->nev == s->capev) {
+		size_t    nc = s->capev ? 2 * s->capev : 1024;
+		uint64_t *nv = realloc(s->ev, nc * sizeof(*nv));
+
+		if (nv == NULL)
+			return (-ENOMEM);
+		s->ev = nv;
+		s->capev = nc;
+	}
+	i = s->nev++;
+	s->ev[i] = (uint64_t)slot << 32 | val;
+	while (i > 0 && s->ev[(i - 1) / 2] > s->ev[i]) {
+		uint64_t t = s->ev[i];
+
+		s->ev[i] = s->ev[(i - 1) / 2];
+		s->ev[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return (0);
+}
+
+static uint64_t
+ev_pop(struct scc *s)
+{
+	uint64_t top = s->ev[0];
+	size_t   i = 0;
+
+	s->ev[0] = s->ev[--s->nev];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nev && s->ev[l] < s->ev[m])
+			m = l;
+		if (r < s->nev && s->ev[r] < s->ev[m])
+			m = r;
+		if (m == i)
+			break;
+		uint64_t t = s->ev[i];
+
+		s->ev[i] = s->ev[m];
+		s->ev[m] = t;
+		i = m;
+	}
+	return (top);
+}
+
+/* When would a copy queued now on l land? */
+static uint32_t
+estimate(const struct scc *s, uint32_t l, uint32_t now)
+{
+	uint32_t start = s->busy[l] > now ? s->busy[l] : now;
+
+	return (start + s->len[l] * s->m->occ[l] + s->m->lat[l]);
+}
+
+/* Queue k on l unless its destination has it, or has it coming sooner. */
+static int
+enqueue(struct scc *s, uint32_t l, uint32_t k, uint32_t now)
+{
+	uint32_t v = s->t->link[l].dst, est = estimate(s, l, now);
+	size_t   i = ix(s, v, k);
+
+	if (s->at[i] != NONE)
+		return (0);
+	if (s->qent[i] != NONE) {
+		struct entry *old = &s->e[s->qent[i]];
+
+		if (old->est <= est)
+			return (0);
+		old->live = 0; /* the other queue delivers it later */
+		s->len[s->qlink[i]]--;
+	}
+	if (s->ne == s->cape) {
+		size_t        nc = s->cape ? 2 * s->cape : 1024;
+		struct entry *ne = realloc(s->e, nc * sizeof(*ne));
+
+		if (ne == NULL)
+			return (-ENOMEM);
+		s->e = ne;
+		s->cape = nc;
+	}
+	s->e[s->ne] = (struct entry){k, NONE, est, 1};
+	if (s->tail[l] == NONE)
+		s->head[l] = (uint32_t)s->ne;
+	else
+		s->e[s->tail[l]].next = (uint32_t)s->ne;
+	s->tail[l] = (uint32_t)s->ne;
+	s->len[l]++;
+	s->qent[i] = (uint32_t)s->ne;
+	s->qlink[i] = l;
+	s->ne++;
+	return (0);
+}
+
+/* Has region g (or v itself, for unregioned nodes) k or k coming? */
+static int
+region_served(const struct scc *s, uint32_t v, uint32_t k)
+{
+	int g = grp(s, v);
+
+	if (s->at[ix(s, v, k)] != NONE || s->qent[ix(s, v, k)] != NONE)
+		return (1);
+	return (g >= 0 && s->held[(size_t)g * s->m->nchunk + k] > 0);
+}
+
+static int
+is_local_gpu(const struct scc *s, uint32_t u, uint32_t v)
+{
+	int gu = grp(s, u), gv = grp(s, v);
+
+	if (s->t->node[v].kind != TOPO_GPU)
+		return (0);
+	/* A switch or router with no region serves the GPUs it reaches. */
+	if (s->t->node[u].kind != TOPO_GPU && gu < 0)
+		return (1);
+	return (gu == gv);
+}
+
+/* u may forward k from slot now: the forwarding rules. */
+static int
+forward(struct scc *s, uint32_t u, uint32_t k, uint32_t now)
+{
+	const struct topo *t = s->t;
+	uint32_t           e, best = NONE, best_est = 0, best_prog = 0;
+	int                rv;
+
+	for (e = t->out_off[u]; e < t->out_off[u + 1]; e++) {
+		uint32_t l = t->out[e], v = t->link[l].dst;
+
+		if (is_local_gpu(s, u, v)) {
+			/* Broadcast inside the region. */
+			if ((rv = enqueue(s, l, k, now)) != 0)
+				return (rv);
+			continue;
+		}
+		if (region_served(s, v, k))
+			continue;
+		{
+			uint32_t est = estimate(s, l, now);
+			uint32_t prog =
+			    grp(s, v) >= 0
+			        ? s->held[(size_t)grp(s, v) * s->m->nchunk + k]
+			        : 0;
+
+			if (best == NONE || est < best_est ||
+			    (est == best_est && prog < best_prog)) {
+				best = l;
+				best_est = est;
+				best_prog = prog;
+			}
+		}
+	}
+	if (best != NONE)
+		return (enqueue(s, best, k, now));
+	return (0);
+}
+
+/* The rules left GPUs waiting with nothing coming: one hop of a
+ * shortest path from a holder, per such (GPU, chunk). */
+static int
+rescue(struct scc *s, uint32_t now, uint32_t *dist, uint32_t *pred)
+{
+	const struct topo *t = s->t;
+	uint32_t           k, g, u, i, round;
+	int                rv, any = 0;
+
+	for (k = 0; k < s->m->nchunk; k++) {
+		for (u = 0; u < t->n; u++) {
+			dist[u] = s->at[ix(s, u, k)] != NONE ? 0 : NONE;
+			pred[u] = NONE;
+		}
+		for (round = 0; round < t->n; round++) {
+			int ch = 0;
+
+			for (i = 0; i < t->nlink; i++) {
+				const struct topo_link *l = &t->link[i];
+
+				if (dist[l->src] != NONE &&
+				    dist[l->src] + 1 < dist[l->dst]) {
+					dist[l->dst] = dist[l->src] + 1;
+					pred[l->dst] = i;
+					ch = 1;
+				}
+			}
+			if (!ch)
+				break;
+		}
+		for (g = 0; g < t->ngpu; g++) {
+			uint32_t v = t->gpu_node[g], x = v, l = NONE;
+
+			if (s->at[ix(s, v, k)] != NONE ||
+			    s->qent[ix(s, v, k)] != NONE || dist[v] == NONE)
+				continue;
+			while (pred[x] != NONE) {
+				l = pred[x];
+				x = t->link[l].src;
+			}
+			if (l != NONE) {
+				if ((rv = enqueue(s, l, k, now)) != 0)
+					return (rv);
+				any = 1;
+			}
+		}
+	}
+	return (any);
+}
+
+int
+tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
+             size_t errlen)
+{
+	const struct topo *t = m->t;
+	struct scc         s;
+	uint32_t now = 0, last = 0, k, u, l, *dist = NULL, *pred = NULL;
+	size_t   cells = (size_t)t->n * m->nchunk, i;
+	int      rv;
+
+	memset(&s, 0, sizeof(s));
+	memset(p, 0, sizeof(*p));
+	if ((rv = tsyn_reachable(t, err, errlen)) != 0)
+		return (rv);
+	if (cells > (1u << 26)) {
+		snprintf(err, errlen, "%u nodes x %u chunks: too many", t->n,
+		         m->nchunk);
+		return (-COLL_ETOOBIG);
+	}
+	s.m = m;
+	s.t = t;
+	s.at = malloc(cells * sizeof(uint32_t));
+	s.qent = malloc(cells * sizeof(uint32_t));
+	s.qlink = malloc(cells * sizeof(uint32_t));
+	s.head = malloc(t->nlink * sizeof(uint32_t));
+	s.tail = malloc(t->nlink * sizeof(uint32_t));
+	s.len = calloc(t->nlink, sizeof(uint32_t));
+	s.busy = calloc(t->nlink, sizeof(uint32_t));
+	s.held = calloc((size_t)(t->ngroup + 1) * m->nchunk, sizeof(uint32_t));
+	dist = malloc(t->n * sizeof(uint32_t));
+	pred = malloc(t->n * sizeof(uint32_t));
+	if (!s.at || !s.qent || !s.qlink || !s.head || !s.tail || !s.len ||
+	    !s.busy || !s.held || !dist || !pred) {
+		rv = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < cells; i++)
+		s.at[i] = s.qent[i] = NONE;
+	for (l = 0; l < t->nlink; l++)
+		s.head[l] = s.tail[l] = NONE;
+	s.missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
+	for (k = 0; k < m->nchunk; k++) {
+		u = tsyn_owner(m, k);
+		s.at[ix(&s, u, k)] = 0;
+		if (grp(&s, u) >= 0)
+			s.held[(size_t)grp(&s, u) * m->nchunk + k]++;
+		if ((rv = ev_push(&s, 0, (uint32_t)ix(&s, u, k))) != 0)
+			goto out;
+	}
+	while (s.missing > 0) {
+		uint32_t next = NONE;
+		int      queued = 0;
+
+		while (s.nev > 0 && (uint32_t)(s.ev[0] >> 32) <= now) {
+			uint32_t c = (uint32_t)ev_pop(&s);
+
+			if ((rv = forward(&s, c / m->nchunk, c % m->nchunk,
+			                  now)) != 0)
+				goto out;
+		}
+		for (l = 0; l < t->nlink; l++) {
+			uint32_t v = t->link[l].dst;
+
+			while (s.busy[l] <= now && s.head[l] != NONE) {
+				struct entry *en = &s.e[s.head[l]];
+				uint32_t      c = en->chunk, land, avail;
+
+				s.head[l] = en->next;
+				if (s.head[l] == NONE)
+					s.tail[l] = NONE;
+				if (!en->live)
+					continue;
+				s.len[l]--;
+				s.qent[ix(&s, v, c)] = NONE;
+				if (s.at[ix(&s, v, c)] != NONE)
+					continue;
+				if ((rv = tsyn_plan_add(p, now, l, c)) != 0)
+					goto out;
+				s.busy[l] = now + m->occ[l];
+				land = now + m->lat[l];
+				s.at[ix(&s, v, c)] = land;
+				last = land > last ? land : last;
+				if (t->node[v].kind == TOPO_GPU) {
+					s.missing--;
+					if (grp(&s, v) >= 0)
+						s.held[(size_t)grp(&s, v) *
+						           m->nchunk +
+						       c]++;
+				}
+				/* A border router cuts through. */
+				avail = t->node[v].kind == TOPO_ROUTER
+				            ? land - m->occ[l]
+				            : land;
+				if ((rv = ev_push(&s, avail,
+				                  (uint32_t)ix(&s, v, c))) !=
+				    0)
+					goto out;
+			}
+			if (s.head[l] != NONE)
+				queued = 1;
+		}
+		if (s.nev > 0)
+			next = (uint32_t)(s.ev[0] >> 32);
+		for (l = 0; l < t->nlink; l++)
+			if (s.head[l] != NONE && s.busy[l] > now &&
+			    s.busy[l] < next)
+				next = s.busy[l];
+		if (next == NONE && s.missing > 0) {
+			if (queued) {
+				next = now + 1;
+			} else {
+				if ((rv = rescue(&s, now, dist, pred)) < 0)
+					goto out;
+				next = now; /* send what was queued */
+				if (rv == 0) {
+					snprintf(err, errlen,
+					         "scalecc stalled with GPUs "
+					         "waiting");
+					rv = -COLL_EUNREACH;
+					goto out;
+				}
+				rv = 0;
+				continue;
+			}
+		}
+		if (next == NONE || next <= now)
+			next = now + 1;
+		now = next;
+		if (now > TSYN_MAX_SLOTS) {
+			snprintf(err, errlen, "more than %u slots",
+			         TSYN_MAX_SLOTS);
+			rv = -COLL_ETOOBIG;
+			goto out;
+		}
+	}
+	p->slots = last;
+	rv = 0;
+out:
+	free(s.at);
+	free(s.qent);
+	free(s.qlink);
+	free(s.head);
+	free(s.tail);
+	free(s.len);
+	free(s.busy);
+	free(s.held);
+	free(s.e);
+	free(s.ev);
+	free(dist);
+	free(pred);
+	if (rv != 0)
+		tsyn_plan_free(p);
+	return (rv);
+}
