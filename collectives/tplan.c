@@ -210,9 +210,31 @@ steps_json(const struct sched *s)
 	return (a);
 }
 
+/* Long syntheses say how far they are, on stderr, after a second. */
+struct prog {
+	double t0, shown;
+	int    any;
+};
+
+static void
+progress(void *arg, double done)
+{
+	struct prog *p = arg;
+	double       now = now_s();
+
+	if (now - p->t0 < 1 || now - p->shown < 0.5)
+		return;
+	p->shown = now;
+	p->any = 1;
+	fprintf(stderr, "\rocs-plan: synthesising, %3.0f%% delivered",
+	        done * 100);
+	fflush(stderr);
+}
+
 int
 tplan_run(const struct plan_opts *o)
 {
+	struct prog        pr = {0, 0, 0};
 	struct tsyn_params q;
 	struct topo        t;
 	struct sched       s;
@@ -232,8 +254,14 @@ tplan_run(const struct plan_opts *o)
 		return (2);
 	}
 	t0 = now_s();
+	pr.t0 = t0;
+	q.progress = progress;
+	q.progress_arg = &pr;
 	rv = tsyn_synth(&t, &q, &s, err, sizeof(err));
 	syn_s = now_s() - t0;
+	if (pr.any)
+		fprintf(stderr, "\rocs-plan: synthesised in %.1f s%20s\n",
+		        syn_s, "");
 	if (rv != 0) {
 		fprintf(stderr, "ocs-plan: %s on %s: %s\n", o->algo, t.name,
 		        err);

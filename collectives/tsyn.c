@@ -295,6 +295,8 @@ tsyn_synth(const struct topo *t, const struct tsyn_params *q, struct sched *s,
 		             : coll_strerror(rv));
 		return (rv);
 	}
+	m.progress = q->progress;
+	m.progress_arg = q->progress_arg;
 	if (q->coll != SCHED_REDUCESCATTER &&
 	    (rv = plan_ag(&m, q->algo, &ag, err, errlen)) != 0)
 		goto out;

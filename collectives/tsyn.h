@@ -43,6 +43,9 @@ struct tsyn_params {
 	enum sched_coll coll; /* SCHED_ALLGATHER, _REDUCESCATTER, _ALLREDUCE */
 	uint64_t        bytes;  /* output buffer per GPU */
 	uint32_t        chunks; /* per GPU share, >= 1 */
+	/* Optional: called now and then with the fraction done (0..1). */
+	void (*progress)(void *arg, double done);
+	void *progress_arg;
 };
 
 /* The slot model of a topology for a chunk size. */
@@ -52,6 +55,8 @@ struct tsyn_model {
 	uint32_t          *occ, *lat; /* [nlink]: busy slots, delivery slots */
 	uint32_t           nchunk;    /* ngpu * chunks */
 	uint32_t           chunks;
+	void (*progress)(void *arg, double done); /* from tsyn_params */
+	void *progress_arg;
 };
 
 int  tsyn_model_init(struct tsyn_model *, const struct topo *, uint64_t bytes,

@@ -208,9 +208,13 @@ tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		}
 		p->n = 0;
 		last = 0;
-		for (k = 0; k < m->nchunk; k++)
+		for (k = 0; k < m->nchunk; k++) {
+			if (m->progress && (k & 15) == 0)
+				m->progress(m->progress_arg,
+				            (double)k / m->nchunk);
 			if ((rv = broadcast(&g, k, p, &last)) != 0)
 				break;
+		}
 		if (rv < 0)
 			goto out;
 		if (rv == 0)

@@ -280,8 +280,8 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 	const struct topo *t = m->t;
 	struct ten         s;
 	uint32_t          *land = NULL; /* [n] for the chunk being searched */
-	uint32_t           now = 0, k, u, i, inflight = 0, last = 0;
-	int                rv = 0;
+	uint32_t now = 0, k, u, i, inflight = 0, last = 0, rounds = 0;
+	int      rv = 0;
 
 	memset(&s, 0, sizeof(s));
 	memset(p, 0, sizeof(*p));
@@ -316,6 +316,12 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 	s.missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
 	while (s.missing > 0) {
 		uint32_t next = INF;
+
+		if (m->progress && (++rounds & 63) == 0)
+			m->progress(m->progress_arg,
+			            1.0 - (double)s.missing /
+			                      ((double)t->ngpu *
+			                       (t->ngpu - 1) * m->chunks));
 
 		/* Arrivals of this slot. */
 		while (s.arr.n > 0 && (uint32_t)(s.arr.v[0] >> 32) <= now) {
