@@ -72,8 +72,10 @@ main(void)
 			for (a = 0; a < sizeof(algos) / sizeof(algos[0]);
 			     a++) {
 				struct tsyn_params q = {
-				    algos[a], SCHED_ALLGATHER, sizes[j].bytes,
-				    sizes[j].chunks};
+				    .algo = algos[a],
+				    .coll = SCHED_ALLGATHER,
+				    .bytes = sizes[j].bytes,
+				    .chunks = sizes[j].chunks};
 				struct sched s;
 				double       ts[3], done, bound;
 				uint32_t     slots = 0;

@@ -137,19 +137,18 @@ test_generators(void **state)
 	topo_free(&t);
 	/* The OCS configurations: strides 1 and 3 on 9 nodes; 8 and 1 are
 	 * the same pairs, and stride N/2 pairs each node once. */
-	assert_int_equal(topo_generate("subring:9:1,3,8:100Gbps:1us", &t, err,
-	                               sizeof(err)),
-	                 0);
+	assert_int_equal(
+	    topo_generate("subring:9:1,3,8:100Gbps:1us", &t, err, sizeof(err)),
+	    0);
 	assert_int_equal(t.nlink, 2 * 9 * 2);
 	topo_free(&t);
-	assert_int_equal(topo_generate("subring:8:4:100Gbps:1us", &t, err,
-	                               sizeof(err)),
-	                 0);
+	assert_int_equal(
+	    topo_generate("subring:8:4:100Gbps:1us", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.nlink, 8);
 	topo_free(&t);
-	assert_int_equal(topo_generate("subring:9:9:100Gbps:1us", &t, err,
-	                               sizeof(err)),
-	                 -COLL_ETOPO);
+	assert_int_equal(
+	    topo_generate("subring:9:9:100Gbps:1us", &t, err, sizeof(err)),
+	    -COLL_ETOPO);
 	assert_non_null(strstr(err, "strides 1..N-1"));
 	assert_int_equal(topo_generate("dgx1", &t, err, sizeof(err)), -ENOENT);
 	assert_int_equal(
@@ -175,12 +174,13 @@ static uint32_t
 run(const struct topo *t, enum tsyn_algo a, enum sched_coll c, uint64_t bytes,
     uint32_t chunks)
 {
-	struct tsyn_params q = {a, c, bytes, chunks};
-	struct sched       s;
-	char               err[400];
-	uint32_t           slots;
-	double             done, bound;
-	int                exh;
+	struct tsyn_params q = {
+	    .algo = a, .coll = c, .bytes = bytes, .chunks = chunks};
+	struct sched s;
+	char         err[400];
+	uint32_t     slots;
+	double       done, bound;
+	int          exh;
 
 	if (tsyn_synth(t, &q, &s, err, sizeof(err)) != 0)
 		fail_msg("%s on %s: %s", tsyn_algo_name(a), t->name, err);
@@ -358,7 +358,10 @@ test_shipped(void **state)
 static void
 test_unreachable(void **state)
 {
-	struct tsyn_params q = {TSYN_TEN, SCHED_ALLGATHER, 1 << 20, 1};
+	struct tsyn_params q = {.algo = TSYN_TEN,
+	                        .coll = SCHED_ALLGATHER,
+	                        .bytes = 1 << 20,
+	                        .chunks = 1};
 	struct topo        t;
 	struct sched       s;
 	char               err[300];
