@@ -386,7 +386,8 @@ bench: $(BENCHES:%=$(BUILD)/bench/%)
 	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
 		echo; done
 
-FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg
+FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
+	topo
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -403,6 +404,7 @@ FUZZ_SRCS_plan_msg := $(COLL_SRCS) proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	agent/plan.c agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c
+FUZZ_SRCS_topo := $(COLL_SRCS)
 FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c

@@ -242,8 +242,9 @@ check_rs(struct vstate *v, uint32_t to, uint32_t *done, char *err, size_t len)
 		const struct sched_phase *p = &s->ph[ph];
 
 		/* What landed by now is in the sums. */
-		qsort(v->pend + nextp, v->npend - nextp, sizeof(*v->pend),
-		      cmp_pend);
+		if (v->npend > nextp)
+			qsort(v->pend + nextp, v->npend - nextp,
+			      sizeof(*v->pend), cmp_pend);
 		while (nextp < v->npend && v->pend[nextp].slot <= ph)
 			if ((rv = merge(v, &v->pend[nextp++], err, len)) != 0)
 				return (rv);
@@ -277,7 +278,9 @@ check_rs(struct vstate *v, uint32_t to, uint32_t *done, char *err, size_t len)
 			 * caught where the two meet. */
 		}
 	}
-	qsort(v->pend + nextp, v->npend - nextp, sizeof(*v->pend), cmp_pend);
+	if (v->npend > nextp)
+		qsort(v->pend + nextp, v->npend - nextp, sizeof(*v->pend),
+		      cmp_pend);
 	while (nextp < v->npend)
 		if ((rv = merge(v, &v->pend[nextp++], err, len)) != 0)
 			return (rv);

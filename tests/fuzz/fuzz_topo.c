@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target: topology files and generator specs (ocs-plan
+ * --topology).  The first byte picks one; what is accepted must be a
+ * consistent topology, and a small one is synthesised and validated.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/tsyn.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+static void
+check(const struct topo *t)
+{
+	uint32_t i, u, outs = 0;
+
+	if (t->ngpu < 2 || t->ngpu > t->n || t->nlink == 0)
+		abort();
+	for (i = 0; i < t->nlink; i++)
+		if (t->link[i].src >= t->n || t->link[i].dst >= t->n ||
+		    t->link[i].src == t->link[i].dst || !(t->link[i].bw > 0))
+			abort();
+	for (u = 0; u < t->n; u++)
+		outs += t->out_off[u + 1] - t->out_off[u];
+	if (outs != t->nlink || t->out_off[t->n] != t->nlink)
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct topo t;
+	char       *text, err[400];
+	int         rv;
+
+	if (len < 1)
+		return (0);
+	if ((text = malloc(len)) == NULL)
+		return (0);
+	memcpy(text, data + 1, len - 1);
+	text[len - 1] = '\0';
+	err[0] = '\0';
+	if (data[0] & 1)
+		rv = topo_generate(text, &t, err, sizeof(err));
+	else
+		rv = topo_parse(text, len - 1, &t, err, sizeof(err));
+	if (rv == 0) {
+		check(&t);
+		/* Small ones go through synthesis and validation. */
+		if (t.n <= 12 && t.nlink <= 48) {
+			struct tsyn_params q = {.algo = TSYN_TEN,
+			                        .coll = SCHED_ALLREDUCE,
+			                        .bytes = 1 << 20,
+			                        .chunks = 1};
+			struct sched       s;
+			uint32_t           slots;
+
+			if (tsyn_synth(&t, &q, &s, err, sizeof(err)) == 0) {
+				if (tsyn_validate(&s, &slots, err,
+				                  sizeof(err)) != 0)
+					abort();
+				sched_free(&s);
+			}
+		}
+		topo_free(&t);
+	} else if (rv != -ENOENT && err[0] == '\0')
+		abort();
+	free(text);
+	return (0);
+}
