@@ -247,6 +247,88 @@ expect_usage_error(const char *opt, const char *val, ...)
 	out_free(&r);
 }
 
+/* --topology: the JSON contract on a shipped topology, every algorithm
+ * valid and no faster than the bound, and --steps. */
+static void
+test_ocs_plan_topology_json(void **state)
+{
+	static const char *const algos[] = {"ten", "mteg", "scalecc", "sph",
+	                                    "ring"};
+	struct out               r;
+	json_t                  *j;
+	size_t                   i;
+
+	(void)state;
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+		double done, bound, algbw;
+
+		run(&r, "--algo", algos[i], "--topology", "ndv2:2",
+		    "--collective", "allgather", "--bytes", "64MB", "--json",
+		    "--validate", NULL);
+		assert_int_equal(r.status, 0);
+		j = parse_json(&r);
+		assert_string_equal(
+		    json_string_value(json_object_get(j, "algo")), algos[i]);
+		assert_string_equal(
+		    json_string_value(json_object_get(j, "collective")),
+		    "allgather");
+		assert_int_equal(
+		    json_integer_value(json_object_get(j, "gpus")), 16);
+		assert_int_equal(
+		    json_integer_value(json_object_get(j, "chunks")), 1);
+		assert_true(json_real_value(json_object_get(j, "slot_s")) > 0);
+		assert_true(json_integer_value(json_object_get(j, "slots")) >
+		            0);
+		done = json_real_value(json_object_get(j, "completion_s"));
+		bound = json_real_value(json_object_get(j, "lower_bound_s"));
+		algbw = json_real_value(json_object_get(j, "algbw_GBps"));
+		assert_true(bound > 0 && done >= bound * (1 - 1e-9));
+		assert_true(fabs(algbw - 64e6 / done / 1e9) < 1e-9 * algbw);
+		assert_true(
+		    json_real_value(json_object_get(j, "synthesis_s")) >= 0);
+		assert_true(json_is_true(json_object_get(j, "valid")));
+		if (strcmp(algos[i], "mteg") == 0)
+			assert_true(json_integer_value(
+			                json_object_get(j, "horizon")) > 0);
+		json_decref(j);
+		out_free(&r);
+	}
+	/* A ReduceScatter on a generator, every send listed. */
+	run(&r, "--algo", "ten", "--topology", "ring:4:8GBps:0",
+	    "--collective", "reducescatter", "--bytes", "4MiB", "--json",
+	    "--steps", NULL);
+	assert_int_equal(r.status, 0);
+	j = parse_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "slots")), 2);
+	/* 4 chunks, each reduced from 3 others: 3 sends each at least. */
+	assert_true(json_array_size(json_object_get(j, "steps")) >= 12);
+	json_decref(j);
+	out_free(&r);
+}
+
+static void
+test_ocs_plan_topology_bad_input(void **state)
+{
+	(void)state;
+	expect_usage_error("--topology", "dgx9", "--algo", "ten", "--topology",
+	                   "dgx9", "--collective", "allgather", NULL);
+	expect_usage_error("--algo", "retri", "--algo", "retri", "--topology",
+	                   "dgx1", "--collective", "allgather", NULL);
+	expect_usage_error("--collective", "gather", "--algo", "ten",
+	                   "--topology", "dgx1", "--collective", "gather",
+	                   NULL);
+	expect_usage_error("--collective", "missing", "--algo", "ten",
+	                   "--topology", "dgx1", NULL);
+	expect_usage_error("--chunks", "0", "--algo", "ten", "--topology",
+	                   "dgx1", "--collective", "allgather", "--chunks",
+	                   "0", NULL);
+	expect_usage_error("--topology", "mesh:3:1Gbps:1us", "--algo", "ten",
+	                   "--topology", "mesh:3:1Gbps:1us", "--collective",
+	                   "allgather", NULL);
+	expect_usage_error("--chunks", "only with --topology", "--algo",
+	                   "retri", "--nodes", "9", "--chunks", "2", NULL);
+}
+
 static void
 test_ocs_plan_bad_input_exit_2(void **state)
 {
@@ -303,6 +385,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ocs_plan_json_contract),
+	    cmocka_unit_test(test_ocs_plan_topology_json),
+	    cmocka_unit_test(test_ocs_plan_topology_bad_input),
 	    cmocka_unit_test(test_ocs_plan_matches_closed_form),
 	    cmocka_unit_test(test_ocs_plan_per_boundary_delay),
 	    cmocka_unit_test(test_ocs_plan_phases_listing),
