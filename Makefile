@@ -109,6 +109,7 @@ COLL_SRCS := \
 	collectives/plan_cli.c \
 	collectives/sched_plan.c \
 	collectives/topo.c \
+	collectives/heap.c \
 	collectives/tsyn.c \
 	collectives/tsyn_ten.c \
 	collectives/tsyn_fifo.c \

@@ -198,6 +198,14 @@ plan_ag(const struct tsyn_model *m, enum tsyn_algo a, struct tsyn_plan *p,
 	}
 }
 
+static int cmp_send(const void *, const void *);
+
+void
+tsyn_plan_sort(struct tsyn_plan *p)
+{
+	qsort(p->v, p->n, sizeof(*p->v), cmp_send);
+}
+
 static int
 cmp_send(const void *a, const void *b)
 {
@@ -260,7 +268,7 @@ reverse_plan(const struct tsyn_model *m, struct tsyn_plan *p)
 	for (i = 0; i < p->n; i++)
 		p->v[i].slot =
 		    p->slots - (p->v[i].slot + m->lat[p->v[i].link]);
-	qsort(p->v, p->n, sizeof(*p->v), cmp_send);
+	tsyn_plan_sort(p);
 }
 
 int

@@ -25,6 +25,8 @@ struct tsyn_plan {
 int  tsyn_plan_add(struct tsyn_plan *, uint32_t slot, uint32_t link,
                    uint32_t chunk);
 void tsyn_plan_free(struct tsyn_plan *);
+/* In slot order (then link, chunk). */
+void tsyn_plan_sort(struct tsyn_plan *);
 
 /* The owner node of chunk k. */
 static inline uint32_t

@@ -152,18 +152,6 @@ broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 	return (0);
 }
 
-static int
-cmp_send(const void *a, const void *b)
-{
-	const struct tsyn_send *x = a, *y = b;
-
-	if (x->slot != y->slot)
-		return (x->slot < y->slot ? -1 : 1);
-	if (x->link != y->link)
-		return (x->link < y->link ? -1 : 1);
-	return (x->chunk < y->chunk ? -1 : x->chunk > y->chunk);
-}
-
 int
 tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
           size_t errlen)
@@ -223,7 +211,7 @@ tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		g.H *= 2;
 		rv = 0;
 	}
-	qsort(p->v, p->n, sizeof(*p->v), cmp_send);
+	tsyn_plan_sort(p);
 	p->slots = last;
 	p->horizon = g.H;
 out:

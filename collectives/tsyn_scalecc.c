@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "collectives/heap.h"
 #include "collectives/tsyn_int.h"
 
 #define NONE UINT32_MAX
@@ -53,8 +54,7 @@ struct scc {
 	uint32_t                *busy;              /* [nlink] */
 	struct entry            *e;
 	size_t                   ne, cape;
-	uint64_t                *ev; /* heap: slot << 32 | node*nchunk+k */
-	size_t                   nev, capev;
+	struct heap              ev;   /* slot << 32 | node * nchunk + k */
 	uint32_t                *held; /* [ngroup + 1][nchunk]: GPUs */
 	uint64_t                 missing;
 };
@@ -69,57 +69,6 @@ static int
 grp(const struct scc *s, uint32_t u)
 {
 	return (s->t->node[u].group); /* -1: no region */
-}
-
-static int
-ev_push(struct scc *s, uint32_t slot, uint32_t val)
-{
-	size_t i;
-
-	if (s->nev == s->capev) {
-		size_t    nc = s->capev ? 2 * s->capev : 1024;
-		uint64_t *nv = realloc(s->ev, nc * sizeof(*nv));
-
-		if (nv == NULL)
-			return (-ENOMEM);
-		s->ev = nv;
-		s->capev = nc;
-	}
-	i = s->nev++;
-	s->ev[i] = (uint64_t)slot << 32 | val;
-	while (i > 0 && s->ev[(i - 1) / 2] > s->ev[i]) {
-		uint64_t t = s->ev[i];
-
-		s->ev[i] = s->ev[(i - 1) / 2];
-		s->ev[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
-	return (0);
-}
-
-static uint64_t
-ev_pop(struct scc *s)
-{
-	uint64_t top = s->ev[0];
-	size_t   i = 0;
-
-	s->ev[0] = s->ev[--s->nev];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->nev && s->ev[l] < s->ev[m])
-			m = l;
-		if (r < s->nev && s->ev[r] < s->ev[m])
-			m = r;
-		if (m == i)
-			break;
-		uint64_t t = s->ev[i];
-
-		s->ev[i] = s->ev[m];
-		s->ev[m] = t;
-		i = m;
-	}
-	return (top);
 }
 
 /* When would a copy queued now on l land? */
@@ -329,15 +278,17 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		s.at[ix(&s, u, k)] = 0;
 		if (grp(&s, u) >= 0)
 			s.held[(size_t)grp(&s, u) * m->nchunk + k]++;
-		if ((rv = ev_push(&s, 0, (uint32_t)ix(&s, u, k))) != 0)
+		if ((rv = heap_push(&s.ev,
+		                    (uint64_t)(0) << 32 | ix(&s, u, k))) != 0)
 			goto out;
 	}
 	while (s.missing > 0) {
 		uint32_t next = NONE;
 		int      queued = 0;
 
-		while (s.nev > 0 && (uint32_t)(s.ev[0] >> 32) <= now) {
-			uint32_t c = (uint32_t)ev_pop(&s);
+		while (s.ev.n > 0 &&
+		       (uint32_t)(heap_top(&s.ev) >> 32) <= now) {
+			uint32_t c = (uint32_t)heap_pop(&s.ev);
 
 			if ((rv = forward(&s, c / m->nchunk, c % m->nchunk,
 			                  now)) != 0)
@@ -376,16 +327,16 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 				avail = t->node[v].kind == TOPO_ROUTER
 				            ? land - m->occ[l]
 				            : land;
-				if ((rv = ev_push(&s, avail,
-				                  (uint32_t)ix(&s, v, c))) !=
-				    0)
+				if ((rv = heap_push(&s.ev,
+				                    (uint64_t)(avail) << 32 |
+				                        ix(&s, v, c))) != 0)
 					goto out;
 			}
 			if (s.head[l] != NONE)
 				queued = 1;
 		}
-		if (s.nev > 0)
-			next = (uint32_t)(s.ev[0] >> 32);
+		if (s.ev.n > 0)
+			next = (uint32_t)(heap_top(&s.ev) >> 32);
 		for (l = 0; l < t->nlink; l++)
 			if (s.head[l] != NONE && s.busy[l] > now &&
 			    s.busy[l] < next)
@@ -430,7 +381,7 @@ out:
 	free(s.busy);
 	free(s.held);
 	free(s.e);
-	free(s.ev);
+	heap_free(&s.ev);
 	free(dist);
 	free(pred);
 	if (rv != 0)

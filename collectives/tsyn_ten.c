@@ -28,66 +28,10 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "collectives/heap.h"
 #include "collectives/tsyn_int.h"
 
 #define INF UINT32_MAX
-
-/* A binary min-heap of (key, value). */
-struct heap {
-	uint64_t *v; /* key << 32 | value */
-	size_t    n, cap;
-};
-
-static int
-heap_push(struct heap *h, uint32_t key, uint32_t val)
-{
-	size_t i;
-
-	if (h->n == h->cap) {
-		size_t    nc = h->cap ? 2 * h->cap : 1024;
-		uint64_t *nv = realloc(h->v, nc * sizeof(*nv));
-
-		if (nv == NULL)
-			return (-ENOMEM);
-		h->v = nv;
-		h->cap = nc;
-	}
-	i = h->n++;
-	h->v[i] = (uint64_t)key << 32 | val;
-	while (i > 0 && h->v[(i - 1) / 2] > h->v[i]) {
-		uint64_t tmp = h->v[i];
-
-		h->v[i] = h->v[(i - 1) / 2];
-		h->v[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
-	return (0);
-}
-
-static uint64_t
-heap_pop(struct heap *h)
-{
-	uint64_t top = h->v[0];
-	size_t   i = 0;
-
-	h->v[0] = h->v[--h->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < h->n && h->v[l] < h->v[m])
-			m = l;
-		if (r < h->n && h->v[r] < h->v[m])
-			m = r;
-		if (m == i)
-			break;
-		uint64_t tmp = h->v[i];
-
-		h->v[i] = h->v[m];
-		h->v[m] = tmp;
-		i = m;
-	}
-	return (top);
-}
 
 struct cand {
 	uint32_t link, chunk;
@@ -138,7 +82,8 @@ search(struct ten *s, uint32_t k, uint32_t now, const uint32_t *land)
 		else if (coming(s, u, k))
 			s->dist[u] = land[u] - now;
 		if (s->dist[u] != INF &&
-		    (rv = heap_push(&s->dj, s->dist[u], u)) != 0)
+		    (rv = heap_push(&s->dj,
+		                    (uint64_t)(s->dist[u]) << 32 | u)) != 0)
 			return (rv);
 	}
 	while (s->dj.n > 0) {
@@ -158,7 +103,8 @@ search(struct ten *s, uint32_t k, uint32_t now, const uint32_t *land)
 			if (nd < s->dist[v]) {
 				s->dist[v] = nd;
 				s->pred[v] = l;
-				if ((rv = heap_push(&s->dj, nd, v)) != 0)
+				if ((rv = heap_push(
+				         &s->dj, (uint64_t)nd << 32 | v)) != 0)
 					return (rv);
 			}
 		}
@@ -269,8 +215,8 @@ ten_free(struct ten *s)
 	free(s->cand_of);
 	free(s->dirty);
 	free(s->cands);
-	free(s->arr.v);
-	free(s->dj.v);
+	heap_free(&s->arr);
+	heap_free(&s->dj);
 }
 
 int
@@ -381,9 +327,10 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 					continue;
 				if ((rv = tsyn_plan_add(p, now, c->link,
 				                        c->chunk)) != 0 ||
-				    (rv = heap_push(&s.arr, at,
-				                    v * m->nchunk +
-				                        c->chunk)) != 0)
+				    (rv = heap_push(
+				         &s.arr,
+				         (uint64_t)at << 32 |
+				             (v * m->nchunk + c->chunk))) != 0)
 					goto out;
 				s.busy[c->link] = now + m->occ[c->link];
 				bs_set(s.to + v * s.w, c->chunk);
