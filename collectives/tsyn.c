@@ -192,8 +192,7 @@ plan_ag(const struct tsyn_model *m, enum tsyn_algo a, struct tsyn_plan *p,
 	case TSYN_RING:
 		return (tsyn_ring(m, p, err, errlen));
 	default:
-		snprintf(err, errlen, "algorithm %s is not implemented yet",
-		         tsyn_algo_name(a));
+		snprintf(err, errlen, "unknown algorithm %d", (int)a);
 		return (-COLL_EALGO);
 	}
 }
