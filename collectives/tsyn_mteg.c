@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "collectives/heap.h"
 #include "collectives/tsyn_int.h"
 
 #define NONE UINT32_MAX
@@ -40,6 +41,7 @@ struct mteg {
 	uint32_t                *pred; /* [n]: link of the best path */
 	uint32_t                *dep;  /* [n]: departure slot on pred */
 	uint8_t                 *done; /* [n]: settled */
+	struct heap              pq;
 };
 
 /* The first slot >= a at which link l is free for occ slots and the
@@ -60,34 +62,41 @@ window(const struct mteg *g, uint32_t l, uint32_t a)
 	return (NONE);
 }
 
+/* Heap key: cost, then slot, then node (30 + 22 + 12 bits). */
+static uint64_t
+key(uint32_t cost, uint32_t slot, uint32_t node)
+{
+	return ((uint64_t)cost << 34 | (uint64_t)slot << 12 | node);
+}
+
 /* TM's search from the tree: cost is slots since leaving a tree node
- * (storage and transmission edges alike), each label also keeps its time
- * for the link windows.  Plain O(n^2) Dijkstra: n is small and the
- * labels change with the reservations every time.  (One label per node:
+ * (storage and transmission edges alike), each label also keeps its slot
+ * for the link windows; Dijkstra on a binary heap.  (One label per node:
  * where a costlier label would catch an earlier window, it is lost.) */
-static void
+static int
 nearest(struct mteg *g)
 {
 	const struct topo *t = g->t;
-	uint32_t           u, e, it;
+	uint32_t           u, e;
+	int                rv;
 
+	g->pq.n = 0;
 	for (u = 0; u < t->n; u++) {
 		g->arr[u] = g->hold[u];
 		g->cost[u] = g->hold[u] == NONE ? NONE : 0;
 		g->pred[u] = NONE;
 		g->done[u] = 0;
+		if (g->hold[u] != NONE &&
+		    (rv = heap_push(&g->pq, key(0, g->hold[u], u))) != 0)
+			return (rv);
 	}
-	for (it = 0; it < t->n; it++) {
-		uint32_t best = NONE;
+	while (g->pq.n > 0) {
+		uint64_t k = heap_pop(&g->pq);
+		uint32_t best = (uint32_t)(k & 0xfff);
 
-		for (u = 0; u < t->n; u++)
-			if (!g->done[u] && g->cost[u] != NONE &&
-			    (best == NONE || g->cost[u] < g->cost[best] ||
-			     (g->cost[u] == g->cost[best] &&
-			      g->arr[u] < g->arr[best])))
-				best = u;
-		if (best == NONE)
-			break;
+		if (g->done[best] ||
+		    k != key(g->cost[best], g->arr[best], best))
+			continue;
 		g->done[best] = 1;
 		for (e = t->out_off[best]; e < t->out_off[best + 1]; e++) {
 			uint32_t l = t->out[e], v = t->link[l].dst, d, nt, nc;
@@ -104,9 +113,13 @@ nearest(struct mteg *g)
 				g->cost[v] = nc;
 				g->pred[v] = l;
 				g->dep[v] = d;
+				if ((rv = heap_push(&g->pq, key(nc, nt, v))) !=
+				    0)
+					return (rv);
 			}
 		}
 	}
+	return (0);
 }
 
 /* One broadcast; 0, or 1 if it does not fit in H. */
@@ -123,7 +136,8 @@ broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 	while (left > 0) {
 		uint32_t v = NONE, x;
 
-		nearest(g);
+		if ((rv = nearest(g)) != 0)
+			return (rv);
 		for (gi = 0; gi < t->ngpu; gi++) {
 			u = t->gpu_node[gi];
 			if (g->hold[u] == NONE && g->cost[u] != NONE &&
@@ -185,7 +199,8 @@ tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		;
 	for (;;) {
 		free(g.used);
-		if ((uint64_t)t->nlink * g.H > (1u << 28) ||
+		if (g.H > TSYN_MAX_SLOTS ||
+		    (uint64_t)t->nlink * g.H > (1u << 28) ||
 		    (g.used = calloc((size_t)t->nlink * g.H, 1)) == NULL) {
 			g.used = NULL;
 			snprintf(err, errlen,
@@ -222,6 +237,7 @@ out:
 	free(g.pred);
 	free(g.dep);
 	free(g.done);
+	heap_free(&g.pq);
 	if (rv != 0)
 		tsyn_plan_free(p);
 	return (rv);
