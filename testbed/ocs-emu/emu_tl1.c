@@ -113,12 +113,18 @@ static void
 deny(struct srv *sv, struct sess *s, const char *ctag, const char *code,
      const char *fmt, ...)
 {
-	char    comment[256];
+	char    comment[256], *q;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(comment, sizeof(comment), fmt, ap);
 	va_end(ap);
+	/* Client bytes echoed in a comment stay on its one line and inside
+	 * it: no control characters, no early end of comment. */
+	for (q = comment; *q; q++)
+		if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f ||
+		    (q[0] == '*' && q[1] == '/'))
+			*q = '?';
 	respond(sv, s, ctag, TL1_DENY, code, comment, NULL, 0);
 }
 
