@@ -31,6 +31,17 @@ tsyn_plan_add(struct tsyn_plan *p, uint32_t slot, uint32_t link,
 	return (0);
 }
 
+int
+tsyn_advance(uint32_t *now, uint32_t next, char *err, size_t errlen)
+{
+	*now = next == UINT32_MAX || next <= *now ? *now + 1 : next;
+	if (*now > TSYN_MAX_SLOTS) {
+		snprintf(err, errlen, "more than %u slots", TSYN_MAX_SLOTS);
+		return (-COLL_ETOOBIG);
+	}
+	return (0);
+}
+
 void
 tsyn_plan_free(struct tsyn_plan *p)
 {

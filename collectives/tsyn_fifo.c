@@ -354,15 +354,8 @@ play(const struct tsyn_model *m, struct route *r, struct tsyn_plan *p,
 		for (l = 0; l < t->nlink; l++)
 			if (head[l] != NONE && busy[l] > now && busy[l] < nxt)
 				nxt = busy[l];
-		if (nxt == NONE || nxt <= now)
-			nxt = now + 1;
-		now = nxt;
-		if (now > TSYN_MAX_SLOTS) {
-			snprintf(err, len, "more than %u slots",
-			         TSYN_MAX_SLOTS);
-			rv = -COLL_ETOOBIG;
+		if ((rv = tsyn_advance(&now, nxt, err, len)) != 0)
 			goto out_p;
-		}
 	}
 #undef ENQ
 	p->slots = last;

@@ -28,6 +28,13 @@ void tsyn_plan_free(struct tsyn_plan *);
 /* In slot order (then link, chunk). */
 void tsyn_plan_sort(struct tsyn_plan *);
 
+/*
+ * Move *now to next, the slot where something can change (UINT32_MAX or
+ * not later than *now: the next slot).  -COLL_ETOOBIG, said in err, past
+ * TSYN_MAX_SLOTS.
+ */
+int tsyn_advance(uint32_t *now, uint32_t next, char *err, size_t errlen);
+
 /* The owner node of chunk k. */
 static inline uint32_t
 tsyn_owner(const struct tsyn_model *m, uint32_t k)

@@ -359,15 +359,8 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 				continue;
 			}
 		}
-		if (next == NONE || next <= now)
-			next = now + 1;
-		now = next;
-		if (now > TSYN_MAX_SLOTS) {
-			snprintf(err, errlen, "more than %u slots",
-			         TSYN_MAX_SLOTS);
-			rv = -COLL_ETOOBIG;
+		if ((rv = tsyn_advance(&now, next, err, errlen)) != 0)
 			goto out;
-		}
 	}
 	p->slots = last;
 	rv = 0;

@@ -355,15 +355,8 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		for (i = 0; i < t->nlink; i++)
 			if (s.busy[i] > now && s.busy[i] < next)
 				next = s.busy[i];
-		if (next == INF || next <= now)
-			next = now + 1;
-		now = next;
-		if (now > TSYN_MAX_SLOTS) {
-			snprintf(err, errlen, "more than %u slots",
-			         TSYN_MAX_SLOTS);
-			rv = -COLL_ETOOBIG;
+		if ((rv = tsyn_advance(&now, next, err, errlen)) != 0)
 			goto out;
-		}
 	}
 	p->slots = last;
 out:
