@@ -33,7 +33,8 @@ FUZZ_TIME  ?= 30
 DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
-	libcmocka-dev libjansson-dev libinih-dev libssl-dev valgrind curl openssl
+	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
+	valgrind curl openssl
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -76,6 +77,7 @@ PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
 	$(shell $(PKG_CONFIG) --libs libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
+SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 # What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64).
 DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS)
 
@@ -92,6 +94,16 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 ALL_LDFLAGS += -fsanitize=address,undefined
 endif
 
+# ---- proto/base: logging, the clock, sockets, units; used by everyone ------
+BASE_SRCS := \
+	proto/base/log.c \
+	proto/base/mono.c \
+	proto/base/net.c \
+	proto/base/units.c \
+	proto/base/errf.c \
+	proto/base/path.c
+BASE_LIB := $(BUILD)/libbase.a
+
 # ---- collectives: the pure planning library ------------------------------
 COLL_SRCS := \
 	collectives/coll.c \
@@ -105,12 +117,12 @@ COLL_SRCS := \
 	collectives/bridge.c \
 	collectives/baseline.c \
 	collectives/sim.c \
-	collectives/units.c \
 	collectives/plan_cli.c \
 	collectives/sched_plan.c \
 	collectives/topo.c \
 	collectives/heap.c \
 	collectives/tsyn.c \
+	collectives/tsyn_lib.c \
 	collectives/tsyn_ten.c \
 	collectives/tsyn_fifo.c \
 	collectives/tsyn_mteg.c \
@@ -127,18 +139,18 @@ DRV_SRCS := \
 	ocs-drivers/drv_calient.c \
 	ocs-drivers/rest.c \
 	ocs-drivers/oxc.c \
-	ocs-drivers/tl1.c \
-	ocs-drivers/net.c
+	ocs-drivers/tl1.c
 DRV_LIB := $(BUILD)/libdrv.a
-
-# Logging shared by the daemons.
-LOG_OBJ := $(BUILD)/ocsd/log.o
 
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
-	$(BUILD)/proto/ocs.pb-c.o
+	$(BUILD)/proto/plan.o $(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
+
+# Generated files are targets in their own right, not intermediates make
+# would delete (and then regenerate, recompiling everything after it).
+.SECONDARY: $(PROTO_H) $(BUILD)/proto/ocs.pb-c.c
 
 $(BUILD)/proto/%.pb-c.c $(BUILD)/proto/%.pb-c.h: proto/%.proto
 	@mkdir -p $(BUILD)
@@ -158,18 +170,24 @@ $(MSG_LIB): $(MSG_OBJS)
 # ---- ocsd: the controller and ocsctl ---------------------------------------
 OCSD_SRCS := \
 	ocsd/ocsd.c \
+	ocsd/daemon.c \
+	ocsd/err.c \
 	ocsd/conf.c \
 	ocsd/map.c \
 	ocsd/xc.c \
 	ocsd/sw.c \
 	ocsd/ctl.c \
 	ocsd/ctl_check.c \
+	ocsd/ctl_plan.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
-	ocsd/run.c
+	ocsd/run.c \
+	ocsd/run_plan.c \
+	ocsd/run_report.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
-	ocsd/conf.c
+	ocsd/ocsctl_text.c \
+	ocsd/ocsctl_json.c
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
@@ -179,33 +197,32 @@ AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
 	agent/exec.c \
-	agent/plan.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
 	agent/frame.c \
 	agent/crc32c.c \
 	agent/pattern.c
 
-$(BIN)/ocs-agent: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) \
-		$(DRV_LIB) $(COLL_LIB)
+# Each program links the libraries it uses, our own and the system's.
+$(BIN)/ocs-agent: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(COLL_LIB) \
+		$(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+		$(PROTOBUF_LIBS) -lm
 
-$(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(MSG_LIB) $(DRV_LIB) \
-		$(COLL_LIB)
+$(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
+		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) -lm
+		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) $(SYSTEMD_LIBS) -lm
 
-$(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
-		$(COLL_LIB)
+$(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) -lm
+		$(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
 
 EMU_SRCS := \
 	testbed/ocs-emu/emu_main.c \
@@ -215,15 +232,18 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_state.c
 
-$(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(LOG_OBJ) $(DRV_LIB) $(COLL_LIB)
+# The emulator shares the switch model and the codecs, not the drivers;
+# its REST face is nng's HTTP server (Basic auth decoded by libcrypto).
+$(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(DRV_LDLIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
+		$(NNG_LIBS) $(CRYPTO_LIBS) -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
 $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
-		$(COLL_LIB)
+		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
@@ -246,7 +266,13 @@ UNIT_TESTS := \
 	conf \
 	xc \
 	frame \
-	exec
+	exec \
+	auth \
+	msg \
+	plan \
+	map \
+	drv \
+	runner
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -254,7 +280,8 @@ INTEG_TESTS := \
 	ocsd \
 	faults \
 	security \
-	run
+	run \
+	demo
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -268,18 +295,28 @@ TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
-TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/unit/xrun.o
+TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
+TEST_DEPS_auth := $(MSG_LIB)
+TEST_DEPS_msg := $(MSG_LIB)
+TEST_DEPS_plan := $(MSG_LIB)
+TEST_DEPS_map := $(BUILD)/ocsd/map.o
+TEST_DEPS_drv := $(DRV_LIB)
+# The runner with the real switch worker; the agents' registry is the
+# test's (it plays the agents through the runner's callbacks).
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o \
+	run_report.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
+	$(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
-		$(COLL_LIB)
+		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
-# Integration tests run the real programs (tests/integ/proc.c).
+# Integration tests run the real programs (tests/lib/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
@@ -289,28 +326,29 @@ INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
-		$(BUILD)/tests/integ/proc.o $(BUILD)/tests/integ/rig.o \
-		$$(INTEG_DEPS_$$*) $(PROGS)
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$$(INTEG_DEPS_$$*) $(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(TEST_LDLIBS)
 
 # ---- benches ---------------------------------------------------------------
-$(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB)
+$(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
+		$(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 # ---- generic rules ---------------------------------------------------------
-ALL_SRCS := $(COLL_SRCS) collectives/ocs-plan.c collectives/tplan.c \
-	$(DRV_SRCS) ocsd/log.c \
-	$(EMU_SRCS) $(OCSD_SRCS) ocsd/ocsctl.c proto/msg.c proto/auth.c \
-	proto/link.c \
+ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
+	collectives/tplan.c $(DRV_SRCS) \
+	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) proto/msg.c proto/auth.c \
+	proto/link.c proto/plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
-	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/integ/proc.c \
-	tests/integ/rig.c tests/unit/xrun.c \
+	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
+	tests/lib/rig.c tests/lib/xrun.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/soak/soak.c
 
@@ -320,6 +358,10 @@ $(BUILD)/%.o: %.c | $(PROTO_H)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(COLL_LIB): $(COLL_SRCS:%.c=$(BUILD)/%.o)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BASE_LIB): $(BASE_SRCS:%.c=$(BUILD)/%.o)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
@@ -347,32 +389,32 @@ memcheck: $(PROGS)
 	@sh testbed/memcheck.sh $(BIN)
 
 $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
-		$(BUILD)/tests/integ/proc.o $(MSG_LIB) $(DRV_LIB) $(PROGS)
+		$(BUILD)/tests/lib/proc.o $(MSG_LIB) $(DRV_LIB) $(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
-		$(BUILD)/tests/integ/proc.o $(BUILD)/tests/integ/rig.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(AGENT_CORE) $(BUILD)/agent/xport_fibre.o \
-		$(BUILD)/agent/xport.o $(BUILD)/tests/unit/xrun.o $(DRV_LIB) \
-		$(COLL_LIB) $(PROGS)
+		$(BUILD)/agent/xport.o $(BUILD)/tests/lib/xrun.o $(MSG_LIB) \
+		$(DRV_LIB) $(COLL_LIB) $(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(DRV_LDLIBS) -lm
+		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_tsyn: $(BUILD)/tests/bench/bench_tsyn.o \
-		$(BUILD)/collectives/tplan.o $(COLL_LIB)
+		$(BUILD)/collectives/tplan.o $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
 
 # Not in CI: 10,000 reconfigurations through each driver (SOAK_N).
 SOAK_N ?= 10000
-$(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/integ/proc.o \
-		$(MSG_LIB) $(DRV_LIB) $(PROGS)
+$(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/lib/proc.o \
+		$(MSG_LIB) $(DRV_LIB) $(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
@@ -392,21 +434,21 @@ FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
-FUZZ_SRCS_units := $(COLL_SRCS)
-FUZZ_SRCS_plan_cli := $(COLL_SRCS)
-FUZZ_SRCS_tl1_resp := $(DRV_SRCS)
+FUZZ_SRCS_units := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_plan_cli := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_tl1_resp := $(DRV_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_fault.c \
-	testbed/ocs-emu/emu_state.c ocsd/log.c collectives/units.c \
-	collectives/coll.c
-FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) ocsd/conf.c
+	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
+FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
-FUZZ_SRCS_plan_msg := $(COLL_SRCS) proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
-	agent/plan.c agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
+FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
+	$(BUILD)/proto/ocs.pb-c.c \
+	agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
-FUZZ_SRCS_rest := ocs-drivers/rest.c
-FUZZ_SRCS_topo := $(COLL_SRCS)
-FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) proto/msg.c \
+FUZZ_SRCS_rest := ocs-drivers/rest.c proto/base/errf.c
+FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
@@ -431,16 +473,52 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 			$(BUILD)/fuzz/$$t.log; \
 	done
 
-fmt:
-	$(Q)clang-format --dry-run -Werror $(ALL_SRCS) $(wildcard */*.h)
+# Every C file of ours, wherever it lives (build/ holds generated ones).
+TREE_SRCS := $(shell find agent collectives ocs-drivers ocsd proto testbed \
+	tests -name '*.[ch]' 2>/dev/null)
 
-# Dependencies point one way (DESIGN.md): collectives/ includes nothing of
-# ours outside itself and no nng.
+fmt:
+	$(Q)clang-format --dry-run -Werror $(TREE_SRCS)
+
+# Dependencies point one way (DESIGN.md, README "Layout"); each rule is a
+# grep for includes that break it, so the layering stays true:
+#   proto/base/    includes nothing of ours outside itself
+#   collectives/   only itself and proto/base/, and no nng
+#   ocs-drivers/   only itself and proto/base/
+#   proto/         only itself and collectives/ (the plan types it encodes)
+#   agent/         no ocsd/, no ocs-drivers/
+#   testbed/       no ocsd/, and of ocs-drivers/ only the switch model
+#                  and the codecs it shares with the drivers
+# and protobuf-c's types appear only in proto/ and the files that
+# dispatch messages: ocsd's sockets (ctl*, agents.c), its replies
+# (reply.*), ocsctl's requests and output, the agent's session.
+LINT_OURS := (ocsd|ocs-drivers|agent|testbed|proto|collectives)/
 lint:
-	$(Q)! grep -nE '#include "(ocsd|ocs-drivers|agent|testbed|proto)/|<nng/' \
-		collectives/*.[ch] || { echo "lint: collectives/ depends upward"; exit 1; }
+	$(Q)! grep -nE '#include "$(LINT_OURS)' proto/base/*.[ch] | \
+		grep -v '"proto/base/' || \
+		{ echo "lint: proto/base/ depends upward"; exit 1; }
+	$(Q)! grep -nE '#include "$(LINT_OURS)|<nng/' collectives/*.[ch] | \
+		grep -vE '"(collectives|proto/base)/' || \
+		{ echo "lint: collectives/ depends upward"; exit 1; }
+	$(Q)! grep -nE '#include "$(LINT_OURS)' ocs-drivers/*.[ch] | \
+		grep -vE '"(ocs-drivers|proto/base)/' || \
+		{ echo "lint: ocs-drivers/ depends upward"; exit 1; }
+	$(Q)! grep -nE '#include "(ocsd|ocs-drivers|agent|testbed)/' \
+		proto/*.[ch] || { echo "lint: proto/ depends upward"; exit 1; }
+	$(Q)! grep -nE '#include "(ocsd|ocs-drivers|testbed)/' \
+		agent/*.[ch] || \
+		{ echo "lint: agent/ includes ocsd/ or a driver"; exit 1; }
+	$(Q)! grep -rnE '#include "(ocsd|agent)/|#include "ocs-drivers/' \
+		testbed | grep -vE '"ocs-drivers/(oxc|tl1|rest)\.h"' || \
+		{ echo "lint: testbed/ includes ocsd/, agent/ or a driver"; \
+		exit 1; }
+	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
+		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] proto/base/*.[ch] | \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch])$$' || \
+		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
+		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \
-		--suppress=missingIncludeSystem $(COLL_SRCS)
+		--suppress=missingIncludeSystem $(BASE_SRCS) $(COLL_SRCS)
 
 clean:
 	rm -rf build bin

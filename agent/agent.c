@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "agent/exec.h"
-#include "agent/plan.h"
+#include "proto/plan.h"
 #include "agent/session.h"
-#include "collectives/units.h"
-#include "ocs-drivers/net.h"
-#include "ocsd/log.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "proto/base/units.h"
 
 static volatile sig_atomic_t quit;
 
@@ -42,7 +43,8 @@ struct agent {
 	char           fibre[256];
 	struct xport   x[EXEC_MAX_PORTS];
 	int            plugged;
-	int            once; /* exit after one run (tests) */
+	int            unplugged_said; /* a failure to plug was logged */
+	int            once;           /* exit after one run (tests) */
 };
 
 static void
@@ -79,51 +81,57 @@ plug(struct agent *a)
 		                a->s.ingress[i], a->s.egress[i], 5000, err,
 		                sizeof(err));
 		if (rv != 0) {
-			log_warnx("%s.%u: %s", a->s.host, i, err);
+			/* Said once, not at every retry while it lasts. */
+			if (!a->unplugged_said)
+				log_warnx("%s.%u: %s; retrying", a->s.host, i,
+				          err);
+			a->unplugged_said = 1;
 			while (i-- > 0)
 				xport_close(&a->x[i]);
 			return (rv);
 		}
 	}
 	a->plugged = 1;
+	a->unplugged_said = 0;
 	log_info("plugged %u transceivers into %s", a->s.ntrx, a->fibre);
 	return (0);
 }
 
 /* One run.  Errors end it; the agent stays joined for the next. */
 static void
-run(struct agent *a, const Ocs__Msg *pm)
+run(struct agent *a, struct session_plan *sp)
 {
-	struct exec_plan  p;
-	struct exec      *e = NULL;
-	struct exec_done  done[64];
-	struct exec_abort ab = {session_events_fd(&a->s), session_abort_check,
-	                        &a->s};
-	size_t            nd = 0;
-	uint32_t          k;
-	uint64_t          sent = 0, verified = 0;
-	char              err[512];
-	int               rv;
+	const struct plan *p = &sp->p;
+	struct exec       *e = NULL;
+	struct plan_done   done[64];
+	struct exec_abort  ab = {session_events_fd(&a->s), session_abort_check,
+	                         &a->s};
+	size_t             nd = 0;
+	uint32_t           k;
+	uint64_t           sent = 0, verified = 0;
+	char               err[512];
+	int                rv;
 
-	if ((rv = plan_from_msg(pm->plan, pm->run_id, a->s.ntrx, &p, err,
-	                        sizeof(err))) != 0 ||
-	    (rv = exec_new(&e, &p, a->x, &ab, err, sizeof(err))) != 0) {
+	if ((rv = sp->rv) != 0)
+		snprintf(err, sizeof(err), "%s", sp->err);
+	else
+		rv = exec_new(&e, p, a->x, &ab, err, sizeof(err));
+	if (rv != 0) {
 		if (rv == -ENOMEM)
 			snprintf(err, sizeof(err),
 			         "out of memory for the plan");
-		log_warnx("run %llu: %s", (unsigned long long)pm->run_id, err);
+		log_warnx("run %llu: %s", (unsigned long long)sp->run, err);
 		session_abort(&a->s, 0, err);
-		exec_plan_free(&p);
 		return;
 	}
 	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
 	         "%zu bytes of buffers",
-	         (unsigned long long)pm->run_id, p.node, p.n, pm->plan->algo,
-	         (unsigned long long)p.bytes, p.nph, exec_mem(e));
+	         (unsigned long long)sp->run, p->node, p->n, sp->algo,
+	         (unsigned long long)p->bytes, p->nph, exec_mem(e));
 	exec_drain(a->x, a->s.ntrx);
-	for (k = 0; k <= p.nph && !quit; k++) {
-		if (k == p.nph || p.ph[k].barrier) {
-			if (k == p.nph &&
+	for (k = 0; k <= p->nph && !quit; k++) {
+		if (k == p->nph || p->ph[k].barrier) {
+			if (k == p->nph &&
 			    (rv = exec_finish(e, err, sizeof(err))) != 0) {
 				session_abort(&a->s, k, err);
 				break;
@@ -135,17 +143,16 @@ run(struct agent *a, const Ocs__Msg *pm)
 				break; /* finished */
 			if (rv != 0) {
 				log_warnx("run %llu: phase %u: %s",
-				          (unsigned long long)pm->run_id, k,
-				          err);
+				          (unsigned long long)sp->run, k, err);
 				break;
 			}
 		}
-		if (k == p.nph)
+		if (k == p->nph)
 			break;
 		rv = exec_phase(e, k, &done[nd], err, sizeof(err));
 		if (rv != 0) {
-			log_warnx("run %llu: %s",
-			          (unsigned long long)pm->run_id, err);
+			log_warnx("run %llu: %s", (unsigned long long)sp->run,
+			          err);
 			if (rv != -ECANCELED)
 				session_abort(&a->s, k, err);
 			break;
@@ -153,19 +160,18 @@ run(struct agent *a, const Ocs__Msg *pm)
 		sent += done[nd].sent;
 		verified += done[nd].verified;
 		log_debug("run %llu: phase %u done in %.3f ms",
-		          (unsigned long long)pm->run_id, k,
+		          (unsigned long long)sp->run, k,
 		          done[nd].data_ns / 1e6);
 		nd++;
 	}
-	if (k == p.nph && rv == 1)
+	if (k == p->nph && rv == 1)
 		log_info("run %llu: done, %llu bytes sent, %llu blocks "
 		         "verified",
-		         (unsigned long long)pm->run_id,
-		         (unsigned long long)sent,
+		         (unsigned long long)sp->run, (unsigned long long)sent,
 		         (unsigned long long)verified);
 	exec_free(e);
-	exec_plan_free(&p);
-	exec_drain(a->x, a->s.ntrx);
+	if (exec_drain(a->x, a->s.ntrx) > 0)
+		unplug(a); /* plugged in again before the next poll */
 }
 
 static const struct option longopts[] = {
@@ -180,28 +186,22 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-int
-main(int argc, char **argv)
+/* The options into a; 0, or the exit status after saying why. */
+static int
+parse_args(struct agent *a, int argc, char **argv, const char **secret,
+           int *verbose)
 {
-	struct agent    *a;
-	struct sigaction sa;
-	const char      *secret = NULL;
-	char             err[512], *end;
-	double           t;
-	long             v;
-	int              ch, verbose = 0, rv, backoff = 200;
-	size_t           i;
+	char  *end;
+	double t;
+	long   v;
+	int    ch;
 
-	if ((a = calloc(1, sizeof(*a))) == NULL)
-		return (1);
-	a->s.ntrx = 2;
-	a->s.timeout_ms = 120000;
 	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			break;
 		case 'v':
-			verbose++;
+			(*verbose)++;
 			break;
 		case 'c':
 			snprintf(a->s.controller, sizeof(a->s.controller),
@@ -219,7 +219,7 @@ main(int argc, char **argv)
 			snprintf(a->s.host, sizeof(a->s.host), "%s", optarg);
 			break;
 		case 'S':
-			secret = optarg;
+			*secret = optarg;
 			break;
 		case 'C':
 			if (strlen(optarg) >= sizeof(a->s.tls_ca)) {
@@ -265,40 +265,45 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !a->s.controller[0] || !a->s.host[0] ||
-	    !secret || !a->fibre[0])
+	    !*secret || !a->fibre[0])
 		usage();
-	log_init("ocs-agent", 1, verbose);
-	if (auth_read_secret(secret, a->s.secret, &a->s.secret_len, err,
-	                     sizeof(err)) != 0) {
-		fprintf(stderr, "ocs-agent: %s\n", err);
-		return (1);
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (session_open(&a->s, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ocs-agent: %s\n", err);
-		return (1);
-	}
+	return (0);
+}
+
+/* Join, plug the fibres, take plans and run them, until told to stop.
+ * 0, or 1 when ocsd refuses the join for good. */
+static int
+serve(struct agent *a)
+{
+	char   err[512];
+	int    rv, backoff = 200, said = 0;
+	size_t i;
+
 	while (!quit) {
-		Ocs__Msg *plan;
+		struct session_plan sp;
 
 		if (a->s.agent_id == 0) {
 			rv = session_join(&a->s, err, sizeof(err));
 			if (rv == -SESS_EREFUSED) {
 				log_warnx("join refused: %s", err);
-				rv = 1;
-				goto out;
+				return (1);
 			}
 			if (rv != 0) {
-				log_debug("join: %s; retrying", err);
-				net_sleep_ms((uint32_t)backoff);
+				/* Said once at the default level, then
+				 * quietly while it lasts. */
+				if (!said)
+					log_warnx("cannot join %s: %s; "
+					          "retrying",
+					          a->s.controller, err);
+				else
+					log_debug("join: %s; retrying", err);
+				said = 1;
+				mono_sleep_ms((uint32_t)backoff);
 				backoff = backoff < 2000 ? backoff * 2 : 2000;
 				continue;
 			}
 			backoff = 200;
+			said = 0;
 			log_info("joined %s as agent %u (%s)", a->s.controller,
 			         a->s.agent_id, a->s.host);
 			for (i = 0; i < a->s.ntrx; i++)
@@ -308,11 +313,19 @@ main(int argc, char **argv)
 				    a->s.egress[i]);
 			unplug(a);
 		}
-		if (!a->plugged && plug(a) != 0) {
-			net_sleep_ms(1000);
-			continue;
+		/* A fibre the switch closed (it restarted) is plugged in
+		 * again; meanwhile the agent goes on polling, so ocsd knows
+		 * it is alive and that its fibres are not. */
+		if (a->plugged && exec_drain(a->x, a->s.ntrx) > 0) {
+			log_warnx("a fibre was unplugged at %s; plugging in "
+			          "again",
+			          a->fibre);
+			unplug(a);
 		}
-		rv = session_poll(&a->s, &plan, err, sizeof(err));
+		if (!a->plugged)
+			(void)plug(a);
+		a->s.fibres_up = a->plugged ? a->s.ntrx : 0;
+		rv = session_poll(&a->s, &sp, err, sizeof(err));
 		if (rv < 0) {
 			/* Lost ocsd, or it forgot us: join again. */
 			log_warnx("%s; joining again", err);
@@ -320,14 +333,51 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (rv == 1) {
-			run(a, plan);
-			msg_free(plan);
+			run(a, &sp);
+			session_plan_free(&sp);
 			if (a->once)
 				break;
 		}
 	}
-	rv = 0;
-out:
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct agent    *a;
+	struct sigaction sa;
+	const char      *secret = NULL;
+	char             err[512];
+	int              verbose = 0, rv;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return (1);
+	a->s.ntrx = 2;
+	a->s.timeout_ms = 120000;
+	if ((rv = parse_args(a, argc, argv, &secret, &verbose)) != 0) {
+		free(a);
+		return (rv);
+	}
+	log_init("ocs-agent", 1, verbose);
+	if (auth_read_secret(secret, a->s.secret, &a->s.secret_len, err,
+	                     sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-agent: %s\n", err);
+		free(a);
+		return (1);
+	}
+	/* The handlers only set quit; the loop and the executor poll it. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (session_open(&a->s, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-agent: %s\n", err);
+		free(a);
+		return (1);
+	}
+	rv = serve(a);
 	unplug(a);
 	session_close(&a->s);
 	nng_fini();

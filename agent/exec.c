@@ -28,6 +28,7 @@
 #include "agent/frame.h"
 #include "agent/pattern.h"
 #include "collectives/sched.h"
+#include "proto/base/mono.h"
 
 #define NONE UINT32_MAX
 
@@ -54,7 +55,7 @@ struct expect {
 };
 
 struct exec {
-	struct exec_plan  p;
+	struct plan       p;
 	struct sched      lay; /* block layout only: n, parts, bytes */
 	struct port       port[EXEC_MAX_PORTS];
 	struct exec_abort ab;
@@ -72,7 +73,7 @@ struct exec {
 	uint32_t        maxrecv, maxrelay, maxsend;
 
 	uint32_t         k;
-	struct exec_done d;
+	struct plan_done d;
 	size_t           peak_queue; /* largest output queue seen, bytes */
 	char            *err;
 	size_t           errlen;
@@ -90,15 +91,6 @@ fail(struct exec *e, int code, const char *fmt, ...)
 		vsnprintf(e->err + n, e->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
 	return (code);
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 }
 
 static const char *
@@ -233,22 +225,8 @@ cmp_expect(const void *a, const void *b)
 	return (x->blk < y->blk ? -1 : x->blk > y->blk);
 }
 
-void
-exec_plan_free(struct exec_plan *p)
-{
-	uint32_t k;
-
-	for (k = 0; p->ph && k < p->nph; k++) {
-		free(p->ph[k].send);
-		free(p->ph[k].relay);
-		free(p->ph[k].recv);
-	}
-	free(p->ph);
-	p->ph = NULL;
-}
-
 int
-exec_check(const struct exec_plan *p, char *err, size_t len)
+exec_check(const struct plan *p, char *err, size_t len)
 {
 	uint64_t nb = (uint64_t)p->n * p->n * p->parts;
 	uint32_t k, i, j;
@@ -278,7 +256,7 @@ exec_check(const struct exec_plan *p, char *err, size_t len)
 		return (-EINVAL);
 	}
 	for (k = 0; k < p->nph; k++) {
-		const struct exec_phase *ph = &p->ph[k];
+		const struct plan_phase *ph = &p->ph[k];
 
 		for (i = 0; i < ph->nsend; i++) {
 			if (ph->send[i].port >= p->nports ||
@@ -323,7 +301,7 @@ setup_expect(struct exec *e)
 	if (e->exp == NULL || e->nexp == NULL)
 		return (-ENOMEM);
 	for (k = 0; k < e->p.nph; k++) {
-		const struct exec_phase *ph = &e->p.ph[k];
+		const struct plan_phase *ph = &e->p.ph[k];
 
 		for (n = 0, i = 0; i < ph->nrecv; i++)
 			n += ph->recv[i].nblk;
@@ -353,7 +331,7 @@ setup_expect(struct exec *e)
 }
 
 int
-exec_new(struct exec **out, const struct exec_plan *p, struct xport *ports,
+exec_new(struct exec **out, const struct plan *p, struct xport *ports,
          const struct exec_abort *ab, char *err, size_t errlen)
 {
 	struct exec *e;
@@ -488,14 +466,14 @@ put_frame(struct buf *b, const struct frame *f, const void *p)
 static int
 inject(struct exec *e)
 {
-	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
 	/* Own frames only while the queue is nearly empty: relays first. */
 	size_t   two = 2 * (FRAME_HDR + (size_t)e->p.chunk);
 	uint32_t i;
 	int      moved = 0;
 
 	for (i = 0; i < ph->nsend; i++) {
-		const struct exec_send *s = &ph->send[i];
+		const struct plan_send *s = &ph->send[i];
 		struct buf             *out = &e->port[s->port].out;
 
 		while (e->send_blk[i] < s->nblk &&
@@ -582,7 +560,7 @@ expected(const struct exec *e, uint32_t b)
 static int
 deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 {
-	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
 	const struct expect     *x = expected(e, f->block);
 	uint32_t                 size = blk_size(e, f->block), sl;
 	int64_t                  bad;
@@ -631,7 +609,7 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 static int
 relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
 {
-	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
 	struct buf              *out;
 	uint32_t                 i;
 
@@ -774,7 +752,7 @@ pull(struct exec *e, uint32_t q)
 static int
 phase_done(const struct exec *e)
 {
-	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
 	uint32_t                 i;
 
 	for (i = 0; i < ph->nsend; i++)
@@ -796,7 +774,7 @@ phase_done(const struct exec *e)
 static void
 missing(const struct exec *e, char *buf, size_t len)
 {
-	const struct exec_phase *ph = &e->p.ph[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
 	uint32_t                 i, sends = 0, blocks = 0, relays = 0;
 	size_t                   off = 0;
 
@@ -822,11 +800,11 @@ missing(const struct exec *e, char *buf, size_t len)
 }
 
 int
-exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
+exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
            size_t errlen)
 {
 	struct pollfd pfd[EXEC_MAX_PORTS + 1];
-	uint64_t      t0 = now_ns(), dl;
+	uint64_t      t0 = mono_ns(), dl;
 	uint32_t      i, n;
 	int           rv, moved;
 	char          why[400];
@@ -863,7 +841,7 @@ exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
 		}
 		if (phase_done(e))
 			break;
-		if (now_ns() > dl) {
+		if (mono_ns() > dl) {
 			missing(e, why, sizeof(why));
 			return (fail(e, -ETIMEDOUT,
 			             "timed out after %.1f s: %s",
@@ -891,7 +869,7 @@ exec_phase(struct exec *e, uint32_t k, struct exec_done *done, char *err,
 		    e->ab.check(e->ab.arg, why, sizeof(why)))
 			return (fail(e, -ECANCELED, "aborted: %s", why));
 	}
-	e->d.data_ns = now_ns() - t0;
+	e->d.data_ns = mono_ns() - t0;
 	*done = e->d;
 	return (0);
 }
@@ -928,13 +906,17 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 	return (0);
 }
 
-void
+uint32_t
 exec_drain(struct xport *ports, uint32_t nports)
 {
 	uint8_t  buf[65536];
-	uint32_t i;
+	uint32_t i, gone = 0;
+	ssize_t  r;
 
-	for (i = 0; i < nports; i++)
-		while (xport_recv(&ports[i], buf, sizeof(buf)) > 0)
+	for (i = 0; i < nports; i++) {
+		while ((r = xport_recv(&ports[i], buf, sizeof(buf))) > 0)
 			;
+		gone += r == 0 || (r < 0 && r != -EAGAIN);
+	}
+	return (gone);
 }

@@ -22,48 +22,9 @@
 #include <stdint.h>
 
 #include "agent/xport.h"
+#include "proto/plan.h"
 
 #define EXEC_MAX_PORTS 8
-
-struct exec_send {
-	uint32_t        dst, port, hops, nblk;
-	const uint32_t *blk;
-};
-
-struct exec_relay {
-	uint32_t src, dst, in_port, out_port, nblk;
-	uint64_t bytes;
-};
-
-struct exec_recv {
-	uint32_t        src, port, nblk;
-	const uint32_t *blk;
-};
-
-struct exec_phase {
-	int                barrier;
-	struct exec_send  *send;
-	uint32_t           nsend;
-	struct exec_relay *relay;
-	uint32_t           nrelay;
-	struct exec_recv  *recv;
-	uint32_t           nrecv;
-};
-
-struct exec_plan {
-	uint64_t           run;
-	uint32_t           node, n, parts, chunk, deadline_ms, max_blocks;
-	uint32_t           nph, nports;
-	uint64_t           bytes;
-	struct exec_phase *ph;
-};
-
-struct exec_done {
-	uint32_t phase;
-	uint64_t data_ns;
-	uint64_t sent, recv, relayed;
-	uint32_t verified, errors;
-};
 
 struct exec;
 
@@ -74,26 +35,23 @@ struct exec_abort {
 	void *arg;
 };
 
-/* Free the phase arrays of a plan (not what they point into). */
-void exec_plan_free(struct exec_plan *);
-
 /* Is the plan one this executor can carry out?  0, or -EINVAL with the
  * reason in err.  exec_new checks it too. */
-int exec_check(const struct exec_plan *, char *err, size_t errlen);
+int exec_check(const struct plan *, char *err, size_t errlen);
 
 /*
  * Set up a run: buffers sized from the plan, the node's own blocks
  * filled with the pattern.  ports[i] is transceiver i.  0, -ENOMEM,
  * -EINVAL (a plan this node cannot carry out; reason in err).
  */
-int  exec_new(struct exec **, const struct exec_plan *, struct xport *ports,
+int  exec_new(struct exec **, const struct plan *, struct xport *ports,
               const struct exec_abort *, char *err, size_t errlen);
 void exec_free(struct exec *);
 
 /* Run phase k to completion.  0 with *done filled, or -ECANCELED (abort),
  * -ETIMEDOUT, -EPROTO (a bad or unexpected frame, a verification
  * failure), -EPIPE (a fibre unplugged), with one line in err. */
-int exec_phase(struct exec *, uint32_t k, struct exec_done *done, char *err,
+int exec_phase(struct exec *, uint32_t k, struct plan_done *done, char *err,
                size_t errlen);
 
 /* After the last phase: the node holds exactly its n * parts blocks. */
@@ -104,7 +62,8 @@ size_t exec_mem(const struct exec *);
 /* The largest output queue seen (relay backlog), bytes. */
 size_t exec_peak_queue(const struct exec *);
 
-/* Between runs: read and discard what the fibres carry. */
-void exec_drain(struct xport *ports, uint32_t nports);
+/* Between runs: read and discard what the fibres carry.  Returns how
+ * many of them are unplugged (closed by the switch's side). */
+uint32_t exec_drain(struct xport *ports, uint32_t nports);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Frame headers: encode, decode, CRC (see frame.h). */
+#include <errno.h>
 #include <string.h>
 
 #include "agent/crc32c.h"
@@ -60,7 +61,7 @@ int
 frame_get(const uint8_t *in, struct frame *f)
 {
 	if (get32(in) != FRAME_MAGIC)
-		return (-1);
+		return (-EPROTO);
 	f->run = get32(in + 4);
 	f->phase = (uint16_t)(in[8] | in[9] << 8);
 	f->hops = (uint16_t)(in[10] | in[11] << 8);

@@ -35,7 +35,7 @@ struct frame {
 
 /* Encode a header for payload p (len bytes) into out[FRAME_HDR]. */
 void frame_put(uint8_t *out, const struct frame *, const void *p);
-/* Decode a header (no CRC check).  0, or -1 if the magic is wrong. */
+/* Decode a header (no CRC check).  0, or -EPROTO if the magic is wrong. */
 int frame_get(const uint8_t *in, struct frame *);
 /* Does the CRC in f match header and payload? */
 int frame_crc_ok(const uint8_t *hdr, const struct frame *, const void *p);

@@ -12,6 +12,10 @@
 #include "agent/session.h"
 #include "proto/link.h"
 
+/* A join is answered at once by a live ocsd: waiting longer only hides
+ * an unreachable one (the held Ready waits for the run instead). */
+#define SESS_JOIN_MS 5000
+
 int
 session_open(struct session *s, char *err, size_t errlen)
 {
@@ -45,16 +49,14 @@ session_close(struct session *s)
 	s->have_sub = 0;
 }
 
-/* One exchange; the answer must carry our seq.  Returns 0 with *rep. */
+/* One exchange; an Error answer becomes its code, its text in err. */
 static int
 call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
      size_t errlen)
 {
-	nng_msg *nm;
-	char     why[300];
-	int      rv;
+	char peer[300];
+	int  rv;
 
-	*rep = NULL;
 	m->version = MSG_VERSION;
 	m->has_seq = 1;
 	m->seq = ++s->seq;
@@ -62,35 +64,12 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
 		m->has_run_id = 1;
 		m->run_id = s->run;
 	}
-	if ((rv = msg_encode(m, &nm)) != 0) {
-		snprintf(err, errlen, "encoding: %s", msg_strerror(rv));
-		return (rv);
-	}
+	/* Sending waits for a connection to ocsd: bounded alike. */
+	nng_socket_set_ms(s->req, NNG_OPT_SENDTIMEO, timeout_ms);
 	nng_socket_set_ms(s->req, NNG_OPT_RECVTIMEO, timeout_ms);
-	if ((rv = nng_sendmsg(s->req, nm, 0)) != 0) {
-		nng_msg_free(nm);
-		snprintf(err, errlen, "controller %s: %s", s->controller,
-		         nng_strerror(rv));
-		return (msg_nngerr(rv));
-	}
-	if ((rv = nng_recvmsg(s->req, &nm, 0)) != 0) {
-		snprintf(err, errlen, "controller %s: no answer: %s",
-		         s->controller, nng_strerror(rv));
-		return (msg_nngerr(rv));
-	}
-	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), rep, why,
-	                sizeof(why));
-	nng_msg_free(nm);
-	if (rv != 0) {
-		snprintf(err, errlen, "controller %s: %s", s->controller, why);
+	snprintf(peer, sizeof(peer), "controller %s", s->controller);
+	if ((rv = msg_call(s->req, m, peer, rep, err, errlen)) != 0)
 		return (rv);
-	}
-	if (!(*rep)->has_seq || (*rep)->seq != m->seq) {
-		snprintf(err, errlen, "controller answered another request");
-		msg_free(*rep);
-		*rep = NULL;
-		return (-MSG_EBODY);
-	}
 	if ((*rep)->body_case == OCS__MSG__BODY_ERROR) {
 		snprintf(err, errlen, "controller: %s", (*rep)->error->text);
 		rv = (*rep)->error->code;
@@ -118,7 +97,7 @@ session_join(struct session *s, char *err, size_t errlen)
 	m.body_case = OCS__MSG__BODY_HELLO;
 	m.hello = &h;
 	s->run = 0;
-	if ((rv = call(s, &m, s->timeout_ms, &rep, err, errlen)) != 0)
+	if ((rv = call(s, &m, SESS_JOIN_MS, &rep, err, errlen)) != 0)
 		return (rv);
 	if (rep->body_case != OCS__MSG__BODY_CHALLENGE ||
 	    rep->challenge->nonce.len != AUTH_NONCE) {
@@ -141,7 +120,7 @@ session_join(struct session *s, char *err, size_t errlen)
 	if (rv == 0) {
 		Ocs__Msg *r2;
 
-		rv = call(s, &m, s->timeout_ms, &r2, err, errlen);
+		rv = call(s, &m, SESS_JOIN_MS, &r2, err, errlen);
 		msg_free(rep);
 		rep = r2;
 	} else {
@@ -203,16 +182,19 @@ session_join(struct session *s, char *err, size_t errlen)
 }
 
 int
-session_poll(struct session *s, Ocs__Msg **plan, char *err, size_t errlen)
+session_poll(struct session *s, struct session_plan *sp, char *err,
+             size_t errlen)
 {
 	Ocs__Msg  m, *rep;
 	Ocs__Poll p;
 	int       rv;
 
-	*plan = NULL;
+	memset(sp, 0, sizeof(*sp));
 	ocs__msg__init(&m);
 	ocs__poll__init(&p);
 	p.agent_id = s->agent_id;
+	p.has_fibres_up = 1;
+	p.fibres_up = s->fibres_up;
 	m.body_case = OCS__MSG__BODY_POLL;
 	m.poll = &p;
 	s->run = 0;
@@ -238,40 +220,37 @@ session_poll(struct session *s, Ocs__Msg **plan, char *err, size_t errlen)
 		return (-MSG_EBODY);
 	}
 	s->run = rep->run_id;
-	*plan = rep;
+	sp->msg = rep;
+	sp->run = rep->run_id;
+	snprintf(sp->algo, sizeof(sp->algo), "%s", rep->plan->algo);
+	sp->rv = plan_decode(rep->plan, rep->run_id, s->ntrx, &sp->p, sp->err,
+	                     sizeof(sp->err));
+	if (sp->rv == -ENOMEM)
+		snprintf(sp->err, sizeof(sp->err),
+		         "out of memory for the plan");
 	return (1);
 }
 
+void
+session_plan_free(struct session_plan *sp)
+{
+	plan_free(&sp->p);
+	msg_free(sp->msg);
+	sp->msg = NULL;
+}
+
 int
-session_ready(struct session *s, uint32_t phase, const struct exec_done *d,
+session_ready(struct session *s, uint32_t phase, const struct plan_done *d,
               size_t nd, char *err, size_t errlen)
 {
-	Ocs__Msg       m, *rep;
-	Ocs__Ready     r;
-	Ocs__PhaseDone pd[64], *pp[64];
-	size_t         i;
-	int            rv;
+	Ocs__Msg          m, *rep;
+	struct ready_wire w;
+	int               rv;
 
-	if (nd > 64)
-		nd = 64;
 	ocs__msg__init(&m);
-	ocs__ready__init(&r);
-	r.agent_id = s->agent_id;
-	for (i = 0; i < nd; i++) {
-		ocs__phase_done__init(&pd[i]);
-		pd[i].phase = d[i].phase;
-		pd[i].data_ns = d[i].data_ns;
-		pd[i].bytes_sent = d[i].sent;
-		pd[i].bytes_recv = d[i].recv;
-		pd[i].bytes_relayed = d[i].relayed;
-		pd[i].blocks_verified = d[i].verified;
-		pd[i].errors = d[i].errors;
-		pp[i] = &pd[i];
-	}
-	r.n_done = nd;
-	r.done = pp;
+	plan_ready_encode(s->agent_id, d, nd, &w);
 	m.body_case = OCS__MSG__BODY_READY;
-	m.ready = &r;
+	m.ready = &w.r;
 	m.has_phase = 1;
 	m.phase = phase;
 	/* Held until every agent is ready and the switch is set. */
@@ -324,7 +303,7 @@ session_events_fd(struct session *s)
 
 	if (!s->have_sub ||
 	    nng_socket_get_int(s->sub, NNG_OPT_RECVFD, &fd) != 0)
-		return (-1);
+		return (-EBADF);
 	return (fd);
 }
 

@@ -15,6 +15,7 @@
 
 #include "agent/exec.h"
 #include "proto/auth.h"
+#include "proto/base/errbase.h"
 #include "proto/msg.h"
 
 struct session {
@@ -31,11 +32,12 @@ struct session {
 	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
 	uint32_t   heartbeat_ms;
 	uint64_t   seq;
-	uint64_t   run; /* the run in progress, 0 if none */
+	uint64_t   run;       /* the run in progress, 0 if none */
+	uint32_t   fibres_up; /* plugged transceivers, said in each Poll */
 };
 
 enum session_err {
-	SESS_EBASE = 9216,
+	SESS_EBASE = ERR_BASE_SESS,
 	SESS_EREFUSED, /* ocsd refused the join (bad proof, unknown host) */
 	SESS_EABORT,   /* the run was aborted (reason in err) */
 	SESS_EMAX
@@ -47,8 +49,23 @@ void session_close(struct session *);
 /* Hello, Challenge, Join, JoinReply; then subscribe to events. */
 int session_join(struct session *, char *err, size_t errlen);
 
-/* Wait for work: 1 with *plan (free with msg_free), 0 when idle, <0. */
-int session_poll(struct session *, Ocs__Msg **plan, char *err, size_t errlen);
+/* A run's plan as it came: decoded (rv 0) or not (rv < 0, reason in
+ * err); the blocks point into the message it came in, held here. */
+struct session_plan {
+	struct plan p;
+	uint64_t    run;
+	char        algo[32];
+	int         rv;
+	char        err[512];
+	Ocs__Msg   *msg;
+};
+
+/* Wait for work, saying how many fibres are plugged (s->fibres_up): 1
+ * with *sp (free with session_plan_free), 0 when idle,
+ * < 0 when ocsd is lost or forgot this agent. */
+int  session_poll(struct session *, struct session_plan *sp, char *err,
+                  size_t errlen);
+void session_plan_free(struct session_plan *);
 
 /*
  * Ready for phase k of the current run, reporting phases done since the
@@ -56,7 +73,7 @@ int session_poll(struct session *, Ocs__Msg **plan, char *err, size_t errlen);
  * in err, or another error.
  */
 int session_ready(struct session *, uint32_t phase,
-                  const struct exec_done *done, size_t ndone, char *err,
+                  const struct plan_done *done, size_t ndone, char *err,
                   size_t errlen);
 
 /* Tell ocsd this agent cannot go on with the run, and why. */

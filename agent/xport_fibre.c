@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "agent/xport.h"
-#include "ocs-drivers/net.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 struct fibre {
 	int fd;
@@ -26,7 +27,7 @@ fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
 {
 	struct fibre *f = priv;
 	char          host[256], port[16], line[128];
-	uint64_t      dl = net_now_ms() + (uint64_t)timeout_ms;
+	uint64_t      dl = mono_ms() + (uint64_t)timeout_ms;
 	size_t        got = 0;
 	ssize_t       r;
 	int           rv, buf = 4 << 20;

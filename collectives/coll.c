@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "proto/base/units.h"
 
 static const char *const coll_errtab[] = {
     [COLL_EPORT - COLL_EBASE] = "port limit broken",
@@ -17,10 +18,7 @@ static const char *const coll_errtab[] = {
     [COLL_EUNREACH - COLL_EBASE] = "peer not reachable in the "
                                    "configuration",
     [COLL_ETOOBIG - COLL_EBASE] = "schedule too large to materialise",
-    [COLL_EUNIT - COLL_EBASE] = "unknown unit",
     [COLL_ENONUM - COLL_EBASE] = "not a number",
-    [COLL_ENOUNIT - COLL_EBASE] = "missing unit",
-    [COLL_EFRAC - COLL_EBASE] = "not a whole number",
     [COLL_ERANGE - COLL_EBASE] = "out of range",
     [COLL_EALGO - COLL_EBASE] = "unknown algorithm",
     [COLL_ETOPO - COLL_EBASE] = "malformed topology",
@@ -32,8 +30,11 @@ static const char *const coll_errtab[] = {
 const char *
 coll_strerror(int rv)
 {
-	int e = -rv;
+	const char *u = unit_strerror(rv);
+	int         e = -rv;
 
+	if (u != NULL)
+		return (u);
 	if (e > COLL_EBASE && e < COLL_EMAX && coll_errtab[e - COLL_EBASE])
 		return (coll_errtab[e - COLL_EBASE]);
 	if (e > 0 && e < COLL_EBASE)

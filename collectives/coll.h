@@ -7,8 +7,10 @@
 #ifndef COLL_COLL_H
 #define COLL_COLL_H
 
+#include "proto/base/errbase.h"
+
 enum coll_err {
-	COLL_EBASE = 5120,
+	COLL_EBASE = ERR_BASE_COLL,
 	COLL_EPORT,    /* port limit: bad port, or one port in two circuits */
 	COLL_EDARK,    /* a hop on a transceiver with no circuit */
 	COLL_ENOTHELD, /* a node sends a block it does not hold */
@@ -18,10 +20,7 @@ enum coll_err {
 	COLL_ENOCFG,       /* the first phase has no circuit configuration */
 	COLL_EUNREACH,     /* the peer is not on any cycle of the config */
 	COLL_ETOOBIG,      /* too large to materialise */
-	COLL_EUNIT,        /* unknown unit suffix */
 	COLL_ENONUM,       /* not a number */
-	COLL_ENOUNIT,      /* a non-zero time without a unit */
-	COLL_EFRAC,        /* not a whole number of bytes */
 	COLL_ERANGE,       /* value out of range */
 	COLL_EALGO,        /* unknown algorithm */
 	COLL_ETOPO,        /* a malformed topology */
@@ -30,7 +29,8 @@ enum coll_err {
 	COLL_EMAX
 };
 
-/* Text for a negative code from this library, or strerror(-rv). */
+/* Text for a negative code from this library or the unit parsers
+ * (proto/base/units.h), or strerror(-rv). */
 const char *coll_strerror(int rv);
 
 #endif

@@ -17,9 +17,9 @@
 
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
-#include "collectives/tplan.h"
 #include "collectives/sim.h"
-#include "collectives/units.h"
+#include "collectives/tplan.h"
+#include "proto/base/units.h"
 
 /* Materialising beyond this many block ids (4 bytes each) is refused. */
 #define PLAN_MAX_BLOCKS ((uint64_t)1 << 26)

@@ -10,7 +10,8 @@
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
 #include "collectives/tsyn.h"
-#include "collectives/units.h"
+#include "proto/base/errf.h"
+#include "proto/base/units.h"
 
 enum {
 	OPT_ALPHA_S = 256,
@@ -72,17 +73,6 @@ plan_usage(void)
 	    "(collectives/topologies)\n");
 }
 
-__attribute__((__format__(printf, 3, 4))) static int
-bad(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return (-EINVAL);
-}
-
 /* Strict unsigned decimal: digits only, no sign, fits max. */
 static int
 parse_uint(const char *s, uint64_t max, uint64_t *out)
@@ -109,27 +99,29 @@ parse_delays(const char *arg, struct plan_opts *o, char *err, size_t len)
 	int  rv;
 
 	if (strlen(arg) >= sizeof(buf))
-		return (
-		    bad(err, len, "--delay \"%.40s...\": list too long", arg));
+		return (errf(-EINVAL, err, len,
+		             "--delay \"%.40s...\": list too long", arg));
 	snprintf(buf, sizeof(buf), "%s", arg);
 	o->ndelay = 0;
 	if (buf[0] == '\0' || buf[strlen(buf) - 1] == ',')
-		return (bad(err, len, "--delay \"%s\": empty value", arg));
+		return (errf(-EINVAL, err, len, "--delay \"%s\": empty value",
+		             arg));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (o->ndelay == PLAN_MAX_PHASES)
-			return (bad(err, len,
-			            "--delay \"%s\": more than %d values", arg,
-			            PLAN_MAX_PHASES));
+			return (errf(-EINVAL, err, len,
+			             "--delay \"%s\": more than %d values",
+			             arg, PLAN_MAX_PHASES));
 		if ((rv = unit_parse_time(tok, &o->delay[o->ndelay])) != 0)
 			return (
-			    bad(err, len,
-			        "--delay \"%s\": \"%s\": %s (ns, us, ms, s)",
-			        arg, tok, coll_strerror(rv)));
+			    errf(-EINVAL, err, len,
+			         "--delay \"%s\": \"%s\": %s (ns, us, ms, s)",
+			         arg, tok, coll_strerror(rv)));
 		o->ndelay++;
 	}
 	if (strstr(arg, ",,") != NULL || arg[0] == ',')
-		return (bad(err, len, "--delay \"%s\": empty value", arg));
+		return (errf(-EINVAL, err, len, "--delay \"%s\": empty value",
+		             arg));
 	return (0);
 }
 
@@ -156,46 +148,205 @@ parse_reconf(const char *arg, struct plan_opts *o, char *err, size_t len)
 	if (strlen(arg) >= sizeof(buf) || arg[0] == '\0' || arg[0] == ',' ||
 	    arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") != NULL)
 		return (
-		    bad(err, len,
-		        "--reconfig \"%s\": expected auto, none, all or an "
-		        "ascending list of phase indices",
-		        arg));
+		    errf(-EINVAL, err, len,
+		         "--reconfig \"%s\": expected auto, none, all or an "
+		         "ascending list of phase indices",
+		         arg));
 	snprintf(buf, sizeof(buf), "%s", arg);
 	o->reconf = PLAN_RECONF_LIST;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if ((rv = parse_uint(tok, PLAN_MAX_PHASES, &v)) != 0)
-			return (bad(
-			    err, len,
+			return (errf(
+			    -EINVAL, err, len,
 			    "--reconfig \"%s\": \"%s\" is not a phase index "
 			    "(expected auto, none, all or k1,k2,...)",
 			    arg, tok));
 		if (v == 0)
-			return (bad(
-			    err, len,
+			return (errf(
+			    -EINVAL, err, len,
 			    "--reconfig \"%s\": phase 0's circuits are set "
 			    "before the collective; indices start at 1",
 			    arg));
 		if (o->nrlist > 0 && v <= o->rlist[o->nrlist - 1])
 			return (
-			    bad(err, len,
-			        "--reconfig \"%s\": indices must be strictly "
-			        "ascending",
-			        arg));
+			    errf(-EINVAL, err, len,
+			         "--reconfig \"%s\": indices must be strictly "
+			         "ascending",
+			         arg));
 		if (o->nrlist == PLAN_MAX_PHASES)
-			return (
-			    bad(err, len, "--reconfig \"%s\": too long", arg));
+			return (errf(-EINVAL, err, len,
+			             "--reconfig \"%s\": too long", arg));
 		o->rlist[o->nrlist++] = (uint32_t)v;
 	}
+	return (0);
+}
+
+/* One option c with its argument: 0, or -EINVAL said in err. */
+/* The options of --topology mode. */
+static int
+topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	uint64_t v;
+	int      rv;
+
+	switch (c) {
+	case OPT_TOPOLOGY:
+		if (*arg == '\0')
+			return (errf(-EINVAL, err, len, "--topology: empty"));
+		o->topology = arg;
+		return (0);
+	case OPT_COLLECTIVE:
+		if (strcmp(arg, "allgather") && strcmp(arg, "reducescatter") &&
+		    strcmp(arg, "allreduce"))
+			return (errf(-EINVAL, err, len,
+			             "--collective \"%s\": expected "
+			             "allgather, reducescatter or "
+			             "allreduce",
+			             arg));
+		o->collective = arg;
+		return (0);
+	case OPT_CHUNKS:
+		if ((rv = parse_uint(arg, 4096, &v)) != 0 || v < 1)
+			return (errf(-EINVAL, err, len,
+			             "--chunks \"%s\": expected 1..4096",
+			             arg));
+		o->chunks = (uint32_t)v;
+		return (0);
+	case OPT_STEPS:
+		o->steps = 1;
+		return (0);
+	}
+	return (errf(-EINVAL, err, len, "unknown option"));
+}
+
+static int
+parse_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	uint64_t v;
+	int      rv;
+
+	switch (c) {
+	case 'a':
+		/* Checked once the mode (--topology or not) is
+		 * known. */
+		o->algo = arg;
+		return (0);
+	case 'n':
+		if ((rv = parse_uint(arg, PLAN_MAX_NODES, &v)) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--nodes \"%s\": %s (2..%u)", arg,
+			             rv == -COLL_ERANGE ? "too large"
+			                                : "not a whole number",
+			             PLAN_MAX_NODES));
+		if (v < 2)
+			return (errf(-EINVAL, err, len,
+			             "--nodes \"%s\": at least 2 nodes", arg));
+		o->nodes = (uint32_t)v;
+		return (0);
+	case 'b':
+		if ((rv = unit_parse_size(arg, &o->bytes)) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--bytes \"%s\": %s (B, KB, MB, GB, KiB, "
+			             "MiB, GiB)",
+			             arg, coll_strerror(rv)));
+		return (0);
+	case 'd':
+		if ((rv = parse_delays(arg, o, err, len)) != 0)
+			return (rv);
+		o->delay_arg = arg;
+		return (0);
+	case OPT_ALPHA_S:
+	case OPT_ALPHA_H:
+		rv = unit_parse_time(arg, c == OPT_ALPHA_S ? &o->alpha_s
+		                                           : &o->alpha_h);
+		if (rv != 0)
+			return (errf(-EINVAL, err, len,
+			             "--%s \"%s\": %s (ns, us, ms, s)",
+			             c == OPT_ALPHA_S ? "alpha-s" : "alpha-h",
+			             arg, coll_strerror(rv)));
+		return (0);
+	case 'B':
+		if ((rv = unit_parse_rate(arg, &o->rate)) != 0)
+			return (
+			    errf(-EINVAL, err, len,
+			         "--bandwidth \"%s\": %s (bps, Kbps, Mbps, "
+			         "Gbps)",
+			         arg, coll_strerror(rv)));
+		return (0);
+	case 'r':
+		if ((rv = parse_reconf(arg, o, err, len)) != 0)
+			return (rv);
+		o->reconf_arg = arg;
+		return (0);
+	case 'V':
+		o->validate = 1;
+		return (0);
+	case 'p':
+		o->phases = 1;
+		return (0);
+	case 'j':
+		o->json = 1;
+		return (0);
+	case OPT_SIMULATE:
+		o->simulate = 1;
+		return (0);
+	case OPT_CHUNK:
+		if ((rv = unit_parse_size(arg, &o->chunk)) != 0 ||
+		    o->chunk == 0)
+			return (errf(-EINVAL, err, len,
+			             "--chunk \"%s\": %s (a size > 0)", arg,
+			             rv ? coll_strerror(rv) : "out of range"));
+		return (0);
+	}
+	return (topo_opt(c, arg, o, err, len));
+}
+
+/* What the mode (--topology or the ring algorithms) needs, and allows. */
+static int
+check_mode(struct plan_opts *o, char *err, size_t len)
+{
+	if (o->topology != NULL) {
+		enum tsyn_algo ta;
+
+		if (o->algo == NULL || tsyn_algo_parse(o->algo, &ta) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--algo \"%s\": %s with --topology (ten, "
+			             "mteg, scalecc, sph, ring)",
+			             o->algo ? o->algo : "",
+			             o->algo ? "unknown" : "missing"));
+		if (o->collective == NULL)
+			return (errf(-EINVAL, err, len,
+			             "--collective: missing (allgather, "
+			             "reducescatter, allreduce)"));
+		if (o->nodes)
+			return (errf(-EINVAL, err, len,
+			             "--nodes: the topology gives the nodes"));
+		if (o->chunks == 0)
+			o->chunks = 1;
+		return (0);
+	}
+	if (o->collective || o->chunks || o->steps)
+		return (errf(-EINVAL, err, len, "%s: only with --topology",
+		             o->collective ? "--collective"
+		             : o->chunks   ? "--chunks"
+		                           : "--steps"));
+	if (o->algo == NULL)
+		return (errf(-EINVAL, err, len, "--algo: missing (%s)",
+		             a2a_names()));
+	if (a2a_lookup(o->algo) == NULL)
+		return (errf(-EINVAL, err, len,
+		             "--algo \"%s\": unknown algorithm (%s)", o->algo,
+		             a2a_names()));
+	if (o->nodes == 0)
+		return (errf(-EINVAL, err, len, "--nodes: missing"));
 	return (0);
 }
 
 int
 plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 {
-	const char *arg;
-	uint64_t    v;
-	int         c, rv;
+	int c, rv;
 
 	memset(o, 0, sizeof(*o));
 	o->bytes = 1024 * 1024;
@@ -211,157 +362,24 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":a:n:b:d:B:r:Vpjh", plan_longopts,
 	                        NULL)) != -1) {
-		arg = optarg;
-		switch (c) {
-		case 'a':
-			/* Checked once the mode (--topology or not) is
-			 * known. */
-			o->algo = arg;
-			break;
-		case OPT_TOPOLOGY:
-			if (*arg == '\0')
-				return (bad(err, len, "--topology: empty"));
-			o->topology = arg;
-			break;
-		case OPT_COLLECTIVE:
-			if (strcmp(arg, "allgather") &&
-			    strcmp(arg, "reducescatter") &&
-			    strcmp(arg, "allreduce"))
-				return (bad(err, len,
-				            "--collective \"%s\": expected "
-				            "allgather, reducescatter or "
-				            "allreduce",
-				            arg));
-			o->collective = arg;
-			break;
-		case OPT_CHUNKS:
-			if ((rv = parse_uint(arg, 4096, &v)) != 0 || v < 1)
-				return (bad(
-				    err, len,
-				    "--chunks \"%s\": expected 1..4096", arg));
-			o->chunks = (uint32_t)v;
-			break;
-		case OPT_STEPS:
-			o->steps = 1;
-			break;
-		case 'n':
-			if ((rv = parse_uint(arg, PLAN_MAX_NODES, &v)) != 0)
-				return (bad(err, len,
-				            "--nodes \"%s\": %s (2..%u)", arg,
-				            rv == -COLL_ERANGE
-				                ? "too large"
-				                : "not a whole number",
-				            PLAN_MAX_NODES));
-			if (v < 2)
-				return (bad(err, len,
-				            "--nodes \"%s\": at least 2 nodes",
-				            arg));
-			o->nodes = (uint32_t)v;
-			break;
-		case 'b':
-			if ((rv = unit_parse_size(arg, &o->bytes)) != 0)
-				return (bad(
-				    err, len,
-				    "--bytes \"%s\": %s (B, KB, MB, GB, KiB, "
-				    "MiB, GiB)",
-				    arg, coll_strerror(rv)));
-			break;
-		case 'd':
-			if ((rv = parse_delays(arg, o, err, len)) != 0)
-				return (rv);
-			o->delay_arg = arg;
-			break;
-		case OPT_ALPHA_S:
-		case OPT_ALPHA_H:
-			rv = unit_parse_time(
-			    arg, c == OPT_ALPHA_S ? &o->alpha_s : &o->alpha_h);
-			if (rv != 0)
-				return (bad(err, len,
-				            "--%s \"%s\": %s (ns, us, ms, s)",
-				            c == OPT_ALPHA_S ? "alpha-s"
-				                             : "alpha-h",
-				            arg, coll_strerror(rv)));
-			break;
-		case 'B':
-			if ((rv = unit_parse_rate(arg, &o->rate)) != 0)
-				return (bad(
-				    err, len,
-				    "--bandwidth \"%s\": %s (bps, Kbps, Mbps, "
-				    "Gbps)",
-				    arg, coll_strerror(rv)));
-			break;
-		case 'r':
-			if ((rv = parse_reconf(arg, o, err, len)) != 0)
-				return (rv);
-			o->reconf_arg = arg;
-			break;
-		case 'V':
-			o->validate = 1;
-			break;
-		case 'p':
-			o->phases = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case OPT_SIMULATE:
-			o->simulate = 1;
-			break;
-		case OPT_CHUNK:
-			if ((rv = unit_parse_size(arg, &o->chunk)) != 0 ||
-			    o->chunk == 0)
-				return (bad(
-				    err, len,
-				    "--chunk \"%s\": %s (a size > 0)", arg,
-				    rv ? coll_strerror(rv) : "out of range"));
-			break;
-		case 'h':
+		if (c == 'h') {
 			o->help = 1;
 			return (0);
-		case ':':
-			return (bad(err, len, "%s: missing value",
-			            argv[optind - 1]));
-		default:
-			return (bad(err, len, "\"%s\": unknown option",
-			            argv[optind - 1]));
 		}
+		if (c == ':')
+			return (errf(-EINVAL, err, len, "%s: missing value",
+			             argv[optind - 1]));
+		if (c == '?')
+			return (errf(-EINVAL, err, len,
+			             "\"%s\": unknown option",
+			             argv[optind - 1]));
+		if ((rv = parse_opt(c, optarg, o, err, len)) != 0)
+			return (rv);
 	}
 	if (optind < argc)
-		return (bad(err, len, "\"%s\": unexpected argument",
-		            argv[optind]));
-	if (o->topology != NULL) {
-		enum tsyn_algo ta;
-
-		if (o->algo == NULL || tsyn_algo_parse(o->algo, &ta) != 0)
-			return (bad(err, len,
-			            "--algo \"%s\": %s with --topology (ten, "
-			            "mteg, scalecc, sph, ring)",
-			            o->algo ? o->algo : "",
-			            o->algo ? "unknown" : "missing"));
-		if (o->collective == NULL)
-			return (bad(err, len,
-			            "--collective: missing (allgather, "
-			            "reducescatter, allreduce)"));
-		if (o->nodes)
-			return (bad(err, len,
-			            "--nodes: the topology gives the nodes"));
-		if (o->chunks == 0)
-			o->chunks = 1;
-		return (0);
-	}
-	if (o->collective || o->chunks || o->steps)
-		return (bad(err, len, "%s: only with --topology",
-		            o->collective ? "--collective"
-		            : o->chunks   ? "--chunks"
-		                          : "--steps"));
-	if (o->algo == NULL)
-		return (bad(err, len, "--algo: missing (%s)", a2a_names()));
-	if (a2a_lookup(o->algo) == NULL)
-		return (bad(err, len, "--algo \"%s\": unknown algorithm (%s)",
-		            o->algo, a2a_names()));
-	if (o->nodes == 0)
-		return (bad(err, len, "--nodes: missing"));
-	return (0);
+		return (errf(-EINVAL, err, len, "\"%s\": unexpected argument",
+		             argv[optind]));
+	return (check_mode(o, err, len));
 }
 
 int
@@ -371,16 +389,16 @@ plan_check(const struct plan_opts *o, uint32_t nph, char *err, size_t len)
 
 	if (o->ndelay != 1 && o->ndelay != nph - 1)
 		return (
-		    bad(err, len,
-		        "--delay \"%s\": %u values, expected %s%u (one per "
-		        "phase boundary: %s with %u nodes has %u phases)",
-		        o->delay_arg ? o->delay_arg : "", o->ndelay,
-		        nph > 2 ? "1 or " : "", nph > 1 ? nph - 1 : 1, o->algo,
-		        o->nodes, nph));
+		    errf(-EINVAL, err, len,
+		         "--delay \"%s\": %u values, expected %s%u (one per "
+		         "phase boundary: %s with %u nodes has %u phases)",
+		         o->delay_arg ? o->delay_arg : "", o->ndelay,
+		         nph > 2 ? "1 or " : "", nph > 1 ? nph - 1 : 1,
+		         o->algo, o->nodes, nph));
 	for (i = 0; o->reconf == PLAN_RECONF_LIST && i < o->nrlist; i++)
 		if (o->rlist[i] >= nph)
-			return (bad(
-			    err, len,
+			return (errf(
+			    -EINVAL, err, len,
 			    "--reconfig \"%s\": phase %u out of range 1..%u "
 			    "(%s with %u nodes has %u phases)",
 			    o->reconf_arg, o->rlist[i], nph - 1, o->algo,

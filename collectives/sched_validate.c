@@ -75,11 +75,94 @@ check_path(const struct sched *s, const uint32_t *peer,
 	return (0);
 }
 
+/* The phase's circuits, if it sets them, into peer: every port rule. */
+static int
+check_circuits(const struct sched *s, const struct sched_phase *ph, uint32_t p,
+               uint32_t *peer, struct sched_verr *err)
+{
+	uint32_t bad;
+
+	if (ph->cfg >= 0) {
+		const struct sched_cfg *c = &s->cfg[ph->cfg];
+
+		if (sched_peers(s, c, peer, &bad) != 0) {
+			const struct sched_circuit *e =
+			    &s->circ[c->circ_off + bad];
+			return (fail(err, -COLL_EPORT, (int32_t)p, e->a, -1,
+			             "phase %u: node %u: circuit %u.%u-%u.%u "
+			             "breaks a port rule (rule: port limits: "
+			             "at "
+			             "most %u transceivers per node, each in "
+			             "at most one circuit, no node joined to "
+			             "itself)",
+			             p, e->a, e->a, e->pa, e->b, e->pb,
+			             s->ports));
+		}
+	}
+	return (0);
+}
+
+/*
+ * A transfer's blocks as the phase starts: each exists, is sent once in
+ * the phase, and is held by the sender; their sizes add up to the
+ * transfer's bytes.  sent[b] becomes p.
+ */
+static int
+check_blocks(const struct sched *s, const struct sched_xfer *x, uint32_t p,
+             const uint32_t *loc, uint32_t *sent, struct sched_verr *err)
+{
+	uint32_t nb = sched_nblocks(s), b, j;
+	uint64_t bytes = 0;
+	char     name[48];
+	int      rv = 0;
+
+	for (j = 0; j < x->nblk; j++) {
+		b = s->blk[x->blk_off + j];
+		if (b >= nb) {
+			rv = fail(err, -COLL_ENOTHELD, (int32_t)p, x->src, b,
+			          "phase %u: node %u: block id %u "
+			          "does not exist",
+			          p, x->src, b);
+			return (rv);
+		}
+		if (sent[b] == p) {
+			sched_blk_name(s, b, name, sizeof(name));
+			rv = fail(err, -COLL_ENOTHELD, (int32_t)p, x->src, b,
+			          "phase %u: node %u: block %s sent "
+			          "twice in one phase (rule: a node "
+			          "only forwards blocks it holds)",
+			          p, x->src, name);
+			return (rv);
+		}
+		if (loc[b] != x->src) {
+			sched_blk_name(s, b, name, sizeof(name));
+			rv = fail(err, -COLL_ENOTHELD, (int32_t)p, x->src, b,
+			          "phase %u: node %u: block %s is "
+			          "held by node %u (rule: a node "
+			          "only forwards blocks it holds)",
+			          p, x->src, name, loc[b]);
+			return (rv);
+		}
+		sent[b] = p;
+		bytes += sched_blk_bytes(s, b);
+	}
+	if (bytes != x->bytes) {
+		rv = fail(err, -COLL_EBYTES, (int32_t)p, x->src, -1,
+		          "phase %u: node %u: transfer %u->%u "
+		          "says %llu bytes, its blocks hold %llu",
+		          p, x->src, x->src, x->dst,
+		          (unsigned long long)x->bytes,
+		          (unsigned long long)bytes);
+		return (rv);
+	}
+	return (0);
+}
+
 int
 sched_validate(const struct sched *s, struct sched_verr *err)
 {
 	uint32_t *peer = NULL, *loc = NULL, *sent = NULL;
-	uint32_t  nb = sched_nblocks(s), b, p, i, j, bad;
+	uint32_t  nb = sched_nblocks(s), b, p, i, j;
 	char      name[48];
 	int       rv = 0;
 
@@ -109,29 +192,11 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 	for (p = 0; p < s->nph; p++) {
 		const struct sched_phase *ph = &s->ph[p];
 
-		if (ph->cfg >= 0) {
-			const struct sched_cfg *c = &s->cfg[ph->cfg];
-
-			if (sched_peers(s, c, peer, &bad) != 0) {
-				const struct sched_circuit *e =
-				    &s->circ[c->circ_off + bad];
-				rv = fail(
-				    err, -COLL_EPORT, (int32_t)p, e->a, -1,
-				    "phase %u: node %u: circuit %u.%u-%u.%u "
-				    "breaks a port rule (rule: port limits: "
-				    "at "
-				    "most %u transceivers per node, each in "
-				    "at most one circuit, no node joined to "
-				    "itself)",
-				    p, e->a, e->a, e->pa, e->b, e->pb,
-				    s->ports);
-				goto out;
-			}
-		}
+		if ((rv = check_circuits(s, ph, p, peer, err)) != 0)
+			goto out;
 		/* Check every send against possession at the phase start. */
 		for (i = 0; i < ph->nxfer; i++) {
 			const struct sched_xfer *x = &s->xf[ph->xfer_off + i];
-			uint64_t                 bytes = 0;
 
 			if (x->src >= s->n || x->dst >= s->n ||
 			    x->src == x->dst) {
@@ -144,54 +209,8 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 			}
 			if ((rv = check_path(s, peer, x, p, err)) != 0)
 				goto out;
-			for (j = 0; j < x->nblk; j++) {
-				b = s->blk[x->blk_off + j];
-				if (b >= nb) {
-					rv = fail(
-					    err, -COLL_ENOTHELD, (int32_t)p,
-					    x->src, b,
-					    "phase %u: node %u: block id %u "
-					    "does not exist",
-					    p, x->src, b);
-					goto out;
-				}
-				if (sent[b] == p) {
-					sched_blk_name(s, b, name,
-					               sizeof(name));
-					rv = fail(
-					    err, -COLL_ENOTHELD, (int32_t)p,
-					    x->src, b,
-					    "phase %u: node %u: block %s sent "
-					    "twice in one phase (rule: a node "
-					    "only forwards blocks it holds)",
-					    p, x->src, name);
-					goto out;
-				}
-				if (loc[b] != x->src) {
-					sched_blk_name(s, b, name,
-					               sizeof(name));
-					rv = fail(
-					    err, -COLL_ENOTHELD, (int32_t)p,
-					    x->src, b,
-					    "phase %u: node %u: block %s is "
-					    "held by node %u (rule: a node "
-					    "only forwards blocks it holds)",
-					    p, x->src, name, loc[b]);
-					goto out;
-				}
-				sent[b] = p;
-				bytes += sched_blk_bytes(s, b);
-			}
-			if (bytes != x->bytes) {
-				rv = fail(
-				    err, -COLL_EBYTES, (int32_t)p, x->src, -1,
-				    "phase %u: node %u: transfer %u->%u "
-				    "says %llu bytes, its blocks hold %llu",
-				    p, x->src, x->src, x->dst,
-				    (unsigned long long)x->bytes,
-				    (unsigned long long)bytes);
+			if ((rv = check_blocks(s, x, p, loc, sent, err)) != 0)
 				goto out;
-			}
 		}
 		/* Deliver at the end of the phase. */
 		for (i = 0; i < ph->nxfer; i++) {

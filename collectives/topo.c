@@ -14,18 +14,8 @@
 
 #include "collectives/coll.h"
 #include "collectives/topo.h"
-#include "collectives/units.h"
-
-__attribute__((__format__(printf, 3, 4))) static int
-bad(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return (-COLL_ETOPO);
-}
+#include "proto/base/errf.h"
+#include "proto/base/units.h"
 
 void
 topo_free(struct topo *t)
@@ -98,20 +88,23 @@ finish(struct topo *t, char *err, size_t errlen)
 	uint32_t i, u;
 
 	if (t->n < 2)
-		return (bad(err, errlen, "nodes: at least 2 are needed"));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "nodes: at least 2 are needed"));
 	qsort(t->link, t->nlink, sizeof(*t->link), cmp_link);
 	for (i = 1; i < t->nlink; i++)
 		if (t->link[i].src == t->link[i - 1].src &&
 		    t->link[i].dst == t->link[i - 1].dst)
-			return (bad(err, errlen, "links: %s -> %s given twice",
-			            t->node[t->link[i].src].name,
-			            t->node[t->link[i].dst].name));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links: %s -> %s given twice",
+			             t->node[t->link[i].src].name,
+			             t->node[t->link[i].dst].name));
 	t->ngpu = 0;
 	for (u = 0; u < t->n; u++)
 		if (t->node[u].kind == TOPO_GPU)
 			t->node[u].gpu = (int32_t)t->ngpu++;
 	if (t->ngpu < 2)
-		return (bad(err, errlen, "nodes: at least 2 GPUs are needed"));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "nodes: at least 2 GPUs are needed"));
 	t->gpu_node = calloc(t->ngpu, sizeof(*t->gpu_node));
 	t->out_off = calloc(t->n + 1, sizeof(uint32_t));
 	t->in_off = calloc(t->n + 1, sizeof(uint32_t));
@@ -152,7 +145,7 @@ finish(struct topo *t, char *err, size_t errlen)
 		free(ic);
 	}
 	if (t->nlink == 0)
-		return (bad(err, errlen, "links: none"));
+		return (errf(-COLL_ETOPO, err, errlen, "links: none"));
 	return (0);
 }
 
@@ -192,7 +185,7 @@ group_of(struct topo *t, const char *g)
 		if (strcmp(t->groups[i], g) == 0)
 			return ((int32_t)i);
 	if ((ng = realloc(t->groups, (t->ngroup + 1) * sizeof(*ng))) == NULL)
-		return (-1);
+		return (-ENOMEM);
 	t->groups = ng;
 	snprintf(t->groups[t->ngroup], TOPO_NAME_MAX, "%s", g);
 	return ((int32_t)t->ngroup++);
@@ -217,17 +210,17 @@ quantity(json_t *v, int rate, double *out)
 {
 	if (json_is_number(v)) {
 		*out = json_number_value(v);
-		return (*out >= 0 && *out < 1e18 ? 0 : -1);
+		return (*out >= 0 && *out < 1e18 ? 0 : -EINVAL);
 	}
 	if (!json_is_string(v))
-		return (-1);
+		return (-EINVAL);
 	if (rate) {
 		if (unit_parse_rate(json_string_value(v), out) != 0)
-			return (-1);
+			return (-EINVAL);
 		*out /= 8; /* bits to bytes */
 		return (0);
 	}
-	return (unit_parse_time(json_string_value(v), out) == 0 ? 0 : -1);
+	return (unit_parse_time(json_string_value(v), out) == 0 ? 0 : -EINVAL);
 }
 
 static int
@@ -240,27 +233,31 @@ parse_nodes(struct topo *t, json_t *nodes, char *err, size_t errlen)
 	int         rv;
 
 	if (!json_is_array(nodes) || json_array_size(nodes) == 0)
-		return (bad(err, errlen, "nodes: expected a non-empty array"));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "nodes: expected a non-empty array"));
 	if (json_array_size(nodes) > TOPO_MAX_NODES)
-		return (bad(err, errlen, "nodes: %zu, more than %d",
-		            json_array_size(nodes), TOPO_MAX_NODES));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "nodes: %zu, more than %d",
+		             json_array_size(nodes), TOPO_MAX_NODES));
 	json_array_foreach(nodes, i, o)
 	{
 		enum topo_kind k;
 
 		if (!json_is_object(o))
-			return (bad(err, errlen,
-			            "nodes[%zu]: expected an object", i));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "nodes[%zu]: expected an object", i));
 		v = json_object_get(o, "name");
 		name = json_is_string(v) ? json_string_value(v) : NULL;
 		if (name == NULL || !name_ok(name))
-			return (bad(err, errlen,
-			            "nodes[%zu].name: missing, empty, over %d "
-			            "characters or with blanks",
-			            i, TOPO_NAME_MAX - 1));
+			return (
+			    errf(-COLL_ETOPO, err, errlen,
+			         "nodes[%zu].name: missing, empty, over %d "
+			         "characters or with blanks",
+			         i, TOPO_NAME_MAX - 1));
 		if (find_node(t, name) >= 0)
-			return (bad(err, errlen,
-			            "nodes[%zu].name: \"%s\" twice", i, name));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "nodes[%zu].name: \"%s\" twice", i,
+			             name));
 		v = json_object_get(o, "kind");
 		kind = json_is_string(v) ? json_string_value(v) : "";
 		if (strcmp(kind, "gpu") == 0)
@@ -271,17 +268,17 @@ parse_nodes(struct topo *t, json_t *nodes, char *err, size_t errlen)
 			k = TOPO_ROUTER;
 		else
 			return (
-			    bad(err, errlen,
-			        "nodes[%zu].kind: \"%.20s\": expected gpu, "
-			        "switch or router",
-			        i, kind));
+			    errf(-COLL_ETOPO, err, errlen,
+			         "nodes[%zu].kind: \"%.20s\": expected gpu, "
+			         "switch or router",
+			         i, kind));
 		g = -1;
 		v = json_object_get(o, "group");
 		if (v != NULL) {
 			if (!json_is_string(v) ||
 			    !name_ok(json_string_value(v)))
-				return (bad(
-				    err, errlen,
+				return (errf(
+				    -COLL_ETOPO, err, errlen,
 				    "nodes[%zu].group: expected a name", i));
 			if ((g = group_of(t, json_string_value(v))) < 0)
 				return (-ENOMEM);
@@ -302,67 +299,70 @@ parse_links(struct topo *t, json_t *links, char *err, size_t errlen)
 	int     rv, both;
 
 	if (!json_is_array(links) || json_array_size(links) == 0)
-		return (bad(err, errlen, "links: expected a non-empty array"));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "links: expected a non-empty array"));
 	json_array_foreach(links, i, o)
 	{
 		const char *s, *d;
 
 		if (!json_is_object(o))
-			return (bad(err, errlen,
-			            "links[%zu]: expected an object", i));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links[%zu]: expected an object", i));
 		v = json_object_get(o, "src");
 		s = json_is_string(v) ? json_string_value(v) : "";
 		v = json_object_get(o, "dst");
 		d = json_is_string(v) ? json_string_value(v) : "";
 		if ((u = find_node(t, s)) < 0)
-			return (bad(err, errlen,
-			            "links[%zu].src: \"%.40s\" is not a node",
-			            i, s));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links[%zu].src: \"%.40s\" is not a node",
+			             i, s));
 		if ((w = find_node(t, d)) < 0)
-			return (bad(err, errlen,
-			            "links[%zu].dst: \"%.40s\" is not a node",
-			            i, d));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links[%zu].dst: \"%.40s\" is not a node",
+			             i, d));
 		if (u == w)
-			return (bad(err, errlen, "links[%zu]: %s to itself", i,
-			            s));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links[%zu]: %s to itself", i, s));
 		if (quantity(json_object_get(o, "bandwidth"), 1, &bw) != 0 ||
 		    !(bw > 0))
 			return (
-			    bad(err, errlen,
-			        "links[%zu].bandwidth: expected a rate such "
-			        "as \"50GBps\" or \"100Gbps\"",
-			        i));
+			    errf(-COLL_ETOPO, err, errlen,
+			         "links[%zu].bandwidth: expected a rate such "
+			         "as \"50GBps\" or \"100Gbps\"",
+			         i));
 		lat = 0;
 		v = json_object_get(o, "latency");
 		if (v != NULL && (quantity(v, 0, &lat) != 0 || lat > 10))
 			return (
-			    bad(err, errlen,
-			        "links[%zu].latency: expected a time up to "
-			        "10s such as \"700ns\"",
-			        i));
+			    errf(-COLL_ETOPO, err, errlen,
+			         "links[%zu].latency: expected a time up to "
+			         "10s such as \"700ns\"",
+			         i));
 		v = json_object_get(o, "distance_km");
 		if (v != NULL) {
 			km = json_is_number(v) ? json_number_value(v) : -1;
 			if (!(km >= 0 && km <= 40000))
-				return (bad(err, errlen,
-				            "links[%zu].distance_km: expected "
-				            "0..40000",
-				            i));
+				return (
+				    errf(-COLL_ETOPO, err, errlen,
+				         "links[%zu].distance_km: expected "
+				         "0..40000",
+				         i));
 			lat += km * TOPO_FIBRE_S_PER_KM;
 		}
 		v = json_object_get(o, "both");
 		if (v != NULL && !json_is_boolean(v))
-			return (bad(err, errlen,
-			            "links[%zu].both: expected true or false",
-			            i));
+			return (errf(-COLL_ETOPO, err, errlen,
+			             "links[%zu].both: expected true or false",
+			             i));
 		both = json_is_true(v);
 		if ((rv = add_link(t, (uint32_t)u, (uint32_t)w, bw, lat)) !=
 		        0 ||
 		    (both && (rv = add_link(t, (uint32_t)w, (uint32_t)u, bw,
 		                            lat)) != 0))
 			return (rv == -COLL_ERANGE
-			            ? bad(err, errlen, "links: more than %d",
-			                  TOPO_MAX_LINKS)
+			            ? errf(-COLL_ETOPO, err, errlen,
+			                   "links: more than %d",
+			                   TOPO_MAX_LINKS)
 			            : rv);
 	}
 	return (0);
@@ -378,18 +378,21 @@ topo_parse(const char *text, size_t len, struct topo *t, char *err,
 
 	memset(t, 0, sizeof(*t));
 	if (len > (64u << 20))
-		return (bad(err, errlen, "larger than 64 MiB"));
+		return (errf(-COLL_ETOPO, err, errlen, "larger than 64 MiB"));
 	if ((j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je)) == NULL)
-		return (bad(err, errlen, "not JSON: %s at line %d column %d",
-		            je.text, je.line, je.column));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "not JSON: %s at line %d column %d", je.text,
+		             je.line, je.column));
 	if (!json_is_object(j)) {
 		json_decref(j);
-		return (bad(err, errlen, "expected a JSON object"));
+		return (
+		    errf(-COLL_ETOPO, err, errlen, "expected a JSON object"));
 	}
 	v = json_object_get(j, "name");
 	if (v != NULL && !json_is_string(v)) {
 		json_decref(j);
-		return (bad(err, errlen, "name: expected a string"));
+		return (
+		    errf(-COLL_ETOPO, err, errlen, "name: expected a string"));
 	}
 	snprintf(t->name, sizeof(t->name), "%s",
 	         v ? json_string_value(v) : "topology");
@@ -419,15 +422,15 @@ dims_parse(const char *s, uint32_t *d, int *nd, char sep_end)
 	*nd = 0;
 	for (;;) {
 		if (*s < '0' || *s > '9')
-			return (-1);
+			return (-EINVAL);
 		v = strtoul(s, &end, 10);
 		if (v < 1 || v > TOPO_MAX_NODES || *nd == 3)
-			return (-1);
+			return (-EINVAL);
 		d[(*nd)++] = (uint32_t)v;
 		if (*end == sep_end)
 			return (0);
 		if (*end != 'x')
-			return (-1);
+			return (-EINVAL);
 		s = end + 1;
 	}
 }
@@ -453,20 +456,20 @@ rate_time(const char *kind, const char *spec, const char *p, double *bw,
 
 	if (q == NULL || (size_t)(q - p) >= sizeof(rate) ||
 	    strlen(q + 1) >= sizeof(tm))
-		return (bad(err, errlen, "%s: \"%s\": expected RATE:TIME",
-		            kind, spec));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "%s: \"%s\": expected RATE:TIME", kind, spec));
 	memcpy(rate, p, (size_t)(q - p));
 	rate[q - p] = '\0';
 	snprintf(tm, sizeof(tm), "%s", q + 1);
 	if (unit_parse_rate(rate, bw) != 0)
-		return (bad(err, errlen,
-		            "%s: rate \"%s\": expected e.g. 100Gbps, 25GBps, "
-		            "10GiBps",
-		            kind, rate));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "%s: rate \"%s\": expected e.g. 100Gbps, 25GBps, "
+		             "10GiBps",
+		             kind, rate));
 	if (unit_parse_time(tm, lat) != 0 || *lat > 10)
-		return (bad(err, errlen,
-		            "%s: time \"%s\": expected e.g. 1us, 500ns, 2ms",
-		            kind, tm));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "%s: time \"%s\": expected e.g. 1us, 500ns, 2ms",
+		             kind, tm));
 	*bw /= 8;
 	return (0);
 }
@@ -488,18 +491,18 @@ subring(const char *spec, struct topo *t, char *err, size_t errlen)
 
 	n = (uint32_t)strtoul(p, &end, 10);
 	if (*p < '0' || *p > '9' || *end != ':' || n < 2 || n > TOPO_MAX_NODES)
-		return (bad(err, errlen,
-		            "subring: \"%s\": expected subring:N:S[,S...]:"
-		            "RATE:TIME, N 2..%d",
-		            spec, TOPO_MAX_NODES));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "subring: \"%s\": expected subring:N:S[,S...]:"
+		             "RATE:TIME, N 2..%d",
+		             spec, TOPO_MAX_NODES));
 	for (p = end + 1;;) {
 		unsigned long v = strtoul(p, &end, 10);
 
 		if (*p < '0' || *p > '9' || v < 1 || v >= n || ns == 8)
 			return (
-			    bad(err, errlen,
-			        "subring: \"%s\": strides 1..N-1, at most 8",
-			        spec));
+			    errf(-COLL_ETOPO, err, errlen,
+			         "subring: \"%s\": strides 1..N-1, at most 8",
+			         spec));
 		v = v < n - v ? v : n - v; /* i + S and i - S: one pair */
 		for (j = 0; j < ns && st[j] != v; j++)
 			;
@@ -510,9 +513,9 @@ subring(const char *spec, struct topo *t, char *err, size_t errlen)
 			break;
 		if (*end != ',')
 			return (
-			    bad(err, errlen,
-			        "subring: \"%s\": strides 1..N-1, at most 8",
-			        spec));
+			    errf(-COLL_ETOPO, err, errlen,
+			         "subring: \"%s\": strides 1..N-1, at most 8",
+			         spec));
 	}
 	if ((rv = rate_time("subring", spec, p, &bw, &lat, err, errlen)) != 0)
 		return (rv);
@@ -537,7 +540,7 @@ fail:
 	if (rv == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	else if (rv == -COLL_ERANGE)
-		rv = bad(err, errlen, "subring: too many links");
+		rv = errf(-COLL_ETOPO, err, errlen, "subring: too many links");
 	topo_free(t);
 	return (rv);
 }
@@ -565,18 +568,20 @@ topo_generate(const char *spec, struct topo *t, char *err, size_t errlen)
 	p = strchr(spec, ':') + 1;
 	if (dims_parse(p, d, &nd, ':') != 0 || (ring && nd != 1) ||
 	    (mesh && nd != 2))
-		return (bad(err, errlen, "%s: \"%s\": expected %s", kind, spec,
-		            ring   ? "ring:N:RATE:TIME"
-		            : mesh ? "mesh:RxC:RATE:TIME"
-		                   : "torus:AxBxC:RATE:TIME (1 to 3 sizes)"));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "%s: \"%s\": expected %s", kind, spec,
+		             ring   ? "ring:N:RATE:TIME"
+		             : mesh ? "mesh:RxC:RATE:TIME"
+		                    : "torus:AxBxC:RATE:TIME (1 to 3 sizes)"));
 	p = strchr(p, ':') + 1;
 	if ((rv = rate_time(kind, spec, p, &bw, &lat, err, errlen)) != 0)
 		return (rv);
 	for (total = 1, k = 0; k < nd; k++)
 		total *= d[k];
 	if (total < 2 || total > TOPO_MAX_NODES)
-		return (bad(err, errlen, "%s: %u nodes: expected 2..%d", kind,
-		            total, TOPO_MAX_NODES));
+		return (errf(-COLL_ETOPO, err, errlen,
+		             "%s: %u nodes: expected 2..%d", kind, total,
+		             TOPO_MAX_NODES));
 	snprintf(t->name, sizeof(t->name), "%s", spec);
 	for (u = 0; u < total; u++) {
 		snprintf(nm, sizeof(nm), "g%u", u);
@@ -610,7 +615,7 @@ fail:
 	if (rv == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	else if (rv == -COLL_ERANGE)
-		bad(err, errlen, "%s: too many links", kind);
+		errf(-COLL_ETOPO, err, errlen, "%s: too many links", kind);
 	topo_free(t);
 	return (rv == -COLL_ERANGE ? -COLL_ETOPO : rv);
 }

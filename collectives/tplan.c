@@ -19,20 +19,12 @@
 #include "collectives/plan_cli.h"
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
-#include "collectives/units.h"
+#include "proto/base/mono.h"
+#include "proto/base/units.h"
 
 #ifndef OCS_TOPO_DIR
 #define OCS_TOPO_DIR "collectives/topologies"
 #endif
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts.tv_sec + ts.tv_nsec / 1e9);
-}
 
 static int
 read_file(const char *path, char **buf, size_t *len, char *err, size_t el)
@@ -87,7 +79,7 @@ builtin_path(const char *file, char *out, size_t len)
 
 	if (env != NULL && *env) {
 		snprintf(out, len, "%.3000s/%s", env, file);
-		return (access(out, R_OK));
+		return (access(out, R_OK) == 0 ? 0 : -ENOENT);
 	}
 	snprintf(out, len, "%s/%s", OCS_TOPO_DIR, file);
 	if (access(out, R_OK) == 0)
@@ -98,9 +90,9 @@ builtin_path(const char *file, char *out, size_t len)
 			*slash = '\0';
 		snprintf(out, len, "%.3000s/../collectives/topologies/%s", exe,
 		         file);
-		return (access(out, R_OK));
+		return (access(out, R_OK) == 0 ? 0 : -ENOENT);
 	}
-	return (-1);
+	return (-ENOENT);
 }
 
 int
@@ -220,7 +212,7 @@ static void
 progress(void *arg, double done)
 {
 	struct prog *p = arg;
-	double       now = now_s();
+	double       now = mono_s();
 
 	if (now - p->t0 < 1 || now - p->shown < 0.5)
 		return;
@@ -253,12 +245,12 @@ tplan_run(const struct plan_opts *o)
 		fprintf(stderr, "ocs-plan: %s\n", err);
 		return (2);
 	}
-	t0 = now_s();
+	t0 = mono_s();
 	pr.t0 = t0;
 	q.progress = progress;
 	q.progress_arg = &pr;
 	rv = tsyn_synth(&t, &q, &s, err, sizeof(err));
-	syn_s = now_s() - t0;
+	syn_s = mono_s() - t0;
 	if (pr.any)
 		fprintf(stderr, "\rocs-plan: synthesised in %.1f s%20s\n",
 		        syn_s, "");

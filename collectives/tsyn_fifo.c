@@ -259,114 +259,175 @@ out:
 }
 
 /* Play a route through FIFO link queues. */
+/* The FIFO queues of every link as the routes are played through. */
+struct fifo {
+	const struct tsyn_model *m;
+	const struct route      *r;
+	uint32_t *head, *tail, *busy; /* [nlink]: queues, free from slot */
+	uint32_t *next, *land;        /* [r->n + 1]: queue links, landing */
+	uint32_t *pending;            /* edges sent, or passed, not landed */
+	uint32_t *has;                /* [n * nchunk]: when u has chunk k */
+	size_t    npend, sent;
+	uint32_t  last;
+};
+
+static void
+fifo_free(struct fifo *f)
+{
+	free(f->head);
+	free(f->tail);
+	free(f->busy);
+	free(f->next);
+	free(f->land);
+	free(f->pending);
+	free(f->has);
+}
+
+static int
+fifo_init(struct fifo *f, const struct tsyn_model *m, const struct route *r)
+{
+	const struct topo *t = m->t;
+	size_t             x;
+	uint32_t           l, c;
+
+	memset(f, 0, sizeof(*f));
+	f->m = m;
+	f->r = r;
+	f->head = calloc(t->nlink, sizeof(*f->head));
+	f->tail = calloc(t->nlink, sizeof(*f->tail));
+	f->busy = calloc(t->nlink, sizeof(*f->busy));
+	f->next = calloc(r->n + 1, sizeof(*f->next));
+	f->land = calloc(r->n + 1, sizeof(*f->land));
+	f->pending = calloc(r->n + 1, sizeof(*f->pending));
+	f->has = malloc((size_t)t->n * m->nchunk * sizeof(*f->has));
+	if (!f->head || !f->tail || !f->busy || !f->next || !f->land ||
+	    !f->pending || !f->has)
+		return (-ENOMEM);
+	for (l = 0; l < t->nlink; l++)
+		f->head[l] = f->tail[l] = NONE;
+	for (x = 0; x < (size_t)t->n * m->nchunk; x++)
+		f->has[x] = NONE;
+	for (c = 0; c < m->nchunk; c++)
+		f->has[(size_t)tsyn_owner(m, c) * m->nchunk + c] = 0;
+	return (0);
+}
+
+/*
+ * Queue edge e on its link.  A node gets each chunk once: an edge to a
+ * node that has it (or has it coming) is passed over, and its children
+ * go on from there, so every plan is a tree per chunk, which
+ * ReduceScatter needs.
+ */
+static void
+enq(struct fifo *f, uint32_t e, uint32_t now)
+{
+	const struct topo *t = f->m->t;
+	uint32_t           l = f->r->link[e];
+	uint32_t           h =
+	    f->has[(size_t)t->link[l].dst * f->m->nchunk + f->r->chunk[e]];
+
+	if (h != NONE) {
+		f->land[e] = h > now ? h : now;
+		f->pending[f->npend++] = e;
+		f->sent++;
+		return;
+	}
+	f->next[e] = NONE;
+	if (f->tail[l] == NONE)
+		f->head[l] = e;
+	else
+		f->next[f->tail[l]] = e;
+	f->tail[l] = e;
+}
+
+/* Copies that landed by now: their children join the queues. */
+static void
+landed(struct fifo *f, uint32_t now)
+{
+	size_t   i, j;
+	uint32_t c;
+
+	for (i = j = 0; i < f->npend; i++) {
+		uint32_t pe = f->pending[i];
+
+		if (f->land[pe] <= now) {
+			for (c = f->r->kid_off[pe]; c < f->r->kid_off[pe + 1];
+			     c++)
+				enq(f, f->r->kid[c], now);
+		} else
+			f->pending[j++] = pe;
+	}
+	f->npend = j;
+}
+
+/* Every free link sends the head of its queue. */
+static int
+send_heads(struct fifo *f, struct tsyn_plan *p, uint32_t now)
+{
+	const struct tsyn_model *m = f->m;
+	const struct topo       *t = m->t;
+	uint32_t                 l, he;
+	int                      rv;
+
+	for (l = 0; l < t->nlink; l++) {
+		if (f->busy[l] > now || (he = f->head[l]) == NONE)
+			continue;
+		f->head[l] = f->next[he];
+		if (f->head[l] == NONE)
+			f->tail[l] = NONE;
+		if ((rv = tsyn_plan_add(p, now, l, f->r->chunk[he])) != 0)
+			return (rv);
+		f->busy[l] = now + m->occ[l];
+		f->land[he] = now + m->lat[l];
+		f->has[(size_t)t->link[l].dst * m->nchunk + f->r->chunk[he]] =
+		    f->land[he];
+		f->last = f->land[he] > f->last ? f->land[he] : f->last;
+		f->pending[f->npend++] = he;
+		f->sent++;
+	}
+	return (0);
+}
+
+/* The next landing, or the next time a link with a queue frees. */
+static uint32_t
+next_event(const struct fifo *f, uint32_t now)
+{
+	uint32_t nxt = NONE, l;
+	size_t   i;
+
+	for (i = 0; i < f->npend; i++)
+		if (f->land[f->pending[i]] < nxt)
+			nxt = f->land[f->pending[i]];
+	for (l = 0; l < f->m->t->nlink; l++)
+		if (f->head[l] != NONE && f->busy[l] > now && f->busy[l] < nxt)
+			nxt = f->busy[l];
+	return (nxt);
+}
+
 static int
 play(const struct tsyn_model *m, struct route *r, struct tsyn_plan *p,
      char *err, size_t len)
 {
-	const struct topo *t = m->t;
-	uint32_t          *head = calloc(t->nlink, sizeof(*head));
-	uint32_t          *tail = calloc(t->nlink, sizeof(*tail));
-	uint32_t          *next = calloc(r->n + 1, sizeof(*next));
-	uint32_t          *busy = calloc(t->nlink, sizeof(*busy));
-	uint32_t          *land = calloc(r->n + 1, sizeof(*land));
-	uint32_t           now = 0, last = 0, l, c;
-	size_t             e, sent = 0, npend = 0;
-	int                rv = 0;
-	/* Landings: the edges sent (or passed over) not landed yet. */
-	uint32_t *pending = calloc(r->n + 1, sizeof(*pending));
-	uint32_t *has = malloc((size_t)t->n * m->nchunk * sizeof(*has));
+	struct fifo f;
+	uint32_t    now = 0;
+	size_t      e;
+	int         rv;
 
-	if (!head || !tail || !next || !busy || !land) {
-		rv = -ENOMEM;
-		goto out_p;
-	}
-	for (l = 0; l < t->nlink; l++)
-		head[l] = tail[l] = NONE;
-		/* A node gets each chunk once: an edge to a node that has it (or
-	 * has it coming) is passed over, its children go on from there.
-	 * So every plan is a tree per chunk, which ReduceScatter needs. */
-#define ENQ(edge)                                                             \
-	do {                                                                  \
-		uint32_t _e = (edge), _l = r->link[_e];                       \
-		uint32_t _h =                                                 \
-		    has[(size_t)t->link[_l].dst * m->nchunk + r->chunk[_e]];  \
-		if (_h != NONE) {                                             \
-			land[_e] = _h > now ? _h : now;                       \
-			pending[npend++] = _e;                                \
-			sent++;                                               \
-			break;                                                \
-		}                                                             \
-		next[_e] = NONE;                                              \
-		if (tail[_l] == NONE)                                         \
-			head[_l] = _e;                                        \
-		else                                                          \
-			next[tail[_l]] = _e;                                  \
-		tail[_l] = _e;                                                \
-	} while (0)
-	if (pending == NULL || has == NULL) {
-		rv = -ENOMEM;
-		goto out_p;
-	}
-	for (size_t x = 0; x < (size_t)t->n * m->nchunk; x++)
-		has[x] = NONE;
-	for (c = 0; c < m->nchunk; c++)
-		has[(size_t)tsyn_owner(m, c) * m->nchunk + c] = 0;
+	if ((rv = fifo_init(&f, m, r)) != 0)
+		goto out;
 	for (e = 0; e < r->n; e++)
 		if (r->parent[e] == NONE)
-			ENQ((uint32_t)e);
-	while (sent < r->n || npend > 0) {
-		uint32_t nxt = NONE;
-		size_t   i, j;
-
-		/* Copies that landed: their children join the queues. */
-		for (i = j = 0; i < npend; i++) {
-			uint32_t pe = pending[i];
-
-			if (land[pe] <= now) {
-				for (c = r->kid_off[pe];
-				     c < r->kid_off[pe + 1]; c++)
-					ENQ(r->kid[c]);
-			} else
-				pending[j++] = pe;
-		}
-		npend = j;
-		for (l = 0; l < t->nlink; l++) {
-			uint32_t he;
-
-			if (busy[l] > now || (he = head[l]) == NONE)
-				continue;
-			head[l] = next[he];
-			if (head[l] == NONE)
-				tail[l] = NONE;
-			if ((rv = tsyn_plan_add(p, now, l, r->chunk[he])) != 0)
-				goto out_p;
-			busy[l] = now + m->occ[l];
-			land[he] = now + m->lat[l];
-			has[(size_t)t->link[l].dst * m->nchunk +
-			    r->chunk[he]] = land[he];
-			last = land[he] > last ? land[he] : last;
-			pending[npend++] = he;
-			sent++;
-		}
-		for (i = 0; i < npend; i++)
-			if (land[pending[i]] < nxt)
-				nxt = land[pending[i]];
-		for (l = 0; l < t->nlink; l++)
-			if (head[l] != NONE && busy[l] > now && busy[l] < nxt)
-				nxt = busy[l];
-		if ((rv = tsyn_advance(&now, nxt, err, len)) != 0)
-			goto out_p;
+			enq(&f, (uint32_t)e, now);
+	while (f.sent < r->n || f.npend > 0) {
+		landed(&f, now);
+		if ((rv = send_heads(&f, p, now)) != 0 ||
+		    (rv = tsyn_advance(&now, next_event(&f, now), err, len)) !=
+		        0)
+			goto out;
 	}
-#undef ENQ
-	p->slots = last;
-out_p:
-	free(pending);
-	free(has);
-	free(head);
-	free(tail);
-	free(next);
-	free(busy);
-	free(land);
+	p->slots = f.last;
+out:
+	fifo_free(&f);
 	return (rv);
 }
 
@@ -390,16 +451,28 @@ fifo(const struct tsyn_model *m, int ring, struct tsyn_plan *p, char *err,
 	return (rv);
 }
 
-int
+static int
 tsyn_sph(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
          size_t len)
 {
 	return (fifo(m, 0, p, err, len));
 }
 
-int
+static int
 tsyn_ring(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
           size_t len)
 {
 	return (fifo(m, 1, p, err, len));
 }
+
+const struct tsyn_ops tsyn_sph_ops = {
+    .name = "sph",
+    .reduces = 1,
+    .allgather = tsyn_sph,
+};
+
+const struct tsyn_ops tsyn_ring_ops = {
+    .name = "ring",
+    .reduces = 1,
+    .allgather = tsyn_ring,
+};

@@ -59,20 +59,27 @@ bs_set(uint64_t *b, uint32_t i)
 	b[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
-/* Algorithms: an AllGather plan on m's topology. */
-int tsyn_ten(const struct tsyn_model *, struct tsyn_plan *, char *err,
-             size_t errlen);
-int tsyn_sph(const struct tsyn_model *, struct tsyn_plan *, char *err,
-             size_t errlen);
-int tsyn_mteg(const struct tsyn_model *, struct tsyn_plan *, char *err,
-              size_t errlen);
-int tsyn_scalecc(const struct tsyn_model *, struct tsyn_plan *, char *err,
-                 size_t errlen);
-
 /* Every GPU reaches every other over the links?  0, or -COLL_EUNREACH
  * naming a pair. */
 int tsyn_reachable(const struct topo *, char *err, size_t errlen);
-int tsyn_ring(const struct tsyn_model *, struct tsyn_plan *, char *err,
-              size_t errlen);
+
+/*
+ * An algorithm, after a2a.h: its name, and an AllGather plan on m's
+ * topology (0, -ENOMEM, -COLL_ETOOBIG, -COLL_EUNREACH, said in err).
+ * reduces: its plan may be played backwards on the reversed links into a
+ * ReduceScatter (cut-through routers may not).  One symbol per file.
+ */
+struct tsyn_ops {
+	const char *name;
+	int         reduces;
+	int (*allgather)(const struct tsyn_model *, struct tsyn_plan *,
+	                 char *err, size_t errlen);
+};
+
+extern const struct tsyn_ops tsyn_ten_ops;     /* tsyn_ten.c */
+extern const struct tsyn_ops tsyn_mteg_ops;    /* tsyn_mteg.c */
+extern const struct tsyn_ops tsyn_scalecc_ops; /* tsyn_scalecc.c */
+extern const struct tsyn_ops tsyn_sph_ops;     /* tsyn_fifo.c */
+extern const struct tsyn_ops tsyn_ring_ops;    /* tsyn_fifo.c */
 
 #endif

@@ -166,7 +166,7 @@ broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 	return (0);
 }
 
-int
+static int
 tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
           size_t errlen)
 {
@@ -242,3 +242,9 @@ out:
 		tsyn_plan_free(p);
 	return (rv);
 }
+
+const struct tsyn_ops tsyn_mteg_ops = {
+    .name = "mteg",
+    .reduces = 1,
+    .allgather = tsyn_mteg,
+};

@@ -57,6 +57,8 @@ struct scc {
 	struct heap              ev;   /* slot << 32 | node * nchunk + k */
 	uint32_t                *held; /* [ngroup + 1][nchunk]: GPUs */
 	uint64_t                 missing;
+	uint32_t                 last;        /* the last landing so far */
+	uint32_t                *dist, *pred; /* [n]: rescue's search */
 };
 
 static size_t
@@ -232,15 +234,135 @@ rescue(struct scc *s, uint32_t now, uint32_t *dist, uint32_t *pred)
 	return (any);
 }
 
-int
+static void
+scc_free(struct scc *s)
+{
+	free(s->at);
+	free(s->qent);
+	free(s->qlink);
+	free(s->head);
+	free(s->tail);
+	free(s->len);
+	free(s->busy);
+	free(s->held);
+	free(s->e);
+	heap_free(&s->ev);
+	free(s->dist);
+	free(s->pred);
+}
+
+/* Buffers, and every chunk at its owner from slot 0. */
+static int
+scc_init(struct scc *s, const struct tsyn_model *m, size_t cells)
+{
+	const struct topo *t = m->t;
+	uint32_t           k, u, l;
+	size_t             i;
+
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->t = t;
+	s->at = malloc(cells * sizeof(uint32_t));
+	s->qent = malloc(cells * sizeof(uint32_t));
+	s->qlink = malloc(cells * sizeof(uint32_t));
+	s->head = malloc(t->nlink * sizeof(uint32_t));
+	s->tail = malloc(t->nlink * sizeof(uint32_t));
+	s->len = calloc(t->nlink, sizeof(uint32_t));
+	s->busy = calloc(t->nlink, sizeof(uint32_t));
+	s->held =
+	    calloc((size_t)(t->ngroup + 1) * m->nchunk, sizeof(uint32_t));
+	s->dist = malloc(t->n * sizeof(uint32_t));
+	s->pred = malloc(t->n * sizeof(uint32_t));
+	if (!s->at || !s->qent || !s->qlink || !s->head || !s->tail ||
+	    !s->len || !s->busy || !s->held || !s->dist || !s->pred)
+		return (-ENOMEM);
+	for (i = 0; i < cells; i++)
+		s->at[i] = s->qent[i] = NONE;
+	for (l = 0; l < t->nlink; l++)
+		s->head[l] = s->tail[l] = NONE;
+	s->missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
+	for (k = 0; k < m->nchunk; k++) {
+		u = tsyn_owner(m, k);
+		s->at[ix(s, u, k)] = 0;
+		if (grp(s, u) >= 0)
+			s->held[(size_t)grp(s, u) * m->nchunk + k]++;
+		if (heap_push(&s->ev, (uint64_t)(0) << 32 | ix(s, u, k)) != 0)
+			return (-ENOMEM);
+	}
+	return (0);
+}
+
+/* Link l sends the heads of its queue while it is free in slot now.
+ * *queued: something still waits on it. */
+static int
+drain_link(struct scc *s, struct tsyn_plan *p, uint32_t l, uint32_t now,
+           int *queued)
+{
+	const struct tsyn_model *m = s->m;
+	const struct topo       *t = s->t;
+	uint32_t                 v = t->link[l].dst;
+	int                      rv;
+
+	while (s->busy[l] <= now && s->head[l] != NONE) {
+		struct entry *en = &s->e[s->head[l]];
+		uint32_t      c = en->chunk, land, avail;
+
+		s->head[l] = en->next;
+		if (s->head[l] == NONE)
+			s->tail[l] = NONE;
+		if (!en->live)
+			continue;
+		s->len[l]--;
+		s->qent[ix(s, v, c)] = NONE;
+		if (s->at[ix(s, v, c)] != NONE)
+			continue;
+		if ((rv = tsyn_plan_add(p, now, l, c)) != 0)
+			return (rv);
+		s->busy[l] = now + m->occ[l];
+		land = now + m->lat[l];
+		s->at[ix(s, v, c)] = land;
+		s->last = land > s->last ? land : s->last;
+		if (t->node[v].kind == TOPO_GPU) {
+			s->missing--;
+			if (grp(s, v) >= 0)
+				s->held[(size_t)grp(s, v) * m->nchunk + c]++;
+		}
+		/* A border router cuts through. */
+		avail =
+		    t->node[v].kind == TOPO_ROUTER ? land - m->occ[l] : land;
+		if ((rv = heap_push(&s->ev, (uint64_t)(avail) << 32 |
+		                                ix(s, v, c))) != 0)
+			return (rv);
+	}
+	if (s->head[l] != NONE)
+		*queued = 1;
+	return (0);
+}
+
+/* The slot after now where an event fires or a queued link frees. */
+static uint32_t
+next_event(const struct scc *s, uint32_t now)
+{
+	uint32_t next = NONE, l;
+
+	if (s->ev.n > 0)
+		next = (uint32_t)(heap_top(&s->ev) >> 32);
+	for (l = 0; l < s->t->nlink; l++)
+		if (s->head[l] != NONE && s->busy[l] > now &&
+		    s->busy[l] < next)
+			next = s->busy[l];
+	return (next);
+}
+
+static int
 tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
              size_t errlen)
 {
 	const struct topo *t = m->t;
 	struct scc         s;
-	uint32_t now = 0, last = 0, k, u, l, *dist = NULL, *pred = NULL;
-	size_t   cells = (size_t)t->n * m->nchunk, i;
-	int      rv;
+	uint32_t           now = 0, l;
+	size_t             cells = (size_t)t->n * m->nchunk;
+	int                rv;
 
 	memset(&s, 0, sizeof(s));
 	memset(p, 0, sizeof(*p));
@@ -251,39 +373,10 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		         m->nchunk);
 		return (-COLL_ETOOBIG);
 	}
-	s.m = m;
-	s.t = t;
-	s.at = malloc(cells * sizeof(uint32_t));
-	s.qent = malloc(cells * sizeof(uint32_t));
-	s.qlink = malloc(cells * sizeof(uint32_t));
-	s.head = malloc(t->nlink * sizeof(uint32_t));
-	s.tail = malloc(t->nlink * sizeof(uint32_t));
-	s.len = calloc(t->nlink, sizeof(uint32_t));
-	s.busy = calloc(t->nlink, sizeof(uint32_t));
-	s.held = calloc((size_t)(t->ngroup + 1) * m->nchunk, sizeof(uint32_t));
-	dist = malloc(t->n * sizeof(uint32_t));
-	pred = malloc(t->n * sizeof(uint32_t));
-	if (!s.at || !s.qent || !s.qlink || !s.head || !s.tail || !s.len ||
-	    !s.busy || !s.held || !dist || !pred) {
-		rv = -ENOMEM;
+	if ((rv = scc_init(&s, m, cells)) != 0)
 		goto out;
-	}
-	for (i = 0; i < cells; i++)
-		s.at[i] = s.qent[i] = NONE;
-	for (l = 0; l < t->nlink; l++)
-		s.head[l] = s.tail[l] = NONE;
-	s.missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
-	for (k = 0; k < m->nchunk; k++) {
-		u = tsyn_owner(m, k);
-		s.at[ix(&s, u, k)] = 0;
-		if (grp(&s, u) >= 0)
-			s.held[(size_t)grp(&s, u) * m->nchunk + k]++;
-		if ((rv = heap_push(&s.ev,
-		                    (uint64_t)(0) << 32 | ix(&s, u, k))) != 0)
-			goto out;
-	}
 	while (s.missing > 0) {
-		uint32_t next = NONE;
+		uint32_t next;
 		int      queued = 0;
 
 		while (s.ev.n > 0 &&
@@ -294,60 +387,17 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 			                  now)) != 0)
 				goto out;
 		}
-		for (l = 0; l < t->nlink; l++) {
-			uint32_t v = t->link[l].dst;
-
-			while (s.busy[l] <= now && s.head[l] != NONE) {
-				struct entry *en = &s.e[s.head[l]];
-				uint32_t      c = en->chunk, land, avail;
-
-				s.head[l] = en->next;
-				if (s.head[l] == NONE)
-					s.tail[l] = NONE;
-				if (!en->live)
-					continue;
-				s.len[l]--;
-				s.qent[ix(&s, v, c)] = NONE;
-				if (s.at[ix(&s, v, c)] != NONE)
-					continue;
-				if ((rv = tsyn_plan_add(p, now, l, c)) != 0)
-					goto out;
-				s.busy[l] = now + m->occ[l];
-				land = now + m->lat[l];
-				s.at[ix(&s, v, c)] = land;
-				last = land > last ? land : last;
-				if (t->node[v].kind == TOPO_GPU) {
-					s.missing--;
-					if (grp(&s, v) >= 0)
-						s.held[(size_t)grp(&s, v) *
-						           m->nchunk +
-						       c]++;
-				}
-				/* A border router cuts through. */
-				avail = t->node[v].kind == TOPO_ROUTER
-				            ? land - m->occ[l]
-				            : land;
-				if ((rv = heap_push(&s.ev,
-				                    (uint64_t)(avail) << 32 |
-				                        ix(&s, v, c))) != 0)
-					goto out;
-			}
-			if (s.head[l] != NONE)
-				queued = 1;
-		}
-		if (s.ev.n > 0)
-			next = (uint32_t)(heap_top(&s.ev) >> 32);
 		for (l = 0; l < t->nlink; l++)
-			if (s.head[l] != NONE && s.busy[l] > now &&
-			    s.busy[l] < next)
-				next = s.busy[l];
+			if ((rv = drain_link(&s, p, l, now, &queued)) != 0)
+				goto out;
+		next = next_event(&s, now);
 		if (next == NONE && s.missing > 0) {
 			if (queued) {
 				next = now + 1;
 			} else {
-				if ((rv = rescue(&s, now, dist, pred)) < 0)
+				/* Nothing moves: route around what stalls. */
+				if ((rv = rescue(&s, now, s.dist, s.pred)) < 0)
 					goto out;
-				next = now; /* send what was queued */
 				if (rv == 0) {
 					snprintf(err, errlen,
 					         "scalecc stalled with GPUs "
@@ -356,28 +406,23 @@ tsyn_scalecc(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 					goto out;
 				}
 				rv = 0;
-				continue;
+				continue; /* send what was queued */
 			}
 		}
 		if ((rv = tsyn_advance(&now, next, err, errlen)) != 0)
 			goto out;
 	}
-	p->slots = last;
+	p->slots = s.last;
 	rv = 0;
 out:
-	free(s.at);
-	free(s.qent);
-	free(s.qlink);
-	free(s.head);
-	free(s.tail);
-	free(s.len);
-	free(s.busy);
-	free(s.held);
-	free(s.e);
-	heap_free(&s.ev);
-	free(dist);
-	free(pred);
+	scc_free(&s);
 	if (rv != 0)
 		tsyn_plan_free(p);
 	return (rv);
 }
+
+const struct tsyn_ops tsyn_scalecc_ops = {
+    .name = "scalecc",
+    .reduces = 0,
+    .allgather = tsyn_scalecc,
+};

@@ -52,6 +52,10 @@ struct ten {
 	size_t                   ncand, capcand;
 	struct heap              arr, dj;
 	uint64_t                 missing; /* (GPU, chunk) not held */
+	uint32_t *landing;  /* [n * nchunk]: when chunk k lands at u */
+	uint32_t *land;     /* [n]: the same for the chunk searched */
+	uint32_t  inflight; /* copies on their way */
+	uint32_t  last;     /* the last arrival so far */
 };
 
 static int
@@ -217,69 +221,174 @@ ten_free(struct ten *s)
 	free(s->cands);
 	heap_free(&s->arr);
 	heap_free(&s->dj);
+	free(s->landing);
+	free(s->land);
 }
 
-int
+static int
+ten_init(struct ten *s, const struct tsyn_model *m)
+{
+	const struct topo *t = m->t;
+	uint32_t           k;
+
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->t = t;
+	s->w = bs_words(m->nchunk);
+	s->hold = calloc((size_t)t->n * s->w, sizeof(uint64_t));
+	s->to = calloc((size_t)t->n * s->w, sizeof(uint64_t));
+	s->busy = calloc(t->nlink, sizeof(uint32_t));
+	s->need = calloc(m->nchunk, sizeof(uint32_t));
+	s->dist = calloc(t->n, sizeof(uint32_t));
+	s->pred = calloc(t->n, sizeof(uint32_t));
+	s->cand_of = calloc(t->nlink, sizeof(uint32_t));
+	s->dirty = calloc(m->nchunk, 1);
+	s->landing = calloc((size_t)t->n * m->nchunk, sizeof(uint32_t));
+	s->land = calloc(t->n, sizeof(uint32_t));
+	if (!s->hold || !s->to || !s->busy || !s->need || !s->dist ||
+	    !s->pred || !s->cand_of || !s->dirty || !s->landing || !s->land)
+		return (-ENOMEM);
+	for (k = 0; k < m->nchunk; k++) {
+		bs_set(s->hold + tsyn_owner(m, k) * s->w, k);
+		s->need[k] = t->ngpu - 1;
+	}
+	s->missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
+	return (0);
+}
+
+/* The copies that land in slot now. */
+static void
+arrivals(struct ten *s, uint32_t now)
+{
+	uint32_t n = s->m->nchunk;
+
+	while (s->arr.n > 0 && (uint32_t)(s->arr.v[0] >> 32) <= now) {
+		uint64_t a = heap_pop(&s->arr);
+		uint32_t v = (uint32_t)a / n, k = (uint32_t)a % n;
+
+		bs_set(s->hold + v * s->w, k);
+		s->inflight--;
+		if (s->t->node[v].kind == TOPO_GPU)
+			s->missing--;
+	}
+}
+
+/* Search every dirty chunk's paths and gather their candidates. */
+static int
+search_dirty(struct ten *s, uint32_t now, char *err, size_t errlen)
+{
+	const struct tsyn_model *m = s->m;
+	uint32_t                 k, u;
+	int                      rv;
+
+	s->ncand = 0;
+	memset(s->cand_of, 0, s->t->nlink * sizeof(uint32_t));
+	for (k = 0; k < m->nchunk; k++) {
+		if (!s->dirty[k])
+			continue;
+		s->dirty[k] = 0;
+		for (u = 0; u < s->t->n; u++)
+			s->land[u] =
+			    coming(s, u, k)
+			        ? s->landing[(size_t)u * m->nchunk + k]
+			        : 0;
+		if ((rv = search(s, k, now, s->land)) != 0 ||
+		    (rv = targets(s, k, now, s->inflight, err, errlen)) != 0)
+			return (rv);
+	}
+	qsort(s->cands, s->ncand, sizeof(*s->cands), cmp_cand);
+	return (0);
+}
+
+/*
+ * Send the candidates of this slot in order.  *again: a chunk went over
+ * a slow link and is to be searched again; *lost: one lost its link to
+ * another chunk; *sent: something was sent.
+ */
+static int
+send_cands(struct ten *s, struct tsyn_plan *p, uint32_t now, int *again,
+           int *lost, int *sent)
+{
+	const struct tsyn_model *m = s->m;
+	const struct topo       *t = s->t;
+	size_t                   i;
+	int                      rv;
+
+	for (i = 0; i < s->ncand; i++) {
+		const struct cand *c = &s->cands[i];
+		uint32_t           v = t->link[c->link].dst;
+		uint32_t           at = now + m->lat[c->link];
+
+		if (s->dirty[c->chunk])
+			continue;
+		if (s->busy[c->link] > now) {
+			/* Lost its link to another chunk this slot: look
+			 * for another way. */
+			s->dirty[c->chunk] = 1;
+			*lost = 1;
+			continue;
+		}
+		if (has(s, v, c->chunk) || coming(s, v, c->chunk))
+			continue;
+		if ((rv = tsyn_plan_add(p, now, c->link, c->chunk)) != 0 ||
+		    (rv = heap_push(&s->arr,
+		                    (uint64_t)at << 32 |
+		                        (v * m->nchunk + c->chunk))) != 0)
+			return (rv);
+		s->busy[c->link] = now + m->occ[c->link];
+		bs_set(s->to + v * s->w, c->chunk);
+		s->landing[(size_t)v * m->nchunk + c->chunk] = at;
+		if (t->node[v].kind == TOPO_GPU)
+			s->need[c->chunk]--;
+		s->inflight++;
+		s->last = at > s->last ? at : s->last;
+		*sent = 1;
+		if (m->occ[c->link] > 1 && s->need[c->chunk]) {
+			s->dirty[c->chunk] = 1;
+			*again = 1;
+		}
+	}
+	return (0);
+}
+
+/* The slot after now where something can change. */
+static uint32_t
+next_event(const struct ten *s, uint32_t now)
+{
+	uint32_t next = INF, i;
+
+	if (s->arr.n > 0)
+		next = (uint32_t)(s->arr.v[0] >> 32);
+	for (i = 0; i < s->t->nlink; i++)
+		if (s->busy[i] > now && s->busy[i] < next)
+			next = s->busy[i];
+	return (next);
+}
+
+static int
 tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
          size_t errlen)
 {
 	const struct topo *t = m->t;
 	struct ten         s;
-	uint32_t          *land = NULL; /* [n] for the chunk being searched */
-	uint32_t now = 0, k, u, i, inflight = 0, last = 0, rounds = 0;
-	int      rv = 0;
+	uint32_t           now = 0, k, rounds = 0;
+	int                rv = 0;
 
-	memset(&s, 0, sizeof(s));
 	memset(p, 0, sizeof(*p));
 	if ((uint64_t)t->n * m->nchunk > (1u << 26)) {
 		snprintf(err, errlen, "%u nodes x %u chunks: too many", t->n,
 		         m->nchunk);
 		return (-COLL_ETOOBIG);
 	}
-	s.m = m;
-	s.t = t;
-	s.w = bs_words(m->nchunk);
-	s.hold = calloc((size_t)t->n * s.w, sizeof(uint64_t));
-	s.to = calloc((size_t)t->n * s.w, sizeof(uint64_t));
-	s.busy = calloc(t->nlink, sizeof(uint32_t));
-	s.need = calloc(m->nchunk, sizeof(uint32_t));
-	s.dist = calloc(t->n, sizeof(uint32_t));
-	s.pred = calloc(t->n, sizeof(uint32_t));
-	s.cand_of = calloc(t->nlink, sizeof(uint32_t));
-	s.dirty = calloc(m->nchunk, 1);
-	/* Landing slot of chunk k at node u: kept per (u, k). */
-	uint32_t *landing = calloc((size_t)t->n * m->nchunk, sizeof(uint32_t));
-	land = calloc(t->n, sizeof(uint32_t));
-	if (!s.hold || !s.to || !s.busy || !s.need || !s.dist || !s.pred ||
-	    !s.cand_of || !s.dirty || !landing || !land) {
-		rv = -ENOMEM;
+	if ((rv = ten_init(&s, m)) != 0)
 		goto out;
-	}
-	for (k = 0; k < m->nchunk; k++) {
-		bs_set(s.hold + tsyn_owner(m, k) * s.w, k);
-		s.need[k] = t->ngpu - 1;
-	}
-	s.missing = (uint64_t)t->ngpu * (t->ngpu - 1) * m->chunks;
 	while (s.missing > 0) {
-		uint32_t next = INF;
-
 		if (m->progress && (++rounds & 63) == 0)
 			m->progress(m->progress_arg,
 			            1.0 - (double)s.missing /
 			                      ((double)t->ngpu *
 			                       (t->ngpu - 1) * m->chunks));
-
-		/* Arrivals of this slot. */
-		while (s.arr.n > 0 && (uint32_t)(s.arr.v[0] >> 32) <= now) {
-			uint64_t a = heap_pop(&s.arr);
-			uint32_t v = (uint32_t)a / m->nchunk;
-
-			k = (uint32_t)a % m->nchunk;
-			bs_set(s.hold + v * s.w, k);
-			inflight--;
-			if (t->node[v].kind == TOPO_GPU)
-				s.missing--;
-		}
+		arrivals(&s, now);
 		if (s.missing == 0)
 			break;
 		/* Candidates, chunk by chunk; a chunk sent over a slow link
@@ -290,80 +399,28 @@ tsyn_ten(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 		for (;;) {
 			int again = 0, lost = 0, sent = 0;
 
-			s.ncand = 0;
-			memset(s.cand_of, 0, t->nlink * sizeof(uint32_t));
-			for (k = 0; k < m->nchunk; k++) {
-				if (!s.dirty[k])
-					continue;
-				s.dirty[k] = 0;
-				for (u = 0; u < t->n; u++)
-					land[u] = coming(&s, u, k)
-					              ? landing[(size_t)u *
-					                            m->nchunk +
-					                        k]
-					              : 0;
-				if ((rv = search(&s, k, now, land)) != 0 ||
-				    (rv = targets(&s, k, now, inflight, err,
-				                  errlen)) != 0)
-					goto out;
-			}
-			qsort(s.cands, s.ncand, sizeof(*s.cands), cmp_cand);
-			for (i = 0; i < s.ncand; i++) {
-				const struct cand *c = &s.cands[i];
-				uint32_t           v = t->link[c->link].dst;
-				uint32_t           at = now + m->lat[c->link];
-
-				if (s.dirty[c->chunk])
-					continue;
-				if (s.busy[c->link] > now) {
-					/* Lost its link to another chunk this
-					 * slot: look for another way. */
-					s.dirty[c->chunk] = 1;
-					lost = 1;
-					continue;
-				}
-				if (has(&s, v, c->chunk) ||
-				    coming(&s, v, c->chunk))
-					continue;
-				if ((rv = tsyn_plan_add(p, now, c->link,
-				                        c->chunk)) != 0 ||
-				    (rv = heap_push(
-				         &s.arr,
-				         (uint64_t)at << 32 |
-				             (v * m->nchunk + c->chunk))) != 0)
-					goto out;
-				s.busy[c->link] = now + m->occ[c->link];
-				bs_set(s.to + v * s.w, c->chunk);
-				landing[(size_t)v * m->nchunk + c->chunk] = at;
-				if (t->node[v].kind == TOPO_GPU)
-					s.need[c->chunk]--;
-				inflight++;
-				last = at > last ? at : last;
-				sent = 1;
-				if (m->occ[c->link] > 1 && s.need[c->chunk]) {
-					s.dirty[c->chunk] = 1;
-					again = 1;
-				}
-			}
+			if ((rv = search_dirty(&s, now, err, errlen)) != 0 ||
+			    (rv = send_cands(&s, p, now, &again, &lost,
+			                     &sent)) != 0)
+				goto out;
 			/* Again while the last round sent something. */
 			if (!(again || (lost && sent)))
 				break;
 		}
-		/* Next slot where something can change. */
-		if (s.arr.n > 0)
-			next = (uint32_t)(s.arr.v[0] >> 32);
-		for (i = 0; i < t->nlink; i++)
-			if (s.busy[i] > now && s.busy[i] < next)
-				next = s.busy[i];
-		if ((rv = tsyn_advance(&now, next, err, errlen)) != 0)
+		if ((rv = tsyn_advance(&now, next_event(&s, now), err,
+		                       errlen)) != 0)
 			goto out;
 	}
-	p->slots = last;
+	p->slots = s.last;
 out:
-	free(landing);
-	free(land);
 	ten_free(&s);
 	if (rv != 0)
 		tsyn_plan_free(p);
 	return (rv);
 }
+
+const struct tsyn_ops tsyn_ten_ops = {
+    .name = "ten",
+    .reduces = 1,
+    .allgather = tsyn_ten,
+};

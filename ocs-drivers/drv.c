@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ocs-drivers/drv.h"
+#include "proto/base/mono.h"
 
 static const struct drv_ops *const drv_table[] = {
     &drv_emu_ops,
@@ -56,15 +57,6 @@ drv_names(void)
 	return ("emu, polatis, calient");
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-}
-
 int
 drv_open(struct drv **out, const char *name, const char *url,
          const struct drv_opts *opts)
@@ -91,6 +83,8 @@ drv_open(struct drv **out, const char *name, const char *url,
 	snprintf(d->url, sizeof(d->url), "%s", url);
 	rv = ops->open(d->priv, url, opts);
 	d->last_ns = mono_ns() - t0;
+	/* A switch that is down still gives a handle: the worker keeps it
+	 * and reconnects.  Only what no retry can fix returns none. */
 	if (rv == -EINVAL || rv == -ENOMEM) {
 		drv_close(d);
 		return (rv);
@@ -136,6 +130,8 @@ drv_apply(struct drv *d, const struct drv_batch *b)
 
 	if ((rv = drv_caps(d, &c)) != 0)
 		return (rv);
+	/* Checked here, once for every driver: a device would refuse
+	 * these too, but not always before it changed something. */
 	for (i = 0; i < b->ndisconnect; i++)
 		if (b->disconnect[i] < 1 || b->disconnect[i] > 2 * c.nports)
 			return (-DRV_EPORT);
@@ -155,6 +151,7 @@ drv_apply(struct drv *d, const struct drv_batch *b)
 		}
 	}
 	free(seen);
+	/* Nothing to do costs no round trip to the device. */
 	if (b->ndisconnect == 0 && b->nconnect == 0)
 		return (0);
 	t0 = mono_ns();
@@ -172,6 +169,7 @@ drv_read_map(struct drv *d, uint16_t *map, size_t nports)
 
 	if ((rv = drv_caps(d, &c)) != 0)
 		return (rv);
+	/* A buffer of another size would be a map of another switch. */
 	if (nports != c.nports)
 		return (-EINVAL);
 	t0 = mono_ns();

@@ -18,11 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/base/errbase.h"
+
 #define DRV_PORT_NONE 0
 #define DRV_MAX_PORTS 4096 /* per side */
 
 enum drv_err { /* returned negated: -DRV_EDENIED */
-	       DRV_EBASE = 4096,
+	       DRV_EBASE = ERR_BASE_DRV,
 	       DRV_EDENIED, /* the device refused the command (TL1 DENY, status
 	                       0) */
 	       DRV_EPARTIAL, /* a batch may be half applied: read the map back

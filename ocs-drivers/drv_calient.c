@@ -24,8 +24,9 @@
 #include <openssl/evp.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
 #include "ocs-drivers/rest.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 #define CAL_BACKOFF_MIN 50
 #define CAL_BACKOFF_MAX 2000
@@ -99,7 +100,7 @@ drop(struct calient *c)
 static int
 await(struct calient *c, uint64_t deadline)
 {
-	uint64_t now = net_now_ms();
+	uint64_t now = mono_ms();
 
 	(void)c;
 	if (now >= deadline)
@@ -111,7 +112,7 @@ await(struct calient *c, uint64_t deadline)
 static void
 arm(struct calient *c, uint64_t deadline)
 {
-	uint64_t now = net_now_ms();
+	uint64_t now = mono_ms();
 
 	nng_aio_set_timeout(
 	    c->aio, now >= deadline ? 1 : (nng_duration)(deadline - now));
@@ -156,18 +157,69 @@ take_cookie(struct calient *c, nng_http_res *res)
  * connection and returns -errno with c->err set; *sent tells whether the
  * request went out whole (the device may have acted on it).
  */
+/*
+ * The answer's body, of the length it announces (chunked encoding is
+ * refused: the switch does not use it, and a driver must not guess).  0,
+ * or a code after seterr; the caller drops the connection.
+ */
 static int
-xfer_once(struct calient *c, const char *method, const char *uri,
-          const char *body, int use_basic, struct hres *h, int *sent,
-          uint64_t deadline)
+read_body(struct calient *c, nng_http_res *res, const char *method,
+          const char *uri, struct hres *h, uint64_t deadline)
 {
-	nng_http_req      *req = NULL;
-	nng_http_res      *res = NULL;
 	const char        *cl, *te;
 	char              *end;
 	nng_iov            iov;
 	unsigned long long len = 0;
 	int                rv;
+
+	te = nng_http_res_get_header(res, "Transfer-Encoding");
+	cl = nng_http_res_get_header(res, "Content-Length");
+	if (te != NULL && strcmp(te, "identity") != 0) {
+		seterr(c,
+		       "%s answered %s %s with Transfer-Encoding %.40s, "
+		       "which this driver does not read",
+		       c->base, method, uri, te);
+		return (-DRV_EPROTO);
+	}
+	if (cl != NULL) {
+		len = strtoull(cl, &end, 10);
+		if (*cl < '0' || *cl > '9' || *end != '\0' ||
+		    len > REST_BODY_MAX) {
+			seterr(c,
+			       "%s answered %s %s with Content-Length "
+			       "\"%.30s\" (limit %u)",
+			       c->base, method, uri, cl, REST_BODY_MAX);
+			return (-DRV_EPROTO);
+		}
+	}
+	if ((h->body = malloc((size_t)len + 1)) == NULL)
+		return (-ENOMEM);
+	h->len = (size_t)len;
+	h->body[len] = '\0';
+	if (len > 0) {
+		iov.iov_buf = h->body;
+		iov.iov_len = (size_t)len;
+		nng_aio_set_iov(c->aio, 1, &iov);
+		arm(c, deadline);
+		nng_http_conn_read_all(c->conn, c->aio);
+		if ((rv = await(c, deadline)) != 0) {
+			seterr(c, "reading the body of %s %s from %s: %s",
+			       method, uri, c->base, nng_strerror(rv));
+			return (errno_of(rv));
+		}
+	}
+	return (0);
+}
+
+static int
+xfer_once(struct calient *c, const char *method, const char *uri,
+          const char *body, int use_basic, struct hres *h, int *sent,
+          uint64_t deadline)
+{
+	nng_http_req *req = NULL;
+	nng_http_res *res = NULL;
+	const char   *te;
+	int           rv;
 
 	memset(h, 0, sizeof(*h));
 	*sent = 0;
@@ -216,50 +268,9 @@ xfer_once(struct calient *c, const char *method, const char *uri,
 		goto out;
 	}
 	h->status = nng_http_res_get_status(res);
-	te = nng_http_res_get_header(res, "Transfer-Encoding");
-	cl = nng_http_res_get_header(res, "Content-Length");
-	if (te != NULL && strcmp(te, "identity") != 0) {
-		seterr(c,
-		       "%s answered %s %s with Transfer-Encoding %.40s, "
-		       "which this driver does not read",
-		       c->base, method, uri, te);
-		rv = -DRV_EPROTO;
+	if ((rv = read_body(c, res, method, uri, h, deadline)) != 0) {
 		drop(c);
 		goto out;
-	}
-	if (cl != NULL) {
-		len = strtoull(cl, &end, 10);
-		if (*cl < '0' || *cl > '9' || *end != '\0' ||
-		    len > REST_BODY_MAX) {
-			seterr(c,
-			       "%s answered %s %s with Content-Length "
-			       "\"%.30s\" (limit %u)",
-			       c->base, method, uri, cl, REST_BODY_MAX);
-			rv = -DRV_EPROTO;
-			drop(c);
-			goto out;
-		}
-	}
-	if ((h->body = malloc((size_t)len + 1)) == NULL) {
-		rv = -ENOMEM;
-		drop(c);
-		goto out;
-	}
-	h->len = (size_t)len;
-	h->body[len] = '\0';
-	if (len > 0) {
-		iov.iov_buf = h->body;
-		iov.iov_len = (size_t)len;
-		nng_aio_set_iov(c->aio, 1, &iov);
-		arm(c, deadline);
-		nng_http_conn_read_all(c->conn, c->aio);
-		if ((rv = await(c, deadline)) != 0) {
-			seterr(c, "reading the body of %s %s from %s: %s",
-			       method, uri, c->base, nng_strerror(rv));
-			rv = errno_of(rv);
-			drop(c);
-			goto out;
-		}
 	}
 	take_cookie(c, res);
 	te = nng_http_res_get_header(res, "Connection");
@@ -373,9 +384,9 @@ ensure(struct calient *c, uint64_t deadline)
 		rv = session(c, deadline);
 		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
 			return (rv);
-		if (net_now_ms() + backoff >= deadline)
+		if (mono_ms() + backoff >= deadline)
 			return (rv);
-		net_sleep_ms(backoff);
+		mono_sleep_ms(backoff);
 		backoff = backoff * 2 > CAL_BACKOFF_MAX ? CAL_BACKOFF_MAX
 		                                        : backoff * 2;
 	}
@@ -442,7 +453,7 @@ cal_open(void *priv, const char *url, const struct drv_opts *o)
 			return (-EINVAL);
 		}
 	}
-	return (ensure(c, net_now_ms() + (uint64_t)c->timeout_ms));
+	return (ensure(c, mono_ms() + (uint64_t)c->timeout_ms));
 }
 
 static void
@@ -469,7 +480,7 @@ cal_caps(void *priv, struct drv_caps *cp)
 	struct calient *c = priv;
 	int             rv;
 
-	if ((rv = ensure(c, net_now_ms() + (uint64_t)c->timeout_ms)) != 0)
+	if ((rv = ensure(c, mono_ms() + (uint64_t)c->timeout_ms)) != 0)
 		return (rv);
 	memset(cp, 0, sizeof(*cp));
 	cp->nports = c->nports;
@@ -489,7 +500,7 @@ list_xcs(struct calient *c, struct rest_xc **xcs, size_t *n)
 	*xcs = NULL;
 	*n = 0;
 	for (tries = 0; tries < 2; tries++) {
-		uint64_t deadline = net_now_ms() + (uint64_t)c->timeout_ms;
+		uint64_t deadline = mono_ms() + (uint64_t)c->timeout_ms;
 
 		if ((rv = ensure(c, deadline)) != 0)
 			return (rv);
@@ -555,7 +566,7 @@ bulk(struct calient *c, const char *op, const struct rest_xc *x, size_t n,
 		return (-ENOMEM);
 	snprintf(uri, sizeof(uri), "/rest/crossconnects/?id=%s", op);
 	rv = xfer(c, "POST", uri, body, &h, &sent,
-	          net_now_ms() + (uint64_t)c->timeout_ms);
+	          mono_ms() + (uint64_t)c->timeout_ms);
 	free(body);
 	if (rv != 0) {
 		/* A refusal in HTTP terms means it was not done; a lost
@@ -732,7 +743,7 @@ cal_ports_state(void *priv, const uint16_t *ports, size_t n,
 
 	c->err[0] = '\0';
 	for (tries = 0; tries < 2; tries++) {
-		uint64_t deadline = net_now_ms() + (uint64_t)c->timeout_ms;
+		uint64_t deadline = mono_ms() + (uint64_t)c->timeout_ms;
 
 		if ((rv = ensure(c, deadline)) != 0)
 			return (rv);

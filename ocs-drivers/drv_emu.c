@@ -11,21 +11,13 @@
 
 #include "ocs-drivers/drv.h"
 #include "ocs-drivers/oxc.h"
+#include "proto/base/mono.h"
 
 struct emu {
 	struct oxc x;
 	uint32_t   switch_ms;
 	char       err[128];
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-}
 
 static int
 emu_open(void *priv, const char *url, const struct drv_opts *o)
@@ -86,11 +78,11 @@ emu_apply(void *priv, const struct drv_batch *b)
 
 	e->err[0] = '\0';
 	if (b->ndisconnect &&
-	    oxc_disconnect(&e->x, b->disconnect, b->ndisconnect, now_ns(),
+	    oxc_disconnect(&e->x, b->disconnect, b->ndisconnect, mono_ns(),
 	                   &oe) != 0)
 		return (refused(e, &oe));
 	if (b->nconnect &&
-	    oxc_connect(&e->x, b->connect, b->nconnect, now_ns(), &oe) != 0) {
+	    oxc_connect(&e->x, b->connect, b->nconnect, mono_ns(), &oe) != 0) {
 		refused(e, &oe);
 		return (e->x.gen != gen ? -DRV_EPARTIAL : -DRV_EDENIED);
 	}
@@ -122,7 +114,7 @@ emu_ports_state(void *priv, const uint16_t *ports, size_t n,
                 struct drv_port_state *st)
 {
 	struct emu *e = priv;
-	uint64_t    now = now_ns();
+	uint64_t    now = mono_ns();
 	size_t      i;
 
 	for (i = 0; i < n; i++) {

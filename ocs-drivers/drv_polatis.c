@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
 #include "ocs-drivers/tl1.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 #define POL_DEFPORT     "3082"
 #define POL_BACKOFF_MIN 50
@@ -195,7 +196,7 @@ session(struct polatis *p, uint64_t deadline)
 {
 	struct tl1_resp r;
 	char            rest[200];
-	uint64_t        now = net_now_ms();
+	uint64_t        now = mono_ms();
 	int             fd, rv;
 
 	if (now >= deadline)
@@ -251,10 +252,10 @@ ensure(struct polatis *p, uint64_t deadline)
 		/* Wrong credentials do not get better by retrying. */
 		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
 			return (rv);
-		now = net_now_ms();
+		now = mono_ms();
 		if (now + backoff >= deadline)
 			return (rv);
-		net_sleep_ms(backoff);
+		mono_sleep_ms(backoff);
 		backoff = backoff * 2 > POL_BACKOFF_MAX ? POL_BACKOFF_MAX
 		                                        : backoff * 2;
 	}
@@ -282,7 +283,7 @@ pol_open(void *priv, const char *url, const struct drv_opts *o)
 	p->switch_ms = o->switch_ms;
 	p->trace = o->trace;
 	p->trace_arg = o->trace_arg;
-	return (ensure(p, net_now_ms() + (uint64_t)p->timeout_ms));
+	return (ensure(p, mono_ms() + (uint64_t)p->timeout_ms));
 }
 
 static void
@@ -292,7 +293,7 @@ pol_close(void *priv)
 	struct tl1_resp r;
 
 	if (p->fd >= 0 && command(p, "CANC-USER", p->user, ":", &r,
-	                          net_now_ms() + POL_LOGOUT_MS) == 0)
+	                          mono_ms() + POL_LOGOUT_MS) == 0)
 		tl1_resp_free(&r);
 	drop(p);
 }
@@ -303,7 +304,7 @@ pol_caps(void *priv, struct drv_caps *c)
 	struct polatis *p = priv;
 	int             rv;
 
-	if ((rv = ensure(p, net_now_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
 		return (rv);
 	memset(c, 0, sizeof(*c));
 	c->nports = p->nports;
@@ -325,7 +326,7 @@ batch_cmd(struct polatis *p, const char *verb, struct tl1_buf *aid,
 
 	/* As real clients write it: "ENT-PATCH::1,17:123:;" */
 	rv = command(p, verb, aid->p, ":", &r,
-	             net_now_ms() + (uint64_t)p->timeout_ms);
+	             mono_ms() + (uint64_t)p->timeout_ms);
 	if (rv != 0) {
 		/* Lost after sending: the switch may have done it. */
 		if (rv != -ENOTCONN && rv != -ENOMEM)
@@ -351,7 +352,7 @@ pol_apply(void *priv, const struct drv_batch *b)
 	int             rv, acted = 0;
 
 	p->err[0] = '\0';
-	if ((rv = ensure(p, net_now_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
 		return (rv);
 	if (b->ndisconnect) {
 		if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
@@ -381,10 +382,10 @@ read_once(struct polatis *p, uint16_t *map, size_t nports)
 	char            tail;
 	int             rv;
 
-	if ((rv = ensure(p, net_now_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
 		return (rv);
 	rv = command(p, "RTRV-PATCH", "", ":", &r,
-	             net_now_ms() + (uint64_t)p->timeout_ms);
+	             mono_ms() + (uint64_t)p->timeout_ms);
 	if (rv != 0)
 		return (rv);
 	if (r.status != TL1_COMPLD) {
@@ -449,12 +450,12 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 	char            tail;
 	int             rv;
 
-	if ((rv = ensure(p, net_now_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
 		return (rv);
 	if (tl1_aid_fmt(&aid, ports, n) != 0)
 		return (-ENOMEM);
 	rv = command(p, "RTRV-PORT-POWER", aid.p, ":", &r,
-	             net_now_ms() + (uint64_t)p->timeout_ms);
+	             mono_ms() + (uint64_t)p->timeout_ms);
 	tl1_buf_free(&aid);
 	if (rv != 0)
 		return (rv);

@@ -52,7 +52,7 @@ refuse(struct oxc_err *err, int code, uint32_t port, uint32_t other)
 		err->port = port;
 		err->other = other;
 	}
-	return (-1);
+	return (code);
 }
 
 /* Validate a connect batch against the current patches. */
@@ -112,6 +112,8 @@ do_connect(struct oxc *x, const struct drv_patch *p, size_t np, uint64_t now)
 	for (i = 0; i < np; i++) {
 		uint32_t in = p[i].in, out = p[i].out;
 
+		/* An identical patch stays as it is: no dark period, as on a real
+		 * switch asked to make what it already has. */
 		if (x->out_of[in] == out)
 			continue;
 		/* Re-pointing: the old path goes dark first. */
@@ -120,6 +122,7 @@ do_connect(struct oxc *x, const struct drv_patch *p, size_t np, uint64_t now)
 			unpatch_in(x, x->in_of[out]);
 		x->out_of[in] = (uint16_t)out;
 		x->in_of[out] = (uint16_t)in;
+		/* Light passes only once the mirrors have moved. */
 		x->settle[in] = now + x->switch_ns;
 		x->gen++;
 	}
@@ -129,8 +132,10 @@ int
 oxc_connect(struct oxc *x, const struct drv_patch *p, size_t np, uint64_t now,
             struct oxc_err *err)
 {
-	if (check_connect(x, p, np, err) != 0)
-		return (-1);
+	int rv;
+
+	if ((rv = check_connect(x, p, np, err)) != 0)
+		return (rv);
 	do_connect(x, p, np, now);
 	return (0);
 }
@@ -139,8 +144,10 @@ int
 oxc_connect_prefix(struct oxc *x, const struct drv_patch *p, size_t np,
                    size_t k, uint64_t now, struct oxc_err *err)
 {
-	if (check_connect(x, p, np, err) != 0)
-		return (-1);
+	int rv;
+
+	if ((rv = check_connect(x, p, np, err)) != 0)
+		return (rv);
 	do_connect(x, p, k < np ? k : np, now);
 	return (0);
 }
@@ -216,6 +223,7 @@ oxc_power(const struct oxc *x, uint32_t port, uint64_t now)
 	if (!oxc_valid_port(x, port) || x->failed[port])
 		return (OXC_NO_LIGHT);
 	/* An ingress monitor reads the light coming in from the host. */
+	/* An egress reads light only through a settled, open path. */
 	if (port <= x->n)
 		return (OXC_LIT_DBM);
 	if (x->in_of[port] == 0 || !oxc_lit(x, x->in_of[port], now))

@@ -49,11 +49,11 @@ int  oxc_init(struct oxc *, uint32_t n, uint64_t switch_ns);
 void oxc_free(struct oxc *);
 
 /* Patch every in -> out, all or nothing; an existing identical patch is
- * kept as it is (no dark period).  0 or -1 with *err filled. */
+ * kept as it is (no dark period).  0, or err->code with *err filled. */
 int oxc_connect(struct oxc *, const struct drv_patch *, size_t np,
                 uint64_t now, struct oxc_err *err);
 /* Remove the patch on each port (ingress or egress side); an unpatched
- * port is not an error.  0 or -1 with *err filled. */
+ * port is not an error.  0, or err->code with *err filled. */
 int oxc_disconnect(struct oxc *, const uint16_t *ports, size_t np,
                    uint64_t now, struct oxc_err *err);
 /* Remove every patch. */

@@ -14,21 +14,9 @@
 #include <string.h>
 
 #include "ocs-drivers/rest.h"
+#include "proto/base/errf.h"
 
 #define JSON_DEPTH_MAX 16
-
-__attribute__((__format__(printf, 3, 4))) static int
-fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && len > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return (-1);
-}
 
 const char *
 rest_port_fmt(uint32_t p, char *buf, size_t len)
@@ -133,27 +121,25 @@ load(const char *body, size_t len, json_t **out, char *err, size_t errlen)
 	json_t      *j;
 
 	if (len > REST_BODY_MAX) {
-		fail(err, errlen,
-		     "body of %zu bytes is over the %u byte limit", len,
-		     REST_BODY_MAX);
-		return (-REST_ESIZE);
+		return (errf(-REST_ESIZE, err, errlen,
+		             "body of %zu bytes is over the %u byte limit",
+		             len, REST_BODY_MAX));
 	}
 	if (body == NULL || len == 0) {
-		fail(err, errlen, "empty body where JSON was expected");
-		return (-REST_EJSON);
+		return (errf(-REST_EJSON, err, errlen,
+		             "empty body where JSON was expected"));
 	}
 	j = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
 	               &je);
 	if (j == NULL) {
-		fail(err, errlen, "not JSON: %s at line %d column %d", je.text,
-		     je.line, je.column);
-		return (-REST_EJSON);
+		return (errf(-REST_EJSON, err, errlen,
+		             "not JSON: %s at line %d column %d", je.text,
+		             je.line, je.column));
 	}
 	if (!depth_ok(j, 0)) {
 		json_decref(j);
-		fail(err, errlen, "JSON nested deeper than %d",
-		     JSON_DEPTH_MAX);
-		return (-REST_EJSON);
+		return (errf(-REST_EJSON, err, errlen,
+		             "JSON nested deeper than %d", JSON_DEPTH_MAX));
 	}
 	*out = j;
 	return (0);
@@ -167,14 +153,14 @@ str_field(json_t *o, const char *ctx, size_t i, const char *key, char *err,
 	json_t *v = json_object_get(o, key);
 
 	if (v == NULL) {
-		fail(err, errlen, "%s[%zu]: field \"%s\" missing", ctx, i,
-		     key);
+		(void)errf(0, err, errlen, "%s[%zu]: field \"%s\" missing",
+		           ctx, i, key);
 		return (NULL);
 	}
 	if (!json_is_string(v) ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
-		fail(err, errlen, "%s[%zu].%s: expected a string", ctx, i,
-		     key);
+		(void)errf(0, err, errlen, "%s[%zu].%s: expected a string",
+		           ctx, i, key);
 		return (NULL);
 	}
 	return (json_string_value(v));
@@ -189,9 +175,9 @@ port_field(json_t *o, const char *ctx, size_t i, const char *key,
 	if (s == NULL)
 		return (-REST_ESHAPE);
 	if (rest_port_parse(s, p) != 0 || (nports && *p > nports)) {
-		fail(err, errlen, "%s[%zu].%s: \"%.40s\" is not a port%s", ctx,
-		     i, key, s, nports ? " of this switch" : "");
-		return (-REST_EVALUE);
+		return (errf(-REST_EVALUE, err, errlen,
+		             "%s[%zu].%s: \"%.40s\" is not a port%s", ctx, i,
+		             key, s, nports ? " of this switch" : ""));
 	}
 	return (0);
 }
@@ -200,7 +186,7 @@ static int
 conn_check(const struct rest_xc *x, uint32_t nports)
 {
 	if (nports && (x->a > nports || x->b > nports))
-		return (-1);
+		return (-REST_EVALUE);
 	return (x->bi && x->a == x->b ? -1 : 0);
 }
 
@@ -238,8 +224,8 @@ walk(const char *body, size_t len, const char *ctx, int one_ok, size_t elsize,
 		j = a;
 	}
 	if (!json_is_array(j)) {
-		fail(err, errlen, "%s: expected a JSON array", ctx);
-		rv = -REST_ESHAPE;
+		rv = errf(-REST_ESHAPE, err, errlen,
+		          "%s: expected a JSON array", ctx);
 		goto out;
 	}
 	if ((x = calloc(json_array_size(j) + 1, elsize)) == NULL) {
@@ -249,9 +235,8 @@ walk(const char *body, size_t len, const char *ctx, int one_ok, size_t elsize,
 	json_array_foreach(j, i, o)
 	{
 		if (!json_is_object(o)) {
-			fail(err, errlen, "%s[%zu]: expected an object", ctx,
-			     i);
-			rv = -REST_ESHAPE;
+			rv = errf(-REST_ESHAPE, err, errlen,
+			          "%s[%zu]: expected an object", ctx, i);
 			goto out;
 		}
 		if ((rv = item(o, i, nports, x + i * elsize, err, errlen)) !=
@@ -287,18 +272,17 @@ badd_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 	    NULL)
 		return (-REST_ESHAPE);
 	if (strcmp(dir, "bi") && strcmp(dir, "uni")) {
-		fail(err, errlen,
-		     "crossconnects[%zu].dir: \"%.20s\" is not bi or uni", i,
-		     dir);
-		return (-REST_EVALUE);
+		return (
+		    errf(-REST_EVALUE, err, errlen,
+		         "crossconnects[%zu].dir: \"%.20s\" is not bi or uni",
+		         i, dir));
 	}
 	x->bi = strcmp(dir, "bi") == 0;
 	if (conn_check(x, nports) != 0) {
-		fail(
-		    err, errlen,
+		return (errf(
+		    -REST_EVALUE, err, errlen,
 		    "crossconnects[%zu]: a bi connection of port %s to itself",
-		    i, json_string_value(json_object_get(o, "in")));
-		return (-REST_EVALUE);
+		    i, json_string_value(json_object_get(o, "in"))));
 	}
 	return (0);
 }
@@ -322,11 +306,11 @@ bdel_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 	if ((c = str_field(o, "connections", i, "conn", err, errlen)) == NULL)
 		return (-REST_ESHAPE);
 	if (rest_conn_parse(c, x) != 0 || conn_check(x, nports) != 0) {
-		fail(err, errlen,
-		     "connections[%zu].conn: \"%.40s\" is not a connection "
-		     "name",
-		     i, c);
-		return (-REST_EVALUE);
+		return (errf(
+		    -REST_EVALUE, err, errlen,
+		    "connections[%zu].conn: \"%.40s\" is not a connection "
+		    "name",
+		    i, c));
 	}
 	return (0);
 }
@@ -349,7 +333,7 @@ status_of(json_t *o, int *ok)
 		const char *v = json_string_value(s);
 
 		if (strcmp(v, "1") && strcmp(v, "0"))
-			return (-1);
+			return (-REST_ESHAPE);
 		*ok = strcmp(v, "1") == 0;
 		return (0);
 	}
@@ -357,11 +341,11 @@ status_of(json_t *o, int *ok)
 		json_int_t v = json_integer_value(s);
 
 		if (v != 0 && v != 1)
-			return (-1);
+			return (-REST_ESHAPE);
 		*ok = v == 1;
 		return (0);
 	}
-	return (-1);
+	return (-REST_ESHAPE);
 }
 
 static void
@@ -394,8 +378,8 @@ result_item(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 	if (in != NULL)
 		o = in;
 	if (!json_is_object(o) || status_of(o, &r->ok) != 0) {
-		fail(err, errlen, "results[%zu]: no status \"0\" or \"1\"", i);
-		return (-REST_ESHAPE);
+		return (errf(-REST_ESHAPE, err, errlen,
+		             "results[%zu]: no status \"0\" or \"1\"", i));
 	}
 	result_text(o, r);
 	return (0);
@@ -410,7 +394,8 @@ rest_result_parse(const char *body, size_t len, size_t want,
 	              (void **)out, n, err, errlen);
 
 	if (rv == 0 && (*n == 0 || (want && *n != want))) {
-		fail(err, errlen, "results: %zu items for %zu sent", *n, want);
+		(void)errf(0, err, errlen, "results: %zu items for %zu sent",
+		           *n, want);
 		free(*out);
 		*out = NULL;
 		*n = 0;
@@ -431,28 +416,24 @@ list_row(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 	h1 = json_object_get(o, "half1");
 	h2 = json_object_get(o, "half2");
 	if (h1 != NULL && !json_is_object(h1))
-		return (fail(err, errlen,
-		             "list[%zu].half1: expected an object", i),
-		        -REST_ESHAPE);
+		return (errf(-REST_ESHAPE, err, errlen,
+		             "list[%zu].half1: expected an object", i));
 	if (h2 != NULL && !json_is_null(h2) && !json_is_object(h2))
-		return (fail(err, errlen,
-		             "list[%zu].half2: expected an object", i),
-		        -REST_ESHAPE);
+		return (errf(-REST_ESHAPE, err, errlen,
+		             "list[%zu].half2: expected an object", i));
 	nm = json_object_get(o, "name");
 	if (json_is_string(nm) && json_string_length(nm) > 0)
 		name = json_string_value(nm);
 	else if (h1 != NULL && json_is_string(json_object_get(h1, "conn")))
 		name = json_string_value(json_object_get(h1, "conn"));
 	if (name == NULL)
-		return (fail(err, errlen,
-		             "list[%zu]: neither name nor half1.conn", i),
-		        -REST_ESHAPE);
+		return (errf(-REST_ESHAPE, err, errlen,
+		             "list[%zu]: neither name nor half1.conn", i));
 	if (rest_conn_parse(name, x) != 0 || conn_check(x, nports) != 0)
-		return (fail(err, errlen,
+		return (errf(-REST_EVALUE, err, errlen,
 		             "list[%zu].name: \"%.40s\" is not a connection "
 		             "of this switch",
-		             i, name),
-		        -REST_EVALUE);
+		             i, name));
 	/* The direction field, if present, must agree with the name. */
 	dir = json_object_get(o, "dir");
 	if (dir != NULL) {
@@ -461,11 +442,10 @@ list_row(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 
 		if ((strcmp(d, "bi") == 0) != x->bi ||
 		    (strcmp(d, "uni") && strcmp(d, "bi")))
-			return (fail(err, errlen,
+			return (errf(-REST_EVALUE, err, errlen,
 			             "list[%zu].dir: \"%.10s\" does not match "
 			             "\"%s\"",
-			             i, d, name),
-			        -REST_EVALUE);
+			             i, d, name));
 	}
 	/* half1.conn, when given, is A>B of this connection. */
 	if (h1 != NULL && json_is_string(json_object_get(h1, "conn"))) {
@@ -473,11 +453,10 @@ list_row(json_t *o, size_t i, uint32_t nports, void *out, char *err,
 
 		if (rest_conn_parse(c, &hx) != 0 || hx.bi || hx.a != x->a ||
 		    hx.b != x->b)
-			return (fail(err, errlen,
+			return (errf(-REST_EVALUE, err, errlen,
 			             "list[%zu].half1.conn: \"%.40s\" is not "
 			             "half of \"%s\"",
-			             i, c, name),
-			        -REST_EVALUE);
+			             i, c, name));
 	}
 	return (0);
 }
@@ -503,10 +482,10 @@ power_parse(json_t *v, double *dbm)
 	}
 	if (json_is_number(v)) {
 		*dbm = json_number_value(v);
-		return (isfinite(*dbm) ? 0 : -1);
+		return (isfinite(*dbm) ? 0 : -REST_EVALUE);
 	}
 	if (!json_is_string(v))
-		return (-1);
+		return (-REST_EVALUE);
 	s = json_string_value(v);
 	if (strcmp(s, "NONE") == 0 || *s == '\0') {
 		*dbm = -90;
@@ -541,13 +520,13 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports,
 	if ((rv = load(body, len, &j, err, errlen)) != 0)
 		return (rv);
 	if (!json_is_array(j) || (k = json_array_size(j)) == 0) {
-		fail(err, errlen, "ports: expected a non-empty JSON array");
-		rv = -REST_ESHAPE;
+		rv = errf(-REST_ESHAPE, err, errlen,
+		          "ports: expected a non-empty JSON array");
 		goto out;
 	}
 	if (k > 4096) {
-		fail(err, errlen, "ports: %zu rows, more than 4096", k);
-		rv = -REST_EVALUE;
+		rv = errf(-REST_EVALUE, err, errlen,
+		          "ports: %zu rows, more than 4096", k);
 		goto out;
 	}
 	if ((rows = calloc(k, sizeof(*rows))) == NULL) {
@@ -559,19 +538,20 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports,
 		struct rest_port *r;
 
 		if (!json_is_object(o)) {
-			fail(err, errlen, "ports[%zu]: expected an object", i);
-			rv = -REST_ESHAPE;
+			rv = errf(-REST_ESHAPE, err, errlen,
+			          "ports[%zu]: expected an object", i);
 			goto out;
 		}
 		if ((rv = port_field(o, "ports", i, "port", 0, &p, err,
 		                     errlen)) != 0)
 			goto out;
 		if (p > k || rows[p - 1].port != 0) {
-			fail(err, errlen, "ports[%zu].port: \"%s\" %s", i,
-			     json_string_value(json_object_get(o, "port")),
-			     p > k ? "leaves a gap in the numbering"
-			           : "listed twice");
-			rv = -REST_EVALUE;
+			rv =
+			    errf(-REST_EVALUE, err, errlen,
+			         "ports[%zu].port: \"%s\" %s", i,
+			         json_string_value(json_object_get(o, "port")),
+			         p > k ? "leaves a gap in the numbering"
+			               : "listed twice");
 			goto out;
 		}
 		r = &rows[p - 1];
@@ -581,9 +561,8 @@ rest_ports_parse(const char *body, size_t len, uint32_t *nports,
 		                &r->inpower) != 0 ||
 		    power_parse(json_object_get(o, "outpower"),
 		                &r->outpower) != 0) {
-			fail(err, errlen, "ports[%zu]: power is not a number",
-			     i);
-			rv = -REST_EVALUE;
+			rv = errf(-REST_EVALUE, err, errlen,
+			          "ports[%zu]: power is not a number", i);
 			goto out;
 		}
 		r->fail = oc_failed(o, "inoc") || oc_failed(o, "outoc") ||
@@ -616,8 +595,8 @@ rest_detail_parse(const char *body, size_t len, struct rest_port *pt,
 	if (json_is_array(j) && json_array_size(j) == 1)
 		o = json_array_get(j, 0);
 	if (!json_is_object(o)) {
-		fail(err, errlen, "detail: expected an object");
-		rv = -REST_ESHAPE;
+		rv = errf(-REST_ESHAPE, err, errlen,
+		          "detail: expected an object");
 		goto out;
 	}
 	if ((rv = port_field(o, "detail", 0, "port", 0, &pt->port, err,
@@ -625,14 +604,14 @@ rest_detail_parse(const char *body, size_t len, struct rest_port *pt,
 		goto out;
 	if (power_parse(json_object_get(o, "inpower"), &pt->inpower) != 0 ||
 	    power_parse(json_object_get(o, "outpower"), &pt->outpower) != 0) {
-		fail(err, errlen, "detail: inpower/outpower is not a number");
-		rv = -REST_EVALUE;
+		rv = errf(-REST_EVALUE, err, errlen,
+		          "detail: inpower/outpower is not a number");
 		goto out;
 	}
 	v = json_object_get(o, "incircuit");
 	if (v != NULL && !json_is_string(v)) {
-		fail(err, errlen, "detail.incircuit: expected a string");
-		rv = -REST_ESHAPE;
+		rv = errf(-REST_ESHAPE, err, errlen,
+		          "detail.incircuit: expected a string");
 		goto out;
 	}
 	snprintf(pt->conn, sizeof(pt->conn), "%.31s",
@@ -911,20 +890,4 @@ rest_xc_to_map(const struct rest_xc *x, uint32_t n, uint16_t *map)
 	if (x->bi)
 		map[x->b] = (uint16_t)(n + x->a);
 	return (0);
-}
-
-const char *
-rest_strerror(int rv)
-{
-	switch (-rv) {
-	case REST_EJSON:
-		return ("not JSON");
-	case REST_ESHAPE:
-		return ("unexpected JSON shape");
-	case REST_EVALUE:
-		return ("unusable value");
-	case REST_ESIZE:
-		return ("body too large");
-	}
-	return (strerror(-rv));
 }

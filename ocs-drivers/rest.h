@@ -16,13 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/base/errbase.h"
+
 #define REST_PORTS_PER_MODULE 16
 #define REST_BODY_MAX         (8u << 20) /* any body, either direction */
 #define REST_NAME_MAX         32         /* "1.256.16-1.256.16" fits */
 #define REST_TEXT_MAX         256
 
 enum rest_err { /* returned negated */
-	        REST_EBASE = 7168,
+	        REST_EBASE = ERR_BASE_REST,
 	        REST_EJSON, /* not JSON, or nested too deep */
 	        REST_ESHAPE, /* JSON, but a field is missing or of the wrong type */
 	        REST_EVALUE, /* a field has a value we cannot use */
@@ -122,7 +124,5 @@ size_t rest_xc_from_map(const uint16_t *map, uint32_t nports,
                         struct rest_xc *xc);
 /* Add the patches of xc to map; -REST_EVALUE if a port is already used. */
 int rest_xc_to_map(const struct rest_xc *, uint32_t nports, uint16_t *map);
-
-const char *rest_strerror(int rv);
 
 #endif

@@ -189,14 +189,14 @@ parse_port(const char *s, size_t n, uint32_t *v)
 	size_t   i;
 
 	if (n == 0 || n > 10)
-		return (-1);
+		return (-EINVAL);
 	for (i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
-			return (-1);
+			return (-EINVAL);
 		x = x * 10 + (uint64_t)(s[i] - '0');
 	}
 	if (x > UINT32_MAX)
-		return (-1);
+		return (-EINVAL);
 	*v = (uint32_t)x;
 	return (0);
 }

@@ -16,13 +16,15 @@
 #include <nng/protocol/pubsub0/pub.h>
 #include <nng/protocol/reqrep0/rep.h>
 
-#include "ocsd/log.h"
-#include "ocsd/run.h"
+#include "ocsd/agents.h"
+#include "ocsd/conf.h"
+#include "proto/auth.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
 #include "proto/link.h"
 
-#define AG_MAX     4096
-#define CHAL_MAX   64
-#define CHAL_TTLMS 10000
+#define AG_MAX   4096
+#define CHAL_MAX 64
 
 struct actx {
 	enum { A_RECV, A_WORK, A_HOLD, A_SEND } state;
@@ -34,29 +36,25 @@ struct actx {
 	struct actx   *next;
 };
 
-struct chal {
-	uint32_t pipe;
-	uint64_t expires;
-	char     host[64];
-	uint8_t  nonce[AUTH_NONCE];
-};
-
 struct agents {
-	struct ocsd   *d;
-	nng_socket     rep, pub;
-	int            have_pub;
-	struct actx   *ctxs;
-	int            nrecv, closing;
-	struct agent **a;
-	uint32_t       na, next_id;
-	uint8_t        secret[AUTH_SEC_MAX + 1];
-	size_t         slen;
-	struct chal    chal[CHAL_MAX];
-	char           events[PATH_MAX + 16];
-	nng_aio       *tick;
+	struct ocsd         *d;
+	nng_socket           rep, pub;
+	int                  have_pub;
+	struct actx         *ctxs;
+	int                  nrecv, closing;
+	struct agent       **a;
+	uint32_t             na, next_id;
+	uint8_t              secret[AUTH_SEC_MAX + 1];
+	size_t               slen;
+	struct auth_chal     chal[CHAL_MAX];
+	char                 events[PATH_MAX + 16];
+	nng_aio             *tick;
+	struct agents_events ev; /* the runner's callbacks */
+	uint32_t unjoined_pipe;  /* the last pipe told it has not joined */
 };
 
 static void ctx_cb(void *);
+static void lose(struct agents *, struct agent *, const char *);
 
 /* Back to waiting for a request on this context. */
 static void
@@ -159,15 +157,15 @@ hold(struct actx *c, struct agent *a, int ready)
 	c->holder = a;
 	a->held = c;
 	a->held_ready = ready;
-	a->held_until = ocsd_now_ms() + ag->d->conf->heartbeat_ms;
+	a->held_until = mono_ms() + ag->d->conf->heartbeat_ms;
 }
 
-void
-agents_answer(struct ocsd *d, struct agent *a, Ocs__Msg *m)
+/* Answer a's held request, if any, with m. */
+static void
+answer(struct agent *a, Ocs__Msg *m)
 {
 	struct actx *c = a->held;
 
-	(void)d;
 	if (c == NULL)
 		return;
 	a->held = NULL;
@@ -175,18 +173,131 @@ agents_answer(struct ocsd *d, struct agent *a, Ocs__Msg *m)
 	send_msg(c, m);
 }
 
-void
-agents_publish(struct ocsd *d, Ocs__Msg *m)
+/* To every agent's event socket; a slow subscriber loses it (PUB). */
+static void
+publish(struct agents *ag, Ocs__Msg *m)
 {
 	nng_msg *nm;
 
-	if (d->ag == NULL || !d->ag->have_pub)
+	if (ag == NULL || !ag->have_pub)
 		return;
 	m->version = MSG_VERSION;
 	if (msg_encode(m, &nm) != 0)
 		return;
-	if (nng_sendmsg(d->ag->pub, nm, NNG_FLAG_NONBLOCK) != 0)
+	if (nng_sendmsg(ag->pub, nm, NNG_FLAG_NONBLOCK) != 0)
 		nng_msg_free(nm);
+}
+
+static void
+msg_for(Ocs__Msg *m, uint64_t run_id, uint32_t phase)
+{
+	ocs__msg__init(m);
+	m->has_run_id = 1;
+	m->run_id = run_id;
+	m->has_phase = 1;
+	m->phase = phase;
+}
+
+int
+agents_send_plan(struct ocsd *d, struct agent *a, uint64_t run_id,
+                 const struct plan *p, const char *algo)
+{
+	struct plan_wire w;
+	Ocs__Msg         m;
+	int              rv;
+
+	(void)d;
+	if ((rv = plan_encode(p, a->id, algo, &w)) == 0) {
+		msg_for(&m, run_id, 0);
+		m.body_case = OCS__MSG__BODY_PLAN;
+		m.plan = &w.p;
+		answer(a, &m);
+	}
+	plan_wire_free(&w);
+	return (rv);
+}
+
+/* Release and Finished carry nothing but the run and the phase. */
+static void
+answer_bare(struct agent *a, uint64_t run_id, uint32_t phase, int finished)
+{
+	Ocs__Msg      m;
+	Ocs__Release  rel;
+	Ocs__Finished fin;
+
+	msg_for(&m, run_id, phase);
+	if (finished) {
+		ocs__finished__init(&fin);
+		m.body_case = OCS__MSG__BODY_FINISHED;
+		m.finished = &fin;
+	} else {
+		ocs__release__init(&rel);
+		m.body_case = OCS__MSG__BODY_RELEASE;
+		m.release = &rel;
+	}
+	answer(a, &m);
+}
+
+void
+agents_release(struct ocsd *d, struct agent *a, uint64_t run_id,
+               uint32_t phase)
+{
+	(void)d;
+	answer_bare(a, run_id, phase, 0);
+}
+
+void
+agents_finished(struct ocsd *d, struct agent *a, uint64_t run_id,
+                uint32_t phase)
+{
+	(void)d;
+	answer_bare(a, run_id, phase, 1);
+}
+
+void
+agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
+             const char *reason, struct agent *const *nodes, uint32_t n)
+{
+	Ocs__Msg   m;
+	Ocs__Abort ab;
+	uint32_t   i;
+
+	msg_for(&m, run_id, phase);
+	ocs__abort__init(&ab);
+	ab.reason = (char *)(uintptr_t)reason;
+	m.body_case = OCS__MSG__BODY_ABORT;
+	m.abort = &ab;
+	/* Agents in a phase hear it on the event socket; waiting ones as
+	 * the answer to what they wait on. */
+	publish(d->ag, &m);
+	for (i = 0; i < n; i++)
+		if (nodes[i] != NULL)
+			answer(nodes[i], &m);
+}
+
+void
+agents_notify(struct agents *ag, const struct agents_events *ev)
+{
+	nng_mtx_lock(ag->d->mtx);
+	ag->ev = *ev;
+	nng_mtx_unlock(ag->d->mtx);
+}
+
+int
+agents_ports(const struct ocsd *d, struct agent *a)
+{
+	const struct conf_trx *t;
+	char                   name[80];
+	uint32_t               i;
+
+	for (i = 0; i < a->ntrx && i < AGENT_MAX_TRX; i++) {
+		snprintf(name, sizeof(name), "%s.%u", a->host, i);
+		if ((t = conf_trx_find(d->conf, name)) == NULL)
+			return (-ENOENT);
+		a->in[i] = (uint16_t)t->in;
+		a->out[i] = (uint16_t)t->out;
+	}
+	return (0);
 }
 
 static struct agent *
@@ -220,37 +331,110 @@ static void
 on_hello(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 {
 	struct agents *ag = c->ag;
-	struct chal   *ch = NULL;
+	const uint8_t *nonce;
 	Ocs__Msg       r;
 	Ocs__Challenge cm;
-	uint64_t       now = ocsd_now_ms();
-	int            i;
 
 	if (!host_ok(m->hello->host)) {
 		log_warnx("agents: hello from %s with a bad host name", peer);
 		send_error(c, -MSG_EFIELD, "bad host name");
 		return;
 	}
-	/* One challenge per pipe; expired slots are reused. */
-	for (i = 0; i < CHAL_MAX; i++)
-		if (ag->chal[i].pipe == pipe || ag->chal[i].expires < now) {
-			ch = &ag->chal[i];
-			break;
-		}
-	if (ch == NULL || auth_nonce(ch->nonce) != 0) {
+	/* The nonce is bound to the host the hello named. */
+	nonce = auth_chal_issue(ag->chal, CHAL_MAX, pipe, m->hello->host,
+	                        mono_ms());
+	if (nonce == NULL) {
 		send_error(c, -EAGAIN, "too many joins at once; try again");
 		return;
 	}
-	ch->pipe = pipe;
-	ch->expires = now + CHAL_TTLMS;
-	snprintf(ch->host, sizeof(ch->host), "%s", m->hello->host);
 	ocs__msg__init(&r);
 	ocs__challenge__init(&cm);
-	cm.nonce.data = ch->nonce;
+	cm.nonce.data = (uint8_t *)(uintptr_t)nonce;
 	cm.nonce.len = AUTH_NONCE;
 	r.body_case = OCS__MSG__BODY_CHALLENGE;
 	r.challenge = &cm;
 	send_msg(c, &r);
+}
+
+/* The join answers this pipe's challenge and proves the secret.  0, or
+ * -EPERM after refusing it. */
+static int
+join_proven(struct actx *c, const Ocs__Join *j, uint32_t pipe,
+            const char *peer)
+{
+	struct agents *ag = c->ag;
+	uint8_t        want[AUTH_PROOF];
+
+	if (!auth_chal_take(ag->chal, CHAL_MAX, pipe, j->nonce.data,
+	                    j->nonce.len, j->host, mono_ms())) {
+		log_warnx("agents: join from %s without a valid challenge",
+		          peer);
+		send_error(c, -EPERM, "join refused: no valid challenge");
+		return (-EPERM);
+	}
+	if (j->proof.len != AUTH_PROOF ||
+	    auth_proof(ag->secret, ag->slen, j->nonce.data, AUTH_NONCE,
+	               j->host, want) != 0 ||
+	    !auth_equal(want, j->proof.data, AUTH_PROOF)) {
+		log_warnx("agents: join as %s from %s refused: wrong proof of "
+		          "the secret",
+		          j->host, peer);
+		send_error(c, -EPERM,
+		           "join refused: wrong proof of the secret");
+		return (-EPERM);
+	}
+	return (0);
+}
+
+/*
+ * A record for the joining host.  The same host joining again (it
+ * restarted, or lost its connection) replaces its old record, and the
+ * runner hears it as lost; a host that is still connected elsewhere is
+ * refused.  NULL after refusing.
+ */
+static struct agent *
+enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
+{
+	struct agents *ag = c->ag;
+	struct agent  *a;
+	char           why[200];
+	uint32_t       i;
+
+	for (i = 0; i < ag->na; i++) {
+		a = ag->a[i];
+		if (strcmp(a->host, j->host) != 0)
+			continue;
+		if (!a->lost && a->pipe != pipe) {
+			snprintf(why, sizeof(why),
+			         "join refused: host %s has already joined as "
+			         "agent %u",
+			         j->host, a->id);
+			log_warnx("agents: %s (from %s)", why, peer);
+			send_error(c, -EEXIST, why);
+			return (NULL);
+		}
+		if (ag->ev.lost)
+			ag->ev.lost(ag->ev.arg, a);
+		if (a->held)
+			idle_held(a);
+		free(a);
+		ag->a[i] = ag->a[--ag->na];
+		break;
+	}
+	if (ag->na == AG_MAX || (a = calloc(1, sizeof(*a))) == NULL) {
+		send_error(c, -ENOMEM, "join refused: too many agents");
+		return (NULL);
+	}
+	a->id = ++ag->next_id;
+	snprintf(a->host, sizeof(a->host), "%s", j->host);
+	a->ntrx = j->transceivers;
+	a->fibres_up = a->ntrx; /* its first Poll says otherwise */
+	a->pipe = pipe;
+	a->seen_ms = mono_ms();
+	a->node = -1;
+	a->ready = AG_NONE;
+	ag->a[ag->na++] = a;
+	return (a);
 }
 
 static void
@@ -259,44 +443,20 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	struct agents   *ag = c->ag;
 	struct ocsd     *d = ag->d;
 	const Ocs__Join *j = m->join;
-	struct chal     *ch = NULL;
 	struct agent    *a;
-	uint8_t          want[AUTH_PROOF];
 	Ocs__Msg         r;
 	Ocs__JoinReply   jr;
-	Ocs__PortMap     pm[8], *pp[8];
+	Ocs__PortMap     pm[AGENT_MAX_TRX], *pp[AGENT_MAX_TRX];
 	char             name[80], why[200];
 	uint32_t         i;
-	int              k;
 
-	for (k = 0; k < CHAL_MAX; k++)
-		if (ag->chal[k].pipe == pipe &&
-		    ag->chal[k].expires >= ocsd_now_ms())
-			ch = &ag->chal[k];
-	if (ch == NULL || j->nonce.len != AUTH_NONCE ||
-	    memcmp(j->nonce.data, ch->nonce, AUTH_NONCE) != 0 ||
-	    strcmp(j->host, ch->host) != 0) {
-		log_warnx("agents: join from %s without a valid challenge",
-		          peer);
-		send_error(c, -EPERM, "join refused: no valid challenge");
+	if (join_proven(c, j, pipe, peer) != 0)
 		return;
-	}
-	ch->expires = 0; /* a nonce serves once */
-	if (j->proof.len != AUTH_PROOF ||
-	    auth_proof(ag->secret, ag->slen, ch->nonce, AUTH_NONCE, j->host,
-	               want) != 0 ||
-	    !auth_equal(want, j->proof.data, AUTH_PROOF)) {
-		log_warnx("agents: join as %s from %s refused: wrong proof of "
-		          "the secret",
-		          j->host, peer);
-		send_error(c, -EPERM,
-		           "join refused: wrong proof of the secret");
-		return;
-	}
-	if (j->transceivers < 1 || j->transceivers > 8) {
+	if (j->transceivers < 1 || j->transceivers > AGENT_MAX_TRX) {
 		send_error(c, -MSG_EFIELD, "join: 1 to 8 transceivers");
 		return;
 	}
+	/* Every transceiver must be cabled before the host is enrolled. */
 	for (i = 0; i < j->transceivers; i++) {
 		const struct conf_trx *t;
 
@@ -316,40 +476,13 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 		pm[i].egress = t->out;
 		pp[i] = &pm[i];
 	}
-	for (i = 0; i < ag->na; i++) {
-		a = ag->a[i];
-		if (strcmp(a->host, j->host) != 0)
-			continue;
-		if (!a->lost && a->pipe != pipe) {
-			snprintf(why, sizeof(why),
-			         "join refused: host %s has already joined as "
-			         "agent %u",
-			         j->host, a->id);
-			log_warnx("agents: %s (from %s)", why, peer);
-			send_error(c, -EEXIST, why);
-			return;
-		}
-		/* The same host again: it replaces its old record. */
-		if (a->node >= 0)
-			run_on_lost(d, a);
-		if (a->held)
-			idle_held(a);
-		free(a);
-		ag->a[i] = ag->a[--ag->na];
-		break;
-	}
-	if (ag->na == AG_MAX || (a = calloc(1, sizeof(*a))) == NULL) {
-		send_error(c, -ENOMEM, "join refused: too many agents");
+	if ((a = enrol(c, j, pipe, peer)) == NULL)
 		return;
+	/* The ports, resolved once here rather than by name every phase. */
+	for (i = 0; i < a->ntrx; i++) {
+		a->in[i] = (uint16_t)pm[i].ingress;
+		a->out[i] = (uint16_t)pm[i].egress;
 	}
-	a->id = ++ag->next_id;
-	snprintf(a->host, sizeof(a->host), "%s", j->host);
-	a->ntrx = j->transceivers;
-	a->pipe = pipe;
-	a->seen_ms = ocsd_now_ms();
-	a->node = -1;
-	a->ready = AG_NONE;
-	ag->a[ag->na++] = a;
 	log_info("agents: %s joined from %s as agent %u (%u transceivers)",
 	         a->host, peer, a->id, a->ntrx);
 	ocs__msg__init(&r);
@@ -365,6 +498,46 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	send_msg(c, &r);
 }
 
+/*
+ * A Ready is checked before it is held: a refused one is answered at
+ * once with the reason; an accepted one waits for the release, which the
+ * runner may give at once (the last agent of a barrier).
+ */
+static void
+on_ready(struct actx *c, struct agent *a, const Ocs__Msg *m)
+{
+	struct agents      *ag = c->ag;
+	struct agents_ready rd;
+	char                why[300];
+	int                 n, rv;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.has_run = m->has_run_id;
+	rd.run_id = m->run_id;
+	rd.has_phase = m->has_phase;
+	rd.phase = m->phase;
+	if ((n = plan_ready_decode(m->ready, rd.done)) < 0) {
+		snprintf(why, sizeof(why), "%zu phase reports, at most %d",
+		         m->ready->n_done, PLAN_MAX_DONE);
+		rv = -MSG_EFIELD;
+	} else {
+		rd.ndone = (uint32_t)n;
+		if (ag->ev.ready_check == NULL || ag->ev.ready == NULL) {
+			snprintf(why, sizeof(why), "no run in progress");
+			rv = -OCSD_EREQUEST;
+		} else
+			rv = ag->ev.ready_check(ag->ev.arg, a, &rd, why,
+			                        sizeof(why));
+	}
+	if (rv != 0) {
+		log_warnx("agents: %s: %s", a->host, why);
+		send_error(c, rv, why);
+		return;
+	}
+	hold(c, a, 1);
+	ag->ev.ready(ag->ev.arg, a, &rd);
+}
+
 static void
 on_request(struct actx *c)
 {
@@ -377,6 +550,7 @@ on_request(struct actx *c)
 	char           peer[128], why[300];
 	int            rv;
 
+	(void)d;
 	link_peer_name(nm, peer, sizeof(peer));
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
 	                sizeof(why));
@@ -404,31 +578,37 @@ on_request(struct actx *c)
 		     m->poll->agent_id != a->id) ||
 		    (m->body_case == OCS__MSG__BODY_READY &&
 		     m->ready->agent_id != a->id)) {
-			log_warnx("agents: message %d from %s, which has not "
-			          "joined",
-			          m->body_case, peer);
+			/* After a restart every agent's next messages
+			 * come from before it: said once per connection,
+			 * and the agent joins again on the answer. */
+			if (ag->unjoined_pipe != pipe)
+				log_warnx(
+				    "agents: %s has not joined (ocsd "
+				    "restarted, or it was lost): told to "
+				    "join again",
+				    peer);
+			ag->unjoined_pipe = pipe;
 			send_error(c, -EPERM, "not joined");
 			break;
 		}
-		a->seen_ms = ocsd_now_ms();
+		a->seen_ms = mono_ms();
 		if (m->body_case == OCS__MSG__BODY_POLL) {
+			/* An older agent does not say: it has them all. */
+			a->fibres_up = m->poll->has_fibres_up
+			                   ? m->poll->fibres_up
+			                   : a->ntrx;
 			hold(c, a, 0);
-			run_on_poll(d, a);
-		} else if (m->body_case == OCS__MSG__BODY_READY) {
-			/* Held first: the run may release it at once. */
-			hold(c, a, 1);
-			if ((rv = run_on_ready(d, a, m, why, sizeof(why))) !=
-			    0) {
-				a->held = NULL;
-				c->holder = NULL;
-				log_warnx("agents: %s: %s", a->host, why);
-				send_error(c, rv, why);
-			}
-		} else {
+			if (ag->ev.poll)
+				ag->ev.poll(ag->ev.arg, a);
+		} else if (m->body_case == OCS__MSG__BODY_READY)
+			on_ready(c, a, m);
+		else {
 			Ocs__Msg   r;
 			Ocs__Abort ab;
 
-			run_on_agent_abort(d, a, m);
+			if (ag->ev.abort && m->has_run_id)
+				ag->ev.abort(ag->ev.arg, a, m->run_id,
+				             m->abort->reason);
 			ocs__msg__init(&r);
 			ocs__abort__init(&ab);
 			ab.reason = m->abort->reason;
@@ -498,14 +678,14 @@ tick_ms(const struct ocsd *d)
 	                                        : 250);
 }
 
-/* Heartbeats: a Poll held past its time is answered Idle; a run's
- * barrier past its deadline is aborted. */
+/* Heartbeats: a Poll held past its time is answered Idle, so agents
+ * that stop asking are noticed. */
 static void
 tick_cb(void *arg)
 {
 	struct agents *ag = arg;
 	struct ocsd   *d = ag->d;
-	uint64_t       now = ocsd_now_ms();
+	uint64_t       now = mono_ms();
 	uint32_t       i;
 
 	if (nng_aio_result(ag->tick) != 0)
@@ -516,10 +696,47 @@ tick_cb(void *arg)
 
 		if (a->held && !a->held_ready && now >= a->held_until)
 			idle_held(a);
+		/*
+		 * An idle agent polls again at once after each Idle, so
+		 * one heard of for three heartbeats is hung (stopped: its
+		 * connection stays up).  In a phase it is quiet until its
+		 * Ready, and the run's deadline watches it instead.
+		 */
+		if (!a->lost && a->held == NULL && a->node < 0 &&
+		    now - a->seen_ms > 3ull * d->conf->heartbeat_ms)
+			lose(ag, a, "no heartbeat for three periods");
 	}
-	run_tick(d);
 	nng_mtx_unlock(d->mtx);
 	nng_sleep_aio(tick_ms(d), ag->tick);
+}
+
+/* An agent is gone: the runner hears it, its held request is recycled. */
+static void
+lose(struct agents *ag, struct agent *a, const char *why)
+{
+	a->lost = 1;
+	log_warnx("agents: %s (agent %u) lost: %s", a->host, a->id, why);
+	if (ag->ev.lost)
+		ag->ev.lost(ag->ev.arg, a);
+	idle_held(a);
+}
+
+int
+agents_evict(struct ocsd *d, const char *host, char *err, size_t len)
+{
+	struct agents *ag = d->ag;
+	uint32_t       i;
+
+	for (i = 0; ag != NULL && i < ag->na; i++)
+		if (!ag->a[i]->lost && strcmp(ag->a[i]->host, host) == 0) {
+			lose(ag, ag->a[i], "evicted by the operator");
+			snprintf(err, len, "%s (agent %u) evicted", host,
+			         ag->a[i]->id);
+			return (0);
+		}
+	snprintf(err, len, "evict: no agent of host \"%.64s\" has joined",
+	         host);
+	return (-ENOENT);
 }
 
 static void
@@ -530,15 +747,8 @@ pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
 
 	(void)ev;
 	nng_mtx_lock(ag->d->mtx);
-	if ((a = by_pipe(ag, nng_pipe_id(p))) != NULL) {
-		a->lost = 1;
-		log_warnx("agents: %s (agent %u) lost: connection closed",
-		          a->host, a->id);
-		if (a->node >= 0)
-			run_on_lost(ag->d, a);
-		/* A held request can no longer be answered: recycle it. */
-		idle_held(a);
-	}
+	if ((a = by_pipe(ag, nng_pipe_id(p))) != NULL)
+		lose(ag, a, "connection closed");
 	nng_mtx_unlock(ag->d->mtx);
 }
 
@@ -548,8 +758,9 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	struct agents *ag = d->ag;
 	uint32_t       i, j, n = 0;
 
+	/* An agent whose fibres are out cannot take part in a run. */
 	for (i = 0; ag && i < ag->na && n < cap; i++)
-		if (!ag->a[i]->lost)
+		if (!ag->a[i]->lost && ag->a[i]->fibres_up >= ag->a[i]->ntrx)
 			out[n++] = ag->a[i];
 	/* Insertion sort by host: small n, stable node numbering. */
 	for (i = 1; i < n; i++)
@@ -586,7 +797,9 @@ agents_info(struct ocsd *d, struct reply *rp)
 		                          : a->node >= 0 ? "running"
 		                                         : "idle");
 		ai->has_seen_ms_ago = 1;
-		ai->seen_ms_ago = ocsd_now_ms() - a->seen_ms;
+		ai->seen_ms_ago = mono_ms() - a->seen_ms;
+		ai->has_fibres_up = 1;
+		ai->fibres_up = a->fibres_up;
 		rp->r.agents[rp->r.n_agents++] = ai;
 	}
 }

@@ -3,15 +3,17 @@
 #include <errno.h>
 #include <ini.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "collectives/units.h"
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
 #include "ocsd/conf.h"
+#include "proto/base/net.h"
+#include "proto/base/path.h"
+#include "proto/base/units.h"
 
 struct pctx {
 	struct conf *c;
@@ -20,6 +22,9 @@ struct pctx {
 	size_t       cap;
 	int          have_pw, have_pwfile;
 	char         pwfile[PATH_MAX];
+	char         cur[32];     /* the section being read */
+	char         seen[8][32]; /* the sections read before it */
+	int          nseen;
 };
 
 #define CONF_FMT(a, b) __attribute__((__format__(printf, a, b)))
@@ -60,10 +65,10 @@ parse_port(const char *s, uint32_t *v)
 	long  x;
 
 	if (*s < '0' || *s > '9')
-		return (-1);
+		return (-EINVAL);
 	x = strtol(s, &end, 10);
 	if (end == s || x < 1 || x > 2 * DRV_MAX_PORTS)
-		return (-1);
+		return (-EINVAL);
 	*v = (uint32_t)x;
 	return ((int)(end - s));
 }
@@ -148,177 +153,258 @@ nng_addr_ok(const char *v)
 	        strncmp(v, "tls+tcp://", 10) == 0);
 }
 
+/*
+ * The keys, after iproute2's tables: each names its section, the parser
+ * of its value and the field it fills (an offset into struct conf), with
+ * the bounds the parser checks.  An unknown key or section is an error,
+ * so a typo never goes unnoticed.
+ */
+struct conf_key;
+typedef int (*conf_val_fn)(struct pctx *, const struct conf_key *,
+                           const char *val, void *field);
+
+struct conf_key {
+	const char *section, *key;
+	conf_val_fn parse;
+	size_t      off, len; /* the field; len for strings */
+	double      min, max; /* numbers: bounds; times in seconds */
+	const char *low;      /* times: the reason below min (NULL: range) */
+};
+
+#define FIELD(f)  offsetof(struct conf, f), sizeof(((struct conf *)0)->f)
+#define NOFIELD   0, 0
+#define TIME_WHAT "expected a time up to 1h (ns, us, ms, s)"
+
+static int
+v_str(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
+v_addr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (!nng_addr_ok(val))
+		return (bad(p, k->key, val,
+		            "expected ipc://PATH, tcp://ADDR:PORT or "
+		            "tls+tcp://ADDR:PORT"));
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
+v_driver(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (drv_lookup(val) == NULL)
+		return (
+		    bad(p, k->key, val, "unknown driver (%s)", drv_names()));
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
+v_abspath(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (val[0] != '/')
+		return (bad(p, k->key, val, "must be an absolute path"));
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
+v_yesno(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (strcmp(val, "yes") && strcmp(val, "no"))
+		return (bad(p, k->key, val, "expected yes or no"));
+	*(int *)f = strcmp(val, "yes") == 0;
+	return (1);
+}
+
+static int
+v_count(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	char *end;
+	long  v = strtol(val, &end, 10);
+
+	if (*val == '\0' || *end != '\0' || v < k->min || v > k->max)
+		return (bad(p, k->key, val, "expected %.0f..%.0f", k->min,
+		            k->max));
+	*(uint32_t *)f = (uint32_t)v;
+	return (1);
+}
+
+/* A time: in [min, max] seconds, or the key's own reason below min. */
+static int
+get_time(struct pctx *p, const struct conf_key *k, const char *val, double *t)
+{
+	if (k->low == NULL) {
+		if (unit_parse_time(val, t) != 0 || *t < k->min || *t > k->max)
+			return (bad(p, k->key, val,
+			            "expected a time from 100ms to 60s"));
+		return (1);
+	}
+	if (unit_parse_time(val, t) != 0 || *t > k->max)
+		return (bad(p, k->key, val, TIME_WHAT));
+	if (*t < k->min)
+		return (bad(p, k->key, val, "%s", k->low));
+	return (1);
+}
+
+static int
+v_ms(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	double t;
+
+	if (!get_time(p, k, val, &t))
+		return (0);
+	*(uint32_t *)f = (uint32_t)(t * 1000 + 0.5);
+	return (1);
+}
+
+static int
+v_ms_int(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	double t;
+
+	if (!get_time(p, k, val, &t))
+		return (0);
+	*(int *)f = (int)(t * 1000 + 0.5);
+	return (1);
+}
+
+/* The run deadline is whole milliseconds, rounded down. */
+static int
+v_ms_floor(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	double t;
+
+	if (!get_time(p, k, val, &t))
+		return (0);
+	*(uint32_t *)f = (uint32_t)(t * 1000);
+	return (1);
+}
+
+static int
+v_seconds(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	return (get_time(p, k, val, f));
+}
+
+static int
+v_rate(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (unit_parse_rate(val, f) != 0)
+		return (bad(p, k->key, val,
+		            "expected a rate (bps, Kbps, Mbps, Gbps, GBps)"));
+	return (1);
+}
+
+static int
+v_chunk(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	uint64_t sz;
+
+	if (unit_parse_size(val, &sz) != 0 || sz < k->min || sz > k->max ||
+	    sz % 8)
+		return (bad(p, k->key, val,
+		            "expected 1KiB..1MiB, a multiple of 8"));
+	*(uint32_t *)f = (uint32_t)sz;
+	return (1);
+}
+
+static int
+v_reconcile(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	enum conf_reconcile *r = f;
+
+	if (strcmp(val, "hold") == 0)
+		*r = CONF_RECON_HOLD;
+	else if (strcmp(val, "push") == 0)
+		*r = CONF_RECON_PUSH;
+	else if (strcmp(val, "adopt") == 0)
+		*r = CONF_RECON_ADOPT;
+	else
+		return (bad(p, k->key, val, "expected hold, push or adopt"));
+	return (1);
+}
+
+/* The password comes from the file or the key, never both (validate). */
+static int
+v_password(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	p->have_pw = 1;
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
+v_pwfile(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	(void)f;
+	p->have_pwfile = 1;
+	return (copy(p, k->key, val, p->pwfile, sizeof(p->pwfile)));
+}
+
+static const struct conf_key conf_keys[] = {
+    {"switch", "driver", v_driver, FIELD(driver), 0, 0, NULL},
+    {"switch", "address", v_str, FIELD(address), 0, 0, NULL},
+    {"switch", "light_check", v_yesno, FIELD(light_check), 0, 0, NULL},
+    {"switch", "ca_file", v_str, FIELD(ca_file), 0, 0, NULL},
+    {"switch", "user", v_str, FIELD(user), 0, 0, NULL},
+    {"switch", "password", v_password, FIELD(password), 0, 0, NULL},
+    {"switch", "password_file", v_pwfile, NOFIELD, 0, 0, NULL},
+    {"switch", "timeout", v_ms_int, FIELD(timeout_ms), 0.001, 3600,
+     "at least 1ms"},
+    {"switch", "poll", v_ms, FIELD(poll_ms), 0, 3600, ""},
+    {"switch", "switch_time", v_ms, FIELD(switch_ms), 0, 3600, ""},
+    {"switch", "ports", v_count, FIELD(ports), 1, DRV_MAX_PORTS, NULL},
+    {"control", "secret_file", v_str, FIELD(ctl_secret_file), 0, 0, NULL},
+    {"control", "tls_cert_key", v_str, FIELD(ctl_tls_cert_key), 0, 0, NULL},
+    {"control", "listen", v_addr, FIELD(control), 0, 0, NULL},
+    {"agents", "tls_cert_key", v_str, FIELD(agents_tls), 0, 0, NULL},
+    {"agents", "listen", v_addr, FIELD(agents), 0, 0, NULL},
+    {"agents", "events", v_addr, FIELD(events), 0, 0, NULL},
+    {"agents", "secret_file", v_str, FIELD(secret_file), 0, 0, NULL},
+    {"agents", "heartbeat", v_ms, FIELD(heartbeat_ms), 0.1, 60, NULL},
+    {"run", "bandwidth", v_rate, FIELD(run_bps), 0, 0, NULL},
+    {"run", "alpha_s", v_seconds, FIELD(run_alpha_s), 0, 3600, ""},
+    {"run", "alpha_h", v_seconds, FIELD(run_alpha_h), 0, 3600, ""},
+    {"run", "deadline", v_ms_floor, FIELD(run_deadline_ms), 0.1, 3600,
+     "at least 100ms"},
+    {"run", "chunk", v_chunk, FIELD(run_chunk), 1024, 1 << 20, NULL},
+    {"state", "dir", v_abspath, FIELD(state_dir), 0, 0, NULL},
+    {"state", "reconcile", v_reconcile, FIELD(reconcile), 0, 0, NULL},
+};
+
 static int
 handler(void *user, const char *sec, const char *key, const char *val)
 {
 	struct pctx *p = user;
-	struct conf *c = p->c;
-	double       t;
-	char        *end;
-	long         v;
+	size_t       i;
+	int          known = 0;
 
+	/* A section given twice would make which value wins depend on
+	 * the order of the file: refused. */
+	if (strcmp(sec, p->cur) != 0) {
+		for (i = 0; i < (size_t)p->nseen; i++)
+			if (strcmp(p->seen[i], sec) == 0)
+				return (bad(p, key, val,
+				            "[%s] given twice (one section "
+				            "each)",
+				            sec));
+		if (p->cur[0] && p->nseen < 8)
+			snprintf(p->seen[p->nseen++], sizeof(p->seen[0]), "%s",
+			         p->cur);
+		snprintf(p->cur, sizeof(p->cur), "%s", sec);
+	}
 	if (strcmp(sec, "cabling") == 0)
 		return (cabling(p, key, val));
-	if (strcmp(sec, "switch") == 0) {
-		if (strcmp(key, "driver") == 0) {
-			if (drv_lookup(val) == NULL)
-				return (bad(p, key, val, "unknown driver (%s)",
-				            drv_names()));
-			return (
-			    copy(p, key, val, c->driver, sizeof(c->driver)));
-		}
-		if (strcmp(key, "address") == 0)
-			return (
-			    copy(p, key, val, c->address, sizeof(c->address)));
-		if (strcmp(key, "light_check") == 0) {
-			if (strcmp(val, "yes") && strcmp(val, "no"))
-				return (
-				    bad(p, key, val, "expected yes or no"));
-			c->light_check = strcmp(val, "yes") == 0;
-			return (1);
-		}
-		if (strcmp(key, "ca_file") == 0)
-			return (
-			    copy(p, key, val, c->ca_file, sizeof(c->ca_file)));
-		if (strcmp(key, "user") == 0)
-			return (copy(p, key, val, c->user, sizeof(c->user)));
-		if (strcmp(key, "password") == 0) {
-			p->have_pw = 1;
-			return (copy(p, key, val, c->password,
-			             sizeof(c->password)));
-		}
-		if (strcmp(key, "password_file") == 0) {
-			p->have_pwfile = 1;
-			return (
-			    copy(p, key, val, p->pwfile, sizeof(p->pwfile)));
-		}
-		if (strcmp(key, "timeout") == 0 || strcmp(key, "poll") == 0 ||
-		    strcmp(key, "switch_time") == 0) {
-			if (unit_parse_time(val, &t) != 0 || t > 3600)
-				return (bad(
-				    p, key, val,
-				    "expected a time up to 1h (ns, us, ms, "
-				    "s)"));
-			if (strcmp(key, "timeout") == 0) {
-				if (t < 0.001)
-					return (
-					    bad(p, key, val, "at least 1ms"));
-				c->timeout_ms = (int)(t * 1000 + 0.5);
-			} else if (strcmp(key, "poll") == 0)
-				c->poll_ms = (uint32_t)(t * 1000 + 0.5);
-			else
-				c->switch_ms = (uint32_t)(t * 1000 + 0.5);
-			return (1);
-		}
-		if (strcmp(key, "ports") == 0) {
-			v = strtol(val, &end, 10);
-			if (*val == '\0' || *end != '\0' || v < 1 ||
-			    v > DRV_MAX_PORTS)
-				return (bad(p, key, val, "expected 1..%d",
-				            DRV_MAX_PORTS));
-			c->ports = (uint32_t)v;
-			return (1);
-		}
-	} else if (strcmp(sec, "control") == 0) {
-		if (strcmp(key, "secret_file") == 0)
-			return (copy(p, key, val, c->ctl_secret_file,
-			             sizeof(c->ctl_secret_file)));
-		if (strcmp(key, "tls_cert_key") == 0)
-			return (copy(p, key, val, c->ctl_tls_cert_key,
-			             sizeof(c->ctl_tls_cert_key)));
-		if (strcmp(key, "listen") == 0) {
-			if (!nng_addr_ok(val))
-				return (
-				    bad(p, key, val,
-				        "expected ipc://PATH, tcp://ADDR:PORT "
-				        "or tls+tcp://ADDR:PORT"));
-			return (
-			    copy(p, key, val, c->control, sizeof(c->control)));
-		}
-	} else if (strcmp(sec, "agents") == 0) {
-		if (strcmp(key, "tls_cert_key") == 0)
-			return (copy(p, key, val, c->agents_tls,
-			             sizeof(c->agents_tls)));
-		if (strcmp(key, "listen") == 0 || strcmp(key, "events") == 0) {
-			if (!nng_addr_ok(val))
-				return (
-				    bad(p, key, val,
-				        "expected ipc://PATH, tcp://ADDR:PORT "
-				        "or tls+tcp://ADDR:PORT"));
-			return (copy(p, key, val,
-			             key[0] == 'l' ? c->agents : c->events,
-			             sizeof(c->agents)));
-		}
-		if (strcmp(key, "secret_file") == 0)
-			return (copy(p, key, val, c->secret_file,
-			             sizeof(c->secret_file)));
-		if (strcmp(key, "heartbeat") == 0) {
-			if (unit_parse_time(val, &t) != 0 || t < 0.1 || t > 60)
-				return (
-				    bad(p, key, val,
-				        "expected a time from 100ms to 60s"));
-			c->heartbeat_ms = (uint32_t)(t * 1000 + 0.5);
-			return (1);
-		}
-	} else if (strcmp(sec, "run") == 0) {
-		uint64_t sz;
+	for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
+		const struct conf_key *k = &conf_keys[i];
 
-		if (strcmp(key, "bandwidth") == 0) {
-			if (unit_parse_rate(val, &c->run_bps) != 0)
-				return (bad(
-				    p, key, val,
-				    "expected a rate (bps, Kbps, Mbps, Gbps, "
-				    "GBps)"));
-			return (1);
-		}
-		if (strcmp(key, "alpha_s") == 0 ||
-		    strcmp(key, "alpha_h") == 0 ||
-		    strcmp(key, "deadline") == 0) {
-			if (unit_parse_time(val, &t) != 0 || t > 3600)
-				return (bad(
-				    p, key, val,
-				    "expected a time up to 1h (ns, us, ms, "
-				    "s)"));
-			if (strcmp(key, "alpha_s") == 0)
-				c->run_alpha_s = t;
-			else if (strcmp(key, "alpha_h") == 0)
-				c->run_alpha_h = t;
-			else if (t < 0.1)
-				return (bad(p, key, val, "at least 100ms"));
-			else
-				c->run_deadline_ms = (uint32_t)(t * 1000);
-			return (1);
-		}
-		if (strcmp(key, "chunk") == 0) {
-			if (unit_parse_size(val, &sz) != 0 || sz < 1024 ||
-			    sz > (1u << 20) || sz % 8)
-				return (bad(
-				    p, key, val,
-				    "expected 1KiB..1MiB, a multiple of 8"));
-			c->run_chunk = (uint32_t)sz;
-			return (1);
-		}
-	} else if (strcmp(sec, "state") == 0) {
-		if (strcmp(key, "dir") == 0) {
-			if (val[0] != '/')
-				return (bad(p, key, val,
-				            "must be an absolute path"));
-			return (copy(p, key, val, c->state_dir,
-			             sizeof(c->state_dir)));
-		}
-		if (strcmp(key, "reconcile") == 0) {
-			if (strcmp(val, "hold") == 0)
-				c->reconcile = CONF_RECON_HOLD;
-			else if (strcmp(val, "push") == 0)
-				c->reconcile = CONF_RECON_PUSH;
-			else if (strcmp(val, "adopt") == 0)
-				c->reconcile = CONF_RECON_ADOPT;
-			else
-				return (bad(p, key, val,
-				            "expected hold, push or adopt"));
-			return (1);
-		}
-	} else
+		if (strcmp(k->section, sec) != 0)
+			continue;
+		known = 1;
+		if (strcmp(k->key, key) == 0)
+			return (k->parse(p, k, val, (char *)p->c + k->off));
+	}
+	if (!known)
 		return (bad(p, key, val, "unknown section [%s]", sec));
 	return (bad(p, key, val, "unknown key in [%s]", sec));
 }
@@ -332,7 +418,7 @@ read_pwfile(struct pctx *p, char *err, size_t errlen, const char *name)
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: password_file: \"%s\": %s", name,
 		         p->pwfile, strerror(errno));
-		return (-1);
+		return (-CONF_EPARSE);
 	}
 	n = fread(p->c->password, 1, sizeof(p->c->password) - 1, f);
 	fclose(f);
@@ -341,12 +427,105 @@ read_pwfile(struct pctx *p, char *err, size_t errlen, const char *name)
 	if (p->c->password[0] == '\0') {
 		snprintf(err, errlen, "%s: password_file: \"%s\": empty", name,
 		         p->pwfile);
-		return (-1);
+		return (-CONF_EPARSE);
 	}
 	return (0);
 }
 
+/*
+ * A relative path in the file is its neighbour: taken from the file's
+ * directory, not from wherever ocsd happens to run (a daemon runs in /,
+ * and a reload must read the same files).  Names without a directory
+ * (tests' text) are left as they are.
+ */
+static int
+beside(const char *name, char *path, size_t len)
+{
+	char        tmp[PATH_MAX];
+	const char *slash = strrchr(name, '/');
+
+	if (path[0] == '\0' || path[0] == '/' || slash == NULL)
+		return (0);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%.*s/%s", (int)(slash - name),
+	                     name, path) >= len)
+		return (-ENAMETOOLONG);
+	snprintf(path, len, "%s", tmp);
+	return (0);
+}
+
+static int
+resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
+{
+	struct conf *c = p->c;
+	struct {
+		char  *path;
+		size_t len;
+	} f[] = {
+	    {p->pwfile, sizeof(p->pwfile)},
+	    {c->ca_file, sizeof(c->ca_file)},
+	    {c->ctl_secret_file, sizeof(c->ctl_secret_file)},
+	    {c->ctl_tls_cert_key, sizeof(c->ctl_tls_cert_key)},
+	    {c->agents_tls, sizeof(c->agents_tls)},
+	    {c->secret_file, sizeof(c->secret_file)},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (beside(name, f[i].path, f[i].len) != 0) {
+			snprintf(err, errlen, "%s: \"%.100s\": path too long",
+			         name, f[i].path);
+			return (-CONF_EPARSE);
+		}
+	return (0);
+}
+
 /* Checks that need the whole file. */
+/* The sockets' checks: TLS material where TLS is asked for, and the
+ * agents' two addresses. */
+static int
+validate_sockets(const struct conf *c, const char *name, char *err,
+                 size_t errlen)
+{
+	if (strncmp(c->control, "tls+tcp://", 10) == 0 &&
+	    c->ctl_tls_cert_key[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [control]: tls_cert_key is required with listen "
+		         "= tls+tcp://",
+		         name);
+		return (-CONF_EPARSE);
+	}
+	if ((strncmp(c->agents, "tls+tcp://", 10) == 0 ||
+	     strncmp(c->events, "tls+tcp://", 10) == 0) &&
+	    c->agents_tls[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [agents]: tls_cert_key is required with "
+		         "tls+tcp:// addresses",
+		         name);
+		return (-CONF_EPARSE);
+	}
+	if (c->agents[0] && c->secret_file[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [agents]: secret_file is required with listen",
+		         name);
+		return (-CONF_EPARSE);
+	}
+	if (c->agents[0] && strcmp(c->agents, c->events) == 0) {
+		snprintf(err, errlen,
+		         "%s: [agents]: events: \"%s\": the same address as "
+		         "listen (agents would join on the event socket)",
+		         name, c->events);
+		return (-CONF_EPARSE);
+	}
+	if (c->agents[0] && c->events[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: [agents]: events (an address for run events) is "
+		         "required with listen",
+		         name);
+		return (-CONF_EPARSE);
+	}
+	return (0);
+}
+
 static int
 validate(struct pctx *p, const char *name, char *err, size_t errlen)
 {
@@ -357,24 +536,36 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 		snprintf(err, errlen,
 		         "%s: [switch]: password and password_file both given",
 		         name);
-		return (-1);
+		return (-CONF_EPARSE);
 	}
 	if (p->have_pwfile && read_pwfile(p, err, errlen, name) != 0)
-		return (-1);
+		return (-CONF_EPARSE);
 	if (c->driver[0] == '\0') {
 		snprintf(err, errlen, "%s: [switch]: driver missing (%s)",
 		         name, drv_names());
-		return (-1);
+		return (-CONF_EPARSE);
 	}
 	if (strcmp(c->driver, "emu") != 0) {
 		if (c->address[0] == '\0') {
 			snprintf(err, errlen, "%s: [switch]: address missing",
 			         name);
-			return (-1);
+			return (-CONF_EPARSE);
 		}
 		const char *hp = c->address;
 		int         web = strcmp(c->driver, "calient") == 0;
+		int         http = strncmp(hp, "http://", 7) == 0 ||
+		           strncmp(hp, "https://", 8) == 0;
 
+		if (http != web) {
+			snprintf(
+			    err, errlen,
+			    "%s: [switch]: address: \"%s\": driver %s "
+			    "speaks %s: expected %s",
+			    name, c->address, c->driver, web ? "REST" : "TL1",
+			    web ? "http[s]://HOST[:PORT]"
+			        : "HOST[:PORT] (http[s]:// is calient's)");
+			return (-CONF_EPARSE);
+		}
 		if (strncmp(hp, "tl1://", 6) == 0 && !web)
 			hp += 6;
 		else if (strncmp(hp, "http://", 7) == 0 && web)
@@ -389,45 +580,15 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			         name, c->address,
 			         web ? "http[s]://HOST[:PORT]"
 			             : "HOST[:PORT]");
-			return (-1);
+			return (-CONF_EPARSE);
 		}
 		if (c->user[0] == '\0' || c->password[0] == '\0') {
 			snprintf(err, errlen,
 			         "%s: [switch]: user and password (or "
 			         "password_file) are required by driver %s",
 			         name, c->driver);
-			return (-1);
+			return (-CONF_EPARSE);
 		}
-	}
-	if (strncmp(c->control, "tls+tcp://", 10) == 0 &&
-	    c->ctl_tls_cert_key[0] == '\0') {
-		snprintf(err, errlen,
-		         "%s: [control]: tls_cert_key is required with listen "
-		         "= tls+tcp://",
-		         name);
-		return (-1);
-	}
-	if ((strncmp(c->agents, "tls+tcp://", 10) == 0 ||
-	     strncmp(c->events, "tls+tcp://", 10) == 0) &&
-	    c->agents_tls[0] == '\0') {
-		snprintf(err, errlen,
-		         "%s: [agents]: tls_cert_key is required with "
-		         "tls+tcp:// addresses",
-		         name);
-		return (-1);
-	}
-	if (c->agents[0] && c->secret_file[0] == '\0') {
-		snprintf(err, errlen,
-		         "%s: [agents]: secret_file is required with listen",
-		         name);
-		return (-1);
-	}
-	if (c->agents[0] && c->events[0] == '\0') {
-		snprintf(err, errlen,
-		         "%s: [agents]: events (an address for run events) is "
-		         "required with listen",
-		         name);
-		return (-1);
 	}
 	if (c->ports && strcmp(c->driver, "emu") != 0) {
 		snprintf(
@@ -435,23 +596,9 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 		    "%s: [switch]: ports: only the emu driver takes a size "
 		    "(a real switch reports its own)",
 		    name);
-		return (-1);
+		return (-CONF_EPARSE);
 	}
-	return (0);
-}
-
-void
-conf_default_control(char *buf, size_t len)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (geteuid() == 0)
-		snprintf(buf, len, "ipc:///run/ocsd/ctl.sock");
-	else if (xdg && xdg[0] == '/')
-		snprintf(buf, len, "ipc://%s/ocsd/ctl.sock", xdg);
-	else
-		snprintf(buf, len, "ipc:///tmp/ocsd-%u/ctl.sock",
-		         (unsigned)geteuid());
+	return (validate_sockets(c, name, err, errlen));
 }
 
 int
@@ -478,7 +625,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->run_alpha_h = 50e-6;
 	p.c->run_chunk = 65536;
 	p.c->run_deadline_ms = 30000;
-	conf_default_control(p.c->control, sizeof(p.c->control));
+	path_default_control(p.c->control, sizeof(p.c->control));
 	snprintf(p.c->state_dir, sizeof(p.c->state_dir), "%s",
 	         geteuid() == 0 ? "/var/lib/ocsd" : "/tmp/ocsd-state");
 	line = ini_parse_string(text, handler, &p);
@@ -495,7 +642,8 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 		conf_free(p.c);
 		return (-CONF_EPARSE);
 	}
-	if (validate(&p, name, err, errlen) != 0) {
+	if (resolve_paths(&p, name, err, errlen) != 0 ||
+	    validate(&p, name, err, errlen) != 0) {
 		conf_free(p.c);
 		return (-CONF_EPARSE);
 	}

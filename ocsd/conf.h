@@ -54,10 +54,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/base/errbase.h"
+
 #define CONF_NAME_MAX 64
 
 enum conf_err {
-	CONF_EBASE = 6144,
+	CONF_EBASE = ERR_BASE_CONF,
 	CONF_EPARSE, /* the file has an error (message filled) */
 	CONF_EMAX
 };
@@ -116,10 +118,6 @@ const struct conf_trx *conf_trx_by_out(const struct conf *, uint32_t out);
 /* Check the cabling against a switch of n ports per side; 0 or -EINVAL
  * with the first offending transceiver named in err. */
 int conf_check_ports(const struct conf *, uint32_t n, char *err, size_t len);
-
-/* The default control address: ipc:///run/ocsd/ctl.sock for root, else
- * under $XDG_RUNTIME_DIR, else /tmp/ocsd-<uid>/ctl.sock. */
-void conf_default_control(char *buf, size_t len);
 
 /* Did the [switch] section change between two configs? */
 int conf_switch_changed(const struct conf *, const struct conf *);

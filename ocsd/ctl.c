@@ -18,44 +18,83 @@
 #include <nng/protocol/reqrep0/rep.h>
 
 #include "ocsd/ctl_check.h"
-#include "proto/auth.h"
-#include "proto/link.h"
-#include "ocsd/log.h"
+#include "ocsd/ctl_plan.h"
 #include "ocsd/ocsd.h"
+#include "ocsd/reply.h"
 #include "ocsd/run.h"
+#include "proto/auth.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "proto/base/path.h"
+#include "proto/link.h"
 
-#define CTL_NWORK   8
-#define CTL_CHAL    32    /* outstanding challenges */
-#define CTL_CHAL_MS 10000 /* a challenge is good this long, once */
+#define CTL_NWORK 8
+#define CTL_CHAL  32 /* outstanding challenges */
 
 struct work {
 	enum { W_INIT, W_RECV, W_WAIT, W_SEND } state;
-	struct ocsd *d;
-	nng_aio     *aio;
-	nng_ctx      ctx;
-	Ocs__Msg    *req;
-	uint64_t     seq;
-	char         peer[128];
-	uint32_t     pipe;
-	struct job   job;
-	struct ctl  *c;
+	struct ocsd          *d;
+	nng_aio              *aio;
+	nng_ctx               ctx;
+	Ocs__Msg             *req;
+	uint64_t              seq;
+	char                  peer[128];
+	uint32_t              pipe;
+	const struct ctl_cmd *cmd;
+	struct sw_job         job;  /* a switch request's, for the worker */
+	char           forced[600]; /* the run a --force aborted, said */
+	struct pending pend;        /* a run's report */
+	struct ctl    *c;
 };
 
-struct ctl_chal {
-	uint32_t pipe;
-	uint64_t expires;
-	uint8_t  nonce[AUTH_NONCE];
+/*
+ * The operations, after iproute2's cmds[]: an answer made at once from
+ * the state (reads, run and abort), or a job for the switch worker,
+ * either a hold whose target the plan computes or a read-back.
+ */
+struct ctl_cmd {
+	int         op; /* OCS__CTL_REQUEST__OP__* */
+	const char *name;
+	void (*now)(struct work *);
+	enum sw_op swop;
+	sw_plan_fn plan; /* set: it changes circuits */
+};
+
+static void cmd_show(struct work *);
+static void cmd_status(struct work *);
+static void cmd_agents(struct work *);
+static void cmd_abort(struct work *);
+static void cmd_run(struct work *);
+static void cmd_evict(struct work *);
+static int  run_guard(struct work *);
+
+static const struct ctl_cmd ctl_cmds[] = {
+    {OCS__CTL_REQUEST__OP__SHOW, "show", cmd_show, 0, NULL},
+    {OCS__CTL_REQUEST__OP__STATUS, "status", cmd_status, 0, NULL},
+    {OCS__CTL_REQUEST__OP__AGENTS, "agents", cmd_agents, 0, NULL},
+    {OCS__CTL_REQUEST__OP__ABORT, "abort", cmd_abort, 0, NULL},
+    {OCS__CTL_REQUEST__OP__RUN, "run", cmd_run, 0, NULL},
+    {OCS__CTL_REQUEST__OP__EVICT, "agents evict", cmd_evict, 0, NULL},
+    {OCS__CTL_REQUEST__OP__CONNECT, "connect", NULL, SW_HOLD,
+     ctl_plan_connect},
+    {OCS__CTL_REQUEST__OP__DISCONNECT, "disconnect", NULL, SW_HOLD,
+     ctl_plan_disconnect},
+    {OCS__CTL_REQUEST__OP__APPLY, "apply", NULL, SW_HOLD, ctl_plan_apply},
+    {OCS__CTL_REQUEST__OP__CLEAR, "clear", NULL, SW_HOLD, ctl_plan_clear},
+    {OCS__CTL_REQUEST__OP__MAP_SYNC, "map sync", NULL, SW_HOLD, ctl_plan_sync},
+    {OCS__CTL_REQUEST__OP__MAP_DIFF, "map diff", NULL, SW_REFRESH, NULL},
+    {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT, NULL},
 };
 
 /* Challenges are under the daemon's mutex (contexts run in parallel). */
 struct ctl {
-	nng_socket      sock;
-	nng_listener    l;
-	struct work     w[CTL_NWORK];
-	int             nwork;
-	uint8_t         secret[AUTH_SEC_MAX + 1];
-	size_t          slen; /* 0: no proof asked */
-	struct ctl_chal chal[CTL_CHAL];
+	nng_socket       sock;
+	nng_listener     l;
+	struct work      w[CTL_NWORK];
+	int              nwork;
+	uint8_t          secret[AUTH_SEC_MAX + 1];
+	size_t           slen; /* 0: no proof asked */
+	struct auth_chal chal[CTL_CHAL];
 };
 
 static void
@@ -97,32 +136,36 @@ send_reply(struct work *w, struct reply *rp)
 	send_msg(w, nm);
 }
 
+/* The request is answered (or being answered): let go of it. */
+static void
+done(struct work *w)
+{
+	msg_free(w->req);
+	w->req = NULL;
+	map_free(&w->job.target);
+}
+
 /* Hello: a nonce for this connection's next request. */
 static void
 on_hello(struct work *w)
 {
-	struct ctl      *c = w->c;
-	struct ctl_chal *ch = NULL;
-	Ocs__Msg         r;
-	Ocs__Challenge   cm;
-	nng_msg         *nm;
-	uint64_t         now = ocsd_now_ms();
-	int              i, rv;
+	struct ctl    *c = w->c;
+	const uint8_t *nonce;
+	Ocs__Msg       r;
+	Ocs__Challenge cm;
+	nng_msg       *nm;
+	int            rv;
 
 	nng_mtx_lock(w->d->mtx);
-	for (i = 0; i < CTL_CHAL && ch == NULL; i++)
-		if (c->chal[i].pipe == w->pipe || c->chal[i].expires < now)
-			ch = &c->chal[i];
-	if (ch == NULL || auth_nonce(ch->nonce) != 0) {
+	nonce = auth_chal_issue(c->chal, CTL_CHAL, w->pipe, NULL, mono_ms());
+	if (nonce == NULL) {
 		nng_mtx_unlock(w->d->mtx);
 		send_error(w, -EAGAIN, "too many requests at once; try again");
 		return;
 	}
-	ch->pipe = w->pipe;
-	ch->expires = now + CTL_CHAL_MS;
 	msg_init(&r, w->seq);
 	ocs__challenge__init(&cm);
-	cm.nonce.data = ch->nonce;
+	cm.nonce.data = (uint8_t *)(uintptr_t)nonce;
 	cm.nonce.len = AUTH_NONCE;
 	r.body_case = OCS__MSG__BODY_CHALLENGE;
 	r.challenge = &cm;
@@ -141,11 +184,9 @@ proven(struct work *w, char *why, size_t len)
 {
 	const Ocs__CtlRequest *q = w->req->ctl;
 	struct ctl            *c = w->c;
-	struct ctl_chal       *ch = NULL;
 	uint8_t                want[AUTH_PROOF];
 	char                   label[32];
-	uint64_t               now = ocsd_now_ms();
-	int                    i, ok;
+	int                    ok;
 
 	if (c->slen == 0)
 		return (0);
@@ -157,14 +198,10 @@ proven(struct work *w, char *why, size_t len)
 		return (-EPERM);
 	}
 	nng_mtx_lock(w->d->mtx);
-	for (i = 0; i < CTL_CHAL; i++)
-		if (c->chal[i].pipe == w->pipe && c->chal[i].expires >= now &&
-		    memcmp(c->chal[i].nonce, q->nonce.data, AUTH_NONCE) == 0)
-			ch = &c->chal[i];
-	if (ch != NULL)
-		ch->expires = 0; /* once */
+	ok = auth_chal_take(c->chal, CTL_CHAL, w->pipe, q->nonce.data,
+	                    q->nonce.len, NULL, mono_ms());
 	nng_mtx_unlock(w->d->mtx);
-	if (ch == NULL) {
+	if (!ok) {
 		snprintf(why, len, "no valid challenge for this request");
 		return (-EPERM);
 	}
@@ -182,11 +219,12 @@ proven(struct work *w, char *why, size_t len)
 static void
 on_request(struct work *w)
 {
-	nng_msg     *m = nng_aio_get_msg(w->aio);
-	struct reply rp;
-	char         why[300];
-	int          rv;
+	nng_msg *m = nng_aio_get_msg(w->aio);
+	char     why[300];
+	size_t   i;
+	int      rv;
 
+	w->cmd = NULL;
 	link_peer_name(m, w->peer, sizeof(w->peer));
 	w->pipe = nng_pipe_id(nng_msg_get_pipe(m));
 	rv = msg_decode(nng_msg_body(m), nng_msg_len(m), &w->req, why,
@@ -197,110 +235,245 @@ on_request(struct work *w)
 		rv = ctl_check(w->req, why, sizeof(why));
 	if (rv != 0) {
 		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
-		msg_free(w->req);
-		w->req = NULL;
+		done(w);
 		send_error(w, rv, why);
 		return;
 	}
 	if (w->req->body_case == OCS__MSG__BODY_HELLO) {
-		msg_free(w->req);
-		w->req = NULL;
+		done(w);
 		on_hello(w);
 		return;
 	}
 	if ((rv = proven(w, why, sizeof(why))) != 0) {
-		log_warnx("ctl: request %d from %s refused: %s",
+		log_warnx("ctl: operation %d from %s refused: %s",
 		          w->req->ctl->op, w->peer, why);
-		msg_free(w->req);
-		w->req = NULL;
+		done(w);
 		send_error(w, rv, why);
 		return;
 	}
-	switch (w->req->ctl->op) {
-	case OCS__CTL_REQUEST__OP__SHOW:
-	case OCS__CTL_REQUEST__OP__STATUS:
-		reply_init(&rp);
-		nng_mtx_lock(w->d->mtx);
-		if (w->req->ctl->op == OCS__CTL_REQUEST__OP__SHOW)
-			reply_show(&rp, w->d);
-		else
-			reply_status(&rp, w->d);
-		nng_mtx_unlock(w->d->mtx);
-		send_reply(w, &rp);
-		reply_free(&rp);
-		msg_free(w->req);
-		w->req = NULL;
+	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
+		if (ctl_cmds[i].op == (int)w->req->ctl->op)
+			w->cmd = &ctl_cmds[i];
+	if (w->cmd == NULL) { /* ctl_check knows every op: not reached */
+		send_error(w, -OCSD_EREQUEST, "unknown operation");
+		done(w);
 		return;
-	case OCS__CTL_REQUEST__OP__AGENTS:
-		reply_init(&rp);
-		nng_mtx_lock(w->d->mtx);
-		agents_info(w->d, &rp);
-		nng_mtx_unlock(w->d->mtx);
-		send_reply(w, &rp);
-		reply_free(&rp);
-		msg_free(w->req);
-		w->req = NULL;
-		return;
-	case OCS__CTL_REQUEST__OP__ABORT:
-		nng_mtx_lock(w->d->mtx);
-		if (w->d->run == NULL) {
-			nng_mtx_unlock(w->d->mtx);
-			send_error(w, -OCSD_EREQUEST, "no run in progress");
-		} else {
-			run_abort(w->d, "aborted by the operator (%s)",
-			          w->peer);
-			reply_init(&rp);
-			reply_message(&rp, "%s", w->d->last_abort);
-			nng_mtx_unlock(w->d->mtx);
-			send_reply(w, &rp);
-			reply_free(&rp);
-		}
-		msg_free(w->req);
-		w->req = NULL;
-		return;
-	case OCS__CTL_REQUEST__OP__RUN:
-		memset(&w->job, 0, sizeof(w->job));
-		w->job.kind = JOB_CTL;
-		w->job.req = w->req->ctl;
-		reply_init(&w->job.rep);
-		w->state = W_WAIT;
-		nng_mtx_lock(w->d->mtx);
-		rv = run_start(w->d, w->req->ctl->run, &w->job, w->aio);
-		nng_mtx_unlock(w->d->mtx);
-		if (rv != 0) {
-			log_info("ctl: run from %s refused: %s", w->peer,
-			         w->job.err);
-			send_error(w, rv, w->job.err);
-			reply_free(&w->job.rep);
-			msg_free(w->req);
-			w->req = NULL;
-		}
-		return;
-	default:
-		break;
 	}
+	if (w->cmd->now != NULL) {
+		w->cmd->now(w);
+		return;
+	}
+	if (w->cmd->plan != NULL && run_guard(w) != 0)
+		return;
 	memset(&w->job, 0, sizeof(w->job));
-	w->job.kind = JOB_CTL;
-	w->job.req = w->req->ctl;
-	reply_init(&w->job.rep);
+	w->job.op = w->cmd->swop;
+	w->job.plan = w->cmd->plan;
+	w->job.arg = w->req->ctl;
 	w->state = W_WAIT;
 	sw_submit(w->d, &w->job, w->aio);
 }
 
+/*
+ * Circuits do not change under a run: the agents would send into dark
+ * fibres, and the run's next reconfiguration would undo the change.  With
+ * force the run is aborted first (every agent hears why), and the answer
+ * says so.  0 to go on, -OCSD_EBUSY once refused and answered.
+ */
+static int
+run_guard(struct work *w)
+{
+	uint64_t id;
+	uint32_t phase;
+	char     why[300];
+
+	w->forced[0] = '\0';
+	nng_mtx_lock(w->d->mtx);
+	if (!run_where(w->d, &id, &phase)) {
+		nng_mtx_unlock(w->d->mtx);
+		return (0);
+	}
+	if (!w->req->ctl->has_force || !w->req->ctl->force) {
+		nng_mtx_unlock(w->d->mtx);
+		snprintf(why, sizeof(why),
+		         "run %llu in progress, phase %u: %s waits for it to "
+		         "end (--force aborts the run first)",
+		         (unsigned long long)id, phase, w->cmd->name);
+		log_info("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
+		         why);
+		send_error(w, -OCSD_EBUSY, why);
+		done(w);
+		return (-OCSD_EBUSY);
+	}
+	run_abort(w->d, "aborted by the operator's %s --force (%s)",
+	          w->cmd->name, w->peer);
+	snprintf(w->forced, sizeof(w->forced), "%s; ", run_last_abort(w->d));
+	nng_mtx_unlock(w->d->mtx);
+	return (0);
+}
+
+/* Answer a read from the state, under the lock. */
+static void
+answer(struct work *w, void (*fill)(struct reply *, const struct ocsd *))
+{
+	struct reply rp;
+
+	reply_init(&rp);
+	nng_mtx_lock(w->d->mtx);
+	fill(&rp, w->d);
+	nng_mtx_unlock(w->d->mtx);
+	send_reply(w, &rp);
+	reply_free(&rp);
+	done(w);
+}
+
+static void
+cmd_show(struct work *w)
+{
+	answer(w, reply_show);
+}
+
+static void
+cmd_status(struct work *w)
+{
+	answer(w, reply_status);
+}
+
+static void
+cmd_agents(struct work *w)
+{
+	struct reply rp;
+
+	reply_init(&rp);
+	nng_mtx_lock(w->d->mtx);
+	agents_info(w->d, &rp);
+	nng_mtx_unlock(w->d->mtx);
+	send_reply(w, &rp);
+	reply_free(&rp);
+	done(w);
+}
+
+static void
+cmd_abort(struct work *w)
+{
+	struct reply rp;
+
+	nng_mtx_lock(w->d->mtx);
+	if (!run_busy(w->d)) {
+		nng_mtx_unlock(w->d->mtx);
+		send_error(w, -OCSD_EREQUEST, "no run in progress");
+	} else {
+		run_abort(w->d, "aborted by the operator (%s)", w->peer);
+		reply_init(&rp);
+		reply_message(&rp, "%s", run_last_abort(w->d));
+		nng_mtx_unlock(w->d->mtx);
+		send_reply(w, &rp);
+		reply_free(&rp);
+	}
+	done(w);
+}
+
+static void
+cmd_evict(struct work *w)
+{
+	struct reply rp;
+	char         msg[200];
+	int          rv;
+
+	nng_mtx_lock(w->d->mtx);
+	rv = agents_evict(w->d, w->req->ctl->ports[0], msg, sizeof(msg));
+	nng_mtx_unlock(w->d->mtx);
+	if (rv != 0)
+		send_error(w, rv, msg);
+	else {
+		log_info("ctl: %s (from %s)", msg, w->peer);
+		reply_init(&rp);
+		reply_message(&rp, "%s", msg);
+		send_reply(w, &rp);
+		reply_free(&rp);
+	}
+	done(w);
+}
+
+/* The wire's run request in ocsd's terms (ctl_check made sure of the
+ * strings). */
+static void
+run_req(const Ocs__RunRequest *q, struct run_req *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->algo, sizeof(o->algo), "%s", q->algo);
+	snprintf(o->reconfig, sizeof(o->reconfig), "%s",
+	         q->reconfig ? q->reconfig : "");
+	o->bytes = q->bytes;
+	o->nodes = q->has_nodes ? q->nodes : 0;
+	o->chunk = q->has_chunk ? q->chunk : 0;
+	o->bandwidth_bps = q->has_bandwidth_bps ? q->bandwidth_bps : 0;
+	o->has_alpha_s = q->has_alpha_s;
+	o->alpha_s = q->alpha_s;
+	o->has_alpha_h = q->has_alpha_h;
+	o->alpha_h = q->alpha_h;
+	o->has_delta = q->has_delta;
+	o->delta = q->delta;
+	o->keep = q->has_keep && q->keep;
+}
+
+/* A run answers when it ends: the context waits on its aio meanwhile. */
+static void
+cmd_run(struct work *w)
+{
+	struct run_req q;
+	int            rv;
+
+	memset(&w->pend, 0, sizeof(w->pend));
+	reply_init(&w->pend.rep);
+	run_req(w->req->ctl->run, &q);
+	w->state = W_WAIT;
+	nng_mtx_lock(w->d->mtx);
+	rv = run_start(w->d, &q, &w->pend, w->aio);
+	nng_mtx_unlock(w->d->mtx);
+	if (rv != 0) {
+		log_info("ctl: run from %s refused: %s", w->peer, w->pend.err);
+		send_error(w, rv, w->pend.err);
+		reply_free(&w->pend.rep);
+		done(w);
+	}
+}
+
+/* The worker or the run finished: answer with its outcome. */
 static void
 on_done(struct work *w)
 {
-	if (w->job.rv != 0) {
-		log_info("ctl: request %d from %s failed: %s", w->req->ctl->op,
-		         w->peer, w->job.err);
-		send_error(w, w->job.rv,
-		           w->job.err[0] ? w->job.err
-		                         : ocsd_strerror(w->job.rv));
-	} else
-		send_reply(w, &w->job.rep);
-	reply_free(&w->job.rep);
-	msg_free(w->req);
-	w->req = NULL;
+	struct reply rp;
+	int          rv = w->cmd->now ? w->pend.rv : w->job.rv;
+	const char  *err = w->cmd->now ? w->pend.err : w->job.err;
+
+	if (rv != 0) {
+		log_warnx("ctl: %s from %s failed: %s", w->cmd->name, w->peer,
+		          err);
+		send_error(w, rv, err[0] ? err : ocsd_strerror(rv));
+	} else if (w->cmd->now != NULL)
+		send_reply(w, &w->pend.rep);
+	else {
+		reply_init(&rp);
+		if (w->job.op == SW_HOLD) {
+			rp.r.has_changed = 1;
+			rp.r.changed = w->job.changed;
+			reply_message(
+			    &rp, "%s%u patch change%s applied and read back",
+			    w->forced, w->job.changed,
+			    w->job.changed == 1 ? "" : "s");
+			log_info("ctl: %s from %s: %u patch changes applied",
+			         w->cmd->name, w->peer, w->job.changed);
+		} else {
+			nng_mtx_lock(w->d->mtx);
+			reply_diff(&rp, w->d);
+			nng_mtx_unlock(w->d->mtx);
+		}
+		send_reply(w, &rp);
+		reply_free(&rp);
+	}
+	if (w->cmd->now != NULL)
+		reply_free(&w->pend.rep);
+	done(w);
 }
 
 static void
@@ -325,9 +498,9 @@ work_cb(void *arg)
 		break;
 	case W_WAIT:
 		if (rv != 0) { /* cancelled at shutdown */
-			reply_free(&w->job.rep);
-			msg_free(w->req);
-			w->req = NULL;
+			if (w->cmd->now != NULL)
+				reply_free(&w->pend.rep);
+			done(w);
 			return;
 		}
 		on_done(w);
@@ -350,9 +523,8 @@ work_cb(void *arg)
 static int
 ipc_dir(const char *url)
 {
-	char   dir[PATH_MAX];
-	char  *p;
-	size_t n;
+	char  dir[PATH_MAX];
+	char *p;
 
 	if (strncmp(url, "ipc://", 6) != 0)
 		return (0);
@@ -360,16 +532,7 @@ ipc_dir(const char *url)
 	if ((p = strrchr(dir, '/')) == NULL || p == dir)
 		return (0);
 	*p = '\0';
-	n = strlen(dir);
-	for (p = dir + 1; p <= dir + n; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0750) != 0 && errno != EEXIST)
-			return (-errno);
-		*p = '/';
-	}
-	return (0);
+	return (path_mkdirs(dir, 0750));
 }
 
 int
@@ -443,7 +606,7 @@ ctl_close(struct ctl *c)
 	for (i = 0; i < c->nwork; i++) {
 		nng_ctx_close(c->w[i].ctx);
 		nng_aio_free(c->w[i].aio);
-		reply_free(&c->w[i].job.rep);
+		map_free(&c->w[i].job.target);
 		msg_free(c->w[i].req);
 	}
 	memset(c->secret, 0, sizeof(c->secret));

@@ -31,7 +31,7 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	q = m->ctl;
 	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__ABORT) {
+	    q->op > OCS__CTL_REQUEST__OP__EVICT) {
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
@@ -57,6 +57,10 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 			    i + 1);
 			return (-MSG_EFIELD);
 		}
+	if (q->op == OCS__CTL_REQUEST__OP__EVICT && q->n_ports != 1) {
+		snprintf(why, len, "evict: one host");
+		return (-MSG_EFIELD);
+	}
 	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
 	    (q->run == NULL || !msg_str_ok(q->run->algo) ||
 	     (q->run->reconfig && !msg_str_ok(q->run->reconfig)))) {

@@ -160,6 +160,8 @@ map_save(const char *path, const struct map *m)
 		unlink(tmp);
 		return (rv);
 	}
+	/* The rename is durable only once the directory entry is: without
+	 * this fsync a crash could bring back the old map after a change. */
 	snprintf(dir, sizeof(dir), "%s", path);
 	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
 	    0) {
@@ -185,6 +187,8 @@ map_batch(const struct map *from, const struct map *to, struct map_batch *mb)
 		return (-ENOMEM);
 	}
 	for (i = 1; i <= from->n; i++) {
+		/* An unchanged patch is left alone, so its light never blinks;
+		 * a moved one is disconnected and connected again (two ops). */
 		if (from->out[i] == to->out[i])
 			continue;
 		if (from->out[i])
@@ -205,19 +209,4 @@ map_batch_free(struct map_batch *mb)
 	free(mb->disc);
 	free(mb->conn);
 	memset(mb, 0, sizeof(*mb));
-}
-
-size_t
-map_only(const struct map *a, const struct map *b, struct drv_patch *out,
-         size_t cap)
-{
-	uint32_t i;
-	size_t   k = 0;
-
-	for (i = 1; i <= a->n && k < cap; i++)
-		if (a->out[i] && (i > b->n || a->out[i] != b->out[i])) {
-			out[k].in = (uint16_t)i;
-			out[k++].out = a->out[i];
-		}
-	return (k);
 }

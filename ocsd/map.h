@@ -46,8 +46,4 @@ int  map_batch(const struct map *from, const struct map *to,
                struct map_batch *);
 void map_batch_free(struct map_batch *);
 
-/* Patches in a but not in b (same n); returns the count written. */
-size_t map_only(const struct map *a, const struct map *b,
-                struct drv_patch *out, size_t cap);
-
 #endif

@@ -14,94 +14,67 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "collectives/coll.h"
-#include "ocsd/log.h"
+#include "ocsd/daemon.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/run.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "proto/auth.h"
+#include "proto/base/path.h"
 
 #define OCSD_CONF "/etc/ocsd.conf"
-
-uint64_t
-ocsd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-void
-ocsd_sleep_ms(uint32_t ms)
-{
-	nng_msleep((nng_duration)ms);
-}
-
-uint64_t
-ocsd_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000);
-}
-
-const char *
-ocsd_strerror(int rv)
-{
-	int e = -rv;
-
-	switch (e) {
-	case OCSD_ESWITCH:
-		return ("switch unreachable");
-	case OCSD_EMISMATCH:
-		return ("switch state differs from what was applied");
-	case OCSD_EREQUEST:
-		return ("bad request");
-	case OCSD_ESTATE:
-		return ("cannot save state");
-	case OCSD_EABORT:
-		return ("run aborted");
-	case OCSD_EBUSY:
-		return ("a run is in progress");
-	}
-	if (e > DRV_EBASE && e < DRV_EMAX)
-		return (drv_strerror(rv));
-	if (e > CONF_EBASE && e < CONF_EMAX)
-		return ("configuration error");
-	if (e > MSG_EBASE && e < MSG_EMAX)
-		return (msg_strerror(rv));
-	if (e > COLL_EBASE && e < COLL_EMAX)
-		return (coll_strerror(rv));
-	if (e > 0 && e < 4096)
-		return (strerror(e));
-	return ("unknown error");
-}
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ocsd [-dnv] [-f file]\n");
+	fprintf(stderr, "usage: ocsd [-dnv] [-f file] [-p pidfile]\n");
 	exit(2);
 }
 
+/* The secret files ocsd will read at start: what -n must check too. */
 static int
-mkdirs(const char *path, mode_t mode)
+check_secrets(const struct conf *c)
 {
-	char   buf[PATH_MAX];
-	size_t i, n;
+	uint8_t buf[AUTH_SEC_MAX + 1];
+	size_t  len;
+	char    err[600];
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	n = strlen(buf);
-	for (i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, mode) != 0 && errno != EEXIST)
-			return (-errno);
-		buf[i] = '/';
+	if (c->agents[0] && auth_read_secret(c->secret_file, buf, &len, err,
+	                                     sizeof(err)) != 0) {
+		fprintf(stderr, "ocsd: [agents]: %s\n", err);
+		return (-EACCES);
+	}
+	if (c->ctl_secret_file[0] &&
+	    auth_read_secret(c->ctl_secret_file, buf, &len, err,
+	                     sizeof(err)) != 0) {
+		fprintf(stderr, "ocsd: [control]: %s\n", err);
+		return (-EACCES);
+	}
+	memset(buf, 0, sizeof(buf));
+	return (0);
+}
+
+/* The configuration as a start would take it, its path made absolute
+ * (into path) so that a reload reads the same file.  0, or 1 after
+ * saying why on stderr. */
+static int
+load_conf(const char *file, char *path, struct conf **c)
+{
+	char err[700];
+
+	if (realpath(file, path) == NULL) {
+		fprintf(stderr, "ocsd: conf: %s: %s\n", file, strerror(errno));
+		return (1);
+	}
+	if (conf_load(path, c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocsd: conf: %s\n", err);
+		return (1);
+	}
+	if (check_secrets(*c) != 0) {
+		conf_free(*c);
+		return (1);
 	}
 	return (0);
 }
@@ -113,7 +86,7 @@ load_state(struct ocsd *d)
 	char err[600];
 	int  rv;
 
-	if ((rv = mkdirs(d->conf->state_dir, 0750)) != 0) {
+	if ((rv = path_mkdirs(d->conf->state_dir, 0750)) != 0) {
 		log_warnx("state: creating %s: %s", d->conf->state_dir,
 		          strerror(-rv));
 		return (rv);
@@ -127,6 +100,8 @@ load_state(struct ocsd *d)
 	       strlen(d->conf->state_dir));
 	memcpy(d->desired_path + strlen(d->conf->state_dir), "/desired.map",
 	       sizeof("/desired.map"));
+	snprintf(d->run_state_path, sizeof(d->run_state_path), "%s/run.state",
+	         d->conf->state_dir);
 	rv = map_load(d->desired_path, &d->desired, err, sizeof(err));
 	if (rv == -ENOENT) {
 		log_info("state: no %s yet", d->desired_path);
@@ -145,19 +120,102 @@ load_state(struct ocsd *d)
 	return (0);
 }
 
+/*
+ * The main thread's loop (bgpd's shape): SIGHUP reloads, and a file with
+ * errors keeps the running configuration; TERM and INT return.  The
+ * control and state paths cannot change under a running daemon.
+ */
+static void
+wait_signals(struct ocsd *d, const char *file, const sigset_t *ss)
+{
+	struct conf *nc;
+	char         err[700];
+	int          sig;
+
+	for (;;) {
+		if (sigwait(ss, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			if (conf_load(file, &nc, err, sizeof(err)) != 0) {
+				log_warnx("config file %s has errors, not "
+				          "reloading: %s",
+				          file, err);
+				continue;
+			}
+			nng_mtx_lock(d->mtx);
+			if (strcmp(nc->control, d->conf->control) != 0 ||
+			    strcmp(nc->state_dir, d->conf->state_dir) != 0)
+				log_warnx("reload: control and state dir "
+				          "changes need a restart; keeping %s "
+				          "and %s",
+				          d->conf->control,
+				          d->conf->state_dir);
+			snprintf(nc->control, sizeof(nc->control), "%s",
+			         d->conf->control);
+			snprintf(nc->state_dir, sizeof(nc->state_dir), "%s",
+			         d->conf->state_dir);
+			nng_mtx_unlock(d->mtx);
+			daemon_notify("RELOADING=1");
+			sw_submit_reload(d, nc);
+			daemon_notify("READY=1");
+			continue;
+		}
+		log_info("signal %d: shutting down", sig);
+		break;
+	}
+}
+
+/*
+ * The daemon's parts, bottom up: the saved map, the switch worker, the
+ * operator socket, the runner and the agents' socket.  Any failure ends
+ * the process with the reason (still on the caller's terminal).
+ */
+static int
+start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
+{
+	const struct conf *c = d->conf;
+	int                rv;
+
+	d->start_ms = mono_ms();
+	if (nng_mtx_alloc(&d->mtx) != 0 || nng_cv_alloc(&d->cv, d->mtx) != 0)
+		fatalx("out of memory");
+	if (load_state(d) != 0)
+		return (1);
+	if ((rv = sw_start(d)) != 0)
+		fatalx("starting the switch worker: %s", nng_strerror(rv));
+	if ((rv = ctl_open(d, c->control, ctl)) != 0) {
+		sw_stop(d);
+		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
+	}
+	if (c->agents[0] &&
+	    ((rv = run_init(d)) != 0 || (rv = agents_open(d, ag)) != 0)) {
+		ctl_close(*ctl);
+		sw_stop(d);
+		fatalx("agents on %s: %s", c->agents, ocsd_strerror(rv));
+	}
+	if (*ag != NULL)
+		run_listen(d, *ag);
+	log_info("ready: switch %s %s, control %s, %zu transceivers cabled",
+	         c->driver, c->address[0] ? c->address : "(in-process)",
+	         c->control, c->ntrx);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char    *file = OCSD_CONF;
-	struct conf   *c, *nc;
+	const char    *file = OCSD_CONF, *pidfile = NULL;
+	char           path[PATH_MAX];
+	struct daemon  dm;
+	struct conf   *c;
 	struct ocsd    d;
 	struct ctl    *ctl = NULL;
 	struct agents *ag = NULL;
 	sigset_t       ss;
 	char           err[700];
-	int            ch, debug = 0, noaction = 0, verbose = 0, sig, rv;
+	int            ch, debug = 0, noaction = 0, verbose = 0, rv;
 
-	while ((ch = getopt(argc, argv, "df:nv")) != -1) {
+	while ((ch = getopt(argc, argv, "df:np:v")) != -1) {
 		switch (ch) {
 		case 'd':
 			debug = 1;
@@ -168,6 +226,9 @@ main(int argc, char **argv)
 		case 'n':
 			noaction = 1;
 			break;
+		case 'p':
+			pidfile = optarg;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -177,18 +238,19 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	if (conf_load(file, &c, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ocsd: conf: %s\n", err);
+	if (load_conf(file, path, &c) != 0)
 		return (1);
-	}
+	file = path;
 	if (noaction) {
 		fprintf(stderr, "configuration OK\n");
 		conf_free(c);
 		return (0);
 	}
-	log_init("ocsd", debug, verbose);
-	if (!debug && daemon(0, 0) != 0)
-		fatal("daemon");
+	/* Everything that can fail happens before the caller is let go;
+	 * until then errors go to its terminal. */
+	if ((rv = daemon_start(&dm, debug, pidfile)) != 0)
+		fatalx("detaching: %s", strerror(-rv));
+	log_init("ocsd", 1, verbose);
 
 	/* Before nng starts threads, so that all of them inherit it. */
 	sigemptyset(&ss);
@@ -200,55 +262,22 @@ main(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.conf = c;
-	d.start_ms = ocsd_now_ms();
-	if (nng_mtx_alloc(&d.mtx) != 0 || nng_cv_alloc(&d.cv, d.mtx) != 0)
-		fatalx("out of memory");
-	if (load_state(&d) != 0)
+	if (start(&d, &ctl, &ag) != 0)
 		return (1);
-	if ((rv = sw_start(&d)) != 0)
-		fatalx("starting the switch worker: %s", nng_strerror(rv));
-	if ((rv = ctl_open(&d, c->control, &ctl)) != 0) {
-		sw_stop(&d);
-		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
-	}
-	if (c->agents[0] &&
-	    ((rv = run_init(&d)) != 0 || (rv = agents_open(&d, &ag)) != 0)) {
-		ctl_close(ctl);
-		sw_stop(&d);
-		fatalx("agents on %s: %s", c->agents, ocsd_strerror(rv));
-	}
-	log_info("ready: switch %s %s, control %s, %zu transceivers cabled",
-	         c->driver, c->address[0] ? c->address : "(in-process)",
-	         c->control, c->ntrx);
+	if (daemon_ready(&dm, err, sizeof(err)) != 0)
+		fatalx("%s", err);
+	if (!debug)
+		log_init("ocsd", 0, verbose); /* syslog from now on */
 
-	for (;;) {
-		if (sigwait(&ss, &sig) != 0)
-			continue;
-		if (sig == SIGHUP) {
-			if (conf_load(file, &nc, err, sizeof(err)) != 0) {
-				log_warnx("config file %s has errors, not "
-				          "reloading: %s",
-				          file, err);
-				continue;
-			}
-			nng_mtx_lock(d.mtx);
-			if (strcmp(nc->control, d.conf->control) != 0 ||
-			    strcmp(nc->state_dir, d.conf->state_dir) != 0)
-				log_warnx("reload: control and state dir "
-				          "changes need a restart; keeping %s "
-				          "and %s",
-				          d.conf->control, d.conf->state_dir);
-			snprintf(nc->control, sizeof(nc->control), "%s",
-			         d.conf->control);
-			snprintf(nc->state_dir, sizeof(nc->state_dir), "%s",
-			         d.conf->state_dir);
-			nng_mtx_unlock(d.mtx);
-			sw_submit_reload(&d, nc);
-			continue;
-		}
-		log_info("signal %d: shutting down", sig);
-		break;
-	}
+	wait_signals(&d, file, &ss);
+	daemon_notify("STOPPING=1");
+	/*
+	 * Shutdown, top down: the run ends first, so every agent hears why
+	 * and the operator waiting for it gets its report; then no agent or
+	 * operator can ask for more; then the worker finishes the job it is
+	 * in (a batch is never cut off by our own exit) and closes the
+	 * driver; only then can no callback reach the runner's aios.
+	 */
 	if (ag) {
 		run_stop(&d);
 		agents_close(ag);
@@ -263,6 +292,7 @@ main(int argc, char **argv)
 	nng_mtx_free(d.mtx);
 	/* Stops nng's own threads, so nothing is left for valgrind. */
 	nng_fini();
+	daemon_stop(&dm);
 	log_info("stopped");
 	return (0);
 }

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "ocsd/ocsd.h"
+#include "ocsd/reply.h"
+#include "ocsd/run.h"
 #include "ocsd/xc.h"
+#include "proto/base/mono.h"
 
 void
 reply_init(struct reply *rp)
@@ -144,13 +147,14 @@ reply_show(struct reply *rp, const struct ocsd *d)
 	if (d->have_desired)
 		patches(rp, d, &d->desired, NULL, &rp->r.desired,
 		        &rp->r.n_desired);
-	if (d->have_live && d->have_desired) {
+	/* Unconnected, what the switch holds is not known: no verdict. */
+	if (d->connected && d->have_live && d->have_desired) {
 		rp->r.has_in_sync = 1;
 		rp->r.in_sync = map_equal(&d->live, &d->desired);
 	}
-	if (d->have_live) {
+	if (d->connected && d->have_live) {
 		rp->r.has_live_age_ms = 1;
-		rp->r.live_age_ms = ocsd_now_ms() - d->live_ms;
+		rp->r.live_age_ms = mono_ms() - d->live_ms;
 	}
 	rp->r.cabling = reply_alloc(rp, d->conf->ntrx * sizeof(void *));
 	for (i = 0; rp->r.cabling && i < d->conf->ntrx; i++) {
@@ -190,16 +194,22 @@ reply_show(struct reply *rp, const struct ocsd *d)
 void
 reply_status(struct reply *rp, const struct ocsd *d)
 {
+	uint64_t id;
+	uint32_t phase;
+
 	reply_switch(rp, d);
 	rp->r.has_uptime_s = 1;
-	rp->r.uptime_s = (ocsd_now_ms() - d->start_ms) / 1000;
-	if (d->have_live && d->have_desired) {
+	rp->r.uptime_s = (mono_ms() - d->start_ms) / 1000;
+	if (run_where(d, &id, &phase))
+		reply_message(rp, "run %llu in progress, phase %u",
+		              (unsigned long long)id, phase);
+	if (d->connected && d->have_live && d->have_desired) {
 		rp->r.has_in_sync = 1;
 		rp->r.in_sync = map_equal(&d->live, &d->desired);
 	}
-	if (d->have_live) {
+	if (d->connected && d->have_live) {
 		rp->r.has_live_age_ms = 1;
-		rp->r.live_age_ms = ocsd_now_ms() - d->live_ms;
+		rp->r.live_age_ms = mono_ms() - d->live_ms;
 	}
 }
 
@@ -215,4 +225,55 @@ reply_diff(struct reply *rp, const struct ocsd *d)
 	        &rp->r.n_only_desired);
 	rp->r.has_in_sync = 1;
 	rp->r.in_sync = map_equal(&d->live, &d->desired);
+}
+
+void
+reply_run(struct reply *rp, const struct run_report *o)
+{
+	Ocs__RunReport *rr = reply_alloc(rp, sizeof(*rr));
+	uint32_t        k;
+
+	if (rr == NULL)
+		return;
+	ocs__run_report__init(rr);
+	rr->run_id = o->id;
+	rr->algo = reply_str(rp, o->algo);
+	rr->nodes = o->nodes;
+	rr->bytes = o->bytes;
+	rr->delta_s = o->delta_s;
+	rr->bandwidth_bps = o->bandwidth_bps;
+	rr->alpha_s = o->alpha_s;
+	rr->alpha_h = o->alpha_h;
+	rr->reconfigure_before =
+	    reply_alloc(rp, (o->nbefore + 1) * sizeof(uint32_t));
+	for (k = 0; rr->reconfigure_before && k < o->nbefore; k++)
+		rr->reconfigure_before[rr->n_reconfigure_before++] =
+		    o->before[k];
+	rr->phases = reply_alloc(rp, (o->nph + 1) * sizeof(void *));
+	for (k = 0; rr->phases && k < o->nph; k++) {
+		const struct run_phase_report *q = &o->ph[k];
+		Ocs__PhaseReport              *p = reply_alloc(rp, sizeof(*p));
+
+		if (p == NULL)
+			break;
+		ocs__phase_report__init(p);
+		p->phase = k;
+		p->reconfigured = q->reconfigured;
+		p->reconf_s = q->reconf_s;
+		p->data_s = q->data_s;
+		p->barrier_s = q->barrier_s;
+		p->bytes = q->bytes;
+		p->predicted_s = q->predicted_s;
+		p->has_control_s = q->has_control;
+		p->control_s = q->control_s;
+		rr->phases[rr->n_phases++] = p;
+	}
+	rr->total_s = o->total_s;
+	rr->predicted_s = o->predicted_s;
+	rr->blocks_verified = o->verified;
+	rr->errors = o->errors;
+	rr->hosts = reply_alloc(rp, (o->nodes + 1) * sizeof(char *));
+	for (k = 0; rr->hosts && k < o->nodes; k++)
+		rr->hosts[rr->n_hosts++] = reply_str(rp, o->hosts[k]);
+	rp->r.report = rr;
 }

@@ -1,67 +1,76 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Agents and collective runs inside ocsd.  agents.c owns the agents'
- * socket, the registry and the join; run.c owns the run: plans, barriers,
- * reconfigurations through the switch worker, releases and the report.
- * Everything here is called with d->mtx held.
+ * Collective runs inside ocsd (run.c, run_plan.c, run_report.c): plans
+ * made with the collectives library, barriers in lockstep with the
+ * switch worker, the report.  The runner owns its state, its deadline
+ * timer and its reconfiguration job; it hears from the agents' registry
+ * through the callbacks it registers (agents.h) and answers agents
+ * through the registry's senders.  Everything is called with d->mtx held
+ * but run_init, run_listen, run_stop and run_fini.
  */
 #ifndef OCS_RUN_H
 #define OCS_RUN_H
 
 #include <stdint.h>
 
+#include "ocsd/agents.h"
 #include "ocsd/ocsd.h"
-#include "proto/auth.h"
+#include "ocsd/reply.h"
 
-struct actx;
+#define RUN_MAX_PHASES 64
 
-struct agent {
-	uint32_t     id;
-	char         host[64];
-	uint32_t     ntrx;
-	uint32_t     pipe; /* nng pipe it joined on */
-	int          lost;
-	uint64_t     seen_ms;
-	struct actx *held; /* its Poll or Ready, held for an answer */
-	int          held_ready;
-	uint64_t     held_until; /* a held Poll is answered Idle by then */
-	/* In the current run: */
-	int      node; /* -1 if not in it */
-	int      plan_sent;
-	uint32_t ready; /* the barrier it is ready for, or NONE */
+/* An operator's run request, in ocsd's terms (ctl.c fills it from the
+ * wire).  Unset numbers (has_* 0, or 0) take the configuration's. */
+struct run_req {
+	char     algo[16];
+	char     reconfig[256]; /* "" for auto */
+	uint64_t bytes;
+	uint32_t nodes, chunk;
+	int      has_alpha_s, has_alpha_h, has_delta;
+	int      keep; /* keep the run's last configuration as the map */
+	double   bandwidth_bps, alpha_s, alpha_h, delta;
 };
 
-#define AG_NONE UINT32_MAX
+/* What a run did, phase by phase, beside what the model predicted. */
+struct run_phase_report {
+	int      reconfigured, has_control;
+	double   reconf_s, data_s, barrier_s, predicted_s, control_s;
+	uint64_t bytes;
+};
+struct run_report {
+	uint64_t                id;
+	const char             *algo;
+	uint32_t                nodes, nph, nbefore;
+	uint64_t                bytes, verified, errors;
+	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;
+	double                  total_s, predicted_s;
+	uint32_t                before[RUN_MAX_PHASES];
+	struct run_phase_report ph[RUN_MAX_PHASES];
+	const char (*hosts)[64]; /* nodes of them */
+};
 
-/* agents.c */
-int  agents_open(struct ocsd *, struct agents **);
-void agents_close(struct agents *);
-/* Answer an agent's held request with m (run id, phase set by caller). */
-void agents_answer(struct ocsd *, struct agent *, Ocs__Msg *);
-/* Publish m to every agent's event socket. */
-void agents_publish(struct ocsd *, Ocs__Msg *);
-/* Joined agents, not lost, sorted by host; returns the count. */
-uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);
-void     agents_info(struct ocsd *, struct reply *);
-
-/* run.c */
-/* Start a run for an operator (aio of the waiting control context; the
- * report goes into job->rep).  0, or an error with job->err set. */
-int run_start(struct ocsd *, const Ocs__RunRequest *, struct job *, nng_aio *);
-void run_abort(struct ocsd *, const char *fmt, ...)
-    __attribute__((__format__(printf, 2, 3)));
-/* From agents.c, for messages of agents in (or about) a run. */
-void run_on_poll(struct ocsd *, struct agent *);
-int  run_on_ready(struct ocsd *, struct agent *, const Ocs__Msg *, char *err,
-                  size_t errlen);
-void run_on_agent_abort(struct ocsd *, struct agent *, const Ocs__Msg *);
-void run_on_lost(struct ocsd *, struct agent *);
-/* Called often (the agents' tick): abort a barrier past its deadline. */
-void run_tick(struct ocsd *);
-/* Shutdown: abort and release everything. */
-void run_stop(struct ocsd *);
-/* The run machinery's aios (once, at start; fini at exit, unlocked). */
+/* The runner's state and aios, for the life of ocsd. */
 int  run_init(struct ocsd *);
 void run_fini(struct ocsd *);
+/* Hear the agents' registry. */
+void run_listen(struct ocsd *, struct agents *);
+
+/*
+ * Start a run for an operator: aio is the waiting control context's, p
+ * gets the outcome and the report (reply.c's) when it ends.  0, or an
+ * error with p->err set (nothing started).
+ */
+int run_start(struct ocsd *, const struct run_req *, struct pending *p,
+              nng_aio *aio);
+/* End the run in progress, if any, for every agent with this reason. */
+void run_abort(struct ocsd *, const char *fmt, ...)
+    __attribute__((__format__(printf, 2, 3)));
+/* Is a run in progress?  Why did the last one end early ("" if not)? */
+int run_busy(const struct ocsd *);
+/* The run in progress (1) and the phase its agents are in, or 0. */
+int         run_where(const struct ocsd *, uint64_t *id, uint32_t *phase);
+const char *run_last_abort(const struct ocsd *);
+/* Shutdown: abort and release everything (takes d->mtx). */
+void run_stop(struct ocsd *);
 
 #endif

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "ocsd/log.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/xc.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
 
 #define SW_BACKOFF_MIN 250
 #define SW_BACKOFF_MAX 10000
@@ -81,7 +83,7 @@ refresh(struct ocsd *d, char *err, size_t len)
 	map_free(&d->live);
 	d->live = m;
 	d->have_live = 1;
-	d->live_ms = ocsd_now_ms();
+	d->live_ms = mono_ms();
 	d->last_op_ms = d->drv->last_ns / 1e6;
 	nng_mtx_unlock(d->mtx);
 	return (0);
@@ -104,9 +106,9 @@ log_differences(struct ocsd *d, const char *why)
 }
 
 static int
-save_desired(struct ocsd *d, char *err, size_t len)
+save_map(struct ocsd *d, const struct map *m, char *err, size_t len)
 {
-	int rv = map_save(d->desired_path, &d->desired);
+	int rv = map_save(d->desired_path, m);
 
 	if (rv != 0) {
 		snprintf(err, len, "saving the desired map to %.300s: %s",
@@ -117,9 +119,19 @@ save_desired(struct ocsd *d, char *err, size_t len)
 	return (0);
 }
 
-/* Does light get through the new paths?  Only a device's own FAILED state
- * or light going in without coming out counts: dark on both sides is a
- * host that is not transmitting, not a fault. */
+static int
+save_desired(struct ocsd *d, char *err, size_t len)
+{
+	return (save_map(d, &d->desired, err, len));
+}
+
+/*
+ * Does light get through the new paths?  Both ends are read: a port the
+ * device calls FAILED (CALIENT), no light into the ingress (a failed
+ * port, or a host that is not transmitting: a circuit that cannot carry
+ * anything), or light going in without coming out.  A port without a
+ * power monitor (no reading) is not held against the circuit.
+ */
 static int
 check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
             size_t len)
@@ -171,6 +183,21 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 				rv = -DRV_ELIGHT;
 				break;
 			}
+			/* TL1 has no FAILED state: a dark ingress (a
+			 * failed port, or a host whose laser is off) is
+			 * only seen by its power monitor. */
+			if (in->dbm <= DRV_DARK_DBM &&
+			    in->dbm != DRV_NO_READING) {
+				snprintf(
+				    err, len,
+				    "switch %s %s: circuit %s -> %s: no light "
+				    "into ingress %s (%.1f dBm): the port "
+				    "failed or its host is not transmitting",
+				    d->conf->driver, d->conf->address, a, b, a,
+				    in->dbm);
+				rv = -DRV_ELIGHT;
+				break;
+			}
 			if (in->dbm > DRV_DARK_DBM &&
 			    out->dbm <= DRV_DARK_DBM &&
 			    out->dbm != DRV_NO_READING) {
@@ -189,7 +216,7 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 			break;
 		/* A slow mirror may still be settling: one more look. */
 		if (tries == 0)
-			ocsd_sleep_ms(d->conf->switch_ms + 10);
+			mono_sleep_ms(d->conf->switch_ms + 10);
 	}
 	free(ports);
 	free(st);
@@ -237,9 +264,19 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	nng_mtx_lock(d->mtx);
 	d->last_op_ms = took_ms;
 	nng_mtx_unlock(d->mtx);
-	/* A switch much slower than configured breaks the run model. */
+	/* A switch much slower than configured breaks the run model: a
+	 * few times its switching time, beyond a couple of milliseconds of
+	 * command round trip, is worth a warning; the warning lasts only
+	 * as long as the slowness. */
 	if (rv == 0 && d->conf->switch_ms > 0 &&
-	    took_ms > 3.0 * d->conf->switch_ms + 50) {
+	    took_ms <= 3.0 * d->conf->switch_ms + 2) {
+		nng_mtx_lock(d->mtx);
+		if (strncmp(d->sw_warn, "slow:", 5) == 0)
+			d->sw_warn[0] = '\0';
+		nng_mtx_unlock(d->mtx);
+	}
+	if (rv == 0 && d->conf->switch_ms > 0 &&
+	    took_ms > 3.0 * d->conf->switch_ms + 2) {
 		log_warnx(
 		    "switch %s %s: a reconfiguration took %.0f ms, %.1fx "
 		    "the configured switch_time of %u ms",
@@ -334,12 +371,100 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 		         "again, then the desired map is restored");
 		set_down(d, err);
 	}
-	if (rv != 0)
-		log_warnx("%s", err);
+	/* Not logged here: whoever asked logs it once, with who asked. */
 	free(newp);
 	free(np2);
 	map_free(&before);
 	return (rv);
+}
+
+/*
+ * On (re)connection the switch is compared with the desired map.  With
+ * no saved map the switch's becomes it; a batch of ours that was cut off
+ * is undone whatever the policy; a difference made by someone else is
+ * left, pushed over or adopted as `reconcile` says.
+ */
+static int
+reconcile(struct ocsd *d, char *err, size_t len)
+{
+	struct map dm;
+	uint32_t   changed;
+	int        rv;
+
+	if (!d->have_desired) {
+		nng_mtx_lock(d->mtx);
+		rv = map_copy(&d->desired, &d->live);
+		d->have_desired = rv == 0;
+		nng_mtx_unlock(d->mtx);
+		if (rv == 0 && save_desired(d, err, len) == 0)
+			log_info("no saved map: adopted the switch's %u "
+			         "patches as desired",
+			         map_count(&d->live));
+		return (0);
+	}
+	if (map_equal(&d->live, &d->desired)) {
+		d->interrupted = 0;
+		unlink(d->run_state_path);
+		return (0);
+	}
+	/* A run was in progress when ocsd stopped: its circuits are not
+	 * anyone's intent, so the desired map returns whatever the policy
+	 * for changes made by others. */
+	if (access(d->run_state_path, F_OK) == 0) {
+		log_warnx("a run was in progress when ocsd stopped "
+		          "(%s): restoring the desired map",
+		          d->run_state_path);
+		d->interrupted = 1;
+	}
+	if (d->interrupted) {
+		/* Our own batch was cut off half way: undo it whatever the
+		 * reconcile policy for changes made by others. */
+		log_differences(d, "after an interrupted batch");
+		if (map_init(&dm, d->nports) != 0)
+			return (-ENOMEM);
+		memcpy(dm.out, d->desired.out,
+		       (d->nports + 1) * sizeof(*dm.out));
+		rv = apply_target(d, &dm, &changed, err, len);
+		map_free(&dm);
+		if (rv != 0) {
+			log_warnx("undoing an interrupted batch: %s", err);
+			return (rv);
+		}
+		d->interrupted = 0;
+		unlink(d->run_state_path);
+		log_info("interrupted batch undone: %u changes, the switch "
+		         "holds the desired map",
+		         changed);
+		return (0);
+	}
+	log_differences(d, "switch differs from the desired map");
+	switch (d->conf->reconcile) {
+	case CONF_RECON_HOLD:
+		log_warnx("live circuits left as they are: 'ocsctl map diff' "
+		          "shows, 'ocsctl map sync' pushes the desired map, "
+		          "'ocsctl map adopt' keeps the switch's");
+		break;
+	case CONF_RECON_PUSH:
+		if (map_init(&dm, d->nports) == 0) {
+			memcpy(dm.out, d->desired.out,
+			       (d->nports + 1) * sizeof(*dm.out));
+			if (apply_target(d, &dm, &changed, err, len) != 0)
+				log_warnx("reconcile=push: %s", err);
+			else
+				log_info("reconcile=push: %u changes applied",
+				         changed);
+			map_free(&dm);
+		}
+		break;
+	case CONF_RECON_ADOPT:
+		nng_mtx_lock(d->mtx);
+		rv = map_copy(&d->desired, &d->live);
+		nng_mtx_unlock(d->mtx);
+		if (rv == 0 && save_desired(d, err, len) == 0)
+			log_info("reconcile=adopt: took the switch's map");
+		break;
+	}
+	return (0);
 }
 
 /* Connect (or reconnect), learn the size, read back, reconcile. */
@@ -348,8 +473,6 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 {
 	struct drv_opts o;
 	struct drv_caps c;
-	struct map      dm;
-	uint32_t        changed;
 	int             rv;
 
 	if (d->drv == NULL) {
@@ -393,65 +516,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 	log_info("switch %s %s: connected, %ux%u, %u patches", d->conf->driver,
 	         d->conf->address, c.nports, c.nports, map_count(&d->live));
 
-	if (!d->have_desired) {
-		nng_mtx_lock(d->mtx);
-		rv = map_copy(&d->desired, &d->live);
-		d->have_desired = rv == 0;
-		nng_mtx_unlock(d->mtx);
-		if (rv == 0 && save_desired(d, err, len) == 0)
-			log_info("no saved map: adopted the switch's %u "
-			         "patches as desired",
-			         map_count(&d->live));
-		return (0);
-	}
-	if (map_equal(&d->live, &d->desired)) {
-		d->interrupted = 0;
-		return (0);
-	}
-	if (d->interrupted) {
-		/* Our own batch was cut off half way: undo it whatever the
-		 * reconcile policy for changes made by others. */
-		log_differences(d, "after an interrupted batch");
-		if (map_init(&dm, d->nports) != 0)
-			return (-ENOMEM);
-		memcpy(dm.out, d->desired.out,
-		       (d->nports + 1) * sizeof(*dm.out));
-		rv = apply_target(d, &dm, &changed, err, len);
-		map_free(&dm);
-		if (rv != 0)
-			return (rv);
-		d->interrupted = 0;
-		log_info("interrupted batch undone: %u changes, the switch "
-		         "holds the desired map",
-		         changed);
-		return (0);
-	}
-	log_differences(d, "switch differs from the desired map");
-	switch (d->conf->reconcile) {
-	case CONF_RECON_HOLD:
-		log_warnx("live circuits left as they are: 'ocsctl map diff' "
-		          "shows, 'ocsctl map sync' pushes the desired map, "
-		          "'ocsctl map adopt' keeps the switch's");
-		break;
-	case CONF_RECON_PUSH:
-		if (map_init(&dm, d->nports) == 0) {
-			memcpy(dm.out, d->desired.out,
-			       (d->nports + 1) * sizeof(*dm.out));
-			if (apply_target(d, &dm, &changed, err, len) == 0)
-				log_info("reconcile=push: %u changes applied",
-				         changed);
-			map_free(&dm);
-		}
-		break;
-	case CONF_RECON_ADOPT:
-		nng_mtx_lock(d->mtx);
-		rv = map_copy(&d->desired, &d->live);
-		nng_mtx_unlock(d->mtx);
-		if (rv == 0 && save_desired(d, err, len) == 0)
-			log_info("reconcile=adopt: took the switch's map");
-		break;
-	}
-	return (0);
+	return (reconcile(d, err, len));
 }
 
 /* Connected, or an error naming the switch. */
@@ -468,182 +533,105 @@ ensure(struct ocsd *d, char *err, size_t len)
 	}
 	d->backoff_ms = 0;
 	d->next_poll_ms =
-	    ocsd_now_ms() + (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
+	    mono_ms() + (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
 	return (0);
 }
 
-/* Carry out one operator request; fills job->rep or job->err. */
+/* Read back; for an adopt, the switch's map becomes the desired one. */
 static int
-run_ctl(struct ocsd *d, struct job *j)
+do_read(struct ocsd *d, struct sw_job *j)
 {
-	const Ocs__CtlRequest *q = j->req;
-	struct drv_patch       p[2];
-	struct map             tl, td;
-	uint16_t              *ins = NULL;
-	size_t                 np = 0, nin = 0, i, k;
-	uint32_t               changed = 0;
-	char                 **a, **b;
-	int                    rv;
+	int rv;
 
-	memset(&tl, 0, sizeof(tl));
-	memset(&td, 0, sizeof(td));
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0 ||
+	    (rv = refresh(d, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	switch (q->op) {
-	case OCS__CTL_REQUEST__OP__CONNECT:
-		if (q->n_pairs != 1) {
-			snprintf(
-			    j->err, sizeof(j->err),
-			    "connect: expected one pair of endpoints, got %zu",
-			    q->n_pairs);
-			return (-OCSD_EREQUEST);
-		}
-		rv =
-		    xc_connect(d->conf, &d->desired, &d->live, q->pairs[0]->a,
-		               q->pairs[0]->b, p, &np, j->err, sizeof(j->err));
-		if (rv != 0)
-			return (rv);
-		break;
-	case OCS__CTL_REQUEST__OP__DISCONNECT:
-		if (q->n_ports == 0) {
-			snprintf(j->err, sizeof(j->err),
-			         "disconnect: no endpoint given");
-			return (-OCSD_EREQUEST);
-		}
-		if ((ins = calloc(4 * q->n_ports, sizeof(*ins))) == NULL)
-			return (-ENOMEM);
-		for (i = 0; i < q->n_ports; i++) {
-			uint16_t one[4];
-			size_t   n1;
-
-			rv = xc_disconnect(d->conf, &d->desired, &d->live,
-			                   q->ports[i], one, &n1, j->err,
-			                   sizeof(j->err));
-			if (rv != 0) {
-				free(ins);
-				return (rv);
-			}
-			for (k = 0; k < n1; k++)
-				ins[nin++] = one[k];
-		}
-		break;
-	case OCS__CTL_REQUEST__OP__APPLY:
-		a = calloc(q->n_pairs + 1, sizeof(*a));
-		b = calloc(q->n_pairs + 1, sizeof(*b));
-		if (a == NULL || b == NULL) {
-			free(a);
-			free(b);
-			return (-ENOMEM);
-		}
-		for (i = 0; i < q->n_pairs; i++) {
-			a[i] = q->pairs[i]->a;
-			b[i] = q->pairs[i]->b;
-		}
-		rv = xc_build(d->conf, d->nports, a, b, q->n_pairs, &td,
-		              j->err, sizeof(j->err));
-		free(a);
-		free(b);
-		if (rv != 0)
-			return (rv);
-		break;
-	case OCS__CTL_REQUEST__OP__CLEAR:
-		if ((rv = map_init(&td, d->nports)) != 0)
-			return (rv);
-		break;
-	case OCS__CTL_REQUEST__OP__MAP_SYNC:
-		if ((rv = map_copy(&td, &d->desired)) != 0)
-			return (rv);
-		break;
-	case OCS__CTL_REQUEST__OP__MAP_DIFF:
-	case OCS__CTL_REQUEST__OP__MAP_ADOPT:
-		if ((rv = refresh(d, j->err, sizeof(j->err))) != 0)
-			return (rv);
-		if (q->op == OCS__CTL_REQUEST__OP__MAP_ADOPT) {
-			nng_mtx_lock(d->mtx);
-			rv = map_copy(&d->desired, &d->live);
-			nng_mtx_unlock(d->mtx);
-			if (rv != 0 || (rv = save_desired(
-			                    d, j->err, sizeof(j->err))) != 0)
-				return (rv);
-			log_info("desired map: adopted the switch's %u "
-			         "patches",
-			         map_count(&d->live));
-		}
-		nng_mtx_lock(d->mtx);
-		reply_diff(&j->rep, d);
-		nng_mtx_unlock(d->mtx);
+	if (j->op != SW_ADOPT)
 		return (0);
-	default:
-		snprintf(j->err, sizeof(j->err),
-		         "request %d is not for the "
-		         "switch",
-		         q->op);
-		return (-OCSD_EREQUEST);
-	}
-
-	/* Deltas change both maps; whole maps replace them. */
-	if (td.n == 0) {
-		if ((rv = map_copy(&td, &d->desired)) != 0 ||
-		    (rv = map_copy(&tl, &d->live)) != 0)
-			goto out;
-		xc_delta(&td, ins, nin, p, np);
-		xc_delta(&tl, ins, nin, p, np);
-	} else if ((rv = map_copy(&tl, &td)) != 0)
-		goto out;
-	if ((rv = apply_target(d, &tl, &changed, j->err, sizeof(j->err))) != 0)
-		goto out;
 	nng_mtx_lock(d->mtx);
-	map_free(&d->desired);
-	d->desired = td;
-	memset(&td, 0, sizeof(td));
+	rv = map_copy(&d->desired, &d->live);
 	nng_mtx_unlock(d->mtx);
-	if ((rv = save_desired(d, j->err, sizeof(j->err))) != 0)
-		goto out;
-	j->rep.r.has_changed = 1;
-	j->rep.r.changed = changed;
-	reply_message(&j->rep, "%u patch change%s applied and read back",
-	              changed, changed == 1 ? "" : "s");
-	log_info("operator request %d: %u patch changes applied", q->op,
-	         changed);
-out:
-	free(ins);
-	map_free(&tl);
-	map_free(&td);
-	return (rv);
+	if (rv != 0 || (rv = save_desired(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	log_info("desired map: adopted the switch's %u patches",
+	         map_count(&d->live));
+	return (0);
 }
 
-/* A run's reconfiguration: the switch must hold exactly job->target. */
+/*
+ * Make the switch hold the job's target (sw.h).  The plan runs now, not
+ * when the job was queued, so two operators' changes compose instead of
+ * the second undoing the first.  The desired map changes only once the
+ * switch holds the target.
+ */
 static int
-run_reconf(struct ocsd *d, struct job *j)
+do_hold(struct ocsd *d, struct sw_job *j)
 {
-	uint64_t   t0 = ocsd_now_us();
-	uint32_t   changed;
-	struct map m;
-	int        rv;
+	struct sw_target t;
+	uint64_t         t0 = mono_us();
+	int              rv;
 
+	memset(&t, 0, sizeof(t));
 	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	if (j->target.n != d->nports) {
+	if (j->plan != NULL)
+		rv = j->plan(d, j->arg, &t, j->err, sizeof(j->err));
+	else
+		rv = map_copy(&t.sw, &j->target);
+	if (rv == 0 && t.desired.n == 0)
+		rv = map_copy(&t.desired, &t.sw);
+	if (rv != 0)
+		goto out;
+	if (t.sw.n != d->nports || t.desired.n != d->nports) {
 		snprintf(j->err, sizeof(j->err),
-		         "run map for %u ports, the switch has %u",
-		         j->target.n, d->nports);
-		return (-OCSD_EREQUEST);
+		         "target map for %u ports, the switch has %u", t.sw.n,
+		         d->nports);
+		rv = -OCSD_EREQUEST;
+		goto out;
 	}
-	if ((rv = apply_target(d, &j->target, &changed, j->err,
-	                       sizeof(j->err))) != 0)
-		return (rv);
-	memset(&m, 0, sizeof(m));
-	if ((rv = map_copy(&m, &j->target)) != 0)
-		return (rv);
+	/* A run's configurations are transient: its intent (run.state) was
+	 * written once before phase 0, and the desired map stays. */
+	if (j->transient) {
+		rv = apply_target(d, &t.sw, &j->changed, j->err,
+		                  sizeof(j->err));
+		j->took_ms = (mono_us() - t0) / 1e3;
+		goto out;
+	}
+	/* The intent first: on disk before the switch is touched, so a
+	 * restart finds what was asked for; when it cannot be written the
+	 * switch is left alone, and a change is never reported failed once
+	 * it is on the switch. */
+	if ((rv = save_map(d, &t.desired, j->err, sizeof(j->err))) != 0) {
+		size_t l = strlen(j->err);
+
+		snprintf(j->err + l, sizeof(j->err) - l,
+		         "; nothing changed on the switch");
+		goto out;
+	}
+	if ((rv = apply_target(d, &t.sw, &j->changed, j->err,
+	                       sizeof(j->err))) != 0) {
+		/* Not made (rolled back, refused, or the switch went down
+		 * and gets the desired map back when it answers): the file
+		 * goes back to the desired map as it was. */
+		char e2[512];
+
+		if (save_desired(d, e2, sizeof(e2)) != 0)
+			log_warnx("the desired map on disk is the refused "
+			          "change's: %s",
+			          e2);
+		goto out;
+	}
 	nng_mtx_lock(d->mtx);
 	map_free(&d->desired);
-	d->desired = m;
+	d->desired = t.desired;
 	d->have_desired = 1;
+	memset(&t.desired, 0, sizeof(t.desired));
 	nng_mtx_unlock(d->mtx);
-	rv = save_desired(d, j->err, sizeof(j->err));
-	j->took_ms = (ocsd_now_us() - t0) / 1e3;
-	log_debug("run reconfiguration: %u changes in %.0f ms", changed,
-	          j->took_ms);
+	j->took_ms = (mono_us() - t0) / 1e3;
+	log_debug("hold: %u changes in %.1f ms", j->changed, j->took_ms);
+out:
+	map_free(&t.sw);
+	map_free(&t.desired);
 	return (rv);
 }
 
@@ -670,9 +658,9 @@ run_reload(struct ocsd *d, struct conf *nc)
 static void
 cancel(nng_aio *aio, void *arg, int rv)
 {
-	struct job  *j = arg;
-	struct ocsd *d = nng_aio_get_input(aio, 0);
-	struct job **pp;
+	struct sw_job  *j = arg;
+	struct ocsd    *d = nng_aio_get_input(aio, 0);
+	struct sw_job **pp;
 
 	nng_mtx_lock(d->mtx);
 	if (!j->started) {
@@ -693,7 +681,7 @@ cancel(nng_aio *aio, void *arg, int rv)
 }
 
 static void
-enqueue(struct ocsd *d, struct job *j)
+enqueue(struct ocsd *d, struct sw_job *j)
 {
 	j->next = NULL;
 	if (d->qtail)
@@ -705,7 +693,7 @@ enqueue(struct ocsd *d, struct job *j)
 }
 
 static void
-submit(struct ocsd *d, struct job *j, nng_aio *aio, int locked)
+submit(struct ocsd *d, struct sw_job *j, nng_aio *aio, int locked)
 {
 	if (!nng_aio_begin(aio))
 		return;
@@ -721,29 +709,28 @@ submit(struct ocsd *d, struct job *j, nng_aio *aio, int locked)
 }
 
 void
-sw_submit(struct ocsd *d, struct job *j, nng_aio *aio)
+sw_submit(struct ocsd *d, struct sw_job *j, nng_aio *aio)
 {
 	submit(d, j, aio, 0);
 }
 
 void
-sw_submit_reconf(struct ocsd *d, struct job *j, nng_aio *aio)
+sw_submit_locked(struct ocsd *d, struct sw_job *j, nng_aio *aio)
 {
-	j->kind = JOB_RECONF;
 	submit(d, j, aio, 1);
 }
 
 void
 sw_submit_reload(struct ocsd *d, struct conf *nc)
 {
-	struct job *j = calloc(1, sizeof(*j));
+	struct sw_job *j = calloc(1, sizeof(*j));
 
 	if (j == NULL) {
 		log_warnx("reload: out of memory, keeping the configuration");
 		conf_free(nc);
 		return;
 	}
-	j->kind = JOB_RELOAD;
+	j->op = SW_RELOAD;
 	j->newconf = nc;
 	nng_mtx_lock(d->mtx);
 	enqueue(d, j);
@@ -753,15 +740,15 @@ sw_submit_reload(struct ocsd *d, struct conf *nc)
 static void
 worker(void *arg)
 {
-	struct ocsd *d = arg;
-	struct job  *j;
-	char         err[768];
-	uint64_t     now, due;
+	struct ocsd   *d = arg;
+	struct sw_job *j;
+	char           err[768];
+	uint64_t       now, due;
 
 	for (;;) {
 		nng_mtx_lock(d->mtx);
 		for (;;) {
-			now = ocsd_now_ms();
+			now = mono_ms();
 			due = d->connected ? d->next_poll_ms : d->next_try_ms;
 			if (d->stop || d->qhead || now >= due)
 				break;
@@ -783,14 +770,14 @@ worker(void *arg)
 		}
 		nng_mtx_unlock(d->mtx);
 
-		if (j && j->kind == JOB_RELOAD) {
+		if (j && j->op == SW_RELOAD) {
 			run_reload(d, j->newconf);
 			free(j);
 			continue;
 		}
 		if (j) {
-			j->rv = j->kind == JOB_RECONF ? run_reconf(d, j)
-			                              : run_ctl(d, j);
+			j->rv =
+			    j->op == SW_HOLD ? do_hold(d, j) : do_read(d, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}
@@ -802,7 +789,7 @@ worker(void *arg)
 				                    : SW_BACKOFF_MIN;
 				if (d->backoff_ms > SW_BACKOFF_MAX)
 					d->backoff_ms = SW_BACKOFF_MAX;
-				d->next_try_ms = ocsd_now_ms() + d->backoff_ms;
+				d->next_try_ms = mono_ms() + d->backoff_ms;
 				log_debug("%s; next try in %u ms", err,
 				          d->backoff_ms);
 			}
@@ -819,7 +806,7 @@ worker(void *arg)
 				          map_count(&before));
 			map_free(&before);
 			d->next_poll_ms =
-			    ocsd_now_ms() +
+			    mono_ms() +
 			    (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
 		}
 	}

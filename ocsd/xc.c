@@ -69,6 +69,8 @@ free_in(const struct conf *c, const struct map *m, const char *what,
 	char     b1[96], b2[96];
 	uint32_t other;
 
+	/* Both maps are checked (the caller passes each): a port busy only
+	 * on the switch is as busy as one busy only in the desired map. */
 	if (m->out[in] && m->out[in] != out) {
 		snprintf(
 		    err, errlen,

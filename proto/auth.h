@@ -18,13 +18,40 @@
 /* Read a secret file: at least AUTH_SEC_MIN bytes, one trailing newline
  * dropped, not readable by others.  0 or -errno/-EINVAL (reason in err). */
 int auth_read_secret(const char *path, uint8_t *buf, size_t *len, char *err,
-    size_t errlen);
+                     size_t errlen);
 /* A random nonce.  0 or -EIO. */
 int auth_nonce(uint8_t nonce[AUTH_NONCE]);
 /* The proof.  0 or -EIO. */
 int auth_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
-    size_t nlen, const char *host, uint8_t out[AUTH_PROOF]);
+               size_t nlen, const char *host, uint8_t out[AUTH_PROOF]);
 /* Constant-time comparison of a proof; 1 if equal. */
 int auth_equal(const uint8_t *a, const uint8_t *b, size_t len);
+
+/*
+ * Outstanding challenges, one per nng pipe, each good once and for
+ * AUTH_CHAL_MS: ocsd's control socket and its agent socket both hand a
+ * nonce to a Hello and take it back with the request that proves the
+ * secret.  The table is the caller's (an array of n slots, zeroed);
+ * calls do not lock, the caller serialises them.
+ */
+#define AUTH_CHAL_MS 10000
+
+struct auth_chal {
+	uint32_t pipe;
+	uint64_t expires; /* mono_ms(); 0 when free or used */
+	char     label[64];
+	uint8_t  nonce[AUTH_NONCE];
+};
+
+/* A fresh nonce for pipe (its earlier one, if any, is replaced), bound to
+ * label ("" for none).  The nonce, or NULL when every slot is live or the
+ * random source failed. */
+const uint8_t *auth_chal_issue(struct auth_chal *tab, size_t n, uint32_t pipe,
+                               const char *label, uint64_t now);
+/* Use up pipe's live challenge if nonce (nlen bytes) and label match it.
+ * 1 if one did, else 0. */
+int auth_chal_take(struct auth_chal *tab, size_t n, uint32_t pipe,
+                   const uint8_t *nonce, size_t nlen, const char *label,
+                   uint64_t now);
 
 #endif

@@ -94,6 +94,8 @@ msg_decode(const void *buf, size_t len, Ocs__Msg **out, char *why,
 	Ocs__Msg *m;
 
 	*out = NULL;
+	/* The socket caps what it receives too (NNG_OPT_RECVMAXSZ); this
+	 * covers buffers that came another way (fuzzing, files). */
 	if (len > MSG_MAX_BYTES) {
 		snprintf(why, whylen, "message of %zu bytes, limit %u", len,
 		         MSG_MAX_BYTES);
@@ -105,6 +107,8 @@ msg_decode(const void *buf, size_t len, Ocs__Msg **out, char *why,
 		         len);
 		return (-MSG_EDECODE);
 	}
+	/* A peer of another version may mean other things by the same
+	 * fields: refuse rather than guess. */
 	if (m->version != MSG_VERSION) {
 		snprintf(why, whylen, "protocol version %u, expected %u",
 		         m->version, MSG_VERSION);
@@ -156,4 +160,45 @@ msg_str_ok(const char *s)
 			return (0);
 	}
 	return (1);
+}
+
+int
+msg_call(nng_socket sock, const Ocs__Msg *m, const char *peer, Ocs__Msg **rep,
+         char *err, size_t errlen)
+{
+	nng_msg *nm;
+	char     why[300];
+	int      rv;
+
+	*rep = NULL;
+	if ((rv = msg_encode(m, &nm)) != 0) {
+		snprintf(err, errlen, "encoding: %s", msg_strerror(rv));
+		return (rv);
+	}
+	if ((rv = nng_sendmsg(sock, nm, 0)) != 0) {
+		nng_msg_free(nm);
+		snprintf(err, errlen, "%s: %s", peer, nng_strerror(rv));
+		return (msg_nngerr(rv));
+	}
+	if ((rv = nng_recvmsg(sock, &nm, 0)) != 0) {
+		snprintf(err, errlen, "%s: no answer: %s", peer,
+		         nng_strerror(rv));
+		return (msg_nngerr(rv));
+	}
+	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), rep, why,
+	                sizeof(why));
+	nng_msg_free(nm);
+	if (rv != 0) {
+		snprintf(err, errlen, "%s: bad answer: %s", peer, why);
+		return (rv);
+	}
+	/* A REQ socket drops stale replies, but a peer may still answer
+	 * with someone else's seq: never take it for ours. */
+	if (!(*rep)->has_seq || (*rep)->seq != m->seq) {
+		snprintf(err, errlen, "%s answered another request", peer);
+		msg_free(*rep);
+		*rep = NULL;
+		return (-MSG_EBODY);
+	}
+	return (0);
 }

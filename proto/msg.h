@@ -12,6 +12,7 @@
 
 #include <nng/nng.h>
 
+#include "proto/base/errbase.h"
 #include "proto/ocs.pb-c.h"
 
 #define MSG_VERSION   1
@@ -19,15 +20,17 @@
 #define MSG_MAX_STR   256        /* longest name in a request */
 
 enum msg_err {
-	MSG_EBASE = 8192,
-	MSG_EVERSION,         /* protocol version mismatch */
-	MSG_EDECODE,          /* not a valid protobuf Msg */
-	MSG_ESIZE,            /* too large */
-	MSG_EBODY,            /* no body, or the wrong kind of body */
-	MSG_EFIELD,           /* a field missing or out of range */
-	MSG_ENNG_BASE = 8448, /* + nng error number */
-	MSG_EMAX = 8448 + 4096
+	MSG_EBASE = ERR_BASE_MSG,
+	MSG_EVERSION, /* protocol version mismatch */
+	MSG_EDECODE,  /* not a valid protobuf Msg */
+	MSG_ESIZE,    /* too large */
+	MSG_EBODY,    /* no body, or the wrong kind of body */
+	MSG_EFIELD,   /* a field missing or out of range */
+	MSG_ENNG_BASE = ERR_BASE_MSG + 256, /* + nng error number */
+	MSG_EMAX = ERR_BASE_MSG + 256 + 4096
 };
+_Static_assert((int)MSG_EMAX <= (int)ERR_BASE_REST,
+               "msg's range overlaps rest's");
 
 /* Own range (and nng's), else strerror(-rv). */
 const char *msg_strerror(int rv);
@@ -53,6 +56,17 @@ void msg_init(Ocs__Msg *, uint64_t seq);
 
 /* Build an Error reply. */
 int msg_error(uint64_t seq, int code, const char *text, nng_msg **out);
+
+/*
+ * One exchange on a REQ socket: pack m (its seq set), send, wait for the
+ * answer (the socket's timeouts), unpack and check that it answers m's
+ * seq.  An Error body is a valid answer: the caller reads its code and
+ * text.  peer names the other side in err ("controller tcp://...").
+ * 0 with *rep (free with msg_free), else a negative code and one line in
+ * err.  Blocks for up to the socket's send and receive timeouts.
+ */
+int msg_call(nng_socket, const Ocs__Msg *m, const char *peer, Ocs__Msg **rep,
+             char *err, size_t errlen);
 
 /* A string field a peer sent: present, not too long, printable. */
 int msg_str_ok(const char *s);

@@ -7,8 +7,9 @@
 # this machine without root.  Runs an All-to-All of 1 MiB per node with
 # ReTri (reconfigurations placed by R* for the switch's delay), then Bridge
 # and the static ring for comparison; prints each run's per-phase report
-# and the verification total.  Everything is shut down on exit, on Ctrl-C
-# and on failure.
+# and the verification total.  Everything is shut down and the scratch
+# directory removed on every way out: the end, a failure, Ctrl-C, a
+# hang-up, a reader that went away (| head).
 #
 # usage: run-demo.sh BINDIR [NODES] [BYTES]
 # OCS_DRIVER=calient drives the switch over its CALIENT REST face instead.
@@ -26,13 +27,20 @@ esac
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-demo.XXXXXX") || exit 1
 pids=
 cleanup() {
+	trap '' HUP INT PIPE TERM # nothing may cut the clean-up short
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	sleep 0.2
 	for p in $pids; do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$dir"
 }
+# Every way out runs cleanup: a signal the shell does not trap would end
+# it without the EXIT trap (the reader of our output gone, as with
+# "make run | head", is SIGPIPE; a closed terminal is SIGHUP).
 trap cleanup EXIT
-trap 'echo "make run: interrupted"; exit 130' INT TERM
+trap 'echo "make run: interrupted" >&2; exit 130' INT
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
 
 fail() {
 	echo "make run: $*" >&2

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ocs-drivers/oxc.h"
+#include "proto/base/mono.h"
 
 /*
  * Injected faults (emu_fault.c), set by --fault and by the control
@@ -65,9 +66,6 @@ struct emu {
 /* The light path: accept fibres on lfd and carry bytes between ports
  * that are patched and lit, until stopfd is readable.  0 or -errno. */
 int emu_fibre_serve(struct emu *, int lfd, int stopfd);
-
-/* Monotonic ns, the model's clock. */
-uint64_t emu_now_ns(void);
 
 /* State file: size, boot mode, SID and (boot restore) the patches.
  * 0, -ENOENT (no file), or -EINVAL with a message in err. */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectives/units.h"
+#include "proto/base/units.h"
 #include "testbed/ocs-emu/emu.h"
 
 const char emu_garbage[] = "\x01\x7f<html>garbage \xff\xfe</html>\r\n";
@@ -30,10 +30,10 @@ number(const char *s, uint32_t lo, uint32_t hi, uint32_t *v)
 	unsigned long x;
 
 	if (*s < '0' || *s > '9')
-		return (-1);
+		return (-EINVAL);
 	x = strtoul(s, &end, 10);
 	if (*end != '\0' || x < lo || x > hi)
-		return (-1);
+		return (-EINVAL);
 	*v = (uint32_t)x;
 	return (0);
 }
@@ -58,9 +58,12 @@ emu_fault_set(struct emu *e, const char *spec, char *err, size_t errlen)
 	     item = strtok_r(NULL, ",", &save)) {
 		if ((val = strchr(item, '=')) != NULL)
 			*val++ = '\0';
-		if (strcmp(item, "none") == 0 && val == NULL)
+		/* none: every fault off, failed ports too (an operator
+		 * who says none means a healthy switch). */
+		if (strcmp(item, "none") == 0 && val == NULL) {
 			memset(&f, 0, sizeof(f));
-		else if (strcmp(item, "login") == 0 && val == NULL)
+			memset(lose, 0, n2 + 1);
+		} else if (strcmp(item, "login") == 0 && val == NULL)
 			f.refuse_login = 1;
 		else if (strcmp(item, "deny-half") == 0 && val == NULL)
 			f.deny_half = 1;

@@ -24,7 +24,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ocsd/log.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define PIPE_BYTES (1u << 20)
@@ -124,7 +125,7 @@ route(struct fsrv *f, uint32_t in, uint64_t *gen)
 
 	pthread_mutex_lock(&e->mtx);
 	out = e->x.out_of[in];
-	lit = oxc_lit(&e->x, in, emu_now_ns());
+	lit = oxc_lit(&e->x, in, mono_ns());
 	*gen = e->x.gen;
 	pthread_mutex_unlock(&e->mtx);
 	return (lit && out ? f->by_out[out] : NULL);

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectives/units.h"
-#include "ocs-drivers/net.h"
-#include "ocsd/log.h"
+#include "proto/base/log.h"
+#include "proto/base/net.h"
+#include "proto/base/units.h"
 #include "testbed/ocs-emu/emu.h"
 
 static void
@@ -96,15 +96,125 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* One option with a value into c: 0, or 2 after saying what is wrong. */
+/* The REST face, the viewer account and faults. */
 static int
-parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
-           char *faults, size_t flen)
+face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
+{
+	switch (ch) {
+	case O_AUTO:
+		c->autonomous = 1;
+		return (0);
+	case O_REST:
+		if (strlen(a) >= sizeof(c->rest))
+			return (bad("--rest", a, "too long"));
+		snprintf(c->rest, sizeof(c->rest), "%s", a);
+		return (0);
+	case O_VIEWER:
+		if (strlen(a) >= sizeof(c->viewer) || strchr(a, ':') == NULL ||
+		    *a == ':' || strpbrk(a, "\r\n"))
+			return (bad("--viewer", a, "expected USER:PASSWORD"));
+		snprintf(c->viewer, sizeof(c->viewer), "%s", a);
+		return (0);
+	case O_FAULT:
+		if (strlen(faults) + strlen(a) + 2 > flen)
+			return (bad("--fault", a, "too long"));
+		if (*faults)
+			strcat(faults, ",");
+		strcat(faults, a);
+		return (0);
+	}
+	return (bad("option", a ? a : "", "unknown"));
+}
+
+static int
+one_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 {
 	char    *end;
 	double   t;
 	uint64_t sz;
 	long     v;
-	int      ch;
+
+	switch (ch) {
+	case O_TL1:
+		if (strlen(a) >= sizeof(c->tl1))
+			return (bad("--tl1", a, "too long"));
+		snprintf(c->tl1, sizeof(c->tl1), "%s", a);
+		return (0);
+	case O_FIBRE:
+		if (strlen(a) >= sizeof(c->fibre))
+			return (bad("--fibre", a, "too long"));
+		snprintf(c->fibre, sizeof(c->fibre), "%s", a);
+		return (0);
+	case O_PORTS:
+		v = strtol(a, &end, 10);
+		if (*a == '\0' || *end != '\0' || v < 1 || v > DRV_MAX_PORTS)
+			return (bad("--ports", a, "expected 1..%d",
+			            DRV_MAX_PORTS));
+		c->ports = (uint32_t)v;
+		return (0);
+	case O_SWITCH:
+		if (unit_parse_time(a, &t) != 0 || t > 60)
+			return (bad("--switch-time", a,
+			            "expected a time up to 60s (ns, us, ms, "
+			            "s)"));
+		c->switch_ns = (uint64_t)(t * 1e9 + 0.5);
+		return (0);
+	case O_ACK:
+		if (strcmp(a, "compld") && strcmp(a, "immediate"))
+			return (
+			    bad("--ack", a, "expected compld or immediate"));
+		c->ack_immediate = strcmp(a, "immediate") == 0;
+		return (0);
+	case O_BUSY:
+		if (strcmp(a, "deny") && strcmp(a, "replace"))
+			return (bad("--busy", a, "expected deny or replace"));
+		c->busy_replace = strcmp(a, "replace") == 0;
+		return (0);
+	case O_USER:
+	case O_PASS:
+		if (*a == '\0' || strlen(a) >= sizeof(c->password) ||
+		    strpbrk(a, ":;,\"\r\n "))
+			return (bad(ch == O_USER ? "--user" : "--password", a,
+			            "empty, too long or with :;,\" or "
+			            "blanks"));
+		snprintf(ch == O_USER ? c->user : c->password,
+		         ch == O_USER ? sizeof(c->user) : sizeof(c->password),
+		         "%s", a);
+		return (0);
+	case O_STATE:
+		if (*a == '\0' || strlen(a) >= sizeof(c->state))
+			return (bad("--state", a, "bad path"));
+		snprintf(c->state, sizeof(c->state), "%s", a);
+		return (0);
+	case O_BOOT:
+		if (strcmp(a, "dark") && strcmp(a, "restore"))
+			return (bad("--boot", a, "expected dark or restore"));
+		c->boot =
+		    strcmp(a, "dark") == 0 ? OXC_BOOT_DARK : OXC_BOOT_RESTORE;
+		return (0);
+	case O_SID:
+		if (*a == '\0' || strlen(a) >= sizeof(c->sid) ||
+		    strpbrk(a, ":;\"\r\n "))
+			return (bad("--sid", a, "bad name"));
+		snprintf(c->sid, sizeof(c->sid), "%s", a);
+		return (0);
+	case O_BLOCK:
+		if (unit_parse_size(a, &sz) != 0 || sz > (1u << 20))
+			return (bad("--block-size", a,
+			            "expected a size up to 1MiB (0: never "
+			            "split)"));
+		c->block_bytes = (size_t)sz;
+		return (0);
+	}
+	return (face_opt(ch, a, c, faults, flen));
+}
+
+static int
+parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
+           char *faults, size_t flen)
+{
+	int ch, rv;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->tl1, sizeof(c->tl1), "127.0.0.1:3082");
@@ -117,113 +227,11 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 	c->block_bytes = 4096;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":dvh", longopts, NULL)) != -1) {
-		const char *a = optarg;
-
 		switch (ch) {
 		case 'd':
 			break; /* always in the foreground */
 		case 'v':
 			(*verbose)++;
-			break;
-		case O_TL1:
-			if (strlen(a) >= sizeof(c->tl1))
-				return (bad("--tl1", a, "too long"));
-			snprintf(c->tl1, sizeof(c->tl1), "%s", a);
-			break;
-		case O_FIBRE:
-			if (strlen(a) >= sizeof(c->fibre))
-				return (bad("--fibre", a, "too long"));
-			snprintf(c->fibre, sizeof(c->fibre), "%s", a);
-			break;
-		case O_PORTS:
-			v = strtol(a, &end, 10);
-			if (*a == '\0' || *end != '\0' || v < 1 ||
-			    v > DRV_MAX_PORTS)
-				return (bad("--ports", a, "expected 1..%d",
-				            DRV_MAX_PORTS));
-			c->ports = (uint32_t)v;
-			break;
-		case O_SWITCH:
-			if (unit_parse_time(a, &t) != 0 || t > 60)
-				return (bad(
-				    "--switch-time", a,
-				    "expected a time up to 60s (ns, us, ms, "
-				    "s)"));
-			c->switch_ns = (uint64_t)(t * 1e9 + 0.5);
-			break;
-		case O_ACK:
-			if (strcmp(a, "compld") && strcmp(a, "immediate"))
-				return (bad("--ack", a,
-				            "expected compld or immediate"));
-			c->ack_immediate = strcmp(a, "immediate") == 0;
-			break;
-		case O_BUSY:
-			if (strcmp(a, "deny") && strcmp(a, "replace"))
-				return (bad("--busy", a,
-				            "expected deny or replace"));
-			c->busy_replace = strcmp(a, "replace") == 0;
-			break;
-		case O_USER:
-		case O_PASS:
-			if (*a == '\0' || strlen(a) >= sizeof(c->password) ||
-			    strpbrk(a, ":;,\"\r\n "))
-				return (bad(
-				    ch == O_USER ? "--user" : "--password", a,
-				    "empty, too long or with :;,\" or "
-				    "blanks"));
-			snprintf(ch == O_USER ? c->user : c->password,
-			         ch == O_USER ? sizeof(c->user)
-			                      : sizeof(c->password),
-			         "%s", a);
-			break;
-		case O_STATE:
-			if (*a == '\0' || strlen(a) >= sizeof(c->state))
-				return (bad("--state", a, "bad path"));
-			snprintf(c->state, sizeof(c->state), "%s", a);
-			break;
-		case O_BOOT:
-			if (strcmp(a, "dark") && strcmp(a, "restore"))
-				return (bad("--boot", a,
-				            "expected dark or restore"));
-			c->boot = strcmp(a, "dark") == 0 ? OXC_BOOT_DARK
-			                                 : OXC_BOOT_RESTORE;
-			break;
-		case O_SID:
-			if (*a == '\0' || strlen(a) >= sizeof(c->sid) ||
-			    strpbrk(a, ":;\"\r\n "))
-				return (bad("--sid", a, "bad name"));
-			snprintf(c->sid, sizeof(c->sid), "%s", a);
-			break;
-		case O_BLOCK:
-			if (unit_parse_size(a, &sz) != 0 || sz > (1u << 20))
-				return (
-				    bad("--block-size", a,
-				        "expected a size up to 1MiB (0: never "
-				        "split)"));
-			c->block_bytes = (size_t)sz;
-			break;
-		case O_AUTO:
-			c->autonomous = 1;
-			break;
-		case O_REST:
-			if (strlen(a) >= sizeof(c->rest))
-				return (bad("--rest", a, "too long"));
-			snprintf(c->rest, sizeof(c->rest), "%s", a);
-			break;
-		case O_VIEWER:
-			if (strlen(a) >= sizeof(c->viewer) ||
-			    strchr(a, ':') == NULL || *a == ':' ||
-			    strpbrk(a, "\r\n"))
-				return (bad("--viewer", a,
-				            "expected USER:PASSWORD"));
-			snprintf(c->viewer, sizeof(c->viewer), "%s", a);
-			break;
-		case O_FAULT:
-			if (strlen(faults) + strlen(a) + 2 > flen)
-				return (bad("--fault", a, "too long"));
-			if (*faults)
-				strcat(faults, ",");
-			strcat(faults, a);
 			break;
 		case 'h':
 			usage();
@@ -232,10 +240,13 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 			fprintf(stderr, "ocs-emu: %s: missing value\n",
 			        argv[optind - 1]);
 			return (2);
-		default:
+		case '?':
 			fprintf(stderr, "ocs-emu: \"%s\": unknown option\n",
 			        argv[optind - 1]);
 			return (2);
+		default:
+			if ((rv = one_opt(ch, optarg, c, faults, flen)) != 0)
+				return (rv);
 		}
 	}
 	if (optind < argc) {
@@ -262,6 +273,85 @@ fibre_main(void *arg)
 	return (NULL);
 }
 
+/* The switch model, its counters, armed faults and saved state.  0, or
+ * the exit status after saying why. */
+static int
+setup(struct emu *e, const char *faults)
+{
+	char err[512];
+	int  rv;
+
+	pthread_mutex_init(&e->mtx, NULL);
+	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
+		fatalx("out of memory");
+	e->cnt_in = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_in));
+	e->cnt_out = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_out));
+	e->cnt_drop = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_drop));
+	e->corrupt = calloc(2 * e->c.ports + 1, sizeof(*e->corrupt));
+	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt)
+		fatalx("out of memory");
+	e->x.busy_replace = e->c.busy_replace;
+	e->x.boot = e->c.boot;
+	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
+	if (faults[0] && emu_fault_set(e, faults, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-emu: --fault: %s\n", err);
+		return (2);
+	}
+	if (e->c.state[0] == '\0')
+		return (0);
+	rv = emu_state_load(e, err, sizeof(err));
+	if (rv == -ENOENT)
+		log_info("no state file %s yet: starting dark", e->c.state);
+	else if (rv != 0)
+		fatalx("state: %s", err);
+	else
+		log_info("state %s: boot %s, %u patch%s restored", e->c.state,
+		         e->x.boot == OXC_BOOT_RESTORE ? "restore" : "dark",
+		         oxc_count(&e->x), oxc_count(&e->x) == 1 ? "" : "es");
+	return (0);
+}
+
+static void
+emu_free(struct emu *e)
+{
+	oxc_free(&e->x);
+	free(e->cnt_in);
+	free(e->cnt_out);
+	free(e->cnt_drop);
+	free(e->corrupt);
+	pthread_mutex_destroy(&e->mtx);
+	free(e);
+}
+
+/* The light path's listener and thread.  0, or 2 for a bad address. */
+static int
+start_fibre(struct emu *e, struct fibre_arg *fa, pthread_t *thr, char *bound,
+            size_t blen)
+{
+	char host[256], port[16];
+
+	if (strncmp(e->c.fibre, "unix:", 5) != 0 &&
+	    net_hostport(e->c.fibre, NULL, host, sizeof(host), port,
+	                 sizeof(port)) != 0) {
+		fprintf(stderr,
+		        "ocs-emu: --fibre \"%s\": expected ADDR:PORT or "
+		        "unix:PATH\n",
+		        e->c.fibre);
+		return (2);
+	}
+	if ((fa->lfd = net_listen_addr(e->c.fibre, bound, blen)) < 0) {
+		errno = -fa->lfd;
+		fatal("fibre: listening on %s", e->c.fibre);
+	}
+	if ((fa->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
+		fatal("eventfd");
+	fa->e = e;
+	if (pthread_create(thr, NULL, fibre_main, fa) != 0)
+		fatalx("cannot start the fibre thread");
+	log_info("fibres on %s", bound);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -286,37 +376,8 @@ main(int argc, char **argv)
 		        e->c.tl1);
 		return (2);
 	}
-	pthread_mutex_init(&e->mtx, NULL);
-	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
-		fatalx("out of memory");
-	e->cnt_in = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_in));
-	e->cnt_out = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_out));
-	e->cnt_drop = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_drop));
-	e->corrupt = calloc(2 * e->c.ports + 1, sizeof(*e->corrupt));
-	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt)
-		fatalx("out of memory");
-	e->x.busy_replace = e->c.busy_replace;
-	e->x.boot = e->c.boot;
-	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
-	if (faults[0] && emu_fault_set(e, faults, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ocs-emu: --fault: %s\n", err);
-		return (2);
-	}
-	if (e->c.state[0]) {
-		rv = emu_state_load(e, err, sizeof(err));
-		if (rv == -ENOENT)
-			log_info("no state file %s yet: starting dark",
-			         e->c.state);
-		else if (rv != 0)
-			fatalx("state: %s", err);
-		else
-			log_info("state %s: boot %s, %u patch%s restored",
-			         e->c.state,
-			         e->x.boot == OXC_BOOT_RESTORE ? "restore"
-			                                       : "dark",
-			         oxc_count(&e->x),
-			         oxc_count(&e->x) == 1 ? "" : "es");
-	}
+	if ((rv = setup(e, faults)) != 0)
+		return (rv);
 	/* Signals arrive on a descriptor the loop polls. */
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGINT);
@@ -331,28 +392,9 @@ main(int argc, char **argv)
 	}
 	log_info("%ux%u switch, switching time %.3f ms, tl1 on %s", e->x.n,
 	         e->x.n, e->c.switch_ns / 1e6, bound);
-	if (e->c.fibre[0]) {
-		if (strncmp(e->c.fibre, "unix:", 5) != 0 &&
-		    net_hostport(e->c.fibre, NULL, host, sizeof(host), port,
-		                 sizeof(port)) != 0) {
-			fprintf(stderr,
-			        "ocs-emu: --fibre \"%s\": expected "
-			        "ADDR:PORT or unix:PATH\n",
-			        e->c.fibre);
-			return (2);
-		}
-		if ((fa.lfd = net_listen_addr(e->c.fibre, fbound,
-		                              sizeof(fbound))) < 0) {
-			errno = -fa.lfd;
-			fatal("fibre: listening on %s", e->c.fibre);
-		}
-		if ((fa.stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
-			fatal("eventfd");
-		fa.e = e;
-		if (pthread_create(&fthr, NULL, fibre_main, &fa) != 0)
-			fatalx("cannot start the fibre thread");
-		log_info("fibres on %s", fbound);
-	}
+	if (e->c.fibre[0] &&
+	    (rv = start_fibre(e, &fa, &fthr, fbound, sizeof(fbound))) != 0)
+		return (rv);
 	if (e->c.rest[0]) {
 		if ((rv = emu_rest_start(e, &rest, rbound, sizeof(rbound), err,
 		                         sizeof(err))) != 0) {
@@ -387,6 +429,7 @@ main(int argc, char **argv)
 		close(fa.stopfd);
 		close(fa.lfd);
 	}
+	/* Only now is nothing left that could still change a patch. */
 	pthread_mutex_lock(&e->mtx);
 	if (e->x.gen != e->saved_gen && (rv = emu_state_save(e)) != 0)
 		log_warnx("saving state: %s", strerror(-rv));
@@ -394,12 +437,6 @@ main(int argc, char **argv)
 	log_info("stopped");
 	close(lfd);
 	close(sfd);
-	oxc_free(&e->x);
-	free(e->cnt_in);
-	free(e->cnt_out);
-	free(e->cnt_drop);
-	free(e->corrupt);
-	pthread_mutex_destroy(&e->mtx);
-	free(e);
+	emu_free(e);
 	return (0);
 }

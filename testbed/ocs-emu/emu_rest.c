@@ -23,9 +23,10 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "ocs-drivers/net.h"
 #include "ocs-drivers/rest.h"
-#include "ocsd/log.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define REST_SESSIONS 64
@@ -97,7 +98,7 @@ finish(struct emu_rest *r, nng_aio *aio, struct answer *a)
 {
 	nng_http_res *res = NULL;
 	struct pend  *p;
-	uint64_t      now = net_now_ms();
+	uint64_t      now = mono_ms();
 	const char   *ct = "application/json";
 	int           rv;
 
@@ -173,7 +174,7 @@ fail1(struct answer *a, const char *fmt, ...)
 
 /* ---- authentication ------------------------------------------------------ */
 
-/* 0 full access, 1 read-only, -1 refused. */
+/* 0 full access, 1 read-only, -EACCES refused. */
 static int
 basic_ok(struct emu_rest *r, const char *hdr)
 {
@@ -184,13 +185,13 @@ basic_ok(struct emu_rest *r, const char *hdr)
 	int           k;
 
 	if (strncasecmp(hdr, "Basic ", 6) != 0)
-		return (-1);
+		return (-EACCES);
 	b64 = hdr + 6;
 	n = strlen(b64);
 	if (n == 0 || n % 4 != 0 || n / 4 * 3 >= sizeof(raw))
-		return (-1);
+		return (-EACCES);
 	if ((k = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)n)) < 0)
-		return (-1);
+		return (-EACCES);
 	/* EVP_DecodeBlock counts the padding as bytes. */
 	while (n > 0 && b64[n - 1] == '=') {
 		k--;
@@ -198,13 +199,13 @@ basic_ok(struct emu_rest *r, const char *hdr)
 	}
 	raw[k] = '\0';
 	if (r->e->fault.refuse_login)
-		return (-1);
+		return (-EACCES);
 	snprintf(want, sizeof(want), "%s:%s", r->e->c.user, r->e->c.password);
 	if (strcmp((char *)raw, want) == 0)
 		return (0);
 	if (r->e->c.viewer[0] && strcmp((char *)raw, r->e->c.viewer) == 0)
 		return (1);
-	return (-1);
+	return (-EACCES);
 }
 
 static struct rsess *
@@ -243,7 +244,7 @@ new_sess(struct emu_rest *r, int ro, struct answer *a)
 		if (r->sess[i].used < s->used)
 			s = &r->sess[i];
 	if (RAND_bytes(rnd, sizeof(rnd)) != 1)
-		return (-1);
+		return (-EIO);
 	for (i = 0; i < sizeof(rnd); i++)
 		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
 	s->ro = ro;
@@ -253,7 +254,7 @@ new_sess(struct emu_rest *r, int ro, struct answer *a)
 	return (0);
 }
 
-/* Who is asking: 0 full, 1 read-only, -1 answer 401 (filled in a). */
+/* Who is asking: 0 full, 1 read-only, -EACCES answer 401 (filled in a). */
 static int
 authenticate(struct emu_rest *r, nng_http_req *req, int control,
              struct answer *a)
@@ -277,7 +278,7 @@ authenticate(struct emu_rest *r, nng_http_req *req, int control,
 		r->e->fault.refuse_login = saved;
 		if (who >= 0) {
 			if (new_sess(r, who, a) != 0)
-				return (-1);
+				return (-EACCES);
 			return (who);
 		}
 	}
@@ -287,7 +288,7 @@ authenticate(struct emu_rest *r, nng_http_req *req, int control,
 	a->status = 401;
 	a->body = strdup("[{\"status\":\"0\",\"msg\":\"Unauthorized\","
 	                 "\"description\":\"Login required\"}]");
-	return (-1);
+	return (-EACCES);
 }
 
 /* ---- the switch ---------------------------------------------------------- */
@@ -327,7 +328,7 @@ get_ports(struct emu_rest *r, nng_http_req *req, struct answer *a)
 	struct rest_port *rows, one;
 	const char       *uri = nng_http_req_get_uri(req);
 	char              id[32], port[REST_NAME_MAX];
-	uint64_t          now = emu_now_ns();
+	uint64_t          now = mono_ns();
 	uint32_t          p;
 
 	if (rest_query_get(uri, "id", id, sizeof(id)) != 0)
@@ -358,7 +359,7 @@ list(struct emu_rest *r, struct answer *a)
 	struct emu     *e = r->e;
 	struct rest_xc *x = calloc(e->x.n + 1, sizeof(*x));
 	struct rest_half(*h)[2] = calloc(e->x.n + 1, sizeof(*h));
-	uint64_t now = emu_now_ns();
+	uint64_t now = mono_ns();
 	size_t   n, i;
 	int      k;
 
@@ -423,7 +424,7 @@ add(struct emu_rest *r, const char *body, size_t len, int bulk,
 	struct drv_patch    p[2];
 	struct oxc_err      oe;
 	char                err[300];
-	uint64_t            now = emu_now_ns(), gen = e->x.gen;
+	uint64_t            now = mono_ns(), gen = e->x.gen;
 	size_t              n, i, stop;
 
 	if (rest_badd_parse(body, len, 0, &x, &n, err, sizeof(err)) != 0) {
@@ -466,7 +467,7 @@ add(struct emu_rest *r, const char *body, size_t len, int bulk,
 	}
 	results(a, res, n, bulk);
 	if (e->x.gen != gen && !e->c.ack_immediate)
-		a->due_ms = net_now_ms() + (e->x.switch_ns + 999999) / 1000000;
+		a->due_ms = mono_ms() + (e->x.switch_ns + 999999) / 1000000;
 	free(x);
 	free(res);
 }
@@ -505,8 +506,7 @@ del(struct emu_rest *r, struct rest_xc *x, size_t n, int bulk,
 		}
 		for (k = 0; k < np; k++)
 			in[k] = p[k].in;
-		res[i].ok =
-		    oxc_disconnect(&e->x, in, np, emu_now_ns(), &oe) == 0;
+		res[i].ok = oxc_disconnect(&e->x, in, np, mono_ns(), &oe) == 0;
 	}
 	results(a, res, n, bulk);
 	free(res);
@@ -689,7 +689,7 @@ rest_cb(nng_aio *aio)
 			a.status = 200;
 		}
 		if (e->fault.delay_ms)
-			a.due_ms = (a.due_ms ? a.due_ms : net_now_ms()) +
+			a.due_ms = (a.due_ms ? a.due_ms : mono_ms()) +
 			           e->fault.delay_ms;
 	}
 	pthread_mutex_unlock(&e->mtx);

@@ -17,16 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu.h"
-
-uint64_t
-emu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-}
 
 int
 emu_state_load(struct emu *e, char *err, size_t errlen)

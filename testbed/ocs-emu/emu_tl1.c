@@ -18,9 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ocs-drivers/net.h"
 #include "ocs-drivers/tl1.h"
-#include "ocsd/log.h"
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define MAX_SESS 64
@@ -91,7 +92,7 @@ respond(struct srv *sv, struct sess *s, const char *ctag, enum tl1_status st,
 	struct tl1_buf         *b;
 
 	if (!s->control && f->delay_ms) {
-		uint64_t late = net_now_ms() + f->delay_ms;
+		uint64_t late = mono_ms() + f->delay_ms;
 
 		due_ms = due_ms > late ? due_ms : late;
 	}
@@ -197,7 +198,7 @@ keyword(const struct tl1_cmd *c, const char *key, char *buf, size_t len)
 
 /*
  * Ports of an AID for per-port commands: a list, or ALL/empty for every
- * port.  Returns the count, or -1 after answering with a DENY.
+ * port.  Returns the count, or -EINVAL after answering with a DENY.
  */
 static ssize_t
 aid_ports(struct srv *sv, struct sess *s, const struct tl1_cmd *c,
@@ -215,17 +216,17 @@ aid_ports(struct srv *sv, struct sess *s, const struct tl1_cmd *c,
 	k = tl1_aid_parse(c->aid, ports, cap, bad, sizeof(bad));
 	if (k == -E2BIG) {
 		deny(sv, s, c->ctag, "IIAC", "Too many ports");
-		return (-1);
+		return (-EINVAL);
 	}
 	if (k < 0) {
 		deny(sv, s, c->ctag, "IDNV", "Invalid OXC port: %s", bad);
-		return (-1);
+		return (-EINVAL);
 	}
 	for (i = 0; i < (uint32_t)k; i++)
 		if (!oxc_valid_port(&sv->e->x, ports[i])) {
 			deny(sv, s, c->ctag, "IDNV", "Invalid OXC port: %u",
 			     ports[i]);
-			return (-1);
+			return (-EINVAL);
 		}
 	return (k);
 }
@@ -242,11 +243,11 @@ port_list(struct srv *sv, struct sess *s, const struct tl1_cmd *c, int need,
 	*out = NULL;
 	if (need && c->aid[0] == '\0') {
 		deny(sv, s, c->ctag, "IIAC", "Empty parameters");
-		return (-1);
+		return (-EINVAL);
 	}
 	if ((*out = calloc(cap, sizeof(**out))) == NULL) {
 		deny(sv, s, c->ctag, "SROF", "Out of memory");
-		return (-1);
+		return (-EINVAL);
 	}
 	if ((k = aid_ports(sv, s, c, *out, cap)) < 0) {
 		free(*out);
@@ -413,7 +414,7 @@ cmd_ent_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	struct oxc_err    oe;
 	char             *left = NULL, bad[32];
 	ssize_t           ni, no;
-	uint64_t          now = emu_now_ns(), gen;
+	uint64_t          now = mono_ns(), gen;
 	size_t            cap = 2 * sv->e->x.n + 1;
 
 	if (comma == NULL || comma == c->aid || comma[1] == '\0' ||
@@ -480,7 +481,7 @@ cmd_ent_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL, NULL, NULL,
 	        sv->e->c.ack_immediate || sv->e->x.gen == gen
 	            ? 0
-	            : net_now_ms() + (sv->e->x.switch_ns + 999999) / 1000000);
+	            : mono_ms() + (sv->e->x.switch_ns + 999999) / 1000000);
 done:
 	free(left);
 	free(in);
@@ -513,8 +514,8 @@ cmd_dlt_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		if (eg && (pt > sv->e->x.n || sv->e->x.out_of[pt]))
 			report_los(sv, eg);
 	}
-	if (k > 0 && oxc_disconnect(&sv->e->x, p16, (size_t)k, emu_now_ns(),
-	                            &oe) != 0) {
+	if (k > 0 &&
+	    oxc_disconnect(&sv->e->x, p16, (size_t)k, mono_ns(), &oe) != 0) {
 		refused(sv, s, c->ctag, &oe);
 		goto done;
 	}
@@ -563,7 +564,7 @@ port_report(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
 	struct lines l = {0};
 	uint32_t    *ports;
 	ssize_t      k, i;
-	uint64_t     now = emu_now_ns();
+	uint64_t     now = mono_ns();
 
 	if ((k = port_list(sv, s, c, 0, &ports)) < 0)
 		return;
@@ -921,9 +922,109 @@ accept_one(struct srv *sv, int lfd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	s->fd = fd;
 	s->id = ++sv->next_id;
-	s->last_ms = net_now_ms();
+	s->last_ms = mono_ms();
 	sv->s[i] = s;
 	log_debug("tl1[%u]: session opened", s->id);
+}
+
+/* The poll set: stop, listener, then each session; the poll timeout is
+ * the nearest delayed answer or idle limit. */
+static int
+poll_set(struct srv *sv, int lfd, int stopfd, struct pollfd *pfd, int *idx,
+         int *timeout)
+{
+	uint64_t now = mono_ms();
+	int      i, n = 0;
+
+	*timeout = -1;
+	pfd[n].fd = stopfd;
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = lfd;
+	pfd[n++].events = POLLIN;
+	for (i = 0; i < MAX_SESS; i++) {
+		struct sess *s = sv->s[i];
+		uint64_t     t = 0;
+
+		if (s == NULL)
+			continue;
+		if (s->due_ms)
+			t = s->due_ms;
+		else if (sv->e->idle_timeout_s)
+			t = s->last_ms + sv->e->idle_timeout_s * 1000ull;
+		if (t) {
+			int w = t > now ? (int)(t - now) : 0;
+			if (*timeout < 0 || w < *timeout)
+				*timeout = w;
+		}
+		pfd[n].fd = s->fd;
+		/* A session whose answer is held reads nothing more. */
+		pfd[n].events = (s->closing || s->due_ms ? 0 : POLLIN) |
+		                (s->out.len ? POLLOUT : 0);
+		idx[n++] = i;
+	}
+	return (n);
+}
+
+/* Bytes in and out of session i; 0, or -ECONNRESET once it is closed. */
+static int
+sess_io(struct srv *sv, int i, short revents, uint64_t now)
+{
+	struct sess *s = sv->s[i];
+	char         buf[16384];
+	ssize_t      r;
+
+	if (revents & (POLLIN | POLLHUP | POLLERR)) {
+		r = recv(s->fd, buf, sizeof(buf), 0);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+			sess_close(sv, i);
+			return (-ECONNRESET);
+		}
+		if (r > 0) {
+			tl1_buf_put(&s->in, buf, (size_t)r);
+			s->last_ms = now;
+		}
+	}
+	if ((revents & POLLOUT) && s->out.len) {
+		r = send(s->fd, s->out.p, s->out.len, MSG_NOSIGNAL);
+		if (r < 0 && errno != EAGAIN && errno != EINTR) {
+			sess_close(sv, i);
+			return (-ECONNRESET);
+		}
+		if (r > 0)
+			tl1_buf_consume(&s->out, (size_t)r);
+	}
+	return (0);
+}
+
+/* Release answers whose delay is over, run what came in, and close the
+ * sessions that are done or idle too long. */
+static void
+sess_work(struct srv *sv, uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < MAX_SESS; i++) {
+		struct sess *s = sv->s[i];
+
+		if (s == NULL)
+			continue;
+		if (s->due_ms && now >= s->due_ms) {
+			tl1_buf_put(&s->out, s->held.p, s->held.len);
+			tl1_buf_consume(&s->held, s->held.len);
+			s->due_ms = 0;
+		}
+		process(sv, s);
+		if (s->closing && s->out.len == 0) {
+			sess_close(sv, i);
+			continue;
+		}
+		if (!s->due_ms && sv->e->idle_timeout_s &&
+		    now - s->last_ms > sv->e->idle_timeout_s * 1000ull) {
+			log_info("tl1[%u]: idle for %us, closing", s->id,
+			         sv->e->idle_timeout_s);
+			sess_close(sv, i);
+		}
+	}
 }
 
 int
@@ -932,98 +1033,23 @@ emu_tl1_serve(struct emu *e, int lfd, int stopfd)
 	struct srv    sv;
 	struct pollfd pfd[MAX_SESS + 2];
 	int           idx[MAX_SESS + 2];
-	char          buf[16384];
 	int           i, n, timeout;
 	uint64_t      now;
 
 	memset(&sv, 0, sizeof(sv));
 	sv.e = e;
 	for (;;) {
-		now = net_now_ms();
-		timeout = -1;
-		n = 0;
-		pfd[n].fd = stopfd;
-		pfd[n++].events = POLLIN;
-		pfd[n].fd = lfd;
-		pfd[n++].events = POLLIN;
-		for (i = 0; i < MAX_SESS; i++) {
-			struct sess *s = sv.s[i];
-			uint64_t     t = 0;
-
-			if (s == NULL)
-				continue;
-			if (s->due_ms)
-				t = s->due_ms;
-			else if (e->idle_timeout_s)
-				t = s->last_ms + e->idle_timeout_s * 1000ull;
-			if (t) {
-				int w = t > now ? (int)(t - now) : 0;
-				if (timeout < 0 || w < timeout)
-					timeout = w;
-			}
-			pfd[n].fd = s->fd;
-			pfd[n].events =
-			    (s->closing || s->due_ms ? 0 : POLLIN) |
-			    (s->out.len ? POLLOUT : 0);
-			idx[n++] = i;
-		}
+		n = poll_set(&sv, lfd, stopfd, pfd, idx, &timeout);
 		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			return (-errno);
 		if (pfd[0].revents)
 			break;
 		if (pfd[1].revents & POLLIN)
 			accept_one(&sv, lfd);
-		now = net_now_ms();
-		for (i = 2; i < n; i++) {
-			struct sess *s = sv.s[idx[i]];
-			ssize_t      r;
-
-			if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-				r = recv(s->fd, buf, sizeof(buf), 0);
-				if (r == 0 || (r < 0 && errno != EAGAIN &&
-				               errno != EINTR)) {
-					sess_close(&sv, idx[i]);
-					continue;
-				}
-				if (r > 0) {
-					tl1_buf_put(&s->in, buf, (size_t)r);
-					s->last_ms = now;
-				}
-			}
-			if ((pfd[i].revents & POLLOUT) && s->out.len) {
-				r = send(s->fd, s->out.p, s->out.len,
-				         MSG_NOSIGNAL);
-				if (r < 0 && errno != EAGAIN &&
-				    errno != EINTR) {
-					sess_close(&sv, idx[i]);
-					continue;
-				}
-				if (r > 0)
-					tl1_buf_consume(&s->out, (size_t)r);
-			}
-		}
-		for (i = 0; i < MAX_SESS; i++) {
-			struct sess *s = sv.s[i];
-
-			if (s == NULL)
-				continue;
-			if (s->due_ms && now >= s->due_ms) {
-				tl1_buf_put(&s->out, s->held.p, s->held.len);
-				tl1_buf_consume(&s->held, s->held.len);
-				s->due_ms = 0;
-			}
-			process(&sv, s);
-			if (s->closing && s->out.len == 0) {
-				sess_close(&sv, i);
-				continue;
-			}
-			if (!s->due_ms && e->idle_timeout_s &&
-			    now - s->last_ms > e->idle_timeout_s * 1000ull) {
-				log_info("tl1[%u]: idle for %us, closing",
-				         s->id, e->idle_timeout_s);
-				sess_close(&sv, i);
-			}
-		}
+		now = mono_ms();
+		for (i = 2; i < n; i++)
+			(void)sess_io(&sv, idx[i], pfd[i].revents, now);
+		sess_work(&sv, now);
 	}
 	for (i = 0; i < MAX_SESS; i++)
 		if (sv.s[i])

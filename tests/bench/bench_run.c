@@ -31,10 +31,11 @@
 #include "agent/exec.h"
 #include "agent/frame.h"
 #include "collectives/a2a.h"
-#include "collectives/units.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/rig.h"
-#include "tests/unit/xrun.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "proto/base/units.h"
+#include "tests/lib/rig.h"
+#include "tests/lib/xrun.h"
 
 static double
 now_s(void)
@@ -80,7 +81,7 @@ tcp_pair(int *a, int *b)
 		return (-1);
 	*a = net_connect(host, port, 2000);
 	for (int i = 0; i < 200 && (*b = accept(l, NULL, NULL)) < 0; i++)
-		net_sleep_ms(5);
+		mono_sleep_ms(5);
 	close(l);
 	if (*a < 0 || *b < 0)
 		return (-1);
@@ -218,7 +219,7 @@ static int
 tl1(const char *addr, const char *cmd)
 {
 	char     host[64], port[16], buf[65536];
-	uint64_t dl = net_now_ms() + 5000;
+	uint64_t dl = mono_ms() + 5000;
 	size_t   got = 0;
 	ssize_t  r;
 	int      fd;
@@ -245,7 +246,7 @@ static int
 fibre(const char *addr, int i, int o)
 {
 	char     host[64], port[16], line[64];
-	uint64_t dl = net_now_ms() + 3000;
+	uint64_t dl = mono_ms() + 3000;
 	int      fd, n = 0;
 
 	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
@@ -301,7 +302,7 @@ static int
 fibre_at(const char *addr, int i, int o)
 {
 	char     line[64];
-	uint64_t dl = net_now_ms() + 3000;
+	uint64_t dl = mono_ms() + 3000;
 	int      fd, n = 0;
 
 	if ((fd = net_connect_addr(addr, 2000)) < 0)
@@ -397,7 +398,9 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 		                       i ? "&" : "", P + tb + 1, P + ta + 1);
 	}
 	for (i = 0; i < n; i++) {
-		xrun_plan(&s, &np[i], 7, 65536, 60000, &v[i].p);
+		if (plan_from_sched(&s, &np[i], 7, 65536, 60000, 2, &v[i].p) !=
+		    0)
+			return (-ENOMEM);
 		for (p = 0; p < 2; p++) {
 			if (fib == NULL) {
 				v[i].x[p] =
@@ -436,7 +439,7 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 			else
 				close(v[i].fd[p].fd);
 		}
-		exec_plan_free(&v[i].p);
+		plan_free(&v[i].p);
 	}
 	if (fib)
 		proc_stop(&rr.emu, SIGTERM);
@@ -664,7 +667,7 @@ main(void)
 		struct a2a          aa;
 		struct sched        s;
 		struct sched_nplan *np;
-		struct exec_plan    p;
+		struct plan         p;
 		struct exec        *e;
 		struct xport        x[2] = {{&xport_fibre_ops, NULL},
 		                            {&xport_fibre_ops, NULL}};

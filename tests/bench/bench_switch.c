@@ -24,10 +24,11 @@
 #include <nng/protocol/reqrep0/req.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
 #include "ocs-drivers/tl1.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "proto/msg.h"
-#include "tests/integ/proc.h"
+#include "tests/lib/proc.h"
 
 #define ROUNDS 40
 
@@ -103,7 +104,7 @@ raw_cmd(int fd, struct tl1_buf *in, const char *verb, const char *aid,
 	struct tl1_buf  out = {0};
 	struct tl1_resp r;
 	char            chunk[65536], tag[16];
-	uint64_t        dl = net_now_ms() + 10000;
+	uint64_t        dl = mono_ms() + 10000;
 	ssize_t         n;
 	int             rv = -1;
 
@@ -284,7 +285,7 @@ bench_ocsd(const char *dir, const char *drvname, const char *addr,
 	nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 20000);
 	nng_socket_set_ms(s, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
 	for (k = 0; k < 100 && nng_dial(s, sock, NULL, 0) != 0; k++)
-		net_sleep_ms(50);
+		mono_sleep_ms(50);
 	ocs__ctl_request__init(&q);
 	q.op = OCS__CTL_REQUEST__OP__APPLY;
 	q.n_pairs = 2 * c->n;
@@ -300,7 +301,7 @@ bench_ocsd(const char *dir, const char *drvname, const char *addr,
 		/* The first request also waits for ocsd to reach the switch.
 		 */
 		for (k = 0; k < 100 && ocsd_request(s, &q) != 0; k++)
-			net_sleep_ms(50);
+			mono_sleep_ms(50);
 		if (k == 100)
 			goto out;
 		if (r > 0)

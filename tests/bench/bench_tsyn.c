@@ -13,7 +13,7 @@
 
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
-#include "collectives/units.h"
+#include "proto/base/units.h"
 
 static double
 now_s(void)

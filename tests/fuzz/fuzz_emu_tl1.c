@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ocs-drivers/tl1.h"
-#include "ocsd/log.h"
+#include "proto/base/log.h"
 #include "testbed/ocs-emu/emu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);

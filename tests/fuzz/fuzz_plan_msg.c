@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "agent/exec.h"
-#include "agent/plan.h"
+#include "proto/plan.h"
 #include "proto/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
@@ -19,12 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	Ocs__Msg        *m;
-	struct exec_plan p;
-	struct exec     *e;
-	struct xport     x[EXEC_MAX_PORTS];
-	char             err[512];
-	int              rv;
+	Ocs__Msg    *m;
+	struct plan  p;
+	struct exec *e;
+	struct xport x[EXEC_MAX_PORTS];
+	char         err[512];
+	int          rv;
 
 	err[0] = '\0';
 	if (msg_decode(data, len, &m, err, sizeof(err)) != 0) {
@@ -34,8 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	if (m->body_case == OCS__MSG__BODY_PLAN) {
 		err[0] = '\0';
-		rv =
-		    plan_from_msg(m->plan, m->run_id, 2, &p, err, sizeof(err));
+		rv = plan_decode(m->plan, m->run_id, 2, &p, err, sizeof(err));
 		if (rv == 0)
 			rv = exec_check(&p, err, sizeof(err));
 		if (rv != 0 && rv != -ENOMEM && err[0] == '\0')
@@ -50,7 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			if (exec_new(&e, &p, x, NULL, err, sizeof(err)) == 0)
 				exec_free(e);
 		}
-		exec_plan_free(&p);
+		plan_free(&p);
 	}
 	msg_free(m);
 	return (0);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectives/units.h"
+#include "proto/base/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

@@ -20,8 +20,9 @@
 #include <cmocka.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/proc.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/proc.h"
 
 #define NPORTS 324
 
@@ -201,9 +202,9 @@ test_calient_bulk_162(void **state)
 		    (struct drv_patch){(uint16_t)bb, (uint16_t)(NPORTS + a)};
 	}
 	f->nbadd = 0;
-	t0 = net_now_ms();
+	t0 = mono_ms();
 	assert_int_equal(drv_apply(d, &b), 0);
-	assert_true(net_now_ms() - t0 >= 20); /* answered after settling */
+	assert_true(mono_ms() - t0 >= 20); /* answered after settling */
 	assert_int_equal(f->nbadd, 1);
 	assert_int_equal(drv_read_map(d, map, NPORTS), 0);
 	for (i = 0; i < 2 * 162; i++)
@@ -291,13 +292,13 @@ test_calient_faults(void **state)
 
 	/* A delayed answer: bounded by the timeout, read retried. */
 	fault(f, "delay=2s");
-	t0 = net_now_ms();
+	t0 = mono_ms();
 	assert_int_equal(drv_read_map(d, map, NPORTS), -ETIMEDOUT);
-	assert_true(net_now_ms() - t0 < 2 * 1500 + 500);
+	assert_true(mono_ms() - t0 < 2 * 1500 + 500);
 	assert_non_null(strstr(drv_last_error(d), "timed out"));
 	/* An apply that times out may have been done. */
 	fault(f, "none");
-	net_sleep_ms(600); /* the delayed answers drain */
+	mono_sleep_ms(600); /* the delayed answers drain */
 	fault(f, "delay=2s");
 	assert_true(drv_apply(d, &b) < 0);
 	fault(f, "none");

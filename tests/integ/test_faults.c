@@ -25,8 +25,9 @@
 #include <jansson.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/rig.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/rig.h"
 
 #define NHOSTS 4
 
@@ -148,7 +149,7 @@ consistent(struct rig *r)
 		if (rv != 0) {
 			free(o);
 			free(e);
-			net_sleep_ms(100);
+			mono_sleep_ms(100);
 		}
 	}
 	assert_int_equal(rv, 0);
@@ -248,18 +249,18 @@ test_fault_delay_beyond_timeout(void **state)
 	char       *o, *e;
 
 	assert_int_equal(rig_fault(r, "delay=2500ms"), 0);
-	t0 = net_now_ms();
+	t0 = mono_ms();
 	expect_fail(r, "timed out", NULL, "connect", "h00.0", "h01.1", NULL);
 	/* Bounded by the 1 s timeout (a read-back and a reconnection
 	 * attempt on top), not by the switch. */
-	assert_true(net_now_ms() - t0 < 6000);
+	assert_true(mono_ms() - t0 < 6000);
 	/* Operators are still answered at once. */
-	t0 = net_now_ms();
+	t0 = mono_ms();
 	assert_int_equal(rig_ctl(r, &o, &e, "status", NULL), 0);
-	assert_true(net_now_ms() - t0 < 1000);
+	assert_true(mono_ms() - t0 < 1000);
 	free(o);
 	free(e);
-	net_sleep_ms(2600); /* late replies drain */
+	mono_sleep_ms(2600); /* late replies drain */
 	assert_int_equal(ncircuits(consistent(r)), 0);
 }
 
@@ -315,6 +316,13 @@ test_fault_slow_switching(void **state)
 	free(o);
 	free(e);
 	assert_int_equal(ncircuits(consistent(r)), 1);
+	/* Back to its speed: the warning goes with the cause (issue 11). */
+	assert_int_equal(rig_fault(r, "none"), 0);
+	ok(r, "connect", "h02.0", "h03.1");
+	assert_int_equal(rig_ctl(r, &o, &e, "status", NULL), 0);
+	assert_null(strstr(o, "warning: slow"));
+	free(o);
+	free(e);
 }
 
 static void
@@ -332,6 +340,26 @@ test_fault_lost_port(void **state)
 	/* Circuits not through that port still work. */
 	ok(r, "connect", "h02.0", "h03.1");
 	assert_int_equal(ncircuits(consistent(r)), 1);
+}
+
+/* A failed ingress: no light from the host into the circuit.  TL1 has
+ * no FAILED state, so only the power reading at the ingress shows it
+ * (issue 11). */
+static void
+test_fault_lost_ingress(void **state)
+{
+	struct rig *r = *state;
+
+	/* h00.0's TX is ingress 1. */
+	assert_int_equal(rig_fault(r, "lose=1"), 0);
+	expect_fail(r, "1 (h00.0 TX)", "rolled back", "connect", "h00.0",
+	            "h01.1", NULL);
+	ok(r, "connect", "h02.0", "h03.1");
+	assert_int_equal(ncircuits(consistent(r)), 1);
+	/* none means a healthy switch: the port is back. */
+	assert_int_equal(rig_fault(r, "none"), 0);
+	ok(r, "connect", "h00.0", "h01.1");
+	assert_int_equal(ncircuits(consistent(r)), 2);
 }
 
 /* A run whose reconfiguration the switch refuses half way. */
@@ -381,6 +409,7 @@ main(void)
 	    BOTH(test_fault_garbage),
 	    BOTH(test_fault_slow_switching),
 	    BOTH(test_fault_lost_port),
+	    BOTH(test_fault_lost_ingress),
 	    cmocka_unit_test(test_fault_run_aborts),
 	};
 

@@ -26,8 +26,9 @@
 #include <jansson.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/proc.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/proc.h"
 
 struct fx {
 	char       *dir;
@@ -114,7 +115,7 @@ ocsd_start(struct fx *f)
 		free(e);
 		if (up)
 			return;
-		net_sleep_ms(50);
+		mono_sleep_ms(50);
 	}
 	fail_msg("ocsd did not come up (see %s)", log);
 }
@@ -314,6 +315,207 @@ test_ocsd_apply_and_clear(void **state)
 		assert_int_equal(map[i], 0);
 }
 
+/* A map that cannot be read, or has nothing in it, never clears the
+ * switch: only --force (or clear) empties it on purpose (issue 11). */
+static void
+test_ocsd_apply_refuses_nothing(void **state)
+{
+	struct fx *f = *state;
+	char       path[320], *o, *e;
+	uint16_t   map[17];
+	FILE      *fp;
+
+	snprintf(path, sizeof(path), "%s/one.map", f->dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "h0.0 h1.1\n");
+	fclose(fp);
+	assert_int_equal(ctl(f, &o, &e, "apply", path, NULL), 0);
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "apply", f->dir, NULL), 1, &o, &e,
+	            "Is a directory");
+	expect_fail(ctl(f, &o, &e, "apply", "/dev/null", NULL), 1, &o, &e,
+	            "no patches");
+	fp = fopen(path, "w");
+	fprintf(fp, "# nothing but a comment\n\n");
+	fclose(fp);
+	expect_fail(ctl(f, &o, &e, "apply", path, NULL), 1, &o, &e, "--force");
+	switch_map(f, map);
+	assert_int_equal(map[1], 20); /* h0.0 -> h1.1 still there */
+	assert_int_equal(ctl(f, &o, &e, "apply", "--force", path, NULL), 0);
+	assert_non_null(strstr(o, "2 patch changes"));
+	free(o);
+	free(e);
+	switch_map(f, map);
+	assert_int_equal(map[1], 0);
+}
+
+/* The desired map is written before the switch is touched: when it
+ * cannot be, nothing changes and the answer says so; a change is never
+ * reported failed once it is on the switch (issue 11). */
+static void
+test_ocsd_intent_saved_first(void **state)
+{
+	struct fx *f = *state;
+	char       state_dir[300], path[320], *o, *e;
+	uint16_t   map[17];
+
+	snprintf(state_dir, sizeof(state_dir), "%s/state", f->dir);
+	proc_rmtree(state_dir);
+	expect_fail(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 1, &o, &e,
+	            "nothing changed");
+	switch_map(f, map);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(map[4], 0);
+	/* Back: the change goes through, and is what a restart finds. */
+	assert_int_equal(mkdir(state_dir, 0750), 0);
+	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
+	free(o);
+	free(e);
+	switch_map(f, map);
+	assert_int_equal(map[1], 20);
+	snprintf(path, sizeof(path), "%s/desired.map", state_dir);
+	{
+		FILE *fp = fopen(path, "r");
+		char  buf[256];
+		int   found = 0;
+
+		assert_non_null(fp);
+		while (fgets(buf, sizeof(buf), fp) != NULL)
+			found += strcmp(buf, "1 20\n") == 0;
+		fclose(fp);
+		assert_int_equal(found, 1);
+	}
+}
+
+/* A conf of its own for a second ocsd: the in-process switch, a control
+ * socket and state of its own, agents with the given secret file. */
+static void
+own_conf(struct fx *f, const char *path, const char *secret)
+{
+	FILE *c = fopen(path, "w");
+
+	assert_non_null(c);
+	fprintf(c,
+	        "[switch]\ndriver = emu\nports = 8\n[control]\n"
+	        "listen = ipc://%s/d.sock\n[state]\ndir = %s/dstate\n"
+	        "[agents]\nlisten = ipc://%s/dag.sock\n"
+	        "events = ipc://%s/dev.sock\nsecret_file = %s\n",
+	        f->dir, f->dir, f->dir, f->dir, secret);
+	fclose(c);
+}
+
+/* Without -d, ocsd exits 0 only once it serves, with a pid file; a
+ * start-up error is printed and the exit is 1, with nothing left running
+ * (issue 11). */
+static void
+test_ocsd_detaches_when_ready(void **state)
+{
+	struct fx *f = *state;
+	char       bin[256], conf[300], pidf[300], sec[300], sock[320];
+	char      *o, *e;
+	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+	                "-f",
+	                conf,
+	                "-p",
+	                pidf,
+	                NULL};
+	char *nargv[] = {argv[0], "-n", "-f", conf, NULL};
+	FILE *fp;
+	long  pid = 0;
+	int   i;
+
+	snprintf(conf, sizeof(conf), "%s/d.conf", f->dir);
+	snprintf(pidf, sizeof(pidf), "%s/ocsd.pid", f->dir);
+	/* A secret others may read: refused by -n and by the start. */
+	snprintf(sec, sizeof(sec), "%s/secret", f->dir);
+	fp = fopen(sec, "w");
+	fprintf(fp, "0123456789abcdef0123456789abcdef\n");
+	fclose(fp);
+	chmod(sec, 0644);
+	own_conf(f, conf, "secret"); /* relative: beside d.conf */
+	assert_int_equal(proc_run(nargv, &o, &e), 1);
+	assert_non_null(strstr(e, "readable by others"));
+	free(o);
+	free(e);
+	assert_int_equal(proc_run(argv, &o, &e), 1);
+	assert_non_null(strstr(e, "readable by others"));
+	free(o);
+	free(e);
+	assert_int_equal(access(pidf, F_OK), -1);
+	/* Fixed: the parent returns once it serves. */
+	chmod(sec, 0600);
+	assert_int_equal(proc_run(nargv, &o, &e), 0);
+	free(o);
+	free(e);
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	free(o);
+	free(e);
+	assert_non_null(fp = fopen(pidf, "r"));
+	assert_int_equal(fscanf(fp, "%ld", &pid), 1);
+	fclose(fp);
+	assert_int_equal(kill((pid_t)pid, 0), 0);
+	snprintf(sock, sizeof(sock), "ipc://%s/d.sock", f->dir);
+	{
+		char *cargv[] = {
+		    (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+		    "-s", sock, "status", NULL};
+
+		assert_int_equal(proc_run(cargv, &o, &e), 0);
+		free(o);
+		free(e);
+	}
+	kill((pid_t)pid, SIGTERM);
+	for (i = 0; i < 100 && kill((pid_t)pid, 0) == 0; i++)
+		mono_sleep_ms(50);
+	assert_int_equal(kill((pid_t)pid, 0), -1);
+	assert_int_equal(access(pidf, F_OK), -1);
+}
+
+/* ocsctl's usage and errors say what they should, once, in the format
+ * asked for (issue 11). */
+static void
+test_ocsd_ocsctl_manners(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+	json_t    *j;
+
+	expect_fail(ctl(f, &o, &e, "frobnicate", NULL), 2, &o, &e,
+	            "agents, run, abort");
+	assert_int_equal(ctl(f, &o, &e, "-h", NULL), 0);
+	assert_non_null(strstr(o, "usage: ocsctl"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "--help", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "--version", NULL), 0);
+	assert_non_null(strstr(o, "ocsctl "));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "--json", "status", NULL), 0);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	json_decref(j);
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "-json", "status", NULL), 2, &o, &e,
+	            "--json");
+	/* The endpoints once, not echoed by the client and again by ocsd. */
+	assert_int_equal(ctl(f, &o, &e, "connect", "h0.1", "2", NULL), 1);
+	assert_null(strstr(strstr(e, "h0.1") + 1, "h0.1"));
+	free(o);
+	free(e);
+	/* Under -j an error is a JSON object too. */
+	assert_int_equal(ctl(f, &o, &e, "-j", "connect", "3", "99", NULL), 1);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(j, "error")), "port 99"));
+	json_decref(j);
+	free(o);
+	free(e);
+}
+
 static void
 test_ocsd_restart_keeps_live_circuits(void **state)
 {
@@ -387,6 +589,9 @@ test_ocsd_switch_unreachable(void **state)
 	/* ocsd keeps serving and says what is wrong. */
 	assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
 	assert_non_null(strstr(o, "NOT CONNECTED"));
+	/* What the switch holds is not known now (issue 11). */
+	assert_null(strstr(o, "matches"));
+	assert_non_null(strstr(o, "map: unknown"));
 	free(o);
 	free(e);
 	emu_start(f, 1);
@@ -448,10 +653,16 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    BOTH(test_ocsd_connect_show_disconnect),
 	    BOTH(test_ocsd_apply_and_clear),
+	    BOTH(test_ocsd_apply_refuses_nothing),
+	    BOTH(test_ocsd_intent_saved_first),
+	    {"test_ocsd_detaches_when_ready", test_ocsd_detaches_when_ready,
+	     setup_polatis, teardown, NULL},
 	    BOTH(test_ocsd_restart_keeps_live_circuits),
 	    BOTH(test_ocsd_holds_outside_changes),
 	    BOTH(test_ocsd_switch_unreachable),
 	    BOTH(test_ocsd_bad_config_and_commands),
+	    {"test_ocsd_ocsctl_manners", test_ocsd_ocsctl_manners,
+	     setup_polatis, teardown, NULL},
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -19,8 +19,9 @@
 #include <cmocka.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/proc.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/proc.h"
 
 struct fx {
 	char       *dir;
@@ -125,7 +126,7 @@ static void
 raw(struct fx *f, const char *cmds, int ncompld)
 {
 	char     host[64], port[16], chunk[4096], *buf = NULL, *p;
-	uint64_t dl = net_now_ms() + 3000;
+	uint64_t dl = mono_ms() + 3000;
 	size_t   got = 0;
 	int      fd, seen = 0;
 	ssize_t  r;
@@ -202,10 +203,10 @@ test_polatis_128_patches_one_command(void **state)
 		p[i].out = (uint16_t)(193 + (i * 37) % 128);
 	}
 	f->nent = 0;
-	t0 = net_now_ms();
+	t0 = mono_ms();
 	assert_int_equal(drv_apply(d, &b), 0);
 	/* COMPLD only after the 50 ms switching time. */
-	assert_true(net_now_ms() - t0 >= 50);
+	assert_true(mono_ms() - t0 >= 50);
 	assert_int_equal(f->nent, 1);
 	assert_int_equal(drv_read_map(d, map, 192), 0);
 	for (i = 0; i < 128; i++)
@@ -260,7 +261,7 @@ test_polatis_reconnects_after_drop(void **state)
 	assert_int_equal(drv_apply(d, &b), 0);
 	/* The emulator drops idle sessions after 1 s. */
 	raw(f, "ACT-USER::root:1::root;ED-EQPT::TIMEOUT:2:::ADMIN=1;", 2);
-	net_sleep_ms(1600);
+	mono_sleep_ms(1600);
 	assert_int_equal(drv_read_map(d, map, 192), 0);
 	assert_int_equal(map[7], 200);
 	raw(f, "ACT-USER::root:1::root;ED-EQPT::TIMEOUT:2:::ADMIN=0;", 2);

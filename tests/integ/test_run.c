@@ -24,8 +24,9 @@
 #include <jansson.h>
 
 #include "collectives/a2a.h"
-#include "ocs-drivers/net.h"
-#include "tests/integ/rig.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/rig.h"
 
 #define fx rig
 
@@ -255,11 +256,11 @@ test_run_agent_killed_mid_run(void **state)
 		free(e);
 		if (st)
 			break;
-		net_sleep_ms(20);
+		mono_sleep_ms(20);
 	}
 	/* ... and data is flowing through the switch. */
 	for (i = 0; i < 500 && relayed(f) - base < (4u << 20); i++)
-		net_sleep_ms(10);
+		mono_sleep_ms(10);
 	proc_stop(&f->agent[4], SIGKILL);
 	assert_int_equal(proc_wait(&r, 15000), 1);
 	first_line(f, line, sizeof(line));
@@ -322,7 +323,7 @@ test_run_operator_abort(void **state)
 
 	run_bg(f, &r, "static", "256MiB", "auto");
 	for (i = 0; i < 200 && rv != 0; i++) {
-		net_sleep_ms(20);
+		mono_sleep_ms(20);
 		rv = ctl(f, &o, &e, "abort", NULL);
 		free(o);
 		free(e);
@@ -334,6 +335,221 @@ test_run_operator_abort(void **state)
 	/* Agents are back and a run goes through. */
 	wait_agents(f, 9);
 	json_decref(run_ok(f, "bridge", "256KiB", NULL, NULL, 9));
+}
+
+/* Circuits do not change under a run unless the operator forces it, and
+ * then the run ends first and says why (issue 11). */
+static void
+test_run_map_changes_wait_for_the_run(void **state)
+{
+	struct fx  *f = *state;
+	struct proc r;
+	char        line[512], *o, *e;
+	int         i, running = 0;
+
+	run_bg(f, &r, "static", "256MiB", "auto");
+	for (i = 0; i < 400 && !running; i++) {
+		mono_sleep_ms(10);
+		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
+		running = strstr(o, "running") != NULL;
+		free(o);
+		free(e);
+	}
+	assert_true(running);
+	/* status says so too. */
+	assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
+	assert_non_null(strstr(o, "in progress, phase"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "clear", NULL), 1);
+	assert_non_null(strstr(e, "in progress"));
+	assert_non_null(strstr(e, "--force"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "connect", "h00.0", "h01.1", NULL), 1);
+	assert_non_null(strstr(e, "in progress"));
+	free(o);
+	free(e);
+	assert_true(proc_alive(&r));
+	assert_int_equal(ctl(f, &o, &e, "clear", "--force", NULL), 0);
+	assert_non_null(strstr(o, "aborted"));
+	free(o);
+	free(e);
+	assert_int_equal(proc_wait(&r, 15000), 1);
+	first_line(f, line, sizeof(line));
+	assert_non_null(strstr(line, "--force"));
+	wait_agents(f, 9);
+	json_decref(run_ok(f, "bridge", "256KiB", NULL, NULL, 9));
+}
+
+/* Wait until n agents show every fibre plugged ("2/2"). */
+static void
+wait_plugged(struct rig *f, int n)
+{
+	char *o, *e, *p;
+	int   i, k = 0;
+
+	for (i = 0; i < 150 && k != n; i++) {
+		if (i)
+			mono_sleep_ms(100);
+		assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
+		for (k = 0, p = o; (p = strstr(p, " 2/2 ")) != NULL; p++)
+			k++;
+		free(o);
+		free(e);
+	}
+	assert_int_equal(k, n);
+}
+
+/* The state ocsctl agents shows for host h ("idle", "lost", ...). */
+static int
+agent_state_is(struct rig *f, const char *host, const char *state)
+{
+	char *o, *e, *p, *s;
+	int   yes = 0;
+
+	/* Lines "  agent  host  trx  state  seen"; a host may be listed
+	 * twice (lost, and its replacement): any line will do. */
+	if (ctl(f, &o, &e, "agents", NULL) == 0)
+		for (p = o; (p = strstr(p, host)) != NULL; p++) {
+			s = strstr(p, state);
+			if (s != NULL && s < p + strcspn(p, "\n"))
+				yes = 1;
+		}
+	free(o);
+	free(e);
+	return (yes);
+}
+
+/* A hung host (stopped, so its connection stays up) is found by its
+ * missed heartbeats, or evicted at once by the operator; either way a
+ * replacement for it may join (issue 11). */
+static void
+test_run_hung_agent_replaced(void **state)
+{
+	struct fx  *f = *state;
+	struct proc old3, old4;
+	char       *o, *e;
+	int         i, lost = 0;
+
+	old3 = f->agent[3];
+	old4 = f->agent[4];
+	assert_int_equal(kill(old3.pid, SIGSTOP), 0);
+	assert_int_equal(kill(old4.pid, SIGSTOP), 0);
+	assert_int_equal(ctl(f, &o, &e, "agents", "evict", "h04", NULL), 0);
+	assert_non_null(strstr(o, "h04"));
+	free(o);
+	free(e);
+	assert_true(agent_state_is(f, "h04", "lost"));
+	/* Heartbeats are 1 s: three missed, and h03 is lost too. */
+	for (i = 0; i < 100 && !lost; i++) {
+		mono_sleep_ms(100);
+		lost = agent_state_is(f, "h03", "lost");
+	}
+	assert_true(lost);
+	agent_start(f, 3, "secret");
+	agent_start(f, 4, "secret");
+	wait_agents(f, 9);
+	kill(old3.pid, SIGKILL);
+	kill(old4.pid, SIGKILL);
+	proc_stop(&old3, SIGKILL);
+	proc_stop(&old4, SIGKILL);
+	/* The hung ones held the fibres: the replacements plug in once
+	 * they are gone. */
+	wait_plugged(f, 9);
+	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
+	assert_int_equal(ctl(f, &o, &e, "agents", "evict", "h99", NULL), 1);
+	assert_non_null(strstr(e, "h99"));
+	free(o);
+	free(e);
+}
+
+/* The switch restarts (a power cycle): ocsd reconnects, the agents plug
+ * their fibres in again by themselves, say so, and the next run works
+ * (issue 11). */
+static void
+test_run_switch_restart(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+	int        i, rv = 1;
+
+	assert_int_equal(rig_emu_restart(f), 0);
+	wait_plugged(f, 9);
+	/* ocsd may still be reconnecting to the switch: a run goes through
+	 * within a few seconds, not never. */
+	for (i = 0; i < 30 && rv != 0; i++) {
+		rv = ctl(f, &o, &e, "run", "--algo", "retri", "--bytes",
+		         "64KiB", NULL);
+		if (rv != 0)
+			mono_sleep_ms(200);
+		free(o);
+		free(e);
+	}
+	assert_int_equal(rv, 0);
+}
+
+/* How many circuits "ocsctl show" lists, and whether a <-> b is one. */
+static int
+circuits(struct rig *f, const char *a, const char *b, int *has)
+{
+	char *o, *e, *p, line[128];
+	int   n = -1;
+
+	assert_int_equal(ctl(f, &o, &e, "show", NULL), 0);
+	if ((p = strstr(o, "circuits (")) != NULL)
+		n = atoi(p + 10);
+	snprintf(line, sizeof(line), "%-16s <-> %s\n", a, b);
+	*has = strstr(o, line) != NULL;
+	free(o);
+	free(e);
+	return (n);
+}
+
+/* After a run the switch is the operator's again, unless --keep; the
+ * desired map on disk is not rewritten at every phase (issue 11).  The
+ * operator's circuit joins a host's two transceivers, which no run's
+ * configuration does. */
+static void
+test_run_restores_the_operators_map(void **state)
+{
+	struct fx  *f = *state;
+	char        path[300], *o, *e;
+	struct stat st1, st2;
+	int         has, i;
+
+	assert_int_equal(ctl(f, &o, &e, "clear", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "connect", "h00.0", "h00.1", NULL), 0);
+	free(o);
+	free(e);
+	snprintf(path, sizeof(path), "%s/state/desired.map", f->dir);
+	assert_int_equal(stat(path, &st1), 0);
+	json_decref(run_ok(f, "retri", "256KiB", "--reconfig", "all", 9));
+	/* The restore follows the report: give it a moment. */
+	for (i = 0, has = 0; i < 50 && !has; i++) {
+		mono_sleep_ms(50);
+		(void)circuits(f, "h00.0", "h00.1", &has);
+	}
+	assert_int_equal(circuits(f, "h00.0", "h00.1", &has), 1);
+	assert_true(has);
+	assert_int_equal(stat(path, &st2), 0);
+	assert_true(st1.st_mtim.tv_sec == st2.st_mtim.tv_sec &&
+	            st1.st_mtim.tv_nsec == st2.st_mtim.tv_nsec);
+	/* --keep: the run's last configuration becomes the map. */
+	json_decref(run_ok(f, "retri", "256KiB", "--reconfig", "all", 9));
+	for (i = 0, has = 0; i < 50 && !has; i++) {
+		mono_sleep_ms(50);
+		(void)circuits(f, "h00.0", "h00.1", &has);
+	}
+	json_decref(run_ok(f, "retri", "256KiB", "--keep", NULL, 9));
+	assert_true(circuits(f, "h00.0", "h00.1", &has) > 1);
+	assert_false(has);
+	assert_int_equal(ctl(f, &o, &e, "-j", "map", "diff", NULL), 0);
+	assert_non_null(strstr(o, "\"in_sync\": true"));
+	free(o);
+	free(e);
 }
 
 static void
@@ -363,6 +579,14 @@ main(void)
 	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_corrupted_frame_detected,
 	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_run_map_changes_wait_for_the_run, setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_hung_agent_replaced,
+	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_switch_restart, setup9,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_run_restores_the_operators_map, setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_operator_abort, setup9,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,

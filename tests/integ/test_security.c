@@ -27,10 +27,11 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 
-#include "ocs-drivers/net.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "proto/msg.h"
-#include "tests/integ/proc.h"
-#include "tests/integ/rig.h"
+#include "tests/lib/proc.h"
+#include "tests/lib/rig.h"
 
 struct fx {
 	char       *dir;
@@ -133,7 +134,7 @@ wait_up(struct fx *f, const char *ca)
 		free(o);
 		free(e);
 		if (rv != 0)
-			net_sleep_ms(50);
+			mono_sleep_ms(50);
 	}
 	assert_int_equal(rv, 0);
 }
@@ -268,7 +269,7 @@ test_oversized_message(void **state)
 		assert_int_equal(
 		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 		assert_int_equal(write(fd, hello, 8), 8);
-		dl = net_now_ms() + 3000;
+		dl = mono_ms() + 3000;
 		assert_int_equal(net_read_some(fd, peer, 8, dl), 8);
 		for (i = 0; i < 8; i++)
 			hdr[1 + i] = (uint8_t)(big >> (56 - 8 * i));
@@ -277,7 +278,10 @@ test_oversized_message(void **state)
 		(void)!write(fd, junk, sizeof(junk));
 		while (r > 0)
 			r = net_read_some(fd, junk, sizeof(junk), dl);
-		assert_int_equal(r, 0); /* closed, not timed out */
+		/* Closed, not timed out: a hang-up with our junk still
+		 * unread reaches us as a reset instead of an end of file
+		 * (it did once in about 20 runs). */
+		assert_true(r == 0 || r == -ECONNRESET);
 		close(fd);
 	}
 	assert_true(proc_alive(&f->ocsd));

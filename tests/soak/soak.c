@@ -20,9 +20,10 @@
 #include <nng/protocol/reqrep0/req.h>
 
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/net.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "proto/msg.h"
-#include "tests/integ/proc.h"
+#include "tests/lib/proc.h"
 
 #define HOSTS             16 /* 2 transceivers each: 64 ports */
 #define NCONF             3
@@ -195,9 +196,9 @@ soak(const char *driver, int total, struct result *res)
 	nng_socket_set_ms(s, NNG_OPT_RECVTIMEO, 30000);
 	nng_socket_set_ms(s, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
 	for (k = 0; k < 100 && nng_dial(s, sock, NULL, 0) != 0; k++)
-		net_sleep_ms(50);
+		mono_sleep_ms(50);
 	for (k = 0; k < 100 && apply(s, &c[NCONF - 1], why, sizeof(why)); k++)
-		net_sleep_ms(50);
+		mono_sleep_ms(50);
 	if (drv_open(&tl1, "polatis", tl1a, &dopt) != 0)
 		goto out;
 	for (i = 0; i < WARMUP + total; i++) {

@@ -59,25 +59,38 @@ test_conf_good(void **state)
 	conf_free(c);
 }
 
-/* One bad line appended to a good file: error names line, key, value. */
+/* One bad line put into a good file, at the end of its section (a section is given
+ * once): the error names the line, the key and the value. */
 static void
 bad_line(const char *section, const char *line, const char *want)
 {
 	struct conf *c;
-	char         text[2048], err[512];
+	char         text[2048], err[512], head[64];
 	int          lines = 0;
-	const char  *p;
+	const char  *p, *at;
 
-	for (p = GOOD; *p; p++)
+	snprintf(head, sizeof(head), "[%s]\n", section);
+	if ((at = strstr(GOOD, head)) != NULL) {
+		/* At the end of the section: after its own lines. */
+		at += strlen(head);
+		at = strstr(at, "\n[") ? strstr(at, "\n[") + 1
+		                       : GOOD + strlen(GOOD);
+		snprintf(text, sizeof(text), "%.*s%s\n%s", (int)(at - GOOD),
+		         GOOD, line, at);
+	} else {
+		at = GOOD + strlen(GOOD);
+		snprintf(text, sizeof(text), "%s%s%s\n", GOOD, head, line);
+		lines++; /* the section's header */
+	}
+	for (p = GOOD; p < at; p++)
 		lines += *p == '\n';
-	snprintf(text, sizeof(text), "%s[%s]\n%s\n", GOOD, section, line);
 	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)),
 	                 -CONF_EPARSE);
 	assert_null(c);
 	if (strstr(err, want) == NULL)
 		fail_msg("error \"%s\" lacks \"%s\"", err, want);
 	/* The line number is the bad line's. */
-	snprintf(text, sizeof(text), "t.conf:%d:", lines + 2);
+	snprintf(text, sizeof(text), "t.conf:%d:", lines + 1);
 	if (strncmp(err, text, strlen(text)) != 0)
 		fail_msg("error \"%s\" should start with \"%s\"", err, text);
 }
@@ -171,6 +184,49 @@ test_conf_whole_file_checks(void **state)
 	assert_non_null(strstr(err, "No such file"));
 }
 
+/* What ocsd would refuse at start-up, -n refuses too (issue 11). */
+static void
+refused(const char *text, const char *want)
+{
+	struct conf *c = NULL;
+	char         err[512];
+
+	if (conf_parse(text, "/etc/x/a.conf", &c, err, sizeof(err)) !=
+	    -CONF_EPARSE)
+		fail_msg("accepted: %s", text);
+	if (strstr(err, want) == NULL)
+		fail_msg("error \"%s\" lacks \"%s\"", err, want);
+	assert_null(c);
+}
+
+#define SW_POL "[switch]\ndriver = polatis\nuser = u\npassword = p\n"
+#define SW_CAL "[switch]\ndriver = calient\nuser = u\npassword = p\n"
+
+static void
+test_conf_startup_checks(void **state)
+{
+	struct conf *c;
+	char         err[512];
+
+	(void)state;
+	refused(SW_POL "address = http://10.0.0.5:80\n", "speaks TL1");
+	refused(SW_CAL "address = 10.0.0.5:8080\n", "http[s]://HOST");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "events = ipc:///x\nsecret_file = /s\n",
+	        "events: \"ipc:///x\": the same address as listen");
+	refused("[switch]\ndriver = emu\n[state]\ndir = /a\n[switch]\n"
+	        "ports = 8\n",
+	        "[switch] given twice");
+	/* Relative paths are the configuration file's neighbours. */
+	assert_int_equal(conf_parse("[switch]\ndriver = emu\n[agents]\n"
+	                            "listen = ipc:///x\nevents = ipc:///y\n"
+	                            "secret_file = secret\n",
+	                            "/etc/x/a.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_string_equal(c->secret_file, "/etc/x/secret");
+	conf_free(c);
+}
+
 int
 main(void)
 {
@@ -178,6 +234,7 @@ main(void)
 	    cmocka_unit_test(test_conf_good),
 	    cmocka_unit_test(test_conf_bad_values),
 	    cmocka_unit_test(test_conf_whole_file_checks),
+	    cmocka_unit_test(test_conf_startup_checks),
 	};
 
 	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));

@@ -22,7 +22,7 @@
 
 #include "agent/exec.h"
 #include "collectives/a2a.h"
-#include "tests/unit/xrun.h"
+#include "tests/lib/xrun.h"
 
 /*
  * Run algo on n nodes with no reconfiguration (one configuration, so
@@ -54,7 +54,9 @@ run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
 		v[c->b].fd[c->pb].fd = sv[1];
 	}
 	for (i = 0; i < n; i++) {
-		xrun_plan(&s, &np[i], 42, chunk, deadline, &v[i].p);
+		assert_int_equal(plan_from_sched(&s, &np[i], 42, chunk,
+		                                 deadline, 2, &v[i].p),
+		                 0);
 		v[i].x[0] = (struct xport){&xrun_fd_ops, &v[i].fd[0]};
 		v[i].x[1] = (struct xport){&xrun_fd_ops, &v[i].fd[1]};
 		if (tweak)
@@ -64,7 +66,7 @@ run_all(const char *algo, uint32_t n, uint64_t bytes, uint32_t chunk,
 	for (i = 0; i < n; i++) {
 		close(v[i].fd[0].fd);
 		close(v[i].fd[1].fd);
-		exec_plan_free(&v[i].p);
+		plan_free(&v[i].p);
 	}
 	sched_plans_free(np, n);
 	sched_free(&s);
@@ -159,42 +161,42 @@ test_exec_missing_peer_times_out(void **state)
 }
 
 static void
-bad_node(struct exec_plan *p)
+bad_node(struct plan *p)
 {
 	p->node = p->n;
 }
 static void
-bad_chunk(struct exec_plan *p)
+bad_chunk(struct plan *p)
 {
 	p->chunk = 8;
 }
 static void
-bad_slots(struct exec_plan *p)
+bad_slots(struct plan *p)
 {
 	p->max_blocks = p->n * p->n * p->parts + 1;
 }
 static void
-bad_ports(struct exec_plan *p)
+bad_ports(struct plan *p)
 {
 	p->nports = EXEC_MAX_PORTS + 1;
 }
 static void
-bad_dl(struct exec_plan *p)
+bad_dl(struct plan *p)
 {
 	p->deadline_ms = 0;
 }
 static void
-bad_bar0(struct exec_plan *p)
+bad_bar0(struct plan *p)
 {
 	p->ph[0].barrier = 0;
 }
 static void
-bad_dst(struct exec_plan *p)
+bad_dst(struct plan *p)
 {
 	p->ph[0].send[0].dst = p->n;
 }
 static void
-bad_blk(struct exec_plan *p)
+bad_blk(struct plan *p)
 {
 	static const uint32_t huge = UINT32_MAX;
 
@@ -209,12 +211,12 @@ test_exec_check_rejects_bad_plans(void **state)
 	struct a2a          a;
 	struct sched        s;
 	struct sched_nplan *np;
-	struct exec_plan    p, q;
+	struct plan         p, q;
 	uint8_t             before[64] = {0};
 	char                err[256];
 	struct {
 		const char *what;
-		void (*bad)(struct exec_plan *);
+		void (*bad)(struct plan *);
 	} const cases[] = {
 	    {"bad sizes", bad_node},   {"bad sizes", bad_chunk},
 	    {"bad sizes", bad_slots},  {"bad sizes", bad_ports},
@@ -227,10 +229,10 @@ test_exec_check_rejects_bad_plans(void **state)
 	assert_int_equal(a2a_init(&a, "retri", 9), 0);
 	assert_int_equal(a2a_build(&a, 9 * 4096, before, 1u << 24, &s), 0);
 	assert_int_equal(sched_plans(&s, &np), 0);
-	xrun_plan(&s, &np[4], 7, 1024, 1000, &p);
+	assert_int_equal(plan_from_sched(&s, &np[4], 7, 1024, 1000, 2, &p), 0);
 	assert_int_equal(exec_check(&p, err, sizeof(err)), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct exec_send sv[64];
+		struct plan_send sv[64];
 
 		q = p;
 		q.ph = malloc(p.nph * sizeof(*q.ph));
@@ -245,7 +247,7 @@ test_exec_check_rejects_bad_plans(void **state)
 			fail_msg("case %zu: %s", i, err);
 		free(q.ph);
 	}
-	exec_plan_free(&p);
+	plan_free(&p);
 	sched_plans_free(np, 9);
 	sched_free(&s);
 	a2a_fini(&a);

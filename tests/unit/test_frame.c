@@ -96,7 +96,7 @@ test_frame_roundtrip_and_crc(void **state)
 	assert_int_equal(frame_get(buf, &g), 0);
 	assert_false(frame_crc_ok(buf, &g, buf + FRAME_HDR));
 	buf[0] ^= 1;
-	assert_int_equal(frame_get(buf, &g), -1);
+	assert_int_equal(frame_get(buf, &g), -EPROTO);
 }
 
 static void

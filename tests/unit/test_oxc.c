@@ -30,24 +30,24 @@ test_oxc_connect_all_or_nothing(void **state)
 	assert_int_equal(oxc_connect(&x, ok, 2, 0, &e), 0);
 	assert_int_equal(oxc_count(&x), 2);
 	/* The second patch is bad: the first is not applied either. */
-	assert_int_equal(oxc_connect(&x, badp, 2, 0, &e), -1);
+	assert_int_equal(oxc_connect(&x, badp, 2, 0, &e), -DRV_EPORT);
 	assert_int_equal(e.code, -DRV_EPORT);
 	assert_int_equal(e.port, 4);
 	assert_int_equal(x.out_of[3], 0);
 	/* Busy ports are refused with the current peer named. */
 	badp[0] = (struct drv_patch){1, 12};
-	assert_int_equal(oxc_connect(&x, badp, 1, 0, &e), -1);
+	assert_int_equal(oxc_connect(&x, badp, 1, 0, &e), -DRV_EBUSY);
 	assert_int_equal(e.code, -DRV_EBUSY);
 	assert_int_equal(e.port, 1);
 	assert_int_equal(e.other, 9);
 	badp[0] = (struct drv_patch){5, 10};
-	assert_int_equal(oxc_connect(&x, badp, 1, 0, &e), -1);
+	assert_int_equal(oxc_connect(&x, badp, 1, 0, &e), -DRV_EBUSY);
 	assert_int_equal(e.port, 10);
 	assert_int_equal(e.other, 2);
 	/* A port twice in one command. */
 	badp[0] = (struct drv_patch){5, 13};
 	badp[1] = (struct drv_patch){6, 13};
-	assert_int_equal(oxc_connect(&x, badp, 2, 0, &e), -1);
+	assert_int_equal(oxc_connect(&x, badp, 2, 0, &e), -EINVAL);
 	assert_int_equal(e.code, -EINVAL);
 	assert_int_equal(e.port, 13);
 	/* Re-entering an existing patch is a no-op. */
@@ -108,7 +108,7 @@ test_oxc_dark_during_switching(void **state)
 	assert_int_equal(oxc_disconnect(&x, &port, 1, 0, &e), 0);
 	assert_int_equal(oxc_count(&x), 0);
 	port = 17;
-	assert_int_equal(oxc_disconnect(&x, &port, 1, 0, &e), -1);
+	assert_int_equal(oxc_disconnect(&x, &port, 1, 0, &e), -DRV_EPORT);
 	assert_int_equal(e.code, -DRV_EPORT);
 	oxc_free(&x);
 }

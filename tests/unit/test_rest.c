@@ -331,7 +331,8 @@ test_ports_summary(void **state)
 	for (i = 0; i < 20; i++)
 		p[i].port = i + 1;
 	s = rest_ports_fmt(p, 20);
-	assert_int_equal(rest_ports_parse(S(s), &n, NULL, err, sizeof(err)), 0);
+	assert_int_equal(rest_ports_parse(S(s), &n, NULL, err, sizeof(err)),
+	                 0);
 	assert_int_equal(n, 20);
 	free(s);
 	/* A gap or a repeat in the numbering. */

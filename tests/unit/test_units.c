@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "collectives/coll.h"
-#include "collectives/units.h"
+#include "proto/base/units.h"
 
 static void
 test_unit_size_every_suffix(void **state)
@@ -50,26 +50,26 @@ test_unit_size_rejects_bad_input(void **state)
 		const char *in;
 		int         rv;
 	} bad[] = {
-	    {"", -COLL_ENONUM},
-	    {"MiB", -COLL_ENONUM},
-	    {"-1", -COLL_ENONUM},
-	    {"+1", -COLL_ENONUM},
-	    {"1e6", -COLL_EUNIT},
-	    {"0x10", -COLL_EUNIT},
-	    {"inf", -COLL_ENONUM},
-	    {"nan", -COLL_ENONUM},
-	    {"1..2", -COLL_ENONUM},
-	    {".", -COLL_ENONUM},
-	    {"1XB", -COLL_EUNIT},
-	    {"1mib", -COLL_EUNIT},
-	    {"1 MiB", -COLL_EUNIT},
-	    {"1.5", -COLL_EFRAC},
-	    {"0.1B", -COLL_EFRAC},
-	    {"2PiB", -COLL_EUNIT},
-	    {"999999999999999999999", -COLL_ERANGE},
+	    {"", -UNIT_ENONUM},
+	    {"MiB", -UNIT_ENONUM},
+	    {"-1", -UNIT_ENONUM},
+	    {"+1", -UNIT_ENONUM},
+	    {"1e6", -UNIT_EUNIT},
+	    {"0x10", -UNIT_EUNIT},
+	    {"inf", -UNIT_ENONUM},
+	    {"nan", -UNIT_ENONUM},
+	    {"1..2", -UNIT_ENONUM},
+	    {".", -UNIT_ENONUM},
+	    {"1XB", -UNIT_EUNIT},
+	    {"1mib", -UNIT_EUNIT},
+	    {"1 MiB", -UNIT_EUNIT},
+	    {"1.5", -UNIT_EFRAC},
+	    {"0.1B", -UNIT_EFRAC},
+	    {"2PiB", -UNIT_EUNIT},
+	    {"999999999999999999999", -UNIT_ERANGE},
 	    {"99999999999999999999999999999999999999999999999999999999999"
 	     "999999",
-	     -COLL_ENONUM},
+	     -UNIT_ENONUM},
 	};
 	uint64_t b = 42;
 	size_t   i;
@@ -109,14 +109,14 @@ test_unit_time_rejects_bad_input(void **state)
 	double t = 7;
 
 	(void)state;
-	assert_int_equal(unit_parse_time("25", &t), -COLL_ENOUNIT);
-	assert_int_equal(unit_parse_time("1h", &t), -COLL_EUNIT);
-	assert_int_equal(unit_parse_time("1 us", &t), -COLL_EUNIT);
-	assert_int_equal(unit_parse_time("1US", &t), -COLL_EUNIT);
-	assert_int_equal(unit_parse_time("-1us", &t), -COLL_ENONUM);
-	assert_int_equal(unit_parse_time("us", &t), -COLL_ENONUM);
-	assert_int_equal(unit_parse_time("", &t), -COLL_ENONUM);
-	assert_int_equal(unit_parse_time("2000000s", &t), -COLL_ERANGE);
+	assert_int_equal(unit_parse_time("25", &t), -UNIT_ENOUNIT);
+	assert_int_equal(unit_parse_time("1h", &t), -UNIT_EUNIT);
+	assert_int_equal(unit_parse_time("1 us", &t), -UNIT_EUNIT);
+	assert_int_equal(unit_parse_time("1US", &t), -UNIT_EUNIT);
+	assert_int_equal(unit_parse_time("-1us", &t), -UNIT_ENONUM);
+	assert_int_equal(unit_parse_time("us", &t), -UNIT_ENONUM);
+	assert_int_equal(unit_parse_time("", &t), -UNIT_ENONUM);
+	assert_int_equal(unit_parse_time("2000000s", &t), -UNIT_ERANGE);
 	assert_true(t == 7);
 }
 
@@ -150,12 +150,12 @@ test_unit_rate_rejects_bad_input(void **state)
 	double r = 3;
 
 	(void)state;
-	assert_int_equal(unit_parse_rate("0Gbps", &r), -COLL_ERANGE);
-	assert_int_equal(unit_parse_rate("400", &r), -COLL_ENOUNIT);
-	assert_int_equal(unit_parse_rate("400gbps", &r), -COLL_EUNIT);
-	assert_int_equal(unit_parse_rate("400Gb", &r), -COLL_EUNIT);
-	assert_int_equal(unit_parse_rate("Gbps", &r), -COLL_ENONUM);
-	assert_int_equal(unit_parse_rate("-4Gbps", &r), -COLL_ENONUM);
+	assert_int_equal(unit_parse_rate("0Gbps", &r), -UNIT_ERANGE);
+	assert_int_equal(unit_parse_rate("400", &r), -UNIT_ENOUNIT);
+	assert_int_equal(unit_parse_rate("400gbps", &r), -UNIT_EUNIT);
+	assert_int_equal(unit_parse_rate("400Gb", &r), -UNIT_EUNIT);
+	assert_int_equal(unit_parse_rate("Gbps", &r), -UNIT_ENONUM);
+	assert_int_equal(unit_parse_rate("-4Gbps", &r), -UNIT_ENONUM);
 	assert_true(r == 3);
 }
 
@@ -180,7 +180,7 @@ static void
 test_coll_strerror_covers_both_ranges(void **state)
 {
 	(void)state;
-	assert_string_equal(coll_strerror(-COLL_EUNIT), "unknown unit");
+	assert_string_equal(coll_strerror(-UNIT_EUNIT), "unknown unit");
 	assert_string_equal(coll_strerror(-ENOMEM), "Cannot allocate memory");
 	assert_string_equal(coll_strerror(-COLL_EMAX), "unknown error");
 	assert_string_equal(coll_strerror(0), "unknown error");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * TCP helpers with deadlines, for the TL1 driver and ocs-emu: address
- * parsing, connect, listen, and reads/writes that give up at a deadline
- * (monotonic milliseconds).  Errors are negative errno values.
+ * TCP and UNIX-socket helpers with deadlines, for the drivers, ocs-emu
+ * and the agents' transports: address parsing, connect, listen, and
+ * reads/writes that give up at a deadline (mono_ms() milliseconds).
+ * Errors are negative errno values.
  */
 #ifndef OCS_NET_H
 #define OCS_NET_H
@@ -14,8 +15,6 @@
 /* "host:port", "[v6]:port", or "host" (defport).  -EINVAL if malformed. */
 int net_hostport(const char *s, const char *defport, char *host, size_t hl,
                  char *port, size_t pl);
-
-uint64_t net_now_ms(void);
 
 /* Connect within timeout_ms; the fd is non-blocking with TCP_NODELAY. */
 int net_connect(const char *host, const char *port, int timeout_ms);
@@ -38,8 +37,5 @@ int net_write_all(int fd, const void *buf, size_t n, uint64_t deadline);
 
 /* Wait for data and read some: > 0 bytes, 0 at EOF, -ETIMEDOUT, -errno. */
 ssize_t net_read_some(int fd, void *buf, size_t n, uint64_t deadline);
-
-/* Sleep ms milliseconds (restarting after signals). */
-void net_sleep_ms(uint32_t ms);
 
 #endif

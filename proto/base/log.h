@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Logging for the daemons (ocsd, ocs-agent, ocs-emu), after OpenBSD's
- * log.h: stderr in the foreground, syslog when daemonised.  log_warn
- * appends strerror(errno), log_warnx does not; fatal/fatalx are the only
+ * log.h: stderr in the foreground, syslog when daemonised.  fatal
+ * appends strerror(errno), fatalx does not; they are the only
  * calls that exit.  The level is checked before formatting.  The log
  * state is the one file-static set by log_init() from main and read-only
  * afterwards; errno is preserved.
@@ -16,10 +16,7 @@
 
 /* verbose: 0 warnings and info, 1 debug, 2 traces. */
 void log_init(const char *progname, int foreground, int verbose);
-void log_setverbose(int verbose);
-int  log_getverbose(void);
 
-void log_warn(const char *, ...) LOG_FMT(1, 2);
 void log_warnx(const char *, ...) LOG_FMT(1, 2);
 void log_info(const char *, ...) LOG_FMT(1, 2);
 void log_debug(const char *, ...) LOG_FMT(1, 2);

@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 
 #include <unistd.h>
-#include "ocs-drivers/net.h"
-#include "tests/integ/rig.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+#include "tests/lib/rig.h"
 
 static int
 write_file(const char *path, const char *text, mode_t mode)
@@ -83,7 +84,7 @@ rig_wait_agents(struct rig *r, int n, int timeout_ms)
 		free(e);
 		if (idle == n)
 			return (0);
-		net_sleep_ms(50);
+		mono_sleep_ms(50);
 	}
 	fprintf(stderr, "rig: %d agents idle, expected %d\n", idle, n);
 	return (-1);
@@ -104,6 +105,38 @@ rig_fault(struct rig *r, const char *spec)
 
 	snprintf(cmd, sizeof(cmd), "SET-EMU-FAULT:::2::%s;", spec);
 	return (rig_tl1(r, cmd, buf, sizeof(buf)));
+}
+
+int
+rig_emu_restart(struct rig *r)
+{
+	char  bin[256], line[256], log[300];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin)),
+	    "--tl1",
+	    r->tl1,
+	    "--fibre",
+	    r->fibre,
+	    "--rest",
+	    r->rest,
+	    "--ports",
+	    r->emu_ports,
+	    "--switch-time",
+	    r->emu_st,
+	    NULL};
+	int i;
+
+	proc_stop(&r->emu, SIGTERM);
+	snprintf(log, sizeof(log), "%s/emu.log", r->dir);
+	/* The old listeners' ports may take a moment to be free again. */
+	for (i = 0; i < 50; i++) {
+		if (proc_start(&r->emu, argv, log) == 0 &&
+		    proc_line(&r->emu, line, sizeof(line), 2000) == 0)
+			return (0);
+		proc_stop(&r->emu, SIGKILL);
+		usleep(100000);
+	}
+	return (-1);
 }
 
 struct rig *
@@ -143,6 +176,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
+	snprintf(r->emu_ports, sizeof(r->emu_ports), "%s", ports);
+	snprintf(r->emu_st, sizeof(r->emu_st), "%s", st);
 	if (strcmp(driver, "calient") == 0)
 		snprintf(addr, sizeof(addr), "http://%s", r->rest);
 	else
@@ -209,7 +244,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		free(o);
 		free(e);
 		if (!ok)
-			net_sleep_ms(50);
+			mono_sleep_ms(50);
 	}
 	if (!ok) {
 		fprintf(stderr, "rig: ocsd did not reach the switch\n");
@@ -254,7 +289,7 @@ int
 rig_tl1(struct rig *r, const char *cmd, char *buf, size_t sz)
 {
 	char     host[64], port[16], req[512];
-	uint64_t dl = net_now_ms() + 5000;
+	uint64_t dl = mono_ms() + 5000;
 	size_t   len = 0;
 	ssize_t  k;
 	int      fd, rv = -1;

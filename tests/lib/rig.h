@@ -9,7 +9,7 @@
 #ifndef OCS_TEST_RIG_H
 #define OCS_TEST_RIG_H
 
-#include "tests/integ/proc.h"
+#include "tests/lib/proc.h"
 
 #define RIG_MAX 96
 
@@ -18,8 +18,9 @@ struct rig {
 	struct proc emu, ocsd, agent[RIG_MAX];
 	int         n;
 	char        tl1[64], fibre[64], sock[200], rest[64];
-	char        join[80]; /* where agents join */
-	char        ca[300];  /* with TLS: the CA file agents verify with */
+	char        join[80];                  /* where agents join */
+	char        emu_ports[16], emu_st[32]; /* to restart ocs-emu alike */
+	char        ca[300]; /* with TLS: the CA file agents verify with */
 };
 
 struct rig_opts {
@@ -48,6 +49,9 @@ int rig_agent(struct rig *, int h, const char *secret);
 int rig_tl1(struct rig *, const char *cmd, char *buf, size_t sz);
 /* Arm ocs-emu faults (SET-EMU-FAULT, see emu.h); 0 or -1. */
 int rig_fault(struct rig *, const char *spec);
+/* Restart ocs-emu on the same addresses (its patches are lost, as a
+ * switch's are in a power cycle); 0 or -1. */
+int rig_emu_restart(struct rig *);
 /* Wait until n agents are idle; 0 or -1. */
 int rig_wait_agents(struct rig *, int n, int timeout_ms);
 

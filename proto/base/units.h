@@ -11,14 +11,29 @@
  *
  * Numbers are plain decimals (digits, one optional point): no sign, no
  * exponent, no hex, no "inf".  Units are case-sensitive (b is a bit, B a
- * byte).  Functions return 0 or -COLL_ENONUM, -COLL_EUNIT,
- * -COLL_ENOUNIT, -COLL_EFRAC, -COLL_ERANGE.
+ * byte).  Functions return 0 or -UNIT_ENONUM, -UNIT_EUNIT,
+ * -UNIT_ENOUNIT, -UNIT_EFRAC, -UNIT_ERANGE.
  */
-#ifndef COLL_UNITS_H
-#define COLL_UNITS_H
+#ifndef OCS_UNITS_H
+#define OCS_UNITS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "proto/base/errbase.h"
+
+enum unit_err {
+	UNIT_EBASE = ERR_BASE_UNIT,
+	UNIT_EUNIT,   /* unknown unit suffix */
+	UNIT_ENONUM,  /* not a number */
+	UNIT_ENOUNIT, /* a non-zero time without a unit */
+	UNIT_EFRAC,   /* not a whole number of bytes */
+	UNIT_ERANGE,  /* value out of range */
+	UNIT_EMAX
+};
+
+/* Text for a code of this range, else NULL. */
+const char *unit_strerror(int rv);
 
 #define UNIT_MAX_SIZE ((uint64_t)1 << 50) /* 1 PiB */
 #define UNIT_MAX_TIME 1e6                 /* s */

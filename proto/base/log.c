@@ -7,7 +7,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "ocsd/log.h"
+#include "proto/base/log.h"
 
 /* The one exception to "no global mutable state": set once by main. */
 static struct {
@@ -24,18 +24,6 @@ log_init(const char *progname, int foreground, int verbose)
 	log_state.verbose = verbose;
 	if (!foreground)
 		openlog(progname, LOG_PID | LOG_NDELAY, LOG_DAEMON);
-}
-
-void
-log_setverbose(int verbose)
-{
-	log_state.verbose = verbose;
-}
-
-int
-log_getverbose(void)
-{
-	return (log_state.verbose);
 }
 
 static void
@@ -58,18 +46,6 @@ vlog(int pri, const char *fmt, va_list ap, const char *suffix)
 		syslog(pri, "%s%s%s", msg, suffix ? ": " : "",
 		       suffix ? suffix : "");
 	errno = saved;
-}
-
-void
-log_warn(const char *fmt, ...)
-{
-	va_list ap;
-	char    e[128];
-
-	snprintf(e, sizeof(e), "%s", strerror(errno));
-	va_start(ap, fmt);
-	vlog(LOG_WARNING, fmt, ap, e);
-	va_end(ap);
 }
 
 void

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "ocs-drivers/net.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 int
 net_hostport(const char *s, const char *defport, char *host, size_t hl,
@@ -65,25 +65,6 @@ net_hostport(const char *s, const char *defport, char *host, size_t hl,
 	return (0);
 }
 
-uint64_t
-net_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
-}
-
-void
-net_sleep_ms(uint32_t ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000,
-	                      .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static int
 wait_fd(int fd, short ev, uint64_t deadline)
 {
@@ -92,7 +73,7 @@ wait_fd(int fd, short ev, uint64_t deadline)
 	int           r;
 
 	for (;;) {
-		now = net_now_ms();
+		now = mono_ms();
 		if (now >= deadline)
 			return (-ETIMEDOUT);
 		r = poll(&pfd, 1, (int)(deadline - now));
@@ -109,7 +90,7 @@ int
 net_connect(const char *host, const char *port, int timeout_ms)
 {
 	struct addrinfo hints, *res, *ai;
-	uint64_t        deadline = net_now_ms() + (uint64_t)timeout_ms;
+	uint64_t        deadline = mono_ms() + (uint64_t)timeout_ms;
 	int             fd = -1, rv = -EHOSTUNREACH, one = 1, err;
 	socklen_t       el = sizeof(err);
 
@@ -118,6 +99,8 @@ net_connect(const char *host, const char *port, int timeout_ms)
 	hints.ai_socktype = SOCK_STREAM;
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return (-EHOSTUNREACH);
+	/* Every address the name has, in order, all within the one
+	 * deadline the caller gave. */
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family,
 		            ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -144,6 +127,8 @@ net_connect(const char *host, const char *port, int timeout_ms)
 	freeaddrinfo(res);
 	if (fd < 0)
 		return (rv);
+	/* TL1 commands are small and answered one at a time: Nagle would
+	 * hold each behind the last answer. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return (fd);
 }
@@ -244,6 +229,19 @@ unix_addr(const char *path, struct sockaddr_un *sun)
 	return (0);
 }
 
+/* A non-blocking UNIX stream socket for path (its address in sun); the
+ * fd, or -errno. */
+static int
+unix_socket(const char *path, struct sockaddr_un *sun)
+{
+	int fd, rv;
+
+	if ((rv = unix_addr(path, sun)) != 0)
+		return (rv);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return (fd < 0 ? -errno : fd);
+}
+
 int
 net_connect_addr(const char *addr, int timeout_ms)
 {
@@ -257,11 +255,8 @@ net_connect_addr(const char *addr, int timeout_ms)
 			return (-EINVAL);
 		return (net_connect(host, port, timeout_ms));
 	}
-	if ((rv = unix_addr(addr + 5, &sun)) != 0)
-		return (rv);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return (-errno);
+	if ((fd = unix_socket(addr + 5, &sun)) < 0)
+		return (fd);
 	/* A local connect completes or fails at once. */
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 &&
 	    errno != EINPROGRESS) {
@@ -285,11 +280,8 @@ net_listen_addr(const char *addr, char *bound, size_t bl)
 			return (-EINVAL);
 		return (net_listen(host, port, bound, bl));
 	}
-	if ((rv = unix_addr(addr + 5, &sun)) != 0)
-		return (rv);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return (-errno);
+	if ((fd = unix_socket(addr + 5, &sun)) < 0)
+		return (fd);
 	unlink(sun.sun_path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
 	    listen(fd, 256) != 0) {

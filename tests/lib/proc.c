@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tests/integ/proc.h"
+#include "tests/lib/proc.h"
 
 const char *
 proc_bin(const char *name, char *buf, size_t len)
@@ -140,7 +140,11 @@ proc_run(char *const argv[], char **out, char **err)
 	if ((pid = fork()) == 0) {
 		dup2(po[1], 1);
 		dup2(fe, 2);
+		/* Only 1 and 2: a daemon that keeps an extra copy of the
+		 * pipe would keep the reader waiting for ever. */
 		close(po[0]);
+		close(po[1]);
+		close(fe);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

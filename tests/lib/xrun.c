@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "tests/unit/xrun.h"
+#include "tests/lib/xrun.h"
 
 static int
 fd_open(void *p, const char *a, uint32_t i, uint32_t e, int t, char *err,
@@ -55,69 +55,12 @@ const struct xport_ops xrun_fd_ops = {
     .close = fd_close,
 };
 
-void
-xrun_plan(const struct sched *s, const struct sched_nplan *np, uint64_t run,
-          uint32_t chunk, uint32_t deadline, struct exec_plan *p)
-{
-	uint32_t k, i;
-
-	memset(p, 0, sizeof(*p));
-	p->run = run;
-	p->node = np->node;
-	p->n = s->n;
-	p->parts = s->parts;
-	p->chunk = chunk;
-	p->deadline_ms = deadline;
-	p->max_blocks = np->max_blocks;
-	p->nph = s->nph;
-	p->nports = 2;
-	p->bytes = s->bytes;
-	p->ph = calloc(s->nph, sizeof(*p->ph));
-	for (k = 0; k < s->nph; k++) {
-		const struct sched_nphase *a = &np->ph[k];
-		struct exec_phase         *b = &p->ph[k];
-
-		b->barrier = a->barrier;
-		b->nsend = a->nsend;
-		b->nrelay = a->nrelay;
-		b->nrecv = a->nrecv;
-		b->send = calloc(a->nsend + 1, sizeof(*b->send));
-		b->relay = calloc(a->nrelay + 1, sizeof(*b->relay));
-		b->recv = calloc(a->nrecv + 1, sizeof(*b->recv));
-		for (i = 0; i < a->nsend; i++) {
-			const struct sched_xfer *x = &s->xf[a->send[i]];
-
-			b->send[i] =
-			    (struct exec_send){x->dst, s->seg[x->seg_off].port,
-			                       sched_xfer_hops(s, x), x->nblk,
-			                       s->blk + x->blk_off};
-		}
-		for (i = 0; i < a->nrelay; i++) {
-			const struct sched_xfer *x = &s->xf[a->relay[i].xf];
-
-			b->relay[i] = (struct exec_relay){x->src,
-			                                  x->dst,
-			                                  a->relay[i].in_port,
-			                                  a->relay[i].out_port,
-			                                  x->nblk,
-			                                  x->bytes};
-		}
-		for (i = 0; i < a->nrecv; i++) {
-			const struct sched_xfer *x = &s->xf[a->recv[i].xf];
-
-			b->recv[i] =
-			    (struct exec_recv){x->src, a->recv[i].port,
-			                       x->nblk, s->blk + x->blk_off};
-		}
-	}
-}
-
 static void *
 node_main(void *arg)
 {
 	struct xrun_node *v = arg;
 	struct exec      *e;
-	struct exec_done  d;
+	struct plan_done  d;
 	uint32_t          k;
 
 	v->rv = exec_new(&e, &v->p, v->x, NULL, v->err, sizeof(v->err));

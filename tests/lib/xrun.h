@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Test and bench support: executors run in threads, one per node, over
- * any transport; the executor's plan made straight from the IR; and a
+ * any transport (plans come from proto/plan.h's plan_from_sched); and a
  * transport over an already connected descriptor (a socketpair, a
  * loopback TCP connection).
  */
@@ -21,19 +21,15 @@ struct xrun_fd {
 extern const struct xport_ops xrun_fd_ops;
 
 struct xrun_node {
-	pthread_t        t;
-	struct exec_plan p;
-	struct xport     x[2];
-	struct xrun_fd   fd[2];
-	int              rv, skip;
-	char             err[512];
-	uint64_t         verified, bytes;
-	uint64_t         data_ns; /* the phases only, not the setup */
+	pthread_t      t;
+	struct plan    p;
+	struct xport   x[2];
+	struct xrun_fd fd[2];
+	int            rv, skip;
+	char           err[512];
+	uint64_t       verified, bytes;
+	uint64_t       data_ns; /* the phases only, not the setup */
 };
-
-/* The executor's plan of node np->node, pointing into s. */
-void xrun_plan(const struct sched *, const struct sched_nplan *, uint64_t run,
-               uint32_t chunk, uint32_t deadline_ms, struct exec_plan *);
 
 /* Run every node not marked skip, each in a thread, to the end. */
 void xrun(struct xrun_node *, uint32_t n);

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectives/coll.h"
-#include "collectives/units.h"
+#include "proto/base/units.h"
 
 struct unit {
 	const char *name;
@@ -72,7 +71,7 @@ parse(const char *s, const struct unit *tab, double *num, double *mult,
 	}
 	len = (size_t)(p - s);
 	if (nd == 0 || np > 1 || len >= sizeof(tmp))
-		return (-COLL_ENONUM);
+		return (-UNIT_ENONUM);
 	memcpy(tmp, s, len);
 	tmp[len] = '\0';
 	*num = strtod(tmp, NULL);
@@ -83,7 +82,7 @@ parse(const char *s, const struct unit *tab, double *num, double *mult,
 			return (0);
 		}
 	}
-	return (*p == '\0' ? -COLL_ENOUNIT : -COLL_EUNIT);
+	return (*p == '\0' ? -UNIT_ENOUNIT : -UNIT_EUNIT);
 }
 
 int
@@ -96,9 +95,9 @@ unit_parse_size(const char *s, uint64_t *bytes)
 		return (rv);
 	v = num * mult;
 	if (!(v <= (double)UNIT_MAX_SIZE))
-		return (-COLL_ERANGE);
+		return (-UNIT_ERANGE);
 	if (fabs(v - nearbyint(v)) > 1e-6)
-		return (-COLL_EFRAC);
+		return (-UNIT_EFRAC);
 	*bytes = (uint64_t)nearbyint(v);
 	return (0);
 }
@@ -110,14 +109,14 @@ unit_parse_time(const char *s, double *seconds)
 	int    u, rv;
 
 	rv = parse(s, time_units, &num, &mult, &u);
-	if (rv == -COLL_ENOUNIT && num == 0) {
+	if (rv == -UNIT_ENOUNIT && num == 0) {
 		*seconds = 0;
 		return (0);
 	}
 	if (rv != 0)
 		return (rv);
 	if (!(num * mult <= UNIT_MAX_TIME))
-		return (-COLL_ERANGE);
+		return (-UNIT_ERANGE);
 	*seconds = num * mult;
 	return (0);
 }
@@ -131,7 +130,7 @@ unit_parse_rate(const char *s, double *bps)
 	if ((rv = parse(s, rate_units, &num, &mult, &u)) != 0)
 		return (rv);
 	if (!(num * mult > 0) || num * mult > 1e18)
-		return (-COLL_ERANGE);
+		return (-UNIT_ERANGE);
 	*bps = num * mult;
 	return (0);
 }
@@ -182,4 +181,21 @@ unit_fmt_rate(double bps, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.4g bps", bps);
 	return (buf);
+}
+
+const char *
+unit_strerror(int rv)
+{
+	static const char *const tab[] = {
+	    [UNIT_EUNIT - UNIT_EBASE] = "unknown unit",
+	    [UNIT_ENONUM - UNIT_EBASE] = "not a number",
+	    [UNIT_ENOUNIT - UNIT_EBASE] = "missing unit",
+	    [UNIT_EFRAC - UNIT_EBASE] = "not a whole number",
+	    [UNIT_ERANGE - UNIT_EBASE] = "out of range",
+	};
+	int e = -rv;
+
+	if (e > UNIT_EBASE && e < UNIT_EMAX)
+		return (tab[e - UNIT_EBASE]);
+	return (NULL);
 }

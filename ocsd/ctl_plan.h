@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Operator requests as switch targets: each turns a checked CtlRequest
+ * (ctl_check.c) into the map the switch must hold and the desired map
+ * after it, through the cabling (xc.c).  They are sw_plan_fn, run by the
+ * switch worker when the request's turn comes; arg is the request.
+ */
+#ifndef OCS_CTL_PLAN_H
+#define OCS_CTL_PLAN_H
+
+#include "ocsd/sw.h"
+
+/* connect A B: A and B's patches added to both maps. */
+int ctl_plan_connect(const struct ocsd *, const void *req, struct sw_target *,
+                     char *err, size_t len);
+/* disconnect A...: their patches removed from both maps. */
+int ctl_plan_disconnect(const struct ocsd *, const void *req,
+                        struct sw_target *, char *err, size_t len);
+/* apply: the whole map from the request's pairs. */
+int ctl_plan_apply(const struct ocsd *, const void *req, struct sw_target *,
+                   char *err, size_t len);
+/* clear: no patches at all. */
+int ctl_plan_clear(const struct ocsd *, const void *req, struct sw_target *,
+                   char *err, size_t len);
+/* map sync: the desired map pushed to the switch. */
+int ctl_plan_sync(const struct ocsd *, const void *req, struct sw_target *,
+                  char *err, size_t len);
+
+#endif

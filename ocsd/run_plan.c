@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A run's plan: the request checked against the configuration and the
+ * agents, the schedule built and validated with the collectives library,
+ * per-node plans and the model's prediction; and the switch map of each
+ * configuration, from the ports the agents' transceivers are cabled to.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocsd/run_int.h"
+
+void
+run_free(struct run *r)
+{
+	uint32_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; r->node && i < r->n; i++)
+		if (r->node[i])
+			r->node[i]->node = -1;
+	sched_plans_free(r->plans, r->s.n);
+	sched_free(&r->s);
+	a2a_fini(&r->a);
+	free(r->node);
+	free(r->host);
+	free(r);
+}
+
+/* auto (the optimum R*), none, all, or ascending phases "1,3". */
+static int
+parse_reconfig(struct run *r, const char *spec, char *err, size_t len)
+{
+	struct reconf_result res;
+	const char          *p = spec;
+	unsigned long        k, last = 0;
+	char                *end;
+	int                  rv;
+
+	memset(r->before, 0, sizeof(r->before));
+	if (spec[0] == '\0' || strcmp(spec, "auto") == 0) {
+		if ((rv = a2a_optimise(&r->a, r->bytes, &r->cp, &res)) != 0)
+			return (rv);
+		memcpy(r->before, res.place + (size_t)res.rstar * r->nph,
+		       r->nph);
+		reconf_free(&res);
+		return (0);
+	}
+	if (strcmp(spec, "none") == 0)
+		return (0);
+	if (strcmp(spec, "all") == 0) {
+		memset(r->before + 1, 1, r->nph - 1);
+		return (0);
+	}
+	while (*p) {
+		if (*p < '0' || *p > '9')
+			goto bad;
+		k = strtoul(p, &end, 10);
+		if (k < 1 || k >= r->nph || k <= last)
+			goto bad;
+		r->before[k] = 1;
+		last = k;
+		p = end;
+		if (*p == ',' && p[1] != '\0')
+			p++;
+		else if (*p != '\0')
+			goto bad;
+	}
+	return (0);
+bad:
+	snprintf(
+	    err, len,
+	    "reconfig \"%.60s\": expected auto, none, all or ascending phase "
+	    "indices in 1..%u",
+	    spec, r->nph - 1);
+	return (-EINVAL);
+}
+
+/* The request against the agents there are: 0 or -OCSD_EREQUEST. */
+static int
+check_request(const struct run_req *q, struct agent **act, uint32_t *n,
+              char *err, size_t len)
+{
+	uint32_t i;
+
+	if (a2a_lookup(q->algo) == NULL) {
+		snprintf(err, len, "algo \"%.40s\": unknown (%s)", q->algo,
+		         a2a_names());
+		return (-OCSD_EREQUEST);
+	}
+	if (q->nodes > 0) {
+		if (q->nodes > *n) {
+			snprintf(err, len,
+			         "nodes %u: only %u agents have joined",
+			         q->nodes, *n);
+			return (-OCSD_EREQUEST);
+		}
+		*n = q->nodes;
+	}
+	if (*n < 2) {
+		snprintf(err, len,
+		         "a collective needs at least 2 agents, %u joined",
+		         *n);
+		return (-OCSD_EREQUEST);
+	}
+	for (i = 0; i < *n; i++)
+		if (act[i]->ntrx < 2) {
+			snprintf(err, len,
+			         "agent %s has %u transceiver(s); the ring "
+			         "algorithms need 2",
+			         act[i]->host, act[i]->ntrx);
+			return (-OCSD_EREQUEST);
+		}
+	if (q->bytes < 1 || q->bytes > ((uint64_t)1 << 34)) {
+		snprintf(err, len,
+		         "bytes %llu: expected 1 B to 16 GiB per node",
+		         (unsigned long long)q->bytes);
+		return (-OCSD_EREQUEST);
+	}
+	return (0);
+}
+
+/* Frames and the model: the request's, else the configuration's. */
+static int
+set_params(const struct conf *c, const struct run_req *q, struct run *r,
+           char *err, size_t len)
+{
+	r->chunk = q->chunk ? q->chunk : c->run_chunk;
+	r->chunk = (r->chunk + 7) & ~7u; /* frames stay 8-byte aligned */
+	if (r->chunk < 1024 || r->chunk > (1u << 20)) {
+		snprintf(err, len, "chunk %u: 1KiB..1MiB", r->chunk);
+		return (-OCSD_EREQUEST);
+	}
+	r->deadline_ms = c->run_deadline_ms;
+	r->cp.beta =
+	    8.0 / (q->bandwidth_bps > 0 ? q->bandwidth_bps : c->run_bps);
+	r->cp.alpha_s = q->has_alpha_s ? q->alpha_s : c->run_alpha_s;
+	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : c->run_alpha_h;
+	r->cp.delta = q->has_delta ? q->delta : c->switch_ms / 1e3;
+	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
+	      isfinite(r->cp.beta))) {
+		snprintf(err, len, "bad model parameters");
+		return (-OCSD_EREQUEST);
+	}
+	return (0);
+}
+
+/* The schedule, its validation, per-node plans and the prediction. */
+static int
+build(struct run *r, const struct run_req *q, char *err, size_t len)
+{
+	double total;
+	int    rv;
+
+	if ((rv = a2a_init(&r->a, r->algo, r->n)) != 0) {
+		snprintf(err, len, "planning %s on %u nodes: %s", r->algo,
+		         r->n, coll_strerror(rv));
+		return (rv);
+	}
+	r->nph = a2a_nphases(&r->a);
+	if (r->nph > RUN_MAX_PHASES) {
+		snprintf(err, len, "too many phases");
+		return (-OCSD_EREQUEST);
+	}
+	if ((rv = parse_reconfig(r, q->reconfig, err, len)) != 0)
+		return (rv);
+	if (a2a_ir_blocks(&r->a) > RUN_MAX_BLOCKS ||
+	    (rv = a2a_build(&r->a, r->bytes, r->before, RUN_MAX_BLOCKS,
+	                    &r->s)) != 0 ||
+	    (rv = sched_validate(&r->s, NULL)) != 0 ||
+	    (rv = sched_plans(&r->s, &r->plans)) != 0 ||
+	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0) {
+		snprintf(
+		    err, len, "planning %s on %u nodes: %s", r->algo, r->n,
+		    rv ? coll_strerror(rv) : "schedule too large to execute");
+		return (rv ? rv : -COLL_ETOOBIG);
+	}
+	r->predicted = total;
+	return (0);
+}
+
+int
+run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
+         uint32_t n, struct run **out, char *err, size_t len)
+{
+	struct run *r;
+	uint32_t    i, k;
+	int         rv;
+
+	*out = NULL;
+	if ((rv = check_request(q, act, &n, err, len)) != 0)
+		return (rv);
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return (-ENOMEM);
+	snprintf(r->algo, sizeof(r->algo), "%s", q->algo);
+	r->keep = q->keep;
+	r->n = n;
+	r->bytes = q->bytes;
+	if ((rv = set_params(d->conf, q, r, err, len)) != 0 ||
+	    (rv = build(r, q, err, len)) != 0) {
+		run_free(r);
+		return (rv);
+	}
+	/* Node 0's barriers are everyone's (one schedule). */
+	for (k = 0; k < r->nph; k++)
+		if (r->plans[0].ph[k].barrier)
+			r->bar[r->nbar++] = k;
+	r->bar[r->nbar++] = r->nph;
+	r->node = calloc(n, sizeof(*r->node));
+	r->host = calloc(n, sizeof(*r->host));
+	if (r->node == NULL || r->host == NULL) {
+		run_free(r);
+		return (-ENOMEM);
+	}
+	/* The cabling may have changed since an agent joined (SIGHUP). */
+	for (i = 0; i < n; i++)
+		if (agents_ports(d, act[i]) != 0) {
+			snprintf(err, len,
+			         "agent %s: a transceiver is no "
+			         "longer cabled in ocsd's configuration",
+			         act[i]->host);
+			run_free(r);
+			return (-OCSD_EREQUEST);
+		}
+	for (i = 0; i < n; i++) {
+		r->node[i] = act[i];
+		snprintf(r->host[i], sizeof(r->host[i]), "%s", act[i]->host);
+	}
+	*out = r;
+	return (0);
+}
+
+int
+run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
+              struct map *t)
+{
+	const struct sched_cfg *c = &r->s.cfg[r->s.ph[k].cfg];
+	uint8_t                *mine;
+	uint32_t                i, p;
+	int                     rv;
+
+	if ((rv = map_copy(t, &d->live)) != 0)
+		return (rv);
+	if ((mine = calloc(2 * t->n + 1, 1)) == NULL)
+		return (-ENOMEM);
+	/* Every patch into or out of a port of the run goes; what the run
+	 * does not use stays as the operator left it. */
+	for (i = 0; i < r->n; i++)
+		for (p = 0; p < 2; p++)
+			mine[r->node[i]->in[p]] = mine[r->node[i]->out[p]] = 1;
+	for (i = 1; i <= t->n; i++)
+		if (mine[i] || mine[t->out[i]])
+			t->out[i] = 0;
+	free(mine);
+	for (i = 0; i < c->ncirc; i++) {
+		const struct sched_circuit *e = &r->s.circ[c->circ_off + i];
+		const struct agent *a = r->node[e->a], *b = r->node[e->b];
+
+		t->out[a->in[e->pa]] = b->out[e->pb];
+		t->out[b->in[e->pb]] = a->out[e->pa];
+	}
+	return (0);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A run's report (see run.h): measured times beside the model's. */
+#include <string.h>
+
+#include "ocsd/run_int.h"
+
+void
+run_report(const struct run *r, struct run_report *o)
+{
+	uint32_t k;
+
+	memset(o, 0, sizeof(*o));
+	o->id = r->id;
+	o->algo = r->algo;
+	o->nodes = r->n;
+	o->bytes = r->bytes;
+	o->delta_s = r->cp.delta;
+	o->bandwidth_bps = 8.0 / r->cp.beta;
+	o->alpha_s = r->cp.alpha_s;
+	o->alpha_h = r->cp.alpha_h;
+	for (k = 1; k < r->nph; k++)
+		if (r->before[k])
+			o->before[o->nbefore++] = k;
+	o->nph = r->nph;
+	for (k = 0; k < r->nph; k++) {
+		struct run_phase_report *p = &o->ph[k];
+
+		p->reconfigured = k == 0 || r->before[k];
+		p->reconf_s = r->reconf_ms[k] / 1e3;
+		p->data_s = r->data_ns[k] / 1e9;
+		p->barrier_s = r->barrier_ms[k] / 1e3;
+		p->bytes = r->pbytes[k];
+		p->predicted_s = r->pc[k].total;
+		/* Control time is measured from one barrier to the next,
+		 * so it belongs to the phases that start with one. */
+		p->has_control = p->reconfigured;
+		p->control_s = r->control_ms[k] / 1e3;
+	}
+	o->total_s = r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e6 : 0;
+	o->predicted_s = r->predicted;
+	o->verified = r->verified;
+	o->errors = r->errors;
+	o->hosts = (const char(*)[64])r->host;
+}

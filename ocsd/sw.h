@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The switch worker: one thread per switch that owns the driver and makes
+ * the switch hold target maps, one job at a time.  It knows switch maps,
+ * not the operator protocol: a job says which map the switch must hold
+ * (or how to compute it from the maps as they are when its turn comes),
+ * and the worker applies it as one batch, reads it back, checks the new
+ * paths for light, rolls back what it can on failure, and saves the
+ * desired map.  Between jobs it reconnects with backoff and reads the
+ * switch back periodically.
+ */
+#ifndef OCS_SW_H
+#define OCS_SW_H
+
+#include <stdint.h>
+
+#include <nng/nng.h>
+
+#include "ocsd/map.h"
+
+struct ocsd;
+struct conf;
+
+/* What a hold leaves behind: the switch holds sw, and desired becomes
+ * the desired map (n == 0: the same as sw). */
+struct sw_target {
+	struct map sw;
+	struct map desired;
+};
+
+/*
+ * Computes a hold's target from the state as it is when the worker
+ * reaches the job (so jobs queued together compose).  Runs on the worker
+ * thread, which is the only writer of the maps, and may read d's
+ * configuration and maps without the lock.  0 or a negative code with one
+ * line in err; the target is freed by the caller either way.
+ */
+typedef int (*sw_plan_fn)(const struct ocsd *d, const void *arg,
+                          struct sw_target *t, char *err, size_t len);
+
+enum sw_op {
+	SW_HOLD,    /* make the switch hold a target, save the desired map */
+	SW_REFRESH, /* read the switch back */
+	SW_ADOPT,   /* read the switch back and make that the desired map */
+	SW_RELOAD,  /* swap in a new configuration (reconnect if needed) */
+};
+
+struct sw_job {
+	enum sw_op   op;
+	sw_plan_fn   plan;    /* SW_HOLD: compute the target, or NULL: */
+	const void  *arg;     /* (the plan's argument) */
+	struct map   target;  /* the map to hold (a run's configuration) */
+	struct conf *newconf; /* SW_RELOAD: the worker takes it */
+	int transient; /* SW_HOLD: the desired map stays (a run's phases) */
+
+	/* Results, set before the aio finishes. */
+	int      rv;      /* 0 or a negative code */
+	uint32_t changed; /* patches changed on the switch */
+	double   took_ms; /* SW_HOLD: apply + read-back + light check */
+	char     err[768];
+
+	/* The worker's. */
+	nng_aio       *aio;
+	int            started;
+	struct sw_job *next;
+};
+
+/* Start and stop the worker (stop closes the driver). */
+int  sw_start(struct ocsd *);
+void sw_stop(struct ocsd *);
+
+/*
+ * Queue a job; the worker finishes aio (nng_aio_begin/defer/finish) with
+ * 0 once the job ran, its outcome in job->rv, so a caller waits without a
+ * thread.  A job still queued when its aio is cancelled never runs.
+ * sw_submit_locked is for callers that hold d->mtx.
+ */
+void sw_submit(struct ocsd *, struct sw_job *, nng_aio *);
+void sw_submit_locked(struct ocsd *, struct sw_job *, nng_aio *);
+/* Queue a reload; the worker frees the job and takes nc. */
+void sw_submit_reload(struct ocsd *, struct conf *nc);
+
+#endif

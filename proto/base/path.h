@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Filesystem paths: mkdir -p, and where ocsd's control socket lives. */
+#ifndef OCS_PATH_H
+#define OCS_PATH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Create dir and its missing parents with mode (existing ones are left
+ * as they are).  0, -ENAMETOOLONG or -errno of the mkdir that failed. */
+int path_mkdirs(const char *dir, mode_t mode);
+
+/* ocsd's control socket when neither its configuration nor the operator
+ * names one: ipc:///run/ocsd/ctl.sock for root, else under
+ * $XDG_RUNTIME_DIR/ocsd/, else /tmp/ocsd-UID/. */
+void path_default_control(char *buf, size_t len);
+
+#endif

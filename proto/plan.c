@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Node plans: from a schedule, to and from the wire (see plan.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/plan.h"
+
+void
+plan_free(struct plan *p)
+{
+	uint32_t k;
+
+	for (k = 0; p->ph != NULL && k < p->nph; k++) {
+		free(p->ph[k].send);
+		free(p->ph[k].relay);
+		free(p->ph[k].recv);
+	}
+	free(p->ph);
+	p->ph = NULL;
+}
+
+/* The phase's arrays, one spare entry each so that none is calloc(0). */
+static int
+phase_alloc(struct plan_phase *ph, uint32_t ns, uint32_t nr, uint32_t nv)
+{
+	ph->nsend = ns;
+	ph->nrelay = nr;
+	ph->nrecv = nv;
+	ph->send = calloc(ns + 1, sizeof(*ph->send));
+	ph->relay = calloc(nr + 1, sizeof(*ph->relay));
+	ph->recv = calloc(nv + 1, sizeof(*ph->recv));
+	return (ph->send && ph->relay && ph->recv ? 0 : -ENOMEM);
+}
+
+int
+plan_from_sched(const struct sched *s, const struct sched_nplan *np,
+                uint64_t run, uint32_t chunk, uint32_t deadline_ms,
+                uint32_t nports, struct plan *p)
+{
+	uint32_t k, i;
+
+	memset(p, 0, sizeof(*p));
+	*p = (struct plan){.run = run,
+	                   .node = np->node,
+	                   .n = s->n,
+	                   .parts = s->parts,
+	                   .chunk = chunk,
+	                   .deadline_ms = deadline_ms,
+	                   .max_blocks = np->max_blocks,
+	                   .nph = s->nph,
+	                   .nports = nports,
+	                   .bytes = s->bytes};
+	if ((p->ph = calloc(s->nph, sizeof(*p->ph))) == NULL)
+		return (-ENOMEM);
+	for (k = 0; k < s->nph; k++) {
+		const struct sched_nphase *a = &np->ph[k];
+		struct plan_phase         *b = &p->ph[k];
+
+		b->barrier = a->barrier;
+		if (phase_alloc(b, a->nsend, a->nrelay, a->nrecv) != 0) {
+			plan_free(p);
+			return (-ENOMEM);
+		}
+		/* A send's port is its path's first hop's. */
+		for (i = 0; i < a->nsend; i++) {
+			const struct sched_xfer *x = &s->xf[a->send[i]];
+
+			b->send[i] =
+			    (struct plan_send){x->dst, s->seg[x->seg_off].port,
+			                       sched_xfer_hops(s, x), x->nblk,
+			                       s->blk + x->blk_off};
+		}
+		for (i = 0; i < a->nrelay; i++) {
+			const struct sched_xfer *x = &s->xf[a->relay[i].xf];
+
+			b->relay[i] = (struct plan_relay){x->src,
+			                                  x->dst,
+			                                  a->relay[i].in_port,
+			                                  a->relay[i].out_port,
+			                                  x->nblk,
+			                                  x->bytes};
+		}
+		for (i = 0; i < a->nrecv; i++) {
+			const struct sched_xfer *x = &s->xf[a->recv[i].xf];
+
+			b->recv[i] =
+			    (struct plan_recv){x->src, a->recv[i].port,
+			                       x->nblk, s->blk + x->blk_off};
+		}
+	}
+	return (0);
+}
+
+void
+plan_wire_free(struct plan_wire *w)
+{
+	free(w->pp);
+	free(w->ppp);
+	free(w->sd);
+	free(w->sdp);
+	free(w->rl);
+	free(w->rlp);
+	free(w->rv);
+	free(w->rvp);
+	memset(w, 0, sizeof(*w));
+}
+
+/* One phase into the wire arrays at the running offsets ns, nr, nv. */
+static void
+phase_encode(const struct plan_phase *ph, struct plan_wire *w,
+             Ocs__PhasePlan *pp, size_t *ns, size_t *nr, size_t *nv)
+{
+	uint32_t i;
+
+	ocs__phase_plan__init(pp);
+	pp->barrier = ph->barrier;
+	pp->sends = &w->sdp[*ns];
+	pp->relays = &w->rlp[*nr];
+	pp->recvs = &w->rvp[*nv];
+	pp->n_sends = ph->nsend;
+	pp->n_relays = ph->nrelay;
+	pp->n_recvs = ph->nrecv;
+	for (i = 0; i < ph->nsend; i++, (*ns)++) {
+		Ocs__Send *o = &w->sd[*ns];
+
+		ocs__send__init(o);
+		o->dst = ph->send[i].dst;
+		o->port = ph->send[i].port;
+		o->hops = ph->send[i].hops;
+		o->n_blocks = ph->send[i].nblk;
+		o->blocks = (uint32_t *)(uintptr_t)ph->send[i].blk;
+		w->sdp[*ns] = o;
+	}
+	for (i = 0; i < ph->nrelay; i++, (*nr)++) {
+		Ocs__Relay *o = &w->rl[*nr];
+
+		ocs__relay__init(o);
+		o->src = ph->relay[i].src;
+		o->dst = ph->relay[i].dst;
+		o->in_port = ph->relay[i].in_port;
+		o->out_port = ph->relay[i].out_port;
+		o->blocks = ph->relay[i].nblk;
+		o->bytes = ph->relay[i].bytes;
+		w->rlp[*nr] = o;
+	}
+	for (i = 0; i < ph->nrecv; i++, (*nv)++) {
+		Ocs__Recv *o = &w->rv[*nv];
+
+		ocs__recv__init(o);
+		o->src = ph->recv[i].src;
+		o->port = ph->recv[i].port;
+		o->n_blocks = ph->recv[i].nblk;
+		o->blocks = (uint32_t *)(uintptr_t)ph->recv[i].blk;
+		w->rvp[*nv] = o;
+	}
+}
+
+int
+plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
+            struct plan_wire *w)
+{
+	size_t   ns = 0, nr = 0, nv = 0;
+	uint32_t k;
+
+	memset(w, 0, sizeof(*w));
+	for (k = 0; k < p->nph; k++) {
+		ns += p->ph[k].nsend;
+		nr += p->ph[k].nrelay;
+		nv += p->ph[k].nrecv;
+	}
+	/* Every message of a phase sits in one array of its kind. */
+	w->pp = calloc(p->nph + 1, sizeof(*w->pp));
+	w->ppp = calloc(p->nph + 1, sizeof(*w->ppp));
+	w->sd = calloc(ns + 1, sizeof(*w->sd));
+	w->sdp = calloc(ns + 1, sizeof(*w->sdp));
+	w->rl = calloc(nr + 1, sizeof(*w->rl));
+	w->rlp = calloc(nr + 1, sizeof(*w->rlp));
+	w->rv = calloc(nv + 1, sizeof(*w->rv));
+	w->rvp = calloc(nv + 1, sizeof(*w->rvp));
+	if (!w->pp || !w->ppp || !w->sd || !w->sdp || !w->rl || !w->rlp ||
+	    !w->rv || !w->rvp)
+		return (-ENOMEM);
+	ns = nr = nv = 0;
+	for (k = 0; k < p->nph; k++) {
+		phase_encode(&p->ph[k], w, &w->pp[k], &ns, &nr, &nv);
+		w->ppp[k] = &w->pp[k];
+	}
+	ocs__plan__init(&w->p);
+	w->p.agent_id = agent_id;
+	w->p.node = p->node;
+	w->p.nodes = p->n;
+	w->p.algo = (char *)(uintptr_t)algo;
+	w->p.bytes = p->bytes;
+	w->p.parts = p->parts;
+	w->p.chunk = p->chunk;
+	w->p.deadline_ms = p->deadline_ms;
+	w->p.max_blocks = p->max_blocks;
+	w->p.n_phases = p->nph;
+	w->p.phases = w->ppp;
+	return (0);
+}
+
+static int
+phase_decode(const Ocs__PhasePlan *pp, struct plan_phase *ph)
+{
+	uint32_t i;
+
+	ph->barrier = pp->barrier;
+	if (phase_alloc(ph, (uint32_t)pp->n_sends, (uint32_t)pp->n_relays,
+	                (uint32_t)pp->n_recvs) != 0)
+		return (-ENOMEM);
+	for (i = 0; i < ph->nsend; i++) {
+		const Ocs__Send *s = pp->sends[i];
+
+		ph->send[i] =
+		    (struct plan_send){s->dst, s->port, s->hops,
+		                       (uint32_t)s->n_blocks, s->blocks};
+	}
+	for (i = 0; i < ph->nrelay; i++) {
+		const Ocs__Relay *r = pp->relays[i];
+
+		ph->relay[i] =
+		    (struct plan_relay){r->src,      r->dst,    r->in_port,
+		                        r->out_port, r->blocks, r->bytes};
+	}
+	for (i = 0; i < ph->nrecv; i++) {
+		const Ocs__Recv *r = pp->recvs[i];
+
+		ph->recv[i] = (struct plan_recv){
+		    r->src, r->port, (uint32_t)r->n_blocks, r->blocks};
+	}
+	return (0);
+}
+
+int
+plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
+            char *err, size_t len)
+{
+	uint32_t k;
+
+	memset(p, 0, sizeof(*p));
+	if (m == NULL) {
+		snprintf(err, len, "plan: missing");
+		return (-EINVAL);
+	}
+	/* The one bound needed before allocating; the rest of what the plan
+	 * means is exec_check's, against the executor's own limits. */
+	if (m->n_phases == 0 || m->n_phases > PLAN_MAX_PHASES) {
+		snprintf(err, len, "plan: %zu phases (1 to %d)", m->n_phases,
+		         PLAN_MAX_PHASES);
+		return (-EINVAL);
+	}
+	*p = (struct plan){.run = run,
+	                   .node = m->node,
+	                   .n = m->nodes,
+	                   .parts = m->parts,
+	                   .chunk = m->chunk,
+	                   .deadline_ms = m->deadline_ms,
+	                   .max_blocks = m->max_blocks,
+	                   .bytes = m->bytes,
+	                   .nph = (uint32_t)m->n_phases,
+	                   .nports = ntrx};
+	if ((p->ph = calloc(p->nph, sizeof(*p->ph))) == NULL)
+		return (-ENOMEM);
+	for (k = 0; k < p->nph; k++)
+		if (phase_decode(m->phases[k], &p->ph[k]) != 0)
+			return (-ENOMEM);
+	return (0);
+}
+
+void
+plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
+                  struct ready_wire *w)
+{
+	size_t i;
+
+	if (nd > PLAN_MAX_DONE)
+		nd = PLAN_MAX_DONE;
+	ocs__ready__init(&w->r);
+	w->r.agent_id = agent_id;
+	for (i = 0; i < nd; i++) {
+		ocs__phase_done__init(&w->pd[i]);
+		w->pd[i].phase = d[i].phase;
+		w->pd[i].data_ns = d[i].data_ns;
+		w->pd[i].bytes_sent = d[i].sent;
+		w->pd[i].bytes_recv = d[i].recv;
+		w->pd[i].bytes_relayed = d[i].relayed;
+		w->pd[i].blocks_verified = d[i].verified;
+		w->pd[i].errors = d[i].errors;
+		w->pp[i] = &w->pd[i];
+	}
+	w->r.n_done = nd;
+	w->r.done = w->pp;
+}
+
+int
+plan_ready_decode(const Ocs__Ready *r, struct plan_done *d)
+{
+	size_t i;
+
+	if (r->n_done > PLAN_MAX_DONE)
+		return (-EINVAL);
+	for (i = 0; i < r->n_done; i++) {
+		const Ocs__PhaseDone *pd = r->done[i];
+
+		d[i] = (struct plan_done){
+		    pd->phase,      pd->data_ns,       pd->bytes_sent,
+		    pd->bytes_recv, pd->bytes_relayed, pd->blocks_verified,
+		    pd->errors};
+	}
+	return ((int)r->n_done);
+}

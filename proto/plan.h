@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One node's part of a collective run, and its phase reports: the types
+ * the agent's executor runs and reports, made from a schedule
+ * (collectives/sched.h) by ocsd, and their wire form (ocs.Plan,
+ * ocs.Ready).  Each direction is one function here, so ocsd, the agent
+ * and the tests share one conversion, tested by round trip.
+ */
+#ifndef OCS_PLAN_H
+#define OCS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectives/sched.h"
+#include "proto/ocs.pb-c.h"
+
+#define PLAN_MAX_PHASES 64 /* a plan longer than this is refused */
+#define PLAN_MAX_DONE   64 /* phase reports in one Ready */
+
+struct plan_send {
+	uint32_t        dst, port, hops, nblk;
+	const uint32_t *blk;
+};
+
+struct plan_relay {
+	uint32_t src, dst, in_port, out_port, nblk;
+	uint64_t bytes;
+};
+
+struct plan_recv {
+	uint32_t        src, port, nblk;
+	const uint32_t *blk;
+};
+
+struct plan_phase {
+	int                barrier;
+	struct plan_send  *send;
+	uint32_t           nsend;
+	struct plan_relay *relay;
+	uint32_t           nrelay;
+	struct plan_recv  *recv;
+	uint32_t           nrecv;
+};
+
+struct plan {
+	uint64_t           run;
+	uint32_t           node, n, parts, chunk, deadline_ms, max_blocks;
+	uint32_t           nph, nports;
+	uint64_t           bytes;
+	struct plan_phase *ph;
+};
+
+/* What a node reports of a finished phase. */
+struct plan_done {
+	uint32_t phase;
+	uint64_t data_ns;
+	uint64_t sent, recv, relayed;
+	uint32_t verified, errors;
+};
+
+/* Free the phase arrays of a plan (not the blocks they point into);
+ * safe on a zeroed or half-built plan. */
+void plan_free(struct plan *);
+
+/*
+ * Node np's plan in schedule s for run, with frames of chunk bytes and a
+ * per-phase deadline, on nports transceivers.  Block arrays point into
+ * s, which must outlive p.  0 or -ENOMEM (p freed).
+ */
+int plan_from_sched(const struct sched *s, const struct sched_nplan *np,
+                    uint64_t run, uint32_t chunk, uint32_t deadline_ms,
+                    uint32_t nports, struct plan *p);
+
+/* A plan as an ocs.Plan: w->p points into w and into p's blocks. */
+struct plan_wire {
+	Ocs__Plan       p;
+	Ocs__PhasePlan *pp, **ppp;
+	Ocs__Send      *sd, **sdp;
+	Ocs__Relay     *rl, **rlp;
+	Ocs__Recv      *rv, **rvp;
+};
+/* 0 or -ENOMEM; free w with plan_wire_free either way.  algo must
+ * outlive w. */
+int  plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
+                 struct plan_wire *w);
+void plan_wire_free(struct plan_wire *w);
+
+/*
+ * An ocs.Plan for run, for an agent with ntrx transceivers.  Only the
+ * shape is checked here (what the plan means is exec_check's); p's
+ * block arrays point into m, which must outlive it.  0, -EINVAL (reason
+ * in err) or -ENOMEM; free p with plan_free either way.
+ */
+int plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
+                struct plan *p, char *err, size_t len);
+
+/* Phase reports as an ocs.Ready (at most PLAN_MAX_DONE; w->r points
+ * into w). */
+struct ready_wire {
+	Ocs__Ready     r;
+	Ocs__PhaseDone pd[PLAN_MAX_DONE], *pp[PLAN_MAX_DONE];
+};
+void plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
+                       struct ready_wire *w);
+/* The reports of a Ready into d (room for PLAN_MAX_DONE).  The count,
+ * or -EINVAL when there are more. */
+int plan_ready_decode(const Ocs__Ready *r, struct plan_done *d);
+
+#endif

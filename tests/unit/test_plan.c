@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/unit/test_plan.c: one node's plan from a real schedule (ReTri
+ * with a reconfiguration, so relays and multi-hop sends appear), through
+ * the wire and back, is the same plan, field by field and block by
+ * block; phase reports likewise; and the decoder's refusals.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "collectives/a2a.h"
+#include "proto/msg.h"
+#include "proto/plan.h"
+
+static void
+assert_blocks(const uint32_t *a, const uint32_t *b, uint32_t n)
+{
+	if (n > 0)
+		assert_memory_equal(a, b, n * sizeof(*a));
+}
+
+static void
+assert_same_phase(const struct plan_phase *a, const struct plan_phase *b)
+{
+	uint32_t i;
+
+	assert_int_equal(a->barrier, b->barrier);
+	assert_int_equal(a->nsend, b->nsend);
+	assert_int_equal(a->nrelay, b->nrelay);
+	assert_int_equal(a->nrecv, b->nrecv);
+	for (i = 0; i < a->nsend; i++) {
+		assert_int_equal(a->send[i].dst, b->send[i].dst);
+		assert_int_equal(a->send[i].port, b->send[i].port);
+		assert_int_equal(a->send[i].hops, b->send[i].hops);
+		assert_int_equal(a->send[i].nblk, b->send[i].nblk);
+		assert_blocks(a->send[i].blk, b->send[i].blk, a->send[i].nblk);
+	}
+	for (i = 0; i < a->nrelay; i++)
+		assert_memory_equal(&a->relay[i], &b->relay[i],
+		                    sizeof(a->relay[i]));
+	for (i = 0; i < a->nrecv; i++) {
+		assert_int_equal(a->recv[i].src, b->recv[i].src);
+		assert_int_equal(a->recv[i].port, b->recv[i].port);
+		assert_int_equal(a->recv[i].nblk, b->recv[i].nblk);
+		assert_blocks(a->recv[i].blk, b->recv[i].blk, a->recv[i].nblk);
+	}
+}
+
+/* Encode p into a whole message, pack, unpack, decode into q. */
+static Ocs__Msg *
+through_the_wire(const struct plan *p, struct plan *q)
+{
+	struct plan_wire w;
+	Ocs__Msg         m, *got;
+	nng_msg         *nm;
+	char             why[256];
+
+	assert_int_equal(plan_encode(p, 5, "retri", &w), 0);
+	msg_init(&m, 1);
+	m.has_run_id = 1;
+	m.run_id = p->run;
+	m.body_case = OCS__MSG__BODY_PLAN;
+	m.plan = &w.p;
+	assert_int_equal(msg_encode(&m, &nm), 0);
+	plan_wire_free(&w);
+	assert_int_equal(msg_decode(nng_msg_body(nm), nng_msg_len(nm), &got,
+	                            why, sizeof(why)),
+	                 0);
+	nng_msg_free(nm);
+	assert_int_equal(got->plan->agent_id, 5);
+	assert_string_equal(got->plan->algo, "retri");
+	assert_int_equal(plan_decode(got->plan, got->run_id, p->nports, q, why,
+	                             sizeof(why)),
+	                 0);
+	return (got);
+}
+
+static void
+test_plan_round_trip(void **state)
+{
+	struct a2a          a;
+	struct sched        s;
+	struct sched_nplan *np;
+	uint8_t             before[64] = {0};
+	uint32_t            i, k, relays = 0;
+
+	(void)state;
+	before[2] = 1; /* phase 1 reuses phase 0's circuits: relays */
+	assert_int_equal(a2a_init(&a, "retri", 9), 0);
+	assert_int_equal(a2a_build(&a, 9 * 1000, before, 1u << 20, &s), 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	for (i = 0; i < s.n; i++) {
+		struct plan p, q;
+		Ocs__Msg   *m;
+
+		assert_int_equal(
+		    plan_from_sched(&s, &np[i], 77, 4096, 1500, 2, &p), 0);
+		assert_int_equal(p.node, i);
+		assert_int_equal(p.nph, s.nph);
+		m = through_the_wire(&p, &q);
+		assert_int_equal(q.run, 77);
+		assert_int_equal(q.node, p.node);
+		assert_int_equal(q.n, p.n);
+		assert_int_equal(q.parts, p.parts);
+		assert_int_equal(q.chunk, p.chunk);
+		assert_int_equal(q.deadline_ms, p.deadline_ms);
+		assert_int_equal(q.max_blocks, p.max_blocks);
+		assert_int_equal(q.bytes, p.bytes);
+		assert_int_equal(q.nph, p.nph);
+		for (k = 0; k < p.nph; k++) {
+			assert_same_phase(&p.ph[k], &q.ph[k]);
+			relays += p.ph[k].nrelay;
+		}
+		plan_free(&q);
+		msg_free(m);
+		plan_free(&p);
+	}
+	assert_true(relays > 0); /* the case the test is for */
+	sched_plans_free(np, s.n);
+	sched_free(&s);
+	a2a_fini(&a);
+}
+
+static void
+test_plan_decode_refuses(void **state)
+{
+	Ocs__Plan       m;
+	Ocs__PhasePlan *ph[PLAN_MAX_PHASES + 1];
+	struct plan     p;
+	char            err[128];
+
+	(void)state;
+	assert_int_equal(plan_decode(NULL, 1, 2, &p, err, sizeof(err)),
+	                 -EINVAL);
+	assert_string_equal(err, "plan: missing");
+	ocs__plan__init(&m);
+	assert_int_equal(plan_decode(&m, 1, 2, &p, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "plan: 0 phases (1 to 64)");
+	m.n_phases = PLAN_MAX_PHASES + 1;
+	m.phases = ph;
+	assert_int_equal(plan_decode(&m, 1, 2, &p, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "plan: 65 phases (1 to 64)");
+	plan_free(&p);
+}
+
+static void
+test_plan_ready_round_trip(void **state)
+{
+	struct plan_done  d[3], back[PLAN_MAX_DONE];
+	struct ready_wire w;
+	int               i;
+
+	(void)state;
+	for (i = 0; i < 3; i++)
+		d[i] = (struct plan_done){
+		    (uint32_t)i + 4, 1000u * i,   10u * i, 20u * i,
+		    30u * i,         (uint32_t)i, 0};
+	plan_ready_encode(9, d, 3, &w);
+	assert_int_equal(w.r.agent_id, 9);
+	assert_int_equal(plan_ready_decode(&w.r, back), 3);
+	assert_memory_equal(d, back, sizeof(d));
+	/* More reports than a Ready may carry. */
+	w.r.n_done = PLAN_MAX_DONE + 1;
+	assert_int_equal(plan_ready_decode(&w.r, back), -EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_plan_round_trip),
+	    cmocka_unit_test(test_plan_decode_refuses),
+	    cmocka_unit_test(test_plan_ready_round_trip),
+	};
+
+	return (cmocka_run_group_tests_name("plan", tests, NULL, NULL));
+}
