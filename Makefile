@@ -272,7 +272,8 @@ UNIT_TESTS := \
 	plan \
 	map \
 	drv \
-	runner
+	runner \
+	agents
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -306,6 +307,9 @@ TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o \
 	run_report.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
+# The registry, joined by the agent's own session code in one process.
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o conf.o err.o \
+	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
