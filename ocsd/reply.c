@@ -73,7 +73,8 @@ reply_message(struct reply *rp, const char *fmt, ...)
 	rp->r.message = reply_str(rp, buf);
 }
 
-void
+/* The switch's part of show, status and diff. */
+static void
 reply_switch(struct reply *rp, const struct ocsd *d)
 {
 	Ocs__SwitchInfo *s = reply_alloc(rp, sizeof(*s));

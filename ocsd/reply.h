@@ -36,7 +36,6 @@ void  reply_init(struct reply *);
 void  reply_free(struct reply *);
 void *reply_alloc(struct reply *, size_t);
 char *reply_str(struct reply *, const char *);
-void  reply_switch(struct reply *, const struct ocsd *);
 void  reply_show(struct reply *, const struct ocsd *);
 void  reply_status(struct reply *, const struct ocsd *);
 void  reply_diff(struct reply *, const struct ocsd *);
