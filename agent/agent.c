@@ -283,6 +283,11 @@ serve(struct agent *a)
 		struct session_plan sp;
 
 		if (a->s.agent_id == 0) {
+			/* Said before the first try, which may wait for an
+			 * ocsd that is not there yet. */
+			if (!said)
+				log_info("joining %s as %s", a->s.controller,
+				         a->s.host);
 			rv = session_join(&a->s, err, sizeof(err));
 			if (rv == -SESS_EREFUSED) {
 				log_warnx("join refused: %s", err);

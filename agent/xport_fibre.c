@@ -52,11 +52,11 @@ fibre_open(void *priv, const char *addr, uint32_t ingress, uint32_t egress,
 	setsockopt(f->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(f->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	snprintf(line, sizeof(line), "FIBRE %u %u\n", ingress, egress);
-	if ((rv = net_write_all(f->fd, line, strlen(line), dl)) != 0)
+	if ((rv = net_write_all(f->fd, line, strlen(line), dl, -1)) != 0)
 		goto fail;
 	/* Read the answer byte by byte: nothing after it is ours yet. */
 	while (got + 1 < sizeof(line)) {
-		r = net_read_some(f->fd, line + got, 1, dl);
+		r = net_read_some(f->fd, line + got, 1, dl, -1);
 		if (r <= 0) {
 			rv = r == 0 ? -ECONNRESET : (int)r;
 			goto fail;

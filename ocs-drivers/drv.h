@@ -46,6 +46,12 @@ struct drv_opts {
 	/* emu driver: size and switching time of the in-process model. */
 	uint32_t ports;
 	uint32_t switch_ms;
+	/* Optional: a descriptor (> 0; 0 is none) that becomes readable
+	 * when the caller must stop.  Every wait of the driver (connect,
+	 * reply, backoff, switching time) then ends at once with
+	 * -ECANCELED, and the connection is dropped: an apply cut off so
+	 * may be half done.  The caller owns it and keeps it readable. */
+	int cancel_fd;
 	/* Optional trace hook for wire traffic (libraries do not log). */
 	void (*trace)(void *arg, const char *fmt, ...)
 	    __attribute__((__format__(printf, 2, 3)));

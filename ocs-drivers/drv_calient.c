@@ -13,10 +13,13 @@
  * so a device cannot make us allocate more than REST_BODY_MAX.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <nng/nng.h>
 #include <nng/supplemental/http/http.h>
@@ -37,6 +40,8 @@ struct calient {
 	nng_http_client *cli;
 	nng_http_conn   *conn; /* NULL: not connected */
 	nng_aio         *aio;
+	int              done_fd;    /* readable when aio completes */
+	int              cancel_fd;  /* drv_opts' */
 	char             basic[300]; /* "Basic <base64>" */
 	char             user[64];
 	char             cookie[256]; /* "" until logged in */
@@ -83,6 +88,8 @@ errno_of(int nv)
 		return (-DRV_EPROTO);
 	case NNG_EUNREACHABLE:
 		return (-EHOSTUNREACH);
+	case NNG_ECANCELED:
+		return (-ECANCELED);
 	default:
 		return (-ECONNRESET);
 	}
@@ -96,16 +103,39 @@ drop(struct calient *c)
 	c->conn = NULL;
 }
 
-/* Run the aio to completion within the deadline. */
+/* The aio's completion, seen by await's poll. */
+static void
+aio_done(void *arg)
+{
+	struct calient *c = arg;
+	uint64_t        one = 1;
+
+	if (write(c->done_fd, &one, sizeof(one)) < 0)
+		return; /* a counter at its maximum is readable anyway */
+}
+
+/*
+ * Run the aio to completion within the deadline (nng's own timeout,
+ * armed by arm()), or cancel it as soon as the caller's cancel_fd says
+ * so: waiting on nng_aio_wait alone could not be cut short.
+ */
 static int
 await(struct calient *c, uint64_t deadline)
 {
-	uint64_t now = mono_ms();
+	struct pollfd pfd[2] = {{.fd = c->done_fd, .events = POLLIN},
+	                        {.fd = c->cancel_fd, .events = POLLIN}};
+	uint64_t      v;
+	int           r;
 
-	(void)c;
-	if (now >= deadline)
-		return (NNG_ETIMEDOUT);
+	(void)deadline;
+	do
+		r = poll(pfd, c->cancel_fd > 0 ? 2 : 1, -1);
+	while (r < 0 && errno == EINTR);
+	if (r > 0 && !pfd[0].revents)
+		nng_aio_cancel(c->aio);
 	nng_aio_wait(c->aio);
+	if (read(c->done_fd, &v, sizeof(v)) < 0)
+		return (NNG_EINTERNAL);
 	return (nng_aio_result(c->aio));
 }
 
@@ -384,9 +414,10 @@ ensure(struct calient *c, uint64_t deadline)
 		rv = session(c, deadline);
 		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
 			return (rv);
-		if (mono_ms() + backoff >= deadline)
+		if (mono_ms() + backoff >= deadline || rv == -ECANCELED)
 			return (rv);
-		mono_sleep_ms(backoff);
+		if (net_sleep(backoff, c->cancel_fd) != 0)
+			return (-ECANCELED);
 		backoff = backoff * 2 > CAL_BACKOFF_MAX ? CAL_BACKOFF_MAX
 		                                        : backoff * 2;
 	}
@@ -426,12 +457,15 @@ cal_open(void *priv, const char *url, const struct drv_opts *o)
 	snprintf(c->base, sizeof(c->base), "%s", hp);
 	c->timeout_ms = o->timeout_ms;
 	c->switch_ms = o->switch_ms;
+	c->cancel_fd = o->cancel_fd;
 	c->trace = o->trace;
 	c->trace_arg = o->trace_arg;
 	if ((rv = nng_url_parse(&c->url, hp)) != 0)
 		return (-EINVAL);
+	if ((c->done_fd = eventfd(0, EFD_CLOEXEC)) < 0)
+		return (-errno);
 	if ((rv = nng_http_client_alloc(&c->cli, c->url)) != 0 ||
-	    (rv = nng_aio_alloc(&c->aio, NULL, NULL)) != 0)
+	    (rv = nng_aio_alloc(&c->aio, aio_done, c)) != 0)
 		return (errno_of(rv));
 	if (https) {
 		/* Switches ship self-signed certificates: encrypt, and
@@ -464,6 +498,8 @@ cal_close(void *priv)
 	drop(c);
 	if (c->aio)
 		nng_aio_free(c->aio);
+	if (c->done_fd > 0)
+		close(c->done_fd);
 	if (c->cli)
 		nng_http_client_free(c->cli);
 	if (c->url)

@@ -12,10 +12,12 @@
 #include "ocs-drivers/drv.h"
 #include "ocs-drivers/oxc.h"
 #include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 struct emu {
 	struct oxc x;
 	uint32_t   switch_ms;
+	int        cancel_fd;
 	char       err[128];
 };
 
@@ -27,6 +29,7 @@ emu_open(void *priv, const char *url, const struct drv_opts *o)
 
 	(void)url;
 	e->switch_ms = o->switch_ms;
+	e->cancel_fd = o->cancel_fd;
 	return (oxc_init(&e->x, n, (uint64_t)o->switch_ms * 1000000u));
 }
 
@@ -71,10 +74,9 @@ refused(struct emu *e, const struct oxc_err *oe)
 static int
 emu_apply(void *priv, const struct drv_batch *b)
 {
-	struct emu     *e = priv;
-	struct oxc_err  oe;
-	struct timespec ts;
-	uint64_t        gen = e->x.gen;
+	struct emu    *e = priv;
+	struct oxc_err oe;
+	uint64_t       gen = e->x.gen;
 
 	e->err[0] = '\0';
 	if (b->ndisconnect &&
@@ -86,12 +88,10 @@ emu_apply(void *priv, const struct drv_batch *b)
 		refused(e, &oe);
 		return (e->x.gen != gen ? -DRV_EPARTIAL : -DRV_EDENIED);
 	}
-	if (e->switch_ms && e->x.gen != gen) {
-		ts.tv_sec = e->switch_ms / 1000;
-		ts.tv_nsec = (long)(e->switch_ms % 1000) * 1000000;
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
-	}
+	/* The mirrors settle: done, but not usable before.  A caller that
+	 * must stop does not wait for it; the change is made either way. */
+	if (e->switch_ms && e->x.gen != gen)
+		(void)net_sleep(e->switch_ms, e->cancel_fd);
 	return (0);
 }
 

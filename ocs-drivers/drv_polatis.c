@@ -9,10 +9,12 @@
  * again, retrying with exponential backoff until its deadline.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "ocs-drivers/drv.h"
@@ -29,7 +31,8 @@ struct polatis {
 	char           host[256], port[16];
 	char           user[64], pass[128];
 	int            timeout_ms;
-	int            fd; /* -1: not connected */
+	int            fd;        /* -1: not connected */
+	int            cancel_fd; /* drv_opts' */
 	struct tl1_buf in;
 	uint32_t       ctag;
 	uint32_t       nports;
@@ -84,7 +87,7 @@ command(struct polatis *p, const char *verb, const char *aid, const char *rest,
 		return (-ENOMEM);
 	if (p->trace)
 		p->trace(p->trace_arg, "tl1 > %.200s", out.p);
-	rv = net_write_all(p->fd, out.p, out.len, deadline);
+	rv = net_write_all(p->fd, out.p, out.len, deadline, p->cancel_fd);
 	tl1_buf_free(&out);
 	if (rv != 0) {
 		seterr(p, "sending %s to %s:%s: %s", verb, p->host, p->port,
@@ -140,7 +143,8 @@ command(struct polatis *p, const char *verb, const char *aid, const char *rest,
 			drop(p);
 			return (-DRV_EPROTO);
 		}
-		n = net_read_some(p->fd, chunk, sizeof(chunk), deadline);
+		n = net_read_some(p->fd, chunk, sizeof(chunk), deadline,
+		                  p->cancel_fd);
 		if (n <= 0) {
 			rv = n == 0 ? -ECONNRESET : (int)n;
 			seterr(p, "waiting for %s reply from %s:%s: %s", verb,
@@ -201,7 +205,8 @@ session(struct polatis *p, uint64_t deadline)
 
 	if (now >= deadline)
 		return (-ETIMEDOUT);
-	fd = net_connect(p->host, p->port, (int)(deadline - now));
+	fd =
+	    net_connect(p->host, p->port, (int)(deadline - now), p->cancel_fd);
 	if (fd < 0) {
 		seterr(p, "connecting to %s:%s: %s", p->host, p->port,
 		       strerror(-fd));
@@ -237,6 +242,25 @@ session(struct polatis *p, uint64_t deadline)
 	return (0);
 }
 
+/*
+ * Has the switch hung up since the last command?  A switch closes idle
+ * sessions (ED-EQPT TIMEOUT); finding out only after sending a batch
+ * would leave its outcome unknown, so the close is looked for first.
+ */
+static int
+hung_up(struct polatis *p)
+{
+	struct pollfd pfd = {.fd = p->fd, .events = POLLIN | POLLRDHUP};
+	char          c;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return (0);
+	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return (1);
+	/* Readable: an autonomous message, or the end of the stream. */
+	return (recv(p->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+}
+
 /* Be connected by the deadline, retrying with backoff. */
 static int
 ensure(struct polatis *p, uint64_t deadline)
@@ -245,6 +269,14 @@ ensure(struct polatis *p, uint64_t deadline)
 	uint64_t now;
 	int      rv;
 
+	if (p->fd >= 0 && hung_up(p)) {
+		if (p->trace)
+			p->trace(p->trace_arg,
+			         "tl1: %s:%s closed the session; logging in "
+			         "again",
+			         p->host, p->port);
+		drop(p);
+	}
 	if (p->fd >= 0)
 		return (0);
 	for (;;) {
@@ -253,9 +285,10 @@ ensure(struct polatis *p, uint64_t deadline)
 		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
 			return (rv);
 		now = mono_ms();
-		if (now + backoff >= deadline)
+		if (now + backoff >= deadline || rv == -ECANCELED)
 			return (rv);
-		mono_sleep_ms(backoff);
+		if (net_sleep(backoff, p->cancel_fd) != 0)
+			return (-ECANCELED);
 		backoff = backoff * 2 > POL_BACKOFF_MAX ? POL_BACKOFF_MAX
 		                                        : backoff * 2;
 	}
@@ -281,6 +314,7 @@ pol_open(void *priv, const char *url, const struct drv_opts *o)
 	snprintf(p->pass, sizeof(p->pass), "%s", o->password);
 	p->timeout_ms = o->timeout_ms;
 	p->switch_ms = o->switch_ms;
+	p->cancel_fd = o->cancel_fd;
 	p->trace = o->trace;
 	p->trace_arg = o->trace_arg;
 	return (ensure(p, mono_ms() + (uint64_t)p->timeout_ms));

@@ -35,8 +35,11 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
-	if (q->n_pairs > 2 * DRV_MAX_PORTS || q->n_ports > 64) {
-		snprintf(why, len, "%zu pairs, %zu ports: too many",
+	/* A map longer than the switch has ports is refused later, at its
+	 * first entry that cannot be (out of range, or a port used twice),
+	 * which names the line; this only bounds the work. */
+	if (q->n_pairs > CTL_MAX_PAIRS || q->n_ports > 64) {
+		snprintf(why, len, "%zu entries, %zu ports: too many",
 		         q->n_pairs, q->n_ports);
 		return (-MSG_EFIELD);
 	}
@@ -44,7 +47,7 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 		if (!msg_str_ok(q->pairs[i]->a) ||
 		    !msg_str_ok(q->pairs[i]->b)) {
 			snprintf(why, len,
-			         "pair %zu: empty, too long or "
+			         "entry %zu: empty, too long or "
 			         "unprintable endpoint",
 			         i + 1);
 			return (-MSG_EFIELD);

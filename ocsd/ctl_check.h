@@ -6,6 +6,9 @@
 
 #include "proto/ocs.pb-c.h"
 
+/* Entries of one apply at most: far more than any switch has ports. */
+#define CTL_MAX_PAIRS 65536
+
 /* A control request, or the Hello that asks for a challenge first.
  * 0, or -MSG_EBODY / -MSG_EFIELD with one line in why. */
 int ctl_check(const Ocs__Msg *, char *why, size_t len);

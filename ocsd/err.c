@@ -26,6 +26,8 @@ ocsd_strerror(int rv)
 		return ("run aborted");
 	case OCSD_EBUSY:
 		return ("a run is in progress");
+	case OCSD_EUSAGE:
+		return ("invalid argument");
 	}
 	if (e > DRV_EBASE && e < DRV_EMAX)
 		return (drv_strerror(rv));

@@ -17,6 +17,7 @@ enum ocsd_err {
 	OCSD_ESTATE,    /* the desired map could not be saved */
 	OCSD_EABORT,    /* the collective run was aborted */
 	OCSD_EBUSY,     /* a run is in progress */
+	OCSD_EUSAGE,    /* an argument of the request is invalid */
 	OCSD_EMAX
 };
 

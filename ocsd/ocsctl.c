@@ -16,6 +16,7 @@
 #include <nng/protocol/reqrep0/req.h>
 #include <nng/supplemental/util/platform.h>
 
+#include "ocsd/err.h"
 #include "ocsd/ocsctl.h"
 #include "proto/auth.h"
 #include "proto/base/path.h"
@@ -31,6 +32,7 @@ struct opts {
 	char                 defurl[PATH_MAX + 16];
 	const char          *file; /* apply: for line numbers in errors */
 	uint32_t            *lines;
+	size_t               nlines;
 	uint8_t              secret[AUTH_SEC_MAX + 1];
 	size_t               slen; /* 0: no proof sent */
 	const char          *ca;   /* tls+tcp:// */
@@ -148,6 +150,43 @@ prove(const struct opts *o, nng_socket sock, Ocs__CtlRequest *q,
 	return (0);
 }
 
+/*
+ * apply: ocsd numbers the map's entries; the operator knows lines.  A
+ * leading "entry N" becomes FILE:LINE, a later "entry N" "line L".
+ */
+static const char *
+entries_as_lines(const struct opts *o, const char *t, char *out, size_t len)
+{
+	const char *p = t, *e;
+	unsigned    entry;
+	size_t      n = 0;
+	int         k;
+
+	if (o->file == NULL || o->lines == NULL)
+		return (t);
+	while ((e = strstr(p, "entry ")) != NULL && n < len) {
+		if (sscanf(e, "entry %u%n", &entry, &k) != 1 || entry < 1 ||
+		    entry > o->nlines) {
+			n += (size_t)snprintf(out + n, len - n, "%.*s",
+			                      (int)(e - p) + 6, p);
+			p = e + 6;
+			continue;
+		}
+		n += (size_t)snprintf(out + n, len - n, "%.*s", (int)(e - p),
+		                      p);
+		if (n < len && e == t)
+			n += (size_t)snprintf(out + n, len - n, "%s:%u",
+			                      o->file, o->lines[entry - 1]);
+		else if (n < len)
+			n += (size_t)snprintf(out + n, len - n, "line %u",
+			                      o->lines[entry - 1]);
+		p = e + k;
+	}
+	if (n < len)
+		snprintf(out + n, len - n, "%s", p);
+	return (out);
+}
+
 /* One request/reply exchange.  Returns 0 with *reply set, or 1 after
  * printing the error. */
 static int
@@ -186,20 +225,15 @@ call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
 	if (rv != 0)
 		return (say(o, "%s: %s", what, why));
 	if ((*reply)->body_case == OCS__MSG__BODY_ERROR) {
-		const char *t = (*reply)->error->text;
-		unsigned    entry;
+		char t[1024];
 
-		/* apply: turn "entry N" into FILE:LINE. */
-		if (o->file && sscanf(t, "entry %u", &entry) == 1 &&
-		    entry >= 1 && o->lines) {
-			const char *rest = strchr(t, ':');
-			say(o, "%s: %s:%u%s", what, o->file,
-			    o->lines[entry - 1], rest ? rest : "");
-		} else
-			say(o, "%s: %s", what, t);
+		say(o, "%s: %s", what,
+		    entries_as_lines(o, (*reply)->error->text, t, sizeof(t)));
+		/* An argument ocsd found wrong is a usage error too. */
+		rv = (*reply)->error->code == -OCSD_EUSAGE ? 2 : 1;
 		msg_free(*reply);
 		*reply = NULL;
-		return (1);
+		return (rv);
 	}
 	if ((*reply)->body_case != OCS__MSG__BODY_CTL_REPLY) {
 		msg_free(*reply);
@@ -326,6 +360,35 @@ do_disconnect(struct opts *o, int argc, char **argv)
 	return (run(o, &q, OUT_MESSAGE, what));
 }
 
+/* A word ocsd would take: printable ASCII (sscanf split it at spaces). */
+static int
+printable(const char *w)
+{
+	for (; *w; w++)
+		if ((unsigned char)*w < 0x21 || (unsigned char)*w > 0x7e)
+			return (0);
+	return (1);
+}
+
+/* s with anything unprintable as \xNN, cut to fit: a binary file's bytes
+ * are not for the terminal. */
+static const char *
+escape(const char *s, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f)
+			out[n++] = (char)c;
+		else
+			n += (size_t)snprintf(out + n, len - n, "\\x%02x", c);
+	}
+	out[n] = '\0';
+	return (out);
+}
+
 /*
  * apply [--force] FILE: lines "A B", '#' comments; "-" is stdin.  The
  * file is the whole map, so a file that cannot be read, or holds no
@@ -364,10 +427,12 @@ do_apply(struct opts *o, int argc, char **argv)
 		k = sscanf(s, "%255s %255s %1s", a, b, extra);
 		if (k <= 0)
 			continue;
-		if (k != 2) {
+		if (k != 2 || !printable(a) || !printable(b)) {
+			char shown[200];
+
 			rv = ocsctl_fail(
 			    "apply: %s:%u: expected \"A B\", got \"%s\"",
-			    argv[1], lineno, s);
+			    argv[1], lineno, escape(s, shown, sizeof(shown)));
 			break;
 		}
 		if (n == cap) {
@@ -412,6 +477,7 @@ do_apply(struct opts *o, int argc, char **argv)
 		q.n_pairs = n;
 		q.pairs = ep;
 		o->file = argv[1];
+		o->nlines = n;
 		rv = run(o, &q, OUT_MESSAGE, "apply");
 	}
 	for (i = 0; i < 2 * n; i++)

@@ -49,6 +49,10 @@ struct ocsd {
 	/* The worker. */
 	struct sw_job *qhead, *qtail;
 	int            stop;
+	int            worker_done;
+	int            applying;  /* a batch is on its way to the switch */
+	int            cancel_fd; /* eventfd: readable when the worker must
+	                           * give up its waits (sw_stop) */
 	nng_thread    *thr;
 	struct drv    *drv;
 	uint64_t       next_try_ms, next_poll_ms;

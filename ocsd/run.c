@@ -531,8 +531,11 @@ run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
 		return (-OCSD_EBUSY);
 	}
 	if (!d->connected || !d->have_live) {
+		/* The last fault may have cleared: look again now, rather
+		 * than refuse runs until the backoff ends. */
+		sw_kick_locked(d);
 		snprintf(j->err, sizeof(j->err),
-		         "the switch is not connected%s%s",
+		         "the switch is not connected (trying again now)%s%s",
 		         d->sw_err[0] ? ": " : "", d->sw_err);
 		return (-OCSD_ESWITCH);
 	}

@@ -77,10 +77,11 @@ bad:
 	    "reconfig \"%.60s\": expected auto, none, all or ascending phase "
 	    "indices in 1..%u",
 	    spec, r->nph - 1);
-	return (-EINVAL);
+	return (-OCSD_EUSAGE);
 }
 
-/* The request against the agents there are: 0 or -OCSD_EREQUEST. */
+/* The request against the agents there are: 0, -OCSD_EUSAGE (a bad
+ * argument) or -OCSD_EREQUEST. */
 static int
 check_request(const struct run_req *q, struct agent **act, uint32_t *n,
               char *err, size_t len)
@@ -90,7 +91,7 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 	if (a2a_lookup(q->algo) == NULL) {
 		snprintf(err, len, "algo \"%.40s\": unknown (%s)", q->algo,
 		         a2a_names());
-		return (-OCSD_EREQUEST);
+		return (-OCSD_EUSAGE);
 	}
 	if (q->nodes > 0) {
 		if (q->nodes > *n) {
@@ -119,7 +120,7 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 		snprintf(err, len,
 		         "bytes %llu: expected 1 B to 16 GiB per node",
 		         (unsigned long long)q->bytes);
-		return (-OCSD_EREQUEST);
+		return (-OCSD_EUSAGE);
 	}
 	return (0);
 }
@@ -133,7 +134,7 @@ set_params(const struct conf *c, const struct run_req *q, struct run *r,
 	r->chunk = (r->chunk + 7) & ~7u; /* frames stay 8-byte aligned */
 	if (r->chunk < 1024 || r->chunk > (1u << 20)) {
 		snprintf(err, len, "chunk %u: 1KiB..1MiB", r->chunk);
-		return (-OCSD_EREQUEST);
+		return (-OCSD_EUSAGE);
 	}
 	r->deadline_ms = c->run_deadline_ms;
 	r->cp.beta =
@@ -144,7 +145,7 @@ set_params(const struct conf *c, const struct run_req *q, struct run *r,
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
 	      isfinite(r->cp.beta))) {
 		snprintf(err, len, "bad model parameters");
-		return (-OCSD_EREQUEST);
+		return (-OCSD_EUSAGE);
 	}
 	return (0);
 }

@@ -11,15 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "ocsd/ocsd.h"
 #include "ocsd/xc.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
+#include "proto/base/net.h"
 
 #define SW_BACKOFF_MIN 250
 #define SW_BACKOFF_MAX 10000
+/* At a stop, a batch in progress gets this long to finish by itself
+ * before every wait of the driver is cut short. */
+#define SW_STOP_GRACE_MS 300
 
 static void
 trace(void *arg, const char *fmt, ...)
@@ -215,8 +220,12 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 		if (rv == 0)
 			break;
 		/* A slow mirror may still be settling: one more look. */
-		if (tries == 0)
-			mono_sleep_ms(d->conf->switch_ms + 10);
+		if (tries == 0 &&
+		    net_sleep(d->conf->switch_ms + 10, d->cancel_fd) != 0) {
+			snprintf(err, len, "ocsd is stopping");
+			rv = -ECANCELED;
+			break;
+		}
 	}
 	free(ports);
 	free(st);
@@ -258,7 +267,13 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		memcpy(*newp, mb.b.connect, mb.b.nconnect * sizeof(**newp));
 		*nnew = mb.b.nconnect;
 	}
+	nng_mtx_lock(d->mtx);
+	d->applying = 1; /* a stop lets it finish, for a while */
+	nng_mtx_unlock(d->mtx);
 	rv = drv_apply(d->drv, &mb.b);
+	nng_mtx_lock(d->mtx);
+	d->applying = 0;
+	nng_mtx_unlock(d->mtx);
 	map_batch_free(&mb);
 	took_ms = d->drv->last_ns / 1e6;
 	nng_mtx_lock(d->mtx);
@@ -289,13 +304,16 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		         took_ms, d->conf->switch_ms);
 		nng_mtx_unlock(d->mtx);
 	}
-	if (rv != 0)
-		sw_error(d, rv,
-		         rv == -DRV_EPARTIAL
-		             ? "applying the batch (it may be half "
-		               "done; read back)"
-		             : "applying the batch",
-		         err, len);
+	if (rv == -DRV_EPARTIAL && d->drv && drv_last_error(d->drv))
+		/* The device's words say how far it got; the read-back
+		 * below tells what is on the switch. */
+		snprintf(err, len,
+		         "switch %s %s: the batch stopped part way: %s",
+		         d->conf->driver,
+		         d->conf->address[0] ? d->conf->address : "in-process",
+		         drv_last_error(d->drv));
+	else if (rv != 0)
+		sw_error(d, rv, "applying the batch", err, len);
 	/* Read back after every apply, whatever it said. */
 	rb = refresh(d, rv ? rberr : err, rv ? sizeof(rberr) : len);
 	*known = rb == 0;
@@ -319,6 +337,27 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		return (-OCSD_EMISMATCH);
 	}
 	return (0);
+}
+
+/*
+ * A batch of ours whose outcome is unknown: the desired map goes back on
+ * the switch as soon as it answers, and the marker (run.state, as for an
+ * interrupted run) tells a restarted ocsd to do the same.
+ */
+static void
+mark_interrupted(struct ocsd *d)
+{
+	FILE *f;
+
+	d->interrupted = 1;
+	if ((f = fopen(d->run_state_path, "w")) == NULL ||
+	    fprintf(f, "# ocsd: a batch was cut off; on a restart the "
+	               "desired map is restored\ninterrupted\n") < 0 ||
+	    fflush(f) != 0 || fsync(fileno(f)) != 0)
+		log_warnx("cannot write %s: %s", d->run_state_path,
+		          strerror(errno));
+	if (f != NULL)
+		fclose(f);
 }
 
 /*
@@ -352,9 +391,9 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 		if (rb == 0)
 			snprintf(
 			    err + l, len - l,
-			    "; rolled back (%u changes), the switch is as "
+			    "; rolled back (%u change%s), the switch is as "
 			    "before",
-			    c2);
+			    c2, c2 == 1 ? "" : "s");
 		else
 			snprintf(err + l, len - l,
 			         "; rolling back failed too: "
@@ -364,8 +403,9 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 	if (rv != 0 && !known) {
 		size_t l = strlen(err);
 
-		/* Finished on reconnection: see connect_switch(). */
-		d->interrupted = 1;
+		/* Finished on reconnection, or by the next ocsd: see
+		 * reconcile(). */
+		mark_interrupted(d);
 		snprintf(err + l, len - l,
 		         "; the switch state is unknown until it answers "
 		         "again, then the desired map is restored");
@@ -411,8 +451,8 @@ reconcile(struct ocsd *d, char *err, size_t len)
 	 * anyone's intent, so the desired map returns whatever the policy
 	 * for changes made by others. */
 	if (access(d->run_state_path, F_OK) == 0) {
-		log_warnx("a run was in progress when ocsd stopped "
-		          "(%s): restoring the desired map",
+		log_warnx("a run or a batch was in progress when ocsd "
+		          "stopped (%s): restoring the desired map",
 		          d->run_state_path);
 		d->interrupted = 1;
 	}
@@ -480,6 +520,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		o.user = d->conf->user;
 		o.password = d->conf->password;
 		o.timeout_ms = d->conf->timeout_ms;
+		o.cancel_fd = d->cancel_fd;
 		o.ports = d->conf->ports;
 		o.switch_ms = d->conf->switch_ms;
 		o.ca_file = d->conf->ca_file;
@@ -721,6 +762,15 @@ sw_submit_locked(struct ocsd *d, struct sw_job *j, nng_aio *aio)
 }
 
 void
+sw_kick_locked(struct ocsd *d)
+{
+	if (!d->connected) {
+		d->next_try_ms = 0;
+		nng_cv_wake(d->cv);
+	}
+}
+
+void
 sw_submit_reload(struct ocsd *d, struct conf *nc)
 {
 	struct sw_job *j = calloc(1, sizeof(*j));
@@ -758,6 +808,8 @@ worker(void *arg)
 			                                       : due - now));
 		}
 		if (d->stop && d->qhead == NULL) {
+			d->worker_done = 1;
+			nng_cv_wake(d->cv);
 			nng_mtx_unlock(d->mtx);
 			break;
 		}
@@ -817,15 +869,32 @@ sw_start(struct ocsd *d)
 {
 	d->next_try_ms = 0;
 	d->next_poll_ms = UINT64_MAX;
+	d->worker_done = 0;
+	if ((d->cancel_fd = eventfd(0, EFD_CLOEXEC)) < 0)
+		return (-errno);
 	return (nng_thread_create(&d->thr, worker, d));
 }
 
+/*
+ * Queued jobs are still run (each answers its caller, quickly); a batch
+ * on its way to the switch gets a grace period, then the driver's waits
+ * are cut short
+ * (an unreachable switch would otherwise hold the stop for its whole
+ * timeout and backoff).
+ */
 void
 sw_stop(struct ocsd *d)
 {
+	uint64_t one = 1;
+	nng_time until = nng_clock() + SW_STOP_GRACE_MS;
+
 	nng_mtx_lock(d->mtx);
 	d->stop = 1;
 	nng_cv_wake(d->cv);
+	while (!d->worker_done && d->applying && nng_clock() < until)
+		nng_cv_until(d->cv, until);
+	if (!d->worker_done && write(d->cancel_fd, &one, sizeof(one)) < 0)
+		log_warnx("stopping the switch worker: %s", strerror(errno));
 	nng_mtx_unlock(d->mtx);
 	nng_thread_destroy(d->thr);
 	d->thr = NULL;
@@ -833,4 +902,6 @@ sw_stop(struct ocsd *d)
 		drv_close(d->drv);
 		d->drv = NULL;
 	}
+	close(d->cancel_fd);
+	d->cancel_fd = -1;
 }

@@ -79,5 +79,8 @@ void sw_submit(struct ocsd *, struct sw_job *, nng_aio *);
 void sw_submit_locked(struct ocsd *, struct sw_job *, nng_aio *);
 /* Queue a reload; the worker frees the job and takes nc. */
 void sw_submit_reload(struct ocsd *, struct conf *nc);
+/* Someone needs the switch now: an unconnected worker tries at once
+ * instead of at the end of its backoff.  With d->mtx held. */
+void sw_kick_locked(struct ocsd *);
 
 #endif

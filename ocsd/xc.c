@@ -232,7 +232,7 @@ xc_build(const struct conf *c, uint32_t n, char *const *a, char *const *b,
 			if (owner[p[k].in] || owner[p[k].out]) {
 				snprintf(
 				    err, errlen,
-				    "entry %zu (%s %s): port %s is already "
+				    "entry %zu: %s %s: port %s is already "
 				    "used by entry %u",
 				    i + 1, a[i], b[i],
 				    xc_port_name(c, n, pt, b1, sizeof(b1)),

@@ -65,10 +65,13 @@ net_hostport(const char *s, const char *defport, char *host, size_t hl,
 	return (0);
 }
 
+/* Wait for ev on fd until the deadline, or until cancel_fd (when > 0)
+ * is readable: -ECANCELED, and the caller gives up at once. */
 static int
-wait_fd(int fd, short ev, uint64_t deadline)
+wait_fd(int fd, short ev, uint64_t deadline, int cancel_fd)
 {
-	struct pollfd pfd = {.fd = fd, .events = ev};
+	struct pollfd pfd[2] = {{.fd = fd, .events = ev},
+	                        {.fd = cancel_fd, .events = POLLIN}};
 	uint64_t      now;
 	int           r;
 
@@ -76,7 +79,9 @@ wait_fd(int fd, short ev, uint64_t deadline)
 		now = mono_ms();
 		if (now >= deadline)
 			return (-ETIMEDOUT);
-		r = poll(&pfd, 1, (int)(deadline - now));
+		r = poll(pfd, cancel_fd > 0 ? 2 : 1, (int)(deadline - now));
+		if (r > 0 && cancel_fd > 0 && pfd[1].revents)
+			return (-ECANCELED);
 		if (r > 0)
 			return (0);
 		if (r == 0)
@@ -87,7 +92,19 @@ wait_fd(int fd, short ev, uint64_t deadline)
 }
 
 int
-net_connect(const char *host, const char *port, int timeout_ms)
+net_sleep(uint32_t ms, int cancel_fd)
+{
+	if (cancel_fd <= 0) {
+		mono_sleep_ms(ms);
+		return (0);
+	}
+	return (wait_fd(-1, 0, mono_ms() + ms, cancel_fd) == -ECANCELED
+	            ? -ECANCELED
+	            : 0);
+}
+
+int
+net_connect(const char *host, const char *port, int timeout_ms, int cancel_fd)
 {
 	struct addrinfo hints, *res, *ai;
 	uint64_t        deadline = mono_ms() + (uint64_t)timeout_ms;
@@ -112,7 +129,8 @@ net_connect(const char *host, const char *port, int timeout_ms)
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
 		if (errno == EINPROGRESS) {
-			if ((rv = wait_fd(fd, POLLOUT, deadline)) == 0 &&
+			if ((rv = wait_fd(fd, POLLOUT, deadline, cancel_fd)) ==
+			        0 &&
 			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) ==
 			        0) {
 				if (err == 0)
@@ -174,7 +192,8 @@ net_listen(const char *host, const char *port, char *bound, size_t bl)
 }
 
 int
-net_write_all(int fd, const void *buf, size_t n, uint64_t deadline)
+net_write_all(int fd, const void *buf, size_t n, uint64_t deadline,
+              int cancel_fd)
 {
 	const char *p = buf;
 	ssize_t     w;
@@ -190,7 +209,8 @@ net_write_all(int fd, const void *buf, size_t n, uint64_t deadline)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if ((rv = wait_fd(fd, POLLOUT, deadline)) != 0)
+			if ((rv = wait_fd(fd, POLLOUT, deadline, cancel_fd)) !=
+			    0)
 				return (rv);
 			continue;
 		}
@@ -200,7 +220,7 @@ net_write_all(int fd, const void *buf, size_t n, uint64_t deadline)
 }
 
 ssize_t
-net_read_some(int fd, void *buf, size_t n, uint64_t deadline)
+net_read_some(int fd, void *buf, size_t n, uint64_t deadline, int cancel_fd)
 {
 	ssize_t r;
 	int     rv;
@@ -213,7 +233,7 @@ net_read_some(int fd, void *buf, size_t n, uint64_t deadline)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return (-errno);
-		if ((rv = wait_fd(fd, POLLIN, deadline)) != 0)
+		if ((rv = wait_fd(fd, POLLIN, deadline, cancel_fd)) != 0)
 			return (rv);
 	}
 }
@@ -253,7 +273,7 @@ net_connect_addr(const char *addr, int timeout_ms)
 		if (net_hostport(addr, NULL, host, sizeof(host), port,
 		                 sizeof(port)) != 0)
 			return (-EINVAL);
-		return (net_connect(host, port, timeout_ms));
+		return (net_connect(host, port, timeout_ms, -1));
 	}
 	if ((fd = unix_socket(addr + 5, &sun)) < 0)
 		return (fd);

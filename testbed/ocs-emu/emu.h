@@ -41,8 +41,10 @@ struct emu_conf {
 	char          state[PATH_MAX]; /* "" = no persistence */
 	enum oxc_boot boot;            /* when there is no state file yet */
 	char          sid[64];
-	size_t        block_bytes; /* TL1 '>' continuation threshold */
-	int           autonomous;  /* REPT EVT on port changes */
+	size_t        block_bytes;    /* TL1 '>' continuation threshold */
+	int           autonomous;     /* REPT EVT on port changes */
+	uint32_t      login_grace_ms; /* TL1: no login by then, closed */
+	uint32_t      idle_timeout_s; /* TL1 session timeout at start */
 };
 
 struct emu {

@@ -38,6 +38,8 @@ usage(void)
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--fault SPEC]...\n"
+	        "               [--login-grace TIME] [--session-timeout "
+	        "TIME]\n"
 	        "  SPEC: none|login|drop=K|delay=TIME|deny-half|garbage|"
 	        "slow[=F]|lose=P|restore=P, comma-separated\n");
 }
@@ -73,6 +75,8 @@ enum {
 	O_REST,
 	O_VIEWER,
 	O_FAULT,
+	O_GRACE,
+	O_IDLE,
 };
 
 static const struct option longopts[] = {
@@ -92,6 +96,8 @@ static const struct option longopts[] = {
     {"rest", required_argument, NULL, O_REST},
     {"viewer", required_argument, NULL, O_VIEWER},
     {"fault", required_argument, NULL, O_FAULT},
+    {"login-grace", required_argument, NULL, O_GRACE},
+    {"session-timeout", required_argument, NULL, O_IDLE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -101,6 +107,8 @@ static const struct option longopts[] = {
 static int
 face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 {
+	double t;
+
 	switch (ch) {
 	case O_AUTO:
 		c->autonomous = 1;
@@ -115,6 +123,18 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		    *a == ':' || strpbrk(a, "\r\n"))
 			return (bad("--viewer", a, "expected USER:PASSWORD"));
 		snprintf(c->viewer, sizeof(c->viewer), "%s", a);
+		return (0);
+	case O_GRACE:
+		if (unit_parse_time(a, &t) != 0 || t > 3600)
+			return (bad("--login-grace", a,
+			            "expected a time up to 1h (0: none)"));
+		c->login_grace_ms = (uint32_t)(t * 1000 + 0.5);
+		return (0);
+	case O_IDLE:
+		if (unit_parse_time(a, &t) != 0 || t > 3600)
+			return (bad("--session-timeout", a,
+			            "expected a time up to 60min (0: none)"));
+		c->idle_timeout_s = (uint32_t)(t + 0.5);
 		return (0);
 	case O_FAULT:
 		if (strlen(faults) + strlen(a) + 2 > flen)
@@ -225,6 +245,8 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 	c->boot = OXC_BOOT_RESTORE;
 	snprintf(c->sid, sizeof(c->sid), "OCS-EMU");
 	c->block_bytes = 4096;
+	c->login_grace_ms = 60000;
+	c->idle_timeout_s = 30 * 60;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":dvh", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -293,6 +315,7 @@ setup(struct emu *e, const char *faults)
 	e->x.busy_replace = e->c.busy_replace;
 	e->x.boot = e->c.boot;
 	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
+	e->idle_timeout_s = e->c.idle_timeout_s;
 	if (faults[0] && emu_fault_set(e, faults, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-emu: --fault: %s\n", err);
 		return (2);

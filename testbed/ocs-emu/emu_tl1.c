@@ -927,6 +927,24 @@ accept_one(struct srv *sv, int lfd)
 	log_debug("tl1[%u]: session opened", s->id);
 }
 
+/*
+ * When a quiet session is closed (0: never).  A logged-in one after the
+ * session timeout (ED-EQPT TIMEOUT, 0 = none); one that has not logged in
+ * after the login grace: connections that never log in cannot take every
+ * session and lock the switch's controller out.
+ */
+static uint64_t
+idle_until(const struct srv *sv, const struct sess *s)
+{
+	if (!s->logged_in)
+		return (sv->e->c.login_grace_ms
+		            ? s->last_ms + sv->e->c.login_grace_ms
+		            : 0);
+	return (sv->e->idle_timeout_s
+	            ? s->last_ms + sv->e->idle_timeout_s * 1000ull
+	            : 0);
+}
+
 /* The poll set: stop, listener, then each session; the poll timeout is
  * the nearest delayed answer or idle limit. */
 static int
@@ -949,8 +967,8 @@ poll_set(struct srv *sv, int lfd, int stopfd, struct pollfd *pfd, int *idx,
 			continue;
 		if (s->due_ms)
 			t = s->due_ms;
-		else if (sv->e->idle_timeout_s)
-			t = s->last_ms + sv->e->idle_timeout_s * 1000ull;
+		else
+			t = idle_until(sv, s);
 		if (t) {
 			int w = t > now ? (int)(t - now) : 0;
 			if (*timeout < 0 || w < *timeout)
@@ -1018,10 +1036,15 @@ sess_work(struct srv *sv, uint64_t now)
 			sess_close(sv, i);
 			continue;
 		}
-		if (!s->due_ms && sv->e->idle_timeout_s &&
-		    now - s->last_ms > sv->e->idle_timeout_s * 1000ull) {
-			log_info("tl1[%u]: idle for %us, closing", s->id,
-			         sv->e->idle_timeout_s);
+		if (!s->due_ms && idle_until(sv, s) &&
+		    now >= idle_until(sv, s)) {
+			if (s->logged_in)
+				log_info("tl1[%u]: idle for %us, closing",
+				         s->id, sv->e->idle_timeout_s);
+			else
+				log_info("tl1[%u]: no login within %u ms, "
+				         "closing",
+				         s->id, sv->e->c.login_grace_ms);
 			sess_close(sv, i);
 		}
 	}

@@ -79,7 +79,7 @@ tcp_pair(int *a, int *b)
 	if (l < 0 || net_hostport(bound, NULL, host, sizeof(host), port,
 	                          sizeof(port)) != 0)
 		return (-1);
-	*a = net_connect(host, port, 2000);
+	*a = net_connect(host, port, 2000, -1);
 	for (int i = 0; i < 200 && (*b = accept(l, NULL, NULL)) < 0; i++)
 		mono_sleep_ms(5);
 	close(l);
@@ -225,13 +225,13 @@ tl1(const char *addr, const char *cmd)
 	int      fd;
 
 	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
-	if ((fd = net_connect(host, port, 2000)) < 0)
+	if ((fd = net_connect(host, port, 2000, -1)) < 0)
 		return (-1);
-	net_write_all(fd, "ACT-USER::root:1::root;", 23, dl);
-	net_write_all(fd, cmd, strlen(cmd), dl);
+	net_write_all(fd, "ACT-USER::root:1::root;", 23, dl, -1);
+	net_write_all(fd, cmd, strlen(cmd), dl, -1);
 	while (got < sizeof(buf) - 1 &&
-	       (r = net_read_some(fd, buf + got, sizeof(buf) - 1 - got, dl)) >
-	           0) {
+	       (r = net_read_some(fd, buf + got, sizeof(buf) - 1 - got, dl,
+	                          -1)) > 0) {
 		got += (size_t)r;
 		buf[got] = '\0';
 		if (strstr(buf, "M  2 "))
@@ -250,11 +250,11 @@ fibre(const char *addr, int i, int o)
 	int      fd, n = 0;
 
 	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
-	if ((fd = net_connect(host, port, 2000)) < 0)
+	if ((fd = net_connect(host, port, 2000, -1)) < 0)
 		return (-1);
 	snprintf(line, sizeof(line), "FIBRE %d %d\n", i, o);
-	net_write_all(fd, line, strlen(line), dl);
-	while (n < 3 && net_read_some(fd, line + n, 1, dl) == 1)
+	net_write_all(fd, line, strlen(line), dl, -1);
+	while (n < 3 && net_read_some(fd, line + n, 1, dl, -1) == 1)
 		n++;
 	return (n == 3 && memcmp(line, "OK\n", 3) == 0 ? fd : -1);
 }
@@ -308,8 +308,8 @@ fibre_at(const char *addr, int i, int o)
 	if ((fd = net_connect_addr(addr, 2000)) < 0)
 		return (-1);
 	snprintf(line, sizeof(line), "FIBRE %d %d\n", i, o);
-	net_write_all(fd, line, strlen(line), dl);
-	while (n < 3 && net_read_some(fd, line + n, 1, dl) == 1)
+	net_write_all(fd, line, strlen(line), dl, -1);
+	while (n < 3 && net_read_some(fd, line + n, 1, dl, -1) == 1)
 		n++;
 	return (n == 3 && memcmp(line, "OK\n", 3) == 0 ? fd : -1);
 }

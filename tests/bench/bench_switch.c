@@ -110,7 +110,7 @@ raw_cmd(int fd, struct tl1_buf *in, const char *verb, const char *aid,
 
 	snprintf(tag, sizeof(tag), "%u", ctag);
 	tl1_cmd_fmt(&out, verb, "", aid, ctag, rest);
-	if (net_write_all(fd, out.p, out.len, dl) != 0)
+	if (net_write_all(fd, out.p, out.len, dl, -1) != 0)
 		goto done;
 	for (;;) {
 		while ((n = tl1_resp_parse(in->p, in->len, &r)) > 0) {
@@ -126,7 +126,7 @@ raw_cmd(int fd, struct tl1_buf *in, const char *verb, const char *aid,
 			}
 		}
 		if (n < 0 ||
-		    (n = net_read_some(fd, chunk, sizeof(chunk), dl)) <= 0)
+		    (n = net_read_some(fd, chunk, sizeof(chunk), dl, -1)) <= 0)
 			goto done;
 		tl1_buf_put(in, chunk, (size_t)n);
 	}
@@ -146,7 +146,7 @@ bench_raw(const char *addr, const struct conf_ab *c)
 	int            fd, r;
 
 	net_hostport(addr, NULL, host, sizeof(host), port, sizeof(port));
-	fd = net_connect(host, port, 2000);
+	fd = net_connect(host, port, 2000, -1);
 	if (fd < 0 ||
 	    raw_cmd(fd, &in, "ACT-USER", "root", "::root", ctag++) != 0)
 		return (-1);

@@ -321,11 +321,12 @@ static void
 test_ocsd_apply_refuses_nothing(void **state)
 {
 	struct fx *f = *state;
-	char       path[320], *o, *e;
+	char       path[320], big[320], *o, *e;
 	uint16_t   map[17];
 	FILE      *fp;
 
 	snprintf(path, sizeof(path), "%s/one.map", f->dir);
+	snprintf(big, sizeof(big), "%s/big.map", f->dir);
 	fp = fopen(path, "w");
 	fprintf(fp, "h0.0 h1.1\n");
 	fclose(fp);
@@ -348,6 +349,20 @@ test_ocsd_apply_refuses_nothing(void **state)
 	free(e);
 	switch_map(f, map);
 	assert_int_equal(map[1], 0);
+	/* A map longer than the switch names its first impossible line. */
+	fp = fopen(big, "w");
+	for (int i = 1; i <= 10000; i++)
+		fprintf(fp, "%d %d\n", i, i + 16);
+	fclose(fp);
+	expect_fail(ctl(f, &o, &e, "apply", big, NULL), 1, &o, &e,
+	            "big.map:17: port 33 is not on a 16x16 switch");
+	/* A binary file's bytes are not echoed raw. */
+	fp = fopen(big, "w");
+	fprintf(fp, "\x01\x02\xff x\x80\n");
+	fclose(fp);
+	expect_fail(ctl(f, &o, &e, "apply", big, NULL), 1, &o, &e,
+	            "big.map:1: expected \"A B\", got \"\\x01\\x02\\xff "
+	            "x\\x80\"");
 }
 
 /* The desired map is written before the switch is touched: when it

@@ -134,11 +134,11 @@ raw(struct fx *f, const char *cmds, int ncompld)
 	assert_int_equal(net_hostport(f->addr, NULL, host, sizeof(host), port,
 	                              sizeof(port)),
 	                 0);
-	fd = net_connect(host, port, 2000);
+	fd = net_connect(host, port, 2000, -1);
 	assert_true(fd >= 0);
-	assert_int_equal(net_write_all(fd, cmds, strlen(cmds), dl), 0);
+	assert_int_equal(net_write_all(fd, cmds, strlen(cmds), dl, -1), 0);
 	while (seen < ncompld &&
-	       (r = net_read_some(fd, chunk, sizeof(chunk), dl)) > 0) {
+	       (r = net_read_some(fd, chunk, sizeof(chunk), dl, -1)) > 0) {
 		buf = realloc(buf, got + (size_t)r + 1);
 		assert_non_null(buf);
 		memcpy(buf + got, chunk, (size_t)r);
@@ -264,6 +264,13 @@ test_polatis_reconnects_after_drop(void **state)
 	mono_sleep_ms(1600);
 	assert_int_equal(drv_read_map(d, map, 192), 0);
 	assert_int_equal(map[7], 200);
+	/* A batch after the switch closed the idle session: the driver
+	 * notices the close before sending, so the batch is not lost in
+	 * it (its outcome would be unknown). */
+	mono_sleep_ms(1600);
+	p = (struct drv_patch){9, 202};
+	assert_int_equal(drv_apply(d, &b), 0);
+	p = (struct drv_patch){7, 200};
 	raw(f, "ACT-USER::root:1::root;ED-EQPT::TIMEOUT:2:::ADMIN=0;", 2);
 	/* The emulator restarts on the same port, patches restored. */
 	snprintf(addr, sizeof(addr), "%s", f->addr);
@@ -283,6 +290,32 @@ test_polatis_reconnects_after_drop(void **state)
 	drv_close(d);
 }
 
+/* A connection that never logs in is closed after the login grace:
+ * idle clients cannot take every session and lock the controller out. */
+static void
+test_polatis_login_grace(void **state)
+{
+	struct fx *f = *state;
+	char       host[64], port[16], buf[256];
+	uint64_t   t0;
+	int        fd;
+
+	proc_stop(&f->emu, SIGTERM);
+	unlink(f->emu.log);
+	emu_start(f, "", "--login-grace", "300ms");
+	assert_int_equal(net_hostport(f->addr, NULL, host, sizeof(host), port,
+	                              sizeof(port)),
+	                 0);
+	t0 = mono_ms();
+	fd = net_connect(host, port, 2000, -1);
+	assert_true(fd >= 0);
+	/* Nothing but the close comes. */
+	assert_int_equal(net_read_some(fd, buf, sizeof(buf), t0 + 3000, -1),
+	                 0);
+	assert_true(mono_ms() - t0 >= 250);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -297,6 +330,8 @@ main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_polatis_reconnects_after_drop,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_polatis_login_grace, setup,
+	                                    teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -205,6 +205,23 @@ test_run_any_n(void **state)
 	json_decref(run_ok(f, "retri", "256KiB", "--nodes", "7", 7));
 	json_decref(run_ok(f, "bridge", "256KiB", "--nodes", "5", 5));
 	json_decref(run_ok(f, "retri", "256KiB", "--nodes", "2", 2));
+	/* Arguments ocsd finds wrong are usage errors, as the client's. */
+	{
+		char *o, *e;
+
+		assert_int_equal(ctl(f, &o, &e, "run", "--algo", "foo",
+		                     "--bytes", "1KiB", NULL),
+		                 2);
+		assert_non_null(strstr(e, "algo \"foo\": unknown"));
+		free(o);
+		free(e);
+		assert_int_equal(ctl(f, &o, &e, "run", "--algo", "retri",
+		                     "--bytes", "1KiB", "--reconfig", "9",
+		                     NULL),
+		                 2);
+		free(o);
+		free(e);
+	}
 }
 
 /* Barriers only before reconfigurations: ocsd releases phase 0, and a

@@ -270,14 +270,14 @@ test_oversized_message(void **state)
 		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 		assert_int_equal(write(fd, hello, 8), 8);
 		dl = mono_ms() + 3000;
-		assert_int_equal(net_read_some(fd, peer, 8, dl), 8);
+		assert_int_equal(net_read_some(fd, peer, 8, dl, -1), 8);
 		for (i = 0; i < 8; i++)
 			hdr[1 + i] = (uint8_t)(big >> (56 - 8 * i));
 		assert_int_equal(write(fd, hdr, 9), 9);
 		memset(junk, 0x0a, sizeof(junk));
 		(void)!write(fd, junk, sizeof(junk));
 		while (r > 0)
-			r = net_read_some(fd, junk, sizeof(junk), dl);
+			r = net_read_some(fd, junk, sizeof(junk), dl, -1);
 		/* Closed, not timed out: a hang-up with our junk still
 		 * unread reaches us as a reset instead of an end of file
 		 * (it did once in about 20 runs). */

@@ -297,15 +297,15 @@ rig_tl1(struct rig *r, const char *cmd, char *buf, size_t sz)
 	if (sz == 0 ||
 	    net_hostport(r->tl1, NULL, host, sizeof(host), port,
 	                 sizeof(port)) != 0 ||
-	    (fd = net_connect(host, port, 2000)) < 0)
+	    (fd = net_connect(host, port, 2000, -1)) < 0)
 		return (-1);
 	snprintf(req, sizeof(req), "ACT-USER::root:1::root;%s", cmd);
-	if (net_write_all(fd, req, strlen(req), dl) == 0) {
+	if (net_write_all(fd, req, strlen(req), dl, -1) == 0) {
 		/* The answer to ctag 2 ends with the terminator ';'. */
 		while (len + 1 < sz) {
 			char *m;
 
-			k = net_read_some(fd, buf + len, sz - 1 - len, dl);
+			k = net_read_some(fd, buf + len, sz - 1 - len, dl, -1);
 			if (k <= 0)
 				break;
 			len += (size_t)k;

@@ -175,7 +175,7 @@ test_xc_build_whole_map(void **state)
 	a[2] = "h0.0";
 	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
 	                 -EINVAL);
-	assert_non_null(strstr(err, "entry 3 (h0.0 h1.0): port 1 (h0.0 TX) "
+	assert_non_null(strstr(err, "entry 3: h0.0 h1.0: port 1 (h0.0 TX) "
 	                            "is already used by entry 1"));
 	a[2] = "h7.0";
 	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
