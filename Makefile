@@ -145,7 +145,7 @@ DRV_LIB := $(BUILD)/libdrv.a
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
-	$(BUILD)/proto/plan.o $(BUILD)/proto/ocs.pb-c.o
+	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
 # Generated files are targets in their own right, not intermediates make
@@ -183,9 +183,12 @@ OCSD_SRCS := \
 	ocsd/agents.c \
 	ocsd/run.c \
 	ocsd/run_plan.c \
-	ocsd/run_report.c
+	ocsd/run_report.c \
+	ocsd/runs.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
+	ocsd/ocsctl_rpc.c \
+	ocsd/ocsctl_cmd.c \
 	ocsd/ocsctl_text.c \
 	ocsd/ocsctl_json.c
 
@@ -273,7 +276,8 @@ UNIT_TESTS := \
 	map \
 	drv \
 	runner \
-	agents
+	agents \
+	report
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -300,12 +304,13 @@ TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
 TEST_DEPS_plan := $(MSG_LIB)
+TEST_DEPS_report := $(MSG_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o \
-	run_report.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
+	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o conf.o err.o \
@@ -434,7 +439,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%)
 		echo; done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo
+	topo report
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -452,6 +457,9 @@ FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+	$(BASE_SRCS)
+FUZZ_LIBS_report := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c

@@ -54,8 +54,8 @@ usage(void)
 	                "--secret-file FILE\n"
 	                "                 --fibre ADDR:PORT|unix:PATH "
 	                "[--transceivers N] [--timeout TIME]\n"
-	                "                 [--tls-ca FILE]  (for tls+tcp:// "
-	                "controllers)\n");
+	                "                 [--mem-limit SIZE] [--tls-ca FILE] "
+	                "(tls+tcp:// controllers)\n");
 	exit(2);
 }
 
@@ -97,6 +97,25 @@ plug(struct agent *a)
 	return (0);
 }
 
+/*
+ * The last barrier: the node holds exactly its blocks, and its buffers
+ * are freed before the final Ready so the report can say what that took.
+ */
+static int
+finish(struct exec **e, uint64_t *teardown_ns, char *err, size_t len)
+{
+	uint64_t t0;
+	int      rv;
+
+	if ((rv = exec_finish(*e, err, len)) != 0)
+		return (rv);
+	t0 = mono_ns();
+	exec_free(*e);
+	*e = NULL;
+	*teardown_ns = mono_ns() - t0;
+	return (0);
+}
+
 /* One run.  Errors end it; the agent stays joined for the next. */
 static void
 run(struct agent *a, struct session_plan *sp)
@@ -108,22 +127,34 @@ run(struct agent *a, struct session_plan *sp)
 	                         &a->s};
 	size_t             nd = 0;
 	uint32_t           k;
-	uint64_t           sent = 0, verified = 0;
-	char               err[512];
+	uint64_t           sent = 0, verified = 0, t0 = mono_ns();
+	uint64_t           setup_ns = 0, teardown_ns = 0, wait_ns = 0;
+	char               err[512] = "";
 	int                rv;
 
 	if ((rv = sp->rv) != 0)
 		snprintf(err, sizeof(err), "%s", sp->err);
-	else
+	else if (plan_buffer_bytes(p->max_blocks, p->bytes, p->n, p->parts,
+	                           p->nports, p->chunk) > a->s.mem_limit) {
+		snprintf(err, sizeof(err),
+		         "the plan needs %llu bytes of buffers, more than "
+		         "the limit of %llu",
+		         (unsigned long long)plan_buffer_bytes(
+		             p->max_blocks, p->bytes, p->n, p->parts,
+		             p->nports, p->chunk),
+		         (unsigned long long)a->s.mem_limit);
+		rv = -ENOMEM;
+	} else
 		rv = exec_new(&e, p, a->x, &ab, err, sizeof(err));
 	if (rv != 0) {
-		if (rv == -ENOMEM)
+		if (rv == -ENOMEM && err[0] == '\0')
 			snprintf(err, sizeof(err),
 			         "out of memory for the plan");
 		log_warnx("run %llu: %s", (unsigned long long)sp->run, err);
 		session_abort(&a->s, 0, err);
 		return;
 	}
+	setup_ns = mono_ns() - t0;
 	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
 	         "%zu bytes of buffers",
 	         (unsigned long long)sp->run, p->node, p->n, sp->algo,
@@ -131,13 +162,16 @@ run(struct agent *a, struct session_plan *sp)
 	exec_drain(a->x, a->s.ntrx);
 	for (k = 0; k <= p->nph && !quit; k++) {
 		if (k == p->nph || p->ph[k].barrier) {
-			if (k == p->nph &&
-			    (rv = exec_finish(e, err, sizeof(err))) != 0) {
+			if (k == p->nph && (rv = finish(&e, &teardown_ns, err,
+			                                sizeof(err))) != 0) {
 				session_abort(&a->s, k, err);
 				break;
 			}
-			rv = session_ready(&a->s, k, done, nd, err,
-			                   sizeof(err));
+			t0 = mono_ns();
+			rv =
+			    session_ready(&a->s, k, done, nd, k ? 0 : setup_ns,
+			                  teardown_ns, err, sizeof(err));
+			wait_ns = mono_ns() - t0;
 			nd = 0;
 			if (rv == 1)
 				break; /* finished */
@@ -157,6 +191,8 @@ run(struct agent *a, struct session_plan *sp)
 				session_abort(&a->s, k, err);
 			break;
 		}
+		done[nd].wait_ns = wait_ns;
+		wait_ns = 0;
 		sent += done[nd].sent;
 		verified += done[nd].verified;
 		log_debug("run %llu: phase %u done in %.3f ms",
@@ -183,6 +219,7 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, 't'},
     {"once", no_argument, NULL, '1'},
     {"tls-ca", required_argument, NULL, 'C'},
+    {"mem-limit", required_argument, NULL, 'M'},
     {NULL, 0, NULL, 0},
 };
 
@@ -260,6 +297,17 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 		case '1':
 			a->once = 1;
 			break;
+		case 'M':
+			if (unit_parse_size(optarg, &a->s.mem_limit) != 0 ||
+			    a->s.mem_limit < (1u << 20)) {
+				fprintf(
+				    stderr,
+				    "ocs-agent: --mem-limit \"%s\": a size "
+				    "of 1MiB or more (MiB, GiB)\n",
+				    optarg);
+				return (2);
+			}
+			break;
 		default:
 			usage();
 		}
@@ -267,6 +315,11 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 	if (optind != argc || !a->s.controller[0] || !a->s.host[0] ||
 	    !*secret || !a->fibre[0])
 		usage();
+	/* Unsaid, what the machine has free now: ocsd refuses a run whose
+	 * buffers would not fit, instead of the agent failing in it. */
+	if (a->s.mem_limit == 0)
+		a->s.mem_limit = (uint64_t)sysconf(_SC_AVPHYS_PAGES) *
+		                 (uint64_t)sysconf(_SC_PAGESIZE);
 	return (0);
 }
 

@@ -115,6 +115,8 @@ session_join(struct session *s, char *err, size_t errlen)
 	j.nonce.len = AUTH_NONCE;
 	j.proof.data = proof;
 	j.proof.len = AUTH_PROOF;
+	j.has_mem_limit = s->mem_limit != 0;
+	j.mem_limit = s->mem_limit;
 	m.body_case = OCS__MSG__BODY_JOIN;
 	m.join = &j;
 	if (rv == 0) {
@@ -241,7 +243,8 @@ session_plan_free(struct session_plan *sp)
 
 int
 session_ready(struct session *s, uint32_t phase, const struct plan_done *d,
-              size_t nd, char *err, size_t errlen)
+              size_t nd, uint64_t setup_ns, uint64_t teardown_ns, char *err,
+              size_t errlen)
 {
 	Ocs__Msg          m, *rep;
 	struct ready_wire w;
@@ -249,6 +252,10 @@ session_ready(struct session *s, uint32_t phase, const struct plan_done *d,
 
 	ocs__msg__init(&m);
 	plan_ready_encode(s->agent_id, d, nd, &w);
+	w.r.has_setup_ns = setup_ns != 0;
+	w.r.setup_ns = setup_ns;
+	w.r.has_teardown_ns = teardown_ns != 0;
+	w.r.teardown_ns = teardown_ns;
 	m.body_case = OCS__MSG__BODY_READY;
 	m.ready = &w.r;
 	m.has_phase = 1;

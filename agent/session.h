@@ -34,6 +34,7 @@ struct session {
 	uint64_t   seq;
 	uint64_t   run;       /* the run in progress, 0 if none */
 	uint32_t   fibres_up; /* plugged transceivers, said in each Poll */
+	uint64_t   mem_limit; /* said at the join (0: not said) */
 };
 
 enum session_err {
@@ -69,11 +70,13 @@ void session_plan_free(struct session_plan *);
 
 /*
  * Ready for phase k of the current run, reporting phases done since the
- * last Ready.  0 on Release, 1 on Finished, -SESS_EABORT with the reason
+ * last Ready (and, when not 0, the time its buffers took to set up, in
+ * the first Ready, and to free, in the last).  0 on Release, 1 on Finished, -SESS_EABORT with the reason
  * in err, or another error.
  */
 int session_ready(struct session *, uint32_t phase,
-                  const struct plan_done *done, size_t ndone, char *err,
+                  const struct plan_done *done, size_t ndone,
+                  uint64_t setup_ns, uint64_t teardown_ns, char *err,
                   size_t errlen);
 
 /* Tell ocsd this agent cannot go on with the run, and why. */

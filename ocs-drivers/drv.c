@@ -187,6 +187,17 @@ drv_last_error(struct drv *d)
 }
 
 int
+drv_inject(struct drv *d, const char *spec, char *now, size_t len)
+{
+	if (d->ops->inject == NULL)
+		return (-ENOTSUP);
+	if (spec == NULL || *spec == '\0' || strlen(spec) > 200 ||
+	    strpbrk(spec, ":;\"\\\r\n \t") != NULL)
+		return (-EINVAL);
+	return (d->ops->inject(d->priv, spec, now, len));
+}
+
+int
 drv_ports_state(struct drv *d, const uint16_t *ports, size_t n,
                 struct drv_port_state *st)
 {

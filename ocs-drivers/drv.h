@@ -113,6 +113,11 @@ struct drv_ops {
 	/* Optional: device text of the last failure ("IDNV Invalid OXC
 	 * port: 1000"), or NULL. */
 	const char *(*last_error)(void *priv);
+	/* Optional: arm faults on an emulated switch (ocs-emu's spec, for
+	 * rehearsals); the device's answer is in *now.  A real switch does
+	 * not know the command and refuses it: -DRV_EDENIED, nothing
+	 * changed.  Never changes a circuit. */
+	int (*inject)(void *priv, const char *spec, char *now, size_t len);
 };
 
 struct drv {
@@ -149,6 +154,10 @@ const char *drv_last_error(struct drv *);
 /* -ENOTSUP when the driver cannot tell. */
 int drv_ports_state(struct drv *, const uint16_t *ports, size_t n,
                     struct drv_port_state *st);
+
+/* -ENOTSUP when the driver cannot; -EINVAL for a spec with blanks or
+ * separators of the protocol. */
+int drv_inject(struct drv *, const char *spec, char *now, size_t len);
 
 /* Own range, else strerror(-rv). */
 const char *drv_strerror(int rv);

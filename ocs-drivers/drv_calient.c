@@ -21,6 +21,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <nng/nng.h>
 #include <nng/supplemental/http/http.h>
 #include <nng/supplemental/tls/tls.h>
@@ -490,6 +491,57 @@ cal_open(void *priv, const char *url, const struct drv_opts *o)
 	return (ensure(c, mono_ms() + (uint64_t)c->timeout_ms));
 }
 
+/* ocs-emu's POST /rest/emu/?id=fault; a real switch answers 404. */
+static int
+cal_inject(void *priv, const char *spec, char *now, size_t len)
+{
+	struct calient *c = priv;
+	struct hres     h;
+	json_t         *j, *o;
+	char           *body;
+	int             rv, sent;
+
+	c->err[0] = '\0';
+	if ((rv = ensure(c, mono_ms() + (uint64_t)c->timeout_ms)) != 0)
+		return (rv);
+	if ((o = json_pack("{ss}", "fault", spec)) == NULL ||
+	    (body = json_dumps(o, JSON_COMPACT)) == NULL) {
+		json_decref(o);
+		return (-ENOMEM);
+	}
+	json_decref(o);
+	rv = xfer(c, "POST", "/rest/emu/?id=fault", body, &h, &sent,
+	          mono_ms() + (uint64_t)c->timeout_ms);
+	free(body);
+	if (rv != 0)
+		return (rv == -DRV_EPROTO ? -DRV_EDENIED : rv);
+	j = json_loadb(h.body, h.len, 0, NULL);
+	free(h.body);
+	o = json_array_get(j, 0);
+	if (o == NULL || !json_is_string(json_object_get(o, "status"))) {
+		json_decref(j);
+		seterr(c, "fault answer from %s: not ocs-emu's", c->base);
+		return (-DRV_EDENIED);
+	}
+	if (strcmp(json_string_value(json_object_get(o, "status")), "1") !=
+	    0) {
+		/* The reason is in description, msg says "Failed". */
+		seterr(
+		    c, "fault: %s",
+		    json_is_string(json_object_get(o, "description"))
+		        ? json_string_value(json_object_get(o, "description"))
+		        : "refused");
+		json_decref(j);
+		return (-DRV_EDENIED);
+	}
+	snprintf(now, len, "%s",
+	         json_is_string(json_object_get(o, "msg"))
+	             ? json_string_value(json_object_get(o, "msg"))
+	             : spec);
+	json_decref(j);
+	return (0);
+}
+
 static void
 cal_close(void *priv)
 {
@@ -836,5 +888,6 @@ const struct drv_ops drv_calient_ops = {
     .apply = cal_apply,
     .read_map = cal_read_map,
     .ports_state = cal_ports_state,
+    .inject = cal_inject,
     .last_error = cal_last_error,
 };

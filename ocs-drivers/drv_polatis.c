@@ -518,6 +518,36 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 	return (0);
 }
 
+/* ocs-emu's SET-EMU-FAULT; a real switch answers IICM. */
+static int
+pol_inject(void *priv, const char *spec, char *now, size_t len)
+{
+	struct polatis *p = priv;
+	struct tl1_resp r;
+	char            rest[256];
+	int             rv;
+
+	p->err[0] = '\0';
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+		return (rv);
+	snprintf(rest, sizeof(rest), "::%s", spec);
+	rv = command(p, "SET-EMU-FAULT", "", rest, &r,
+	             mono_ms() + (uint64_t)p->timeout_ms);
+	if (rv != 0)
+		return (rv);
+	if (r.status != TL1_COMPLD) {
+		rv = denied(p, "SET-EMU-FAULT", &r);
+		tl1_resp_free(&r);
+		return (rv);
+	}
+	snprintf(now, len, "%s",
+	         r.nlines && strncmp(r.lines[0], "FAULTS=", 7) == 0
+	             ? r.lines[0] + 7
+	             : spec);
+	tl1_resp_free(&r);
+	return (0);
+}
+
 static int
 pol_ports_state(void *priv, const uint16_t *ports, size_t n,
                 struct drv_port_state *st)
@@ -550,5 +580,6 @@ const struct drv_ops drv_polatis_ops = {
     .apply = pol_apply,
     .read_map = pol_read_map,
     .ports_state = pol_ports_state,
+    .inject = pol_inject,
     .last_error = pol_last_error,
 };

@@ -429,6 +429,7 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 	snprintf(a->host, sizeof(a->host), "%s", j->host);
 	a->ntrx = j->transceivers;
 	a->fibres_up = a->ntrx; /* its first Poll says otherwise */
+	a->mem_limit = j->has_mem_limit ? j->mem_limit : 0;
 	a->pipe = pipe;
 	a->seen_ms = mono_ms();
 	a->node = -1;
@@ -516,6 +517,8 @@ on_ready(struct actx *c, struct agent *a, const Ocs__Msg *m)
 	rd.run_id = m->run_id;
 	rd.has_phase = m->has_phase;
 	rd.phase = m->phase;
+	rd.setup_ns = m->ready->has_setup_ns ? m->ready->setup_ns : 0;
+	rd.teardown_ns = m->ready->has_teardown_ns ? m->ready->teardown_ns : 0;
 	if ((n = plan_ready_decode(m->ready, rd.done)) < 0) {
 		snprintf(why, sizeof(why), "%zu phase reports, at most %d",
 		         m->ready->n_done, PLAN_MAX_DONE);
@@ -800,6 +803,8 @@ agents_info(struct ocsd *d, struct reply *rp)
 		ai->seen_ms_ago = mono_ms() - a->seen_ms;
 		ai->has_fibres_up = 1;
 		ai->fibres_up = a->fibres_up;
+		ai->has_mem_limit = a->mem_limit != 0;
+		ai->mem_limit = a->mem_limit;
 		rp->r.agents[rp->r.n_agents++] = ai;
 	}
 }

@@ -29,6 +29,7 @@ struct agent {
 	uint16_t     out[AGENT_MAX_TRX]; /* and RX: egress (from cabling) */
 	uint32_t     pipe;               /* nng pipe it joined on */
 	uint32_t     fibres_up;          /* plugged, as its last Poll said */
+	uint64_t     mem_limit;          /* buffers it may take, 0: unsaid */
 	int          lost;
 	uint64_t     seen_ms;
 	struct actx *held; /* its Poll or Ready, held for an answer */
@@ -47,6 +48,7 @@ struct agents_ready {
 	uint32_t         phase;
 	struct plan_done done[PLAN_MAX_DONE];
 	uint32_t         ndone;
+	uint64_t         setup_ns, teardown_ns; /* 0: not said */
 };
 
 /*

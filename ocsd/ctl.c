@@ -22,6 +22,7 @@
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 #include "ocsd/run.h"
+#include "ocsd/runs.h"
 #include "proto/auth.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
@@ -66,6 +67,7 @@ static void cmd_agents(struct work *);
 static void cmd_abort(struct work *);
 static void cmd_run(struct work *);
 static void cmd_evict(struct work *);
+static void cmd_runs(struct work *);
 static int  run_guard(struct work *);
 
 static const struct ctl_cmd ctl_cmds[] = {
@@ -84,6 +86,9 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__MAP_SYNC, "map sync", NULL, SW_HOLD, ctl_plan_sync},
     {OCS__CTL_REQUEST__OP__MAP_DIFF, "map diff", NULL, SW_REFRESH, NULL},
     {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT, NULL},
+    {OCS__CTL_REQUEST__OP__PORTS, "show ports", NULL, SW_PORTS, NULL},
+    {OCS__CTL_REQUEST__OP__FAULT, "fault", NULL, SW_FAULT, NULL},
+    {OCS__CTL_REQUEST__OP__RUNS, "runs", cmd_runs, 0, NULL},
 };
 
 /* Challenges are under the daemon's mutex (contexts run in parallel). */
@@ -143,6 +148,8 @@ done(struct work *w)
 	msg_free(w->req);
 	w->req = NULL;
 	map_free(&w->job.target);
+	free(w->job.st);
+	w->job.st = NULL;
 }
 
 /* Hello: a nonce for this connection's next request. */
@@ -268,7 +275,8 @@ on_request(struct work *w)
 	memset(&w->job, 0, sizeof(w->job));
 	w->job.op = w->cmd->swop;
 	w->job.plan = w->cmd->plan;
-	w->job.arg = w->req->ctl;
+	w->job.arg = w->job.op == SW_FAULT ? (const void *)w->req->ctl->fault
+	                                   : (const void *)w->req->ctl;
 	w->state = W_WAIT;
 	sw_submit(w->d, &w->job, w->aio);
 }
@@ -394,6 +402,37 @@ cmd_evict(struct work *w)
 	done(w);
 }
 
+/* The kept runs (runs.jsonl), or one whole: read in the context's own
+ * thread, the file being ocsd's alone. */
+static void
+cmd_runs(struct work *w)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	struct reply           rp;
+	json_t                *runs;
+	char                   err[400] = "";
+	int                    rv;
+
+	reply_init(&rp);
+	rv = runs_read(w->d->runs_path, q->has_run_id ? q->run_id : 0, &runs,
+	               err, sizeof(err));
+	if (rv == 0) {
+		rv = reply_runs(&rp, runs, q->has_run_id);
+		json_decref(runs);
+	}
+	if (rv == 0 && q->has_run_id && rp.r.report == NULL) {
+		snprintf(err, sizeof(err), "run %llu: its report is damaged",
+		         (unsigned long long)q->run_id);
+		rv = -EINVAL;
+	}
+	if (rv != 0)
+		send_error(w, rv, err[0] ? err : strerror(-rv));
+	else
+		send_reply(w, &rp);
+	reply_free(&rp);
+	done(w);
+}
+
 /* The wire's run request in ocsd's terms (ctl_check made sure of the
  * strings). */
 static void
@@ -463,6 +502,14 @@ on_done(struct work *w)
 			    w->job.changed == 1 ? "" : "s");
 			log_info("ctl: %s from %s: %u patch changes applied",
 			         w->cmd->name, w->peer, w->job.changed);
+		} else if (w->job.op == SW_PORTS) {
+			nng_mtx_lock(w->d->mtx);
+			reply_ports(&rp, w->d, w->job.st, w->job.nst_ports);
+			nng_mtx_unlock(w->d->mtx);
+		} else if (w->job.op == SW_FAULT) {
+			reply_message(&rp, "faults now: %s", w->job.note);
+			log_warnx("ctl: fault from %s: faults now %s", w->peer,
+			          w->job.note);
 		} else {
 			nng_mtx_lock(w->d->mtx);
 			reply_diff(&rp, w->d);

@@ -31,7 +31,7 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	q = m->ctl;
 	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__EVICT) {
+	    q->op > OCS__CTL_REQUEST__OP__FAULT) {
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
@@ -60,6 +60,11 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 			    i + 1);
 			return (-MSG_EFIELD);
 		}
+	if (q->op == OCS__CTL_REQUEST__OP__FAULT &&
+	    (q->fault == NULL || !msg_str_ok(q->fault))) {
+		snprintf(why, len, "fault: a spec is needed");
+		return (-MSG_EFIELD);
+	}
 	if (q->op == OCS__CTL_REQUEST__OP__EVICT && q->n_ports != 1) {
 		snprintf(why, len, "evict: one host");
 		return (-MSG_EFIELD);

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ocsctl's output, after bgpctl's struct output: one implementation per
- * format, the text tables (ocsctl_text.c) and JSON for -j
- * (ocsctl_json.c), chosen once; each command names what its reply is.
+ * ocsctl, the operator's command line: the command table and options
+ * (ocsctl.c), the request to ocsd (ocsctl_rpc.c), the commands
+ * (ocsctl_cmd.c), and the output after bgpctl's struct output: one
+ * implementation per format, the text tables (ocsctl_text.c) and JSON for
+ * -j (ocsctl_json.c), chosen once; each command names what its reply is.
  */
 #ifndef OCS_OCSCTL_H
 #define OCS_OCSCTL_H
 
+#include <limits.h>
+#include <stdint.h>
+
+#include "proto/auth.h"
 #include "proto/msg.h"
 
 enum out_kind {
@@ -16,12 +22,27 @@ enum out_kind {
 	OUT_AGENTS,  /* the joined agents */
 	OUT_MESSAGE, /* what a change did */
 	OUT_REPORT,  /* a run's report */
+	OUT_PORTS,   /* every port's power and state */
+	OUT_RUNS,    /* the runs kept */
 	OUT_NKINDS
+};
+
+/* What `show` prints; none set: all of it but ports. */
+#define SHOW_SWITCH   0x1
+#define SHOW_CIRCUITS 0x2
+#define SHOW_PATCHES  0x4
+#define SHOW_CABLING  0x8
+
+/* How to print: -br (one line per object), and show's parts. */
+struct out_opts {
+	int      brief;
+	unsigned show;
 };
 
 /* Each prints a reply to stdout: 0, or 1 after an error on stderr. */
 struct output {
-	int (*print[OUT_NKINDS])(const Ocs__CtlReply *);
+	int (*print[OUT_NKINDS])(const Ocs__CtlReply *,
+	                         const struct out_opts *);
 	/* An error the command ends with, in the format asked for (JSON
 	 * also keeps the line on stderr). */
 	void (*error)(const char *msg);
@@ -29,8 +50,50 @@ struct output {
 
 extern const struct output output_text, output_json;
 
+/* Everything a command needs: where ocsd is, how to prove the secret,
+ * how to print. */
+struct opts {
+	const char          *url;
+	int                  timeout_ms;
+	int                  timeout_set;
+	char                 defurl[PATH_MAX + 16];
+	const char          *file; /* apply: for line numbers in errors */
+	uint32_t            *lines;
+	size_t               nlines;
+	uint8_t              secret[AUTH_SEC_MAX + 1];
+	size_t               slen; /* 0: no proof sent */
+	const char          *ca;   /* tls+tcp:// */
+	const struct output *out;
+	struct out_opts      po;
+	int                  force; /* --force: ocsctl_take_force */
+};
+
 /* "ocsctl: " and the message on stderr; returns 1. */
 int ocsctl_fail(const char *fmt, ...)
     __attribute__((__format__(printf, 1, 2)));
+
+/* ocsctl_rpc.c: ask ocsd and print its answer as kind.  0, 1 after an
+ * error (2 when ocsd found an argument wrong). */
+int ocsctl_request(const struct opts *, Ocs__CtlRequest *, enum out_kind,
+                   const char *what);
+
+/* --force anywhere after a command that changes circuits: go ahead even
+ * during a run (ocsd aborts it first), and apply even an empty map. */
+void ocsctl_take_force(struct opts *, int *argc, char **argv);
+
+/* ocsctl_cmd.c: the commands; argv[0] is the command's full name.  The
+ * exit status: 0, 1 for failures, 2 for usage. */
+int ocsctl_show(struct opts *, int, char **);
+int ocsctl_status(struct opts *, int, char **);
+int ocsctl_connect(struct opts *, int, char **);
+int ocsctl_disconnect(struct opts *, int, char **);
+int ocsctl_apply(struct opts *, int, char **);
+int ocsctl_clear(struct opts *, int, char **);
+int ocsctl_map(struct opts *, int, char **);
+int ocsctl_agents(struct opts *, int, char **);
+int ocsctl_run(struct opts *, int, char **);
+int ocsctl_abort(struct opts *, int, char **);
+int ocsctl_runs(struct opts *, int, char **);
+int ocsctl_fault(struct opts *, int, char **);
 
 #endif

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "ocsd/ocsctl.h"
+#include "proto/report.h"
 
 static json_t *
 j_patches(Ocs__Patch **p, size_t n)
@@ -26,58 +27,6 @@ j_patches(Ocs__Patch **p, size_t n)
 		json_array_append_new(a, o);
 	}
 	return (a);
-}
-
-static json_t *
-j_report(const Ocs__RunReport *rr)
-{
-	json_t *o = json_object(), *ph = json_array(), *rb = json_array(),
-	       *h = json_array();
-	size_t i;
-
-	json_object_set_new(o, "run_id", json_integer((json_int_t)rr->run_id));
-	json_object_set_new(o, "algo", json_string(rr->algo));
-	json_object_set_new(o, "nodes", json_integer(rr->nodes));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)rr->bytes));
-	for (i = 0; i < rr->n_reconfigure_before; i++)
-		json_array_append_new(rb,
-		                      json_integer(rr->reconfigure_before[i]));
-	json_object_set_new(o, "reconfigure_before", rb);
-	for (i = 0; i < rr->n_phases; i++) {
-		const Ocs__PhaseReport *p = rr->phases[i];
-		json_t                 *e = json_object();
-
-		json_object_set_new(e, "phase", json_integer(p->phase));
-		json_object_set_new(e, "reconfigured",
-		                    json_boolean(p->reconfigured));
-		json_object_set_new(e, "reconf_s", json_real(p->reconf_s));
-		json_object_set_new(e, "data_s", json_real(p->data_s));
-		json_object_set_new(e, "barrier_s", json_real(p->barrier_s));
-		json_object_set_new(e, "bytes",
-		                    json_integer((json_int_t)p->bytes));
-		json_object_set_new(e, "predicted_s",
-		                    json_real(p->predicted_s));
-		if (p->has_control_s)
-			json_object_set_new(e, "control_s",
-			                    json_real(p->control_s));
-		json_array_append_new(ph, e);
-	}
-	json_object_set_new(o, "phases", ph);
-	json_object_set_new(o, "total_s", json_real(rr->total_s));
-	json_object_set_new(o, "predicted_s", json_real(rr->predicted_s));
-	json_object_set_new(o, "blocks_verified",
-	                    json_integer((json_int_t)rr->blocks_verified));
-	json_object_set_new(o, "errors", json_integer((json_int_t)rr->errors));
-	json_object_set_new(o, "verified",
-	                    json_boolean(rr->errors == 0 && !rr->aborted));
-	json_object_set_new(o, "delta_s", json_real(rr->delta_s));
-	json_object_set_new(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
-	json_object_set_new(o, "alpha_s", json_real(rr->alpha_s));
-	json_object_set_new(o, "alpha_h", json_real(rr->alpha_h));
-	for (i = 0; i < rr->n_hosts; i++)
-		json_array_append_new(h, json_string(rr->hosts[i]));
-	json_object_set_new(o, "hosts", h);
-	return (o);
 }
 
 static json_t *
@@ -140,6 +89,10 @@ j_agents(Ocs__AgentInfo **ag, size_t n)
 		if (ag[i]->has_fibres_up)
 			json_object_set_new(t, "fibres_up",
 			                    json_integer(ag[i]->fibres_up));
+		if (ag[i]->has_mem_limit)
+			json_object_set_new(
+			    t, "mem_limit",
+			    json_integer((json_int_t)ag[i]->mem_limit));
 		if (ag[i]->has_seen_ms_ago)
 			json_object_set_new(
 			    t, "seen_ms_ago",
@@ -161,6 +114,34 @@ j_cabling(Ocs__Transceiver **c, size_t n)
 		json_object_set_new(t, "name", json_string(c[i]->name));
 		json_object_set_new(t, "in", json_integer(c[i]->in));
 		json_object_set_new(t, "out", json_integer(c[i]->out));
+		json_array_append_new(a, t);
+	}
+	return (a);
+}
+
+static json_t *
+j_ports(Ocs__PortInfo **p, size_t n)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; i < n; i++) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "port", json_integer(p[i]->port));
+		json_object_set_new(
+		    t, "side",
+		    json_string(p[i]->ingress ? "ingress" : "egress"));
+		json_object_set_new(t, "dbm",
+		                    p[i]->has_dbm ? json_real(p[i]->dbm)
+		                                  : json_null());
+		json_object_set_new(t, "failed", json_boolean(p[i]->failed));
+		if (p[i]->has_peer)
+			json_object_set_new(t, "peer",
+			                    json_integer(p[i]->peer));
+		if (p[i]->trx)
+			json_object_set_new(t, "transceiver",
+			                    json_string(p[i]->trx));
 		json_array_append_new(a, t);
 	}
 	return (a);
@@ -205,25 +186,61 @@ j_reply(const Ocs__CtlReply *r)
 		json_object_set_new(o, "agents",
 		                    j_agents(r->agents, r->n_agents));
 	if (r->report)
-		json_object_set_new(o, "report", j_report(r->report));
+		json_object_set_new(o, "report", report_to_json(r->report));
+	if (r->n_ports)
+		json_object_set_new(o, "ports", j_ports(r->ports, r->n_ports));
+	if (r->n_runs) {
+		json_t *a = json_array();
+		size_t  i;
+
+		for (i = 0; i < r->n_runs; i++)
+			json_array_append_new(a, report_to_json(r->runs[i]));
+		json_object_set_new(o, "runs", a);
+	}
 	if (r->n_cabling)
 		json_object_set_new(o, "cabling",
 		                    j_cabling(r->cabling, r->n_cabling));
 	return (o);
 }
 
+/* The reply, with key (if given) present even when its list is empty:
+ * a script reading "agents" or "runs" finds an array either way. */
 static int
-print_json(const Ocs__CtlReply *r)
+print_with(const Ocs__CtlReply *r, const struct out_opts *po, const char *key)
 {
 	json_t *o = j_reply(r);
-	char   *s = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	char   *s;
 
+	if (key && json_object_get(o, key) == NULL)
+		json_object_set_new(o, key, json_array());
+
+	/* -br with -j: the same keys on one line. */
+	s = json_dumps(o, (po->brief ? JSON_COMPACT : JSON_INDENT(2)) |
+	                      JSON_REAL_PRECISION(6));
 	json_decref(o);
 	if (s == NULL)
 		return (ocsctl_fail("out of memory"));
 	printf("%s\n", s);
 	free(s);
 	return (0);
+}
+
+static int
+print_json(const Ocs__CtlReply *r, const struct out_opts *po)
+{
+	return (print_with(r, po, NULL));
+}
+
+static int
+print_agents(const Ocs__CtlReply *r, const struct out_opts *po)
+{
+	return (print_with(r, po, "agents"));
+}
+
+static int
+print_runs(const Ocs__CtlReply *r, const struct out_opts *po)
+{
+	return (print_with(r, po, "runs"));
 }
 
 /* {"error": "..."} on stdout, for scripts that read only it. */
@@ -249,8 +266,10 @@ const struct output output_json = {
             [OUT_SHOW] = print_json,
             [OUT_STATUS] = print_json,
             [OUT_DIFF] = print_json,
-            [OUT_AGENTS] = print_json,
+            [OUT_AGENTS] = print_agents,
             [OUT_MESSAGE] = print_json,
             [OUT_REPORT] = print_json,
+            [OUT_PORTS] = print_json,
+            [OUT_RUNS] = print_runs,
         },
 };

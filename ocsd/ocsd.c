@@ -102,6 +102,8 @@ load_state(struct ocsd *d)
 	       sizeof("/desired.map"));
 	snprintf(d->run_state_path, sizeof(d->run_state_path), "%s/run.state",
 	         d->conf->state_dir);
+	snprintf(d->runs_path, sizeof(d->runs_path), "%s/runs.jsonl",
+	         d->conf->state_dir);
 	rv = map_load(d->desired_path, &d->desired, err, sizeof(err));
 	if (rv == -ENOENT) {
 		log_info("state: no %s yet", d->desired_path);

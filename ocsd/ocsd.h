@@ -41,6 +41,7 @@ struct ocsd {
 	int        have_desired;
 	char       desired_path[PATH_MAX];
 	char       run_state_path[PATH_MAX + 16]; /* a run's intent */
+	char       runs_path[PATH_MAX + 16];      /* runs.jsonl */
 
 	/* Agents and the collective runs (agents.c, run.c). */
 	struct agents *ag;

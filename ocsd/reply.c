@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Building CtlReply messages from ocsd's state. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +8,10 @@
 
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
+#include "proto/report.h"
 #include "ocsd/run.h"
 #include "ocsd/xc.h"
+#include "proto/base/log.h"
 #include "proto/base/mono.h"
 
 void
@@ -26,7 +29,105 @@ reply_free(struct reply *rp)
 	for (i = 0; i < rp->nblk; i++)
 		free(rp->blk[i]);
 	free(rp->blk);
+	for (i = 0; i < rp->nlist; i++)
+		report_free(rp->list[i]);
+	free(rp->list);
+	report_free(rp->owned);
 	reply_init(rp);
+}
+
+/* Reports kept as JSON (runs.c) into the reply: a listing without the
+ * phases and timelines, or the one asked for whole. */
+int
+reply_runs(struct reply *rp, const json_t *runs, int whole)
+{
+	Ocs__RunReport **v, *r;
+	const json_t    *o;
+	char             why[200];
+	size_t           i;
+	int              rv;
+
+	json_array_foreach(runs, i, o)
+	{
+		if ((rv = report_from_json(o, &r, why, sizeof(why))) != 0) {
+			if (rv == -ENOMEM)
+				return (rv);
+			log_warnx("runs: run %lld skipped: %s",
+			          (long long)json_integer_value(
+			              json_object_get(o, "run_id")),
+			          why);
+			continue;
+		}
+		if (whole) {
+			report_free(rp->owned);
+			rp->owned = r;
+			rp->r.report = r;
+			continue;
+		}
+		report_strip(r);
+		if ((v = realloc(rp->list, (rp->nlist + 1) * sizeof(*v))) ==
+		    NULL) {
+			report_free(r);
+			return (-ENOMEM);
+		}
+		rp->list = v;
+		rp->list[rp->nlist++] = r;
+	}
+	rp->r.runs = rp->list;
+	rp->r.n_runs = rp->nlist;
+	return (0);
+}
+
+json_t *
+reply_run_json(const struct run_report *o, const char *aborted)
+{
+	struct reply rp;
+	json_t      *j = NULL;
+
+	reply_init(&rp);
+	reply_run(&rp, o);
+	if (rp.r.report != NULL) {
+		rp.r.report->aborted =
+		    aborted ? reply_str(&rp, aborted) : NULL;
+		j = report_to_json(rp.r.report);
+	}
+	reply_free(&rp);
+	return (j);
+}
+
+/* Every port: its monitor's reading, the device's failed state, what it
+ * is patched to and the transceiver cabled to it. */
+void
+reply_ports(struct reply *rp, const struct ocsd *d,
+            const struct drv_port_state *st, uint32_t n)
+{
+	const struct map *m = d->have_live ? &d->live : NULL;
+	uint32_t          p;
+
+	if ((rp->r.ports = reply_alloc(rp, 2 * n * sizeof(void *))) == NULL)
+		return;
+	for (p = 1; p <= 2 * n; p++) {
+		const struct conf_trx *t;
+		Ocs__PortInfo         *pi = reply_alloc(rp, sizeof(*pi));
+
+		if (pi == NULL)
+			return;
+		ocs__port_info__init(pi);
+		pi->port = p;
+		pi->ingress = p <= n;
+		pi->has_dbm = st[p].dbm != DRV_NO_READING;
+		pi->dbm = st[p].dbm;
+		pi->failed = st[p].failed != 0;
+		if (m != NULL && m->n == n) {
+			pi->peer = p <= n ? m->out[p] : map_in_of(m, p);
+			pi->has_peer = pi->peer != 0;
+		}
+		t = p <= n ? conf_trx_by_in(d->conf, p)
+		           : conf_trx_by_out(d->conf, p);
+		if (t != NULL)
+			pi->trx = reply_str(rp, t->name);
+		rp->r.ports[rp->r.n_ports++] = pi;
+	}
 }
 
 /* Zeroed memory owned by the reply; NULL when out of memory (the reply
@@ -228,6 +329,45 @@ reply_diff(struct reply *rp, const struct ocsd *d)
 	rp->r.in_sync = map_equal(&d->live, &d->desired);
 }
 
+/* Each agent's setup, per-phase data, verification and barrier wait. */
+static void
+timeline(struct reply *rp, const struct run_report *o, Ocs__RunReport *rr)
+{
+	uint32_t i, k;
+
+	rr->timeline = reply_alloc(rp, (o->nodes + 1) * sizeof(void *));
+	for (i = 0; rr->timeline && i < o->nodes; i++) {
+		const struct run_node_time *t = &o->nt[i];
+		Ocs__AgentTimeline         *at = reply_alloc(rp, sizeof(*at));
+
+		if (at == NULL)
+			return;
+		ocs__agent_timeline__init(at);
+		if ((at->phases = reply_alloc(rp, (o->nph + 1) *
+		                                      sizeof(void *))) == NULL)
+			return;
+		at->host = reply_str(rp, o->hosts[i]);
+		at->node = i;
+		at->has_setup_s = t->setup_ns != 0;
+		at->setup_s = t->setup_ns / 1e9;
+		at->has_teardown_s = t->teardown_ns != 0;
+		at->teardown_s = t->teardown_ns / 1e9;
+		for (k = 0; at->phases && k < o->nph; k++) {
+			Ocs__PhaseTime *pt = reply_alloc(rp, sizeof(*pt));
+
+			if (pt == NULL)
+				return;
+			ocs__phase_time__init(pt);
+			pt->phase = k;
+			pt->data_s = t->ph[k].data_ns / 1e9;
+			pt->verify_s = t->ph[k].verify_ns / 1e9;
+			pt->wait_s = t->ph[k].wait_ns / 1e9;
+			at->phases[at->n_phases++] = pt;
+		}
+		rr->timeline[rr->n_timeline++] = at;
+	}
+}
+
 void
 reply_run(struct reply *rp, const struct run_report *o)
 {
@@ -276,5 +416,11 @@ reply_run(struct reply *rp, const struct run_report *o)
 	rr->hosts = reply_alloc(rp, (o->nodes + 1) * sizeof(char *));
 	for (k = 0; rr->hosts && k < o->nodes; k++)
 		rr->hosts[rr->n_hosts++] = reply_str(rp, o->hosts[k]);
+	rr->has_started_unix_ms = o->started_unix_ms != 0;
+	rr->started_unix_ms = o->started_unix_ms;
+	rr->has_wall_s = 1;
+	rr->wall_s = o->wall_s;
+	if (o->nt != NULL)
+		timeline(rp, o, rr);
 	rp->r.report = rr;
 }

@@ -10,10 +10,13 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "proto/msg.h"
 
 struct ocsd;
 struct run_report;
+struct drv_port_state;
 
 /* A reply under construction: the protobuf struct and everything it
  * points to, freed together. */
@@ -21,6 +24,11 @@ struct reply {
 	Ocs__CtlReply r;
 	void        **blk;
 	size_t        nblk, cap;
+	/* Reports decoded from runs.jsonl (proto/report.h's), freed with
+	 * the reply: a list, and the one shown whole. */
+	Ocs__RunReport **list;
+	size_t           nlist;
+	Ocs__RunReport  *owned;
 };
 
 /* An operator request waiting for a run's report: the outcome and the
@@ -40,7 +48,16 @@ void  reply_show(struct reply *, const struct ocsd *);
 void  reply_status(struct reply *, const struct ocsd *);
 void  reply_diff(struct reply *, const struct ocsd *);
 void  reply_run(struct reply *, const struct run_report *);
-void  reply_message(struct reply *, const char *fmt, ...)
+/* Reports kept as JSON (runs.c): a listing without phases, or with
+ * whole the one given.  0 or -ENOMEM; reports that do not parse are
+ * skipped with a warning. */
+int reply_runs(struct reply *, const json_t *runs, int whole);
+/* A run's report as its JSON line (aborted: why, or NULL); NULL when out
+ * of memory. */
+json_t *reply_run_json(const struct run_report *, const char *aborted);
+void    reply_ports(struct reply *, const struct ocsd *,
+                    const struct drv_port_state *st, uint32_t nports);
+void    reply_message(struct reply *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 
 #endif

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "ocsd/run_int.h"
+#include "ocsd/runs.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 
@@ -84,6 +85,26 @@ save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 	return (fclose(f) == 0 ? 0 : -OCSD_ESTATE);
 }
 
+/* Every run, ended or aborted, goes to STATE/runs.jsonl (ocsctl runs). */
+static void
+keep_report(struct ocsd *d, const struct run_report *rep, const char *why)
+{
+	json_t *j;
+	int     rv;
+
+	if (d->runs_path[0] == '\0')
+		return;
+	if ((j = reply_run_json(rep, why)) == NULL)
+		rv = -ENOMEM;
+	else
+		rv = runs_append(d->runs_path, j);
+	json_decref(j);
+	if (rv != 0)
+		log_warnx("run %llu: keeping its report in %s: %s",
+		          (unsigned long long)rep->id, d->runs_path,
+		          strerror(-rv));
+}
+
 /* The run is over: answer the operator, forget the run. */
 static void
 conclude(struct ocsd *d, struct run *r, int rv, const char *why)
@@ -94,13 +115,14 @@ conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 	struct run_report rep;
 
 	nng_aio_cancel(rn->timer);
+	run_report(r, &rep);
 	if (j) {
 		j->rv = rv;
 		if (why)
 			snprintf(j->err, sizeof(j->err), "%s", why);
-		run_report(r, &rep);
 		reply_run(&j->rep, &rep);
 	}
+	keep_report(d, &rep, rv ? why : NULL);
 	/* The run is forgotten and the restore queued before the operator
 	 * hears: whoever waits on the aio runs at once on another thread
 	 * and must find no run in progress. */
@@ -421,9 +443,16 @@ on_ready(void *arg, struct agent *a, const struct agents_ready *m)
 	struct run  *r = d->runner->run;
 	uint32_t     k = r->bar[r->bi], i;
 
+	if (m->setup_ns)
+		r->nt[a->node].setup_ns = m->setup_ns;
+	if (m->teardown_ns)
+		r->nt[a->node].teardown_ns = m->teardown_ns;
 	for (i = 0; i < m->ndone; i++) {
 		const struct plan_done *pd = &m->done[i];
 
+		r->nt[a->node].ph[pd->phase].data_ns = pd->data_ns;
+		r->nt[a->node].ph[pd->phase].verify_ns = pd->verify_ns;
+		r->nt[a->node].ph[pd->phase].wait_ns = pd->wait_ns;
 		if (pd->data_ns > r->data_ns[pd->phase])
 			r->data_ns[pd->phase] = pd->data_ns;
 		r->pbytes[pd->phase] += pd->recv;
@@ -553,6 +582,14 @@ run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
 		return (-ECANCELED);
 	}
 	r->id = ++rn->last_id;
+	r->t_req = mono_us();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		r->started_unix_ms = (uint64_t)ts.tv_sec * 1000 +
+		                     (uint64_t)ts.tv_nsec / 1000000;
+	}
 	rn->last_abort[0] = '\0';
 	for (i = 0; i < r->n; i++) {
 		r->node[i]->node = (int)i;

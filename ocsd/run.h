@@ -31,6 +31,14 @@ struct run_req {
 	double   bandwidth_bps, alpha_s, alpha_h, delta;
 };
 
+/* One agent's time in a run, as it reported it. */
+struct run_node_time {
+	uint64_t setup_ns, teardown_ns;
+	struct {
+		uint64_t data_ns, verify_ns, wait_ns;
+	} ph[RUN_MAX_PHASES];
+};
+
 /* What a run did, phase by phase, beside what the model predicted. */
 struct run_phase_report {
 	int      reconfigured, has_control;
@@ -46,7 +54,10 @@ struct run_report {
 	double                  total_s, predicted_s;
 	uint32_t                before[RUN_MAX_PHASES];
 	struct run_phase_report ph[RUN_MAX_PHASES];
-	const char (*hosts)[64]; /* nodes of them */
+	const char (*hosts)[64];        /* nodes of them */
+	const struct run_node_time *nt; /* nodes of them */
+	uint64_t                    started_unix_ms;
+	double                      wall_s; /* request to report */
 };
 
 /* The runner's state and aios, for the life of ocsd. */

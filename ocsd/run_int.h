@@ -34,6 +34,8 @@ struct run {
 	uint64_t t_release[RUN_MAX_PHASES];
 	uint64_t data_ns[RUN_MAX_PHASES], pbytes[RUN_MAX_PHASES];
 	uint64_t verified, errors;
+	struct run_node_time *nt; /* per node: where its time went */
+	uint64_t              t_req, started_unix_ms; /* us; ms */
 
 	int             keep; /* the last configuration stays (--keep) */
 	struct pending *ctl;  /* the operator waiting for the report */

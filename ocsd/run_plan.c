@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ocsd/run_int.h"
+#include "proto/base/units.h"
 
 void
 run_free(struct run *r)
@@ -28,6 +29,7 @@ run_free(struct run *r)
 	a2a_fini(&r->a);
 	free(r->node);
 	free(r->host);
+	free(r->nt);
 	free(r);
 }
 
@@ -184,6 +186,33 @@ build(struct run *r, const struct run_req *q, char *err, size_t len)
 	return (0);
 }
 
+/* Each agent can hold its part: its buffers within the limit it said at
+ * its join (refused here, before any agent allocates anything). */
+static int
+check_memory(const struct run *r, struct agent **act, char *err, size_t len)
+{
+	char     a[32], b[32];
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++) {
+		uint64_t need =
+		    plan_buffer_bytes(r->plans[i].max_blocks, r->bytes, r->n,
+		                      r->s.parts, r->s.ports, r->chunk);
+
+		if (act[i]->mem_limit && need > act[i]->mem_limit) {
+			snprintf(
+			    err, len,
+			    "bytes %llu: agent %s (node %u) would need %s "
+			    "of buffers, its limit is %s",
+			    (unsigned long long)r->bytes, act[i]->host, i,
+			    unit_fmt_size(need, a, sizeof(a)),
+			    unit_fmt_size(act[i]->mem_limit, b, sizeof(b)));
+			return (-OCSD_EUSAGE);
+		}
+	}
+	return (0);
+}
+
 int
 run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
          uint32_t n, struct run **out, char *err, size_t len)
@@ -206,6 +235,10 @@ run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
 		run_free(r);
 		return (rv);
 	}
+	if ((rv = check_memory(r, act, err, len)) != 0) {
+		run_free(r);
+		return (rv);
+	}
 	/* Node 0's barriers are everyone's (one schedule). */
 	for (k = 0; k < r->nph; k++)
 		if (r->plans[0].ph[k].barrier)
@@ -213,7 +246,8 @@ run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
 	r->bar[r->nbar++] = r->nph;
 	r->node = calloc(n, sizeof(*r->node));
 	r->host = calloc(n, sizeof(*r->host));
-	if (r->node == NULL || r->host == NULL) {
+	r->nt = calloc(n, sizeof(*r->nt));
+	if (r->node == NULL || r->host == NULL || r->nt == NULL) {
 		run_free(r);
 		return (-ENOMEM);
 	}

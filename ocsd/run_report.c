@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ocsd/run_int.h"
+#include "proto/base/mono.h"
 
 void
 run_report(const struct run *r, struct run_report *o)
@@ -41,4 +42,7 @@ run_report(const struct run *r, struct run_report *o)
 	o->verified = r->verified;
 	o->errors = r->errors;
 	o->hosts = (const char(*)[64])r->host;
+	o->nt = r->nt;
+	o->started_unix_ms = r->started_unix_ms;
+	o->wall_s = (mono_us() - r->t_req) / 1e6;
 }

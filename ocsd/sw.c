@@ -599,6 +599,71 @@ do_read(struct ocsd *d, struct sw_job *j)
 	return (0);
 }
 
+/* Every port's power and state, ingress 1..N and egress N+1..2N. */
+static int
+do_ports(struct ocsd *d, struct sw_job *j)
+{
+	uint16_t *ports;
+	uint32_t  i, n;
+	int       rv;
+
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	n = 2 * d->nports;
+	ports = calloc(n, sizeof(*ports));
+	j->st = calloc(n + 1, sizeof(*j->st));
+	if (ports == NULL || j->st == NULL) {
+		free(ports);
+		return (-ENOMEM);
+	}
+	for (i = 0; i < n; i++)
+		ports[i] = (uint16_t)(i + 1);
+	j->nst_ports = d->nports;
+	rv = drv_ports_state(d->drv, ports, n, j->st + 1);
+	free(ports);
+	if (rv == -ENOTSUP) {
+		/* No monitor: every port without a reading. */
+		for (i = 1; i <= n; i++)
+			j->st[i] = (struct drv_port_state){DRV_NO_READING, 0};
+		rv = 0;
+	} else if (rv != 0)
+		sw_error(d, rv, "reading port power", j->err, sizeof(j->err));
+	if (rv == 0)
+		rv = refresh(d, j->err, sizeof(j->err));
+	return (rv);
+}
+
+/* Faults for a rehearsal: only an emulated switch knows the command. */
+static int
+do_fault(struct ocsd *d, struct sw_job *j)
+{
+	int rv;
+
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	rv = drv_inject(d->drv, j->arg, j->note, sizeof(j->note));
+	if (rv == -ENOTSUP)
+		snprintf(j->err, sizeof(j->err),
+		         "the %s driver cannot inject faults",
+		         d->conf->driver);
+	else if (rv == -EINVAL)
+		snprintf(j->err, sizeof(j->err),
+		         "fault \"%.100s\": blanks or TL1 separators",
+		         (const char *)j->arg);
+	else if (rv == -DRV_EDENIED)
+		snprintf(j->err, sizeof(j->err),
+		         "switch %s %s refused the faults (only ocs-emu "
+		         "takes them): %s",
+		         d->conf->driver, d->conf->address,
+		         drv_last_error(d->drv) ? drv_last_error(d->drv) : "");
+	else if (rv != 0)
+		sw_error(d, rv, "injecting faults", j->err, sizeof(j->err));
+	else
+		log_warnx("faults armed on switch %s %s: %s", d->conf->driver,
+		          d->conf->address, j->note);
+	return (rv);
+}
+
 /*
  * Make the switch hold the job's target (sw.h).  The plan runs now, not
  * when the job was queued, so two operators' changes compose instead of
@@ -828,8 +893,10 @@ worker(void *arg)
 			continue;
 		}
 		if (j) {
-			j->rv =
-			    j->op == SW_HOLD ? do_hold(d, j) : do_read(d, j);
+			j->rv = j->op == SW_HOLD    ? do_hold(d, j)
+			        : j->op == SW_PORTS ? do_ports(d, j)
+			        : j->op == SW_FAULT ? do_fault(d, j)
+			                            : do_read(d, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}

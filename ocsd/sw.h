@@ -16,6 +16,7 @@
 
 #include <nng/nng.h>
 
+#include "ocs-drivers/drv.h"
 #include "ocsd/map.h"
 
 struct ocsd;
@@ -43,6 +44,8 @@ enum sw_op {
 	SW_REFRESH, /* read the switch back */
 	SW_ADOPT,   /* read the switch back and make that the desired map */
 	SW_RELOAD,  /* swap in a new configuration (reconnect if needed) */
+	SW_PORTS,   /* read every port's power and state (st, 1..2N) */
+	SW_FAULT,   /* arm faults on an emulated switch (arg: the spec) */
 };
 
 struct sw_job {
@@ -58,6 +61,11 @@ struct sw_job {
 	uint32_t changed; /* patches changed on the switch */
 	double   took_ms; /* SW_HOLD: apply + read-back + light check */
 	char     err[768];
+	char     note[256]; /* SW_FAULT: the faults armed now */
+	/* SW_PORTS: st[p] for p = 1..2 * nst_ports (malloc'd; the caller
+	 * frees it), and the switch's map at the time. */
+	struct drv_port_state *st;
+	uint32_t               nst_ports;
 
 	/* The worker's. */
 	nng_aio       *aio;

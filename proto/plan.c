@@ -289,6 +289,10 @@ plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
 		w->pd[i].bytes_relayed = d[i].relayed;
 		w->pd[i].blocks_verified = d[i].verified;
 		w->pd[i].errors = d[i].errors;
+		w->pd[i].has_verify_ns = 1;
+		w->pd[i].verify_ns = d[i].verify_ns;
+		w->pd[i].has_wait_ns = 1;
+		w->pd[i].wait_ns = d[i].wait_ns;
 		w->pp[i] = &w->pd[i];
 	}
 	w->r.n_done = nd;
@@ -306,9 +310,27 @@ plan_ready_decode(const Ocs__Ready *r, struct plan_done *d)
 		const Ocs__PhaseDone *pd = r->done[i];
 
 		d[i] = (struct plan_done){
-		    pd->phase,      pd->data_ns,       pd->bytes_sent,
-		    pd->bytes_recv, pd->bytes_relayed, pd->blocks_verified,
-		    pd->errors};
+		    .phase = pd->phase,
+		    .data_ns = pd->data_ns,
+		    .sent = pd->bytes_sent,
+		    .recv = pd->bytes_recv,
+		    .relayed = pd->bytes_relayed,
+		    .verified = pd->blocks_verified,
+		    .errors = pd->errors,
+		    .verify_ns = pd->has_verify_ns ? pd->verify_ns : 0,
+		    .wait_ns = pd->has_wait_ns ? pd->wait_ns : 0};
 	}
 	return ((int)r->n_done);
+}
+
+uint64_t
+plan_buffer_bytes(uint32_t max_blocks, uint64_t bytes, uint32_t n,
+                  uint32_t parts, uint32_t nports, uint32_t chunk)
+{
+	uint64_t slot = n && parts ? bytes / ((uint64_t)n * parts) + 1 : 0;
+
+	/* The executor's slab, and 4 frames in and 4 out per port (a frame
+	 * header is under 64 bytes). */
+	return ((uint64_t)max_blocks * slot +
+	        (uint64_t)nports * 8 * ((uint64_t)chunk + 64));
 }

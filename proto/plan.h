@@ -57,6 +57,8 @@ struct plan_done {
 	uint64_t data_ns;
 	uint64_t sent, recv, relayed;
 	uint32_t verified, errors;
+	uint64_t verify_ns; /* of data_ns, checking what arrived */
+	uint64_t wait_ns;   /* Ready to release before it (0: no barrier) */
 };
 
 /* Free the phase arrays of a plan (not the blocks they point into);
@@ -94,6 +96,15 @@ void plan_wire_free(struct plan_wire *w);
  */
 int plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
                 struct plan *p, char *err, size_t len);
+
+/*
+ * The buffers a node's executor takes for a plan: its block slots (the
+ * most blocks it holds at once) and its frame buffers.  ocsd checks it
+ * against each agent's memory limit before a run; the agent checks it
+ * again before it allocates.
+ */
+uint64_t plan_buffer_bytes(uint32_t max_blocks, uint64_t bytes, uint32_t n,
+                           uint32_t parts, uint32_t nports, uint32_t chunk);
 
 /* Phase reports as an ocs.Ready (at most PLAN_MAX_DONE; w->r points
  * into w). */

@@ -163,7 +163,17 @@ unit_fmt_size(uint64_t b, char *buf, size_t len)
 		v /= 1024;
 		i++;
 	}
-	snprintf(buf, len, "%.6g %s", v, bin[i]);
+	/* Exact while it reads well ("1536 B", "3 MiB"); a long number of
+	 * a small unit is rounded in a larger one ("2.668 MiB"). */
+	if (v < 10000) {
+		snprintf(buf, len, "%.6g %s", v, bin[i]);
+		return (buf);
+	}
+	while (v >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%.4g %s", v, bin[i]);
 	return (buf);
 }
 

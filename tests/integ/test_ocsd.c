@@ -656,6 +656,108 @@ test_ocsd_bad_config_and_commands(void **state)
 	snprintf(f->sock, sizeof(f->sock), "%s", sock);
 }
 
+/* ip's manners: help, per-command help, unique prefixes, -br, sorted
+ * output, show's parts. */
+static void
+test_ocsd_ocsctl_like_ip(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+
+	assert_int_equal(ctl(f, &o, &e, "help", NULL), 0);
+	assert_non_null(strstr(o, "fault"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "help", "run", NULL), 0);
+	assert_non_null(strstr(o, "usage: ocsctl run --algo"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "apply", "--help", NULL), 0);
+	assert_non_null(strstr(o, "usage: ocsctl apply [--force] FILE"));
+	free(o);
+	free(e);
+	/* A unique prefix is the command; an ambiguous one names both. */
+	assert_int_equal(ctl(f, &o, &e, "con", "h2.0", "h0.0", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "conn", "h1.1", "h3.0", NULL), 0);
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "s", NULL), 2, &o, &e,
+	            "\"s\": ambiguous (show, status)");
+	/* -br: one circuit a line, sorted (h0.0 before h1.1). */
+	assert_int_equal(ctl(f, &o, &e, "-br", "sh", NULL), 0);
+	assert_string_equal(o, "h0.0 <-> h2.0\nh1.1 <-> h3.0\n");
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "--brief", "show", "patches", NULL),
+	                 0);
+	assert_int_equal(proc_nlines(o), 4);
+	assert_non_null(strstr(o, "1 21 h0.0 h2.0\n"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "show", "cabling", NULL), 0);
+	assert_null(strstr(o, "circuits"));
+	assert_non_null(strstr(o, "transceivers (8):"));
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "show", "wires", NULL), 2, &o, &e,
+	            "show \"wires\": expected switch");
+	assert_int_equal(ctl(f, &o, &e, "-br", "status", NULL), 0);
+	assert_string_equal(o, "connected in-sync\n");
+	free(o);
+	free(e);
+}
+
+/* Every port's power from the switch; faults for rehearsals go to
+ * ocs-emu through the driver, and show up there. */
+static void
+test_ocsd_ports_and_faults(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+	json_t    *j, *p;
+	size_t     i;
+
+	assert_int_equal(ctl(f, &o, &e, "fault", "lose=3", NULL), 0);
+	assert_non_null(strstr(o, "faults now: lose=3"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "-j", "show", "ports", NULL), 0);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	free(o);
+	free(e);
+	assert_int_equal(json_array_size(json_object_get(j, "ports")), 32);
+	json_array_foreach(json_object_get(j, "ports"), i, p)
+	{
+		int port = (int)json_integer_value(json_object_get(p, "port"));
+		double dbm = json_real_value(json_object_get(p, "dbm"));
+
+		/* TL1 knows only power; REST says FAILED too. */
+		if (port == 3)
+			assert_true(dbm <= -40 || json_is_true(json_object_get(
+			                              p, "failed")));
+		else if (port == 4)
+			assert_true(dbm > -40);
+		if (port == 3)
+			assert_string_equal(json_string_value(json_object_get(
+			                        p, "transceiver")),
+			                    "h1.0");
+	}
+	json_decref(j);
+	assert_int_equal(ctl(f, &o, &e, "show", "ports", NULL), 0);
+	assert_non_null(strstr(o, "egress"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "fault", "none", NULL), 0);
+	assert_non_null(strstr(o, "faults now: none"));
+	free(o);
+	free(e);
+	expect_fail(ctl(f, &o, &e, "fault", "drop=x", NULL), 1, &o, &e,
+	            "drop");
+	expect_fail(ctl(f, &o, &e, "fault", "a b", NULL), 1, &o, &e, "blanks");
+}
+
 #define BOTH(fn)                                                              \
 	{#fn "/polatis", fn, setup_polatis, teardown, NULL},                  \
 	{                                                                     \
@@ -678,6 +780,9 @@ main(void)
 	    BOTH(test_ocsd_bad_config_and_commands),
 	    {"test_ocsd_ocsctl_manners", test_ocsd_ocsctl_manners,
 	     setup_polatis, teardown, NULL},
+	    {"test_ocsd_ocsctl_like_ip", test_ocsd_ocsctl_like_ip,
+	     setup_polatis, teardown, NULL},
+	    BOTH(test_ocsd_ports_and_faults),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -196,6 +196,93 @@ test_run_three_algorithms(void **state)
 	json_decref(run_ok(f, "retri", "1000003", "--reconfig", "none", 9));
 }
 
+/*
+ * Each report has every agent's timeline and the end-to-end time; runs
+ * are kept (STATE/runs.jsonl, ocsctl runs); a run too big for an agent's
+ * memory is refused before it starts, naming the agent.
+ */
+static void
+test_run_timed_kept_and_sized(void **state)
+{
+	struct fx *f = *state;
+	json_t    *j, *r, *t, *a;
+	char      *o, *e, id[32];
+	size_t     i;
+
+	j = run_ok(f, "retri", "256KiB", "--reconfig", "all", 9);
+	r = json_object_get(j, "report");
+	snprintf(id, sizeof(id), "%lld",
+	         (long long)json_integer_value(json_object_get(r, "run_id")));
+	assert_true(json_real_value(json_object_get(r, "wall_s")) >=
+	            json_real_value(json_object_get(r, "total_s")));
+	t = json_object_get(r, "timeline");
+	assert_int_equal(json_array_size(t), 9);
+	json_array_foreach(t, i, a)
+	{
+		json_t *ph = json_object_get(a, "phases");
+
+		assert_true(json_real_value(json_object_get(a, "setup_s")) >
+		            0);
+		assert_non_null(json_object_get(a, "teardown_s"));
+		assert_int_equal(json_array_size(ph), 2);
+		/* Phase 1 is reconfigured: every agent waited at its
+		 * barrier, and checked what it received. */
+		assert_true(json_real_value(json_object_get(
+		                json_array_get(ph, 1), "wait_s")) > 0);
+		assert_true(json_real_value(json_object_get(
+		                json_array_get(ph, 1), "verify_s")) > 0);
+	}
+	json_decref(j);
+	/* Kept: listed, and shown whole. */
+	assert_int_equal(ctl(f, &o, &e, "runs", NULL), 0);
+	assert_non_null(strstr(o, id));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "-j", "runs", id, NULL), 0);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	r = json_object_get(j, "report");
+	assert_int_equal(json_array_size(json_object_get(r, "timeline")), 9);
+	json_decref(j);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "runs", id, NULL), 0);
+	assert_non_null(strstr(o, "agents: setup up to"));
+	assert_non_null(strstr(o, "verified: "));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "runs", "99", NULL), 1);
+	assert_non_null(strstr(e, "run 99: not in"));
+	free(o);
+	free(e);
+	/* Lines the operator broke are skipped, the rest still listed. */
+	{
+		char  path[300];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/state/runs.jsonl", f->dir);
+		assert_non_null(fp = fopen(path, "a"));
+		fprintf(fp, "garbage\n{\"run_id\": 5}\n[1,2]\n");
+		fclose(fp);
+		assert_int_equal(ctl(f, &o, &e, "runs", NULL), 0);
+		assert_non_null(strstr(o, id));
+		free(o);
+		free(e);
+	}
+	/* An agent that may take 2 MiB cannot hold 1 MiB of ReTri. */
+	proc_stop(&f->agent[0], SIGTERM);
+	assert_int_equal(rig_agent_opt(f, 0, "secret", "--mem-limit", "2MiB"),
+	                 0);
+	wait_agents(f, 9);
+	assert_int_equal(
+	    ctl(f, &o, &e, "run", "--algo", "retri", "--bytes", "1MiB", NULL),
+	    2);
+	assert_non_null(strstr(e, "agent h00 (node 0) would need 2."));
+	assert_non_null(strstr(e, "its limit is 2 MiB"));
+	free(o);
+	free(e);
+	json_decref(run_ok(f, "retri", "64KiB", NULL, NULL, 9));
+}
+
 /* n not a power of 3 (or 2): a subset of the agents. */
 static void
 test_run_any_n(void **state)
@@ -349,6 +436,11 @@ test_run_operator_abort(void **state)
 	assert_int_equal(proc_wait(&r, 15000), 1);
 	first_line(f, line, sizeof(line));
 	assert_non_null(strstr(line, "aborted by the operator"));
+	/* The aborted run is kept, with why. */
+	assert_int_equal(ctl(f, &o, &e, "runs", NULL), 0);
+	assert_non_null(strstr(o, "aborted by the operator"));
+	free(o);
+	free(e);
 	/* Agents are back and a run goes through. */
 	wait_agents(f, 9);
 	json_decref(run_ok(f, "bridge", "256KiB", NULL, NULL, 9));
@@ -587,6 +679,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_run_three_algorithms, setup9,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_timed_kept_and_sized,
+	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_run_barriers_only_before_reconfigurations, setup9,
 	        teardown),

@@ -46,26 +46,40 @@ rig_ctl(struct rig *r, char **out, char **err, ...)
 int
 rig_agent(struct rig *r, int h, const char *secret)
 {
+	return (rig_agent_opt(r, h, secret, NULL, NULL));
+}
+
+int
+rig_agent_opt(struct rig *r, int h, const char *secret, const char *opt,
+              const char *val)
+{
 	char  bin[256], host[16], sec[220], log[240];
-	char *argv[] = {
-	    (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin)),
-	    "--controller",
-	    r->join,
-	    "--host",
-	    host,
-	    "--secret-file",
-	    sec,
-	    "--fibre",
-	    r->fibre,
-	    r->ca[0] ? "--tls-ca" : NULL,
-	    r->ca,
-	    NULL};
+	char *argv[16];
+	int   n = 0;
 
 	if (h >= RIG_MAX)
 		return (-1);
 	snprintf(host, sizeof(host), "h%02d", h);
 	snprintf(sec, sizeof(sec), "%s/%s", r->dir, secret);
 	snprintf(log, sizeof(log), "%s/agent-%s.log", r->dir, host);
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin));
+	argv[n++] = "--controller";
+	argv[n++] = r->join;
+	argv[n++] = "--host";
+	argv[n++] = host;
+	argv[n++] = "--secret-file";
+	argv[n++] = sec;
+	argv[n++] = "--fibre";
+	argv[n++] = r->fibre;
+	if (r->ca[0]) {
+		argv[n++] = "--tls-ca";
+		argv[n++] = r->ca;
+	}
+	if (opt != NULL) {
+		argv[n++] = (char *)(uintptr_t)opt;
+		argv[n++] = (char *)(uintptr_t)val;
+	}
+	argv[n] = NULL;
 	return (proc_start(&r->agent[h], argv, log));
 }
 

@@ -44,6 +44,9 @@ int rig_down(struct rig *);
 int rig_ctl(struct rig *, char **out, char **err, ...);
 /* Start agent h with the named secret file. */
 int rig_agent(struct rig *, int h, const char *secret);
+/* The same with one more option and its value (e.g. --mem-limit 2MiB). */
+int rig_agent_opt(struct rig *, int h, const char *secret, const char *opt,
+                  const char *val);
 /* Log in to ocs-emu over TL1 and send cmd (with ctag 2); its answer in
  * buf.  0 on COMPLD, -1 otherwise. */
 int rig_tl1(struct rig *, const char *cmd, char *buf, size_t sz);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target: a line of STATE/runs.jsonl, the file ocsd reads back
+ * for `ocsctl runs` (an operator may edit or truncate it).  A refusal
+ * must say why; what is accepted must survive a round trip: formatted
+ * and parsed again, it is the same report.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	Ocs__RunReport *r, *r2;
+	json_t         *j, *k, *k2;
+	char            err[256];
+
+	if ((j = json_loadb((const char *)data, len, JSON_DECODE_ANY, NULL)) ==
+	    NULL)
+		return (0);
+	err[0] = '\0';
+	if (report_from_json(j, &r, err, sizeof(err)) != 0) {
+		if (err[0] == '\0' || r != NULL)
+			abort();
+		json_decref(j);
+		return (0);
+	}
+	if ((k = report_to_json(r)) == NULL)
+		abort();
+	if (report_from_json(k, &r2, err, sizeof(err)) != 0)
+		abort();
+	k2 = report_to_json(r2);
+	if (!json_equal(k, k2))
+		abort();
+	json_decref(k2);
+	json_decref(k);
+	report_free(r2);
+	report_free(r);
+	json_decref(j);
+	return (0);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* tests/unit/test_report.c: a run's report to JSON and back (proto/report.c),
+ * the schema of ocsctl -j and of ocsd's runs.jsonl. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/msg.h"
+#include "proto/report.h"
+
+/* A report with every part: two phases, two agents' timelines. */
+static json_t *
+sample(void)
+{
+	Ocs__RunReport     r;
+	Ocs__PhaseReport   ph[2], *pp[2] = {&ph[0], &ph[1]};
+	Ocs__AgentTimeline tl[2], *tp[2] = {&tl[0], &tl[1]};
+	Ocs__PhaseTime     pt[4], *ptp[4] = {&pt[0], &pt[1], &pt[2], &pt[3]};
+	uint32_t           before[1] = {1};
+	char              *hosts[2] = {"h0", "h1"};
+	int                i;
+
+	ocs__run_report__init(&r);
+	r.run_id = 77;
+	r.algo = "retri";
+	r.nodes = 2;
+	r.bytes = 1 << 20;
+	r.has_started_unix_ms = 1;
+	r.started_unix_ms = 1790000000123ull;
+	r.n_reconfigure_before = 1;
+	r.reconfigure_before = before;
+	for (i = 0; i < 2; i++) {
+		ocs__phase_report__init(&ph[i]);
+		ph[i].phase = (uint32_t)i;
+		ph[i].reconfigured = 1;
+		ph[i].reconf_s = 0.001 * (i + 1);
+		ph[i].data_s = 0.25;
+		ph[i].barrier_s = 0.0005;
+		ph[i].bytes = 4096;
+		ph[i].predicted_s = 0.2;
+		ph[i].has_control_s = i == 0;
+		ph[i].control_s = 0.003;
+		ocs__agent_timeline__init(&tl[i]);
+		tl[i].host = hosts[i];
+		tl[i].node = (uint32_t)i;
+		tl[i].has_setup_s = 1;
+		tl[i].setup_s = 0.01;
+		tl[i].n_phases = 2;
+		tl[i].phases = &ptp[2 * i];
+	}
+	for (i = 0; i < 4; i++) {
+		ocs__phase_time__init(&pt[i]);
+		pt[i].phase = (uint32_t)(i % 2);
+		pt[i].data_s = 0.1 * i;
+		pt[i].verify_s = 0.01;
+		pt[i].wait_s = 0.002;
+	}
+	r.n_phases = 2;
+	r.phases = pp;
+	r.total_s = 0.5;
+	r.has_wall_s = 1;
+	r.wall_s = 0.9;
+	r.predicted_s = 0.4;
+	r.blocks_verified = 12;
+	r.delta_s = 0.001;
+	r.bandwidth_bps = 1e9;
+	r.alpha_s = 1e-6;
+	r.alpha_h = 2e-6;
+	r.n_hosts = 2;
+	r.hosts = hosts;
+	r.n_timeline = 2;
+	r.timeline = tp;
+	return (report_to_json(&r));
+}
+
+static void
+test_report_round_trip(void **state)
+{
+	json_t         *j = sample(), *k;
+	Ocs__RunReport *r;
+	char            err[200];
+
+	(void)state;
+	assert_non_null(j);
+	assert_int_equal(report_from_json(j, &r, err, sizeof(err)), 0);
+	assert_int_equal(r->run_id, 77);
+	assert_string_equal(r->algo, "retri");
+	assert_int_equal(r->n_phases, 2);
+	assert_true(r->phases[0]->has_control_s);
+	assert_false(r->phases[1]->has_control_s);
+	assert_int_equal(r->n_timeline, 2);
+	assert_string_equal(r->timeline[1]->host, "h1");
+	assert_int_equal(r->timeline[1]->n_phases, 2);
+	assert_int_equal(r->started_unix_ms, 1790000000123ull);
+	assert_null(r->aborted);
+	/* And out again: the same JSON. */
+	k = report_to_json(r);
+	assert_true(json_equal(j, k));
+	json_decref(k);
+	/* A listing drops phases and timelines, keeps the rest. */
+	report_strip(r);
+	assert_int_equal(r->n_phases, 0);
+	assert_int_equal(r->n_timeline, 0);
+	assert_int_equal(r->blocks_verified, 12);
+	report_free(r);
+	json_decref(j);
+}
+
+/* Each bad value is refused with its field named. */
+static void
+test_report_refuses(void **state)
+{
+	static const struct {
+		const char *key, *json, *why;
+	} bad[] = {
+	    {"run_id", "-1", "run_id: expected an integer"},
+	    {"algo", "7", "algo: expected a printable string"},
+	    {"algo", "\"a\\u0001b\"", "algo: expected a printable string"},
+	    {"total_s", "\"x\"", "total_s: expected a number"},
+	    {"phases", "{}", "phases: expected an array"},
+	    {"phases", "[3]", "phases[0]: expected an object"},
+	    {"phases", "[{\"phase\":0}]", "reconf_s: missing"},
+	    {"hosts", "[\"h0\", 5]", "hosts[1]: expected a host name"},
+	    {"timeline", "[{\"host\":\"h\",\"node\":0,\"phases\":[{}]}]",
+	     "phase: missing"},
+	    {"reconfigure_before", "[-3]",
+	     "reconfigure_before[0]: expected a phase"},
+	};
+	Ocs__RunReport *r;
+	char            err[200];
+	size_t          i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = sample();
+
+		json_object_set_new(
+		    j, bad[i].key,
+		    json_loads(bad[i].json, JSON_DECODE_ANY, NULL));
+		assert_int_equal(report_from_json(j, &r, err, sizeof(err)),
+		                 -MSG_EFIELD);
+		assert_null(r);
+		if (strstr(err, bad[i].why) == NULL)
+			fail_msg("%s = %s: \"%s\", want \"%s\"", bad[i].key,
+			         bad[i].json, err, bad[i].why);
+		json_decref(j);
+	}
+	{
+		json_t *j = sample();
+
+		json_object_del(j, "algo");
+		assert_int_equal(report_from_json(j, &r, err, sizeof(err)),
+		                 -MSG_EFIELD);
+		assert_string_equal(err, "algo: missing");
+		json_decref(j);
+	}
+	{
+		json_t *three = json_integer(3);
+
+		assert_int_equal(report_from_json(three, &r, err, sizeof(err)),
+		                 -MSG_EFIELD);
+		json_decref(three);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_report_round_trip),
+	    cmocka_unit_test(test_report_refuses),
+	};
+
+	return (cmocka_run_group_tests_name("report", tests, NULL, NULL));
+}
