@@ -34,7 +34,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	valgrind curl openssl
+	valgrind curl openssl groff-base systemd iproute2
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -385,8 +385,10 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 
 all: $(PROGS)
 
-test: $(PROGS) $(TEST_BINS)
-	@OCS_BIN=$(BIN) OCS_GOLDEN=tests/golden sh tests/run.sh $(TEST_BINS)
+test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan
+	@OCS_BIN=$(BIN) OCS_GOLDEN=tests/golden OCS_INSTALL=1 MAKE="$(MAKE)" \
+		BUILD=$(BUILD) SAN=$(SAN) OCS_README=README.md \
+		sh tests/run.sh $(TEST_BINS)
 
 check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
@@ -419,6 +421,81 @@ $(BUILD)/bench/bench_tsyn: $(BUILD)/tests/bench/bench_tsyn.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
+# ---- install ---------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=...]: programs, man pages,
+# systemd units and configuration examples (never /etc itself: an
+# installed configuration is the operator's).
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/ocsd
+DOCDIR     ?= $(PREFIX)/share/doc/ocsd
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+MAN1 := collectives/ocs-plan.1
+MAN5 := ocsd/ocsd.conf.5
+MAN8 := ocsd/ocsd.8 ocsd/ocsctl.8 agent/ocs-agent.8 testbed/ocs-emu/ocs-emu.8
+UNITS := ocsd/ocsd.service.in agent/ocs-agent.service.in \
+	testbed/ocs-emu/ocs-emu.service.in
+EXAMPLES := ocsd/ocsd.conf.example agent/ocs-agent.conf.example \
+	testbed/ocs-emu/ocs-emu.conf.example
+
+# The installed ocs-plan finds the shipped topologies where they go; the
+# stamp changes (and tplan is rebuilt) only when DATADIR does.
+$(BUILD)/install/datadir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' >$@
+.PHONY: FORCE
+FORCE:
+$(BUILD)/install/tplan.o: collectives/tplan.c $(BUILD)/install/datadir \
+		| $(PROTO_H)
+	@mkdir -p $(@D)
+	@echo "  CC      $< (install)"
+	$(Q)$(CC) $(ALL_CFLAGS) -DOCS_TOPO_DIR='"$(DATADIR)/topologies"' \
+		-c -o $@ $<
+$(BUILD)/install/ocs-plan: $(BUILD)/collectives/ocs-plan.o \
+		$(BUILD)/install/tplan.o $(COLL_LIB) $(BASE_LIB)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
+.PHONY: install uninstall
+install: $(PROGS) $(BUILD)/install/ocs-plan
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DATADIR)/topologies $(DESTDIR)$(DOCDIR)/examples
+	$(Q)install -m 755 $(BIN)/ocsctl $(BIN)/ocs-emu \
+		$(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
+	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent $(DESTDIR)$(SBINDIR)
+	$(Q)install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	$(Q)install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
+	$(Q)install -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 644 collectives/topologies/*.json \
+		$(DESTDIR)$(DATADIR)/topologies
+	$(Q)for u in $(UNITS); do \
+		$(SUBST) $$u >$(DESTDIR)$(UNITDIR)/$$(basename $$u .in) && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) || exit 1; \
+	done
+	$(Q)for e in $(EXAMPLES); do \
+		$(SUBST) $$e >$(DESTDIR)$(DOCDIR)/examples/$$(basename $$e) && \
+		chmod 644 $(DESTDIR)$(DOCDIR)/examples/$$(basename $$e) || \
+		exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ocsctl $(DESTDIR)$(BINDIR)/ocs-emu \
+		$(DESTDIR)$(BINDIR)/ocs-plan $(DESTDIR)$(SBINDIR)/ocsd \
+		$(DESTDIR)$(SBINDIR)/ocs-agent
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))
+	rm -f $(addprefix $(DESTDIR)$(UNITDIR)/,$(notdir $(UNITS:.in=)))
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 # Not in CI: 10,000 reconfigurations through each driver (SOAK_N).
 SOAK_N ?= 10000

@@ -22,6 +22,7 @@
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
 #include "proto/base/units.h"
+#include "proto/base/version.h"
 
 static volatile sig_atomic_t quit;
 
@@ -48,15 +49,16 @@ struct agent {
 };
 
 static void
-usage(void)
+usage(FILE *f, int rv)
 {
-	fprintf(stderr, "usage: ocs-agent [-dv] --controller URL --host NAME "
-	                "--secret-file FILE\n"
-	                "                 --fibre ADDR:PORT|unix:PATH "
-	                "[--transceivers N] [--timeout TIME]\n"
-	                "                 [--mem-limit SIZE] [--tls-ca FILE] "
-	                "(tls+tcp:// controllers)\n");
-	exit(2);
+	fprintf(f, "usage: ocs-agent [-dv] --controller URL --host NAME "
+	           "--secret-file FILE\n"
+	           "                 --fibre ADDR:PORT|unix:PATH "
+	           "[--transceivers N] [--timeout TIME]\n"
+	           "                 [--mem-limit SIZE] [--tls-ca FILE] "
+	           "(tls+tcp:// controllers)\n"
+	           "       ocs-agent --help | --version\n");
+	exit(rv);
 }
 
 static void
@@ -220,6 +222,8 @@ static const struct option longopts[] = {
     {"once", no_argument, NULL, '1'},
     {"tls-ca", required_argument, NULL, 'C'},
     {"mem-limit", required_argument, NULL, 'M'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -233,8 +237,14 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 	long   v;
 	int    ch;
 
-	while ((ch = getopt_long(argc, argv, "dv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "dvh", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'V':
+			printf("ocs-agent %s\n", OCS_VERSION);
+			exit(0);
 		case 'd':
 			break;
 		case 'v':
@@ -309,12 +319,12 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 			}
 			break;
 		default:
-			usage();
+			usage(stderr, 2);
 		}
 	}
 	if (optind != argc || !a->s.controller[0] || !a->s.host[0] ||
 	    !*secret || !a->fibre[0])
-		usage();
+		usage(stderr, 2);
 	/* Unsaid, what the machine has free now: ocsd refuses a run whose
 	 * buffers would not fit, instead of the agent failing in it. */
 	if (a->s.mem_limit == 0)

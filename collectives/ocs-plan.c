@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "proto/base/version.h"
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
 #include "collectives/sim.h"
@@ -442,6 +443,10 @@ main(int argc, char **argv)
 	char         err[512];
 	int          ex;
 
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		printf("ocs-plan %s\n", OCS_VERSION);
+		return (0);
+	}
 	if ((pl = calloc(1, sizeof(*pl))) == NULL) {
 		fprintf(stderr, "ocs-plan: out of memory\n");
 		return (1);

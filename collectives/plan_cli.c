@@ -69,8 +69,10 @@ plan_usage(void)
 	    "                [--chunks C] [--json] [--validate] [--steps]\n"
 	    "GENERATOR: ring:N:RATE:TIME mesh:RxC:RATE:TIME "
 	    "torus:AxBxC:RATE:TIME\n"
+	    "           subring:N:S1[,S2...]:RATE:TIME\n"
 	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 "
-	    "(collectives/topologies)\n");
+	    "(collectives/topologies)\n"
+	    "       ocs-plan --help | --version\n");
 }
 
 /* Strict unsigned decimal: digits only, no sign, fits max. */

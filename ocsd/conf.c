@@ -626,8 +626,13 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->run_chunk = 65536;
 	p.c->run_deadline_ms = 30000;
 	path_default_control(p.c->control, sizeof(p.c->control));
-	snprintf(p.c->state_dir, sizeof(p.c->state_dir), "%s",
-	         geteuid() == 0 ? "/var/lib/ocsd" : "/tmp/ocsd-state");
+	/* Root's is the system's; another user's is its own. */
+	if (geteuid() == 0)
+		snprintf(p.c->state_dir, sizeof(p.c->state_dir),
+		         "/var/lib/ocsd");
+	else
+		snprintf(p.c->state_dir, sizeof(p.c->state_dir),
+		         "/tmp/ocsd-%u/state", (unsigned)geteuid());
 	line = ini_parse_string(text, handler, &p);
 	if (line != 0) {
 		if (line < 0)

@@ -20,16 +20,24 @@
 #include "ocsd/ocsd.h"
 #include "ocsd/run.h"
 #include "proto/base/log.h"
+#include "proto/base/version.h"
 #include "proto/base/mono.h"
 #include "proto/auth.h"
 #include "proto/base/path.h"
 
 #define OCSD_CONF "/etc/ocsd.conf"
 
+static const struct option longopts[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: ocsd [-dnv] [-f file] [-p pidfile]\n");
+	fprintf(stderr, "usage: ocsd [-dnv] [-f file] [-p pidfile]\n"
+	                "       ocsd -h | -V\n");
 	exit(2);
 }
 
@@ -217,8 +225,16 @@ main(int argc, char **argv)
 	char           err[700];
 	int            ch, debug = 0, noaction = 0, verbose = 0, rv;
 
-	while ((ch = getopt(argc, argv, "df:np:v")) != -1) {
+	while ((ch = getopt_long(argc, argv, "df:hnp:vV", longopts, NULL)) !=
+	       -1) {
 		switch (ch) {
+		case 'h':
+			printf("usage: ocsd [-dnv] [-f file] [-p pidfile]\n"
+			       "       ocsd -h | -V\n");
+			return (0);
+		case 'V':
+			printf("ocsd %s\n", OCS_VERSION);
+			return (0);
 		case 'd':
 			debug = 1;
 			break;
@@ -277,8 +293,9 @@ main(int argc, char **argv)
 	 * Shutdown, top down: the run ends first, so every agent hears why
 	 * and the operator waiting for it gets its report; then no agent or
 	 * operator can ask for more; then the worker finishes the job it is
-	 * in (a batch is never cut off by our own exit) and closes the
-	 * driver; only then can no callback reach the runner's aios.
+	 * in (a batch on its way gets a grace period; waits on a switch
+	 * that does not answer are cut short, sw.c) and closes the driver;
+	 * only then can no callback reach the runner's aios.
 	 */
 	if (ag) {
 		run_stop(&d);

@@ -4,7 +4,9 @@
 # with one line "N passed, N failed"; exit non-zero on any failure.  A
 # binary that dies without reporting counts as one failure.
 #
-# Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir).
+# Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir), OCS_INSTALL
+# (also check make install; MAKE, BUILD and SAN say how), OCS_README (run
+# that file's sh blocks).
 
 pass=0
 fail=0
@@ -51,6 +53,38 @@ if [ -n "$OCS_GOLDEN" ] && [ -d "$OCS_GOLDEN" ]; then
 	pass=$((pass + p))
 	fail=$((fail + f))
 	printf '%-28s %4d passed %3d failed\n' "golden" "$p" "$f"
+fi
+
+# make install into a scratch prefix, checked (tests/install.sh).
+if [ -n "${OCS_INSTALL:-}" ]; then
+	# One test, whatever the number of checks in it.
+	if sh "$(dirname "$0")/install.sh" >"$tmp/inst" 2>&1; then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	printf '%-28s %4d passed %3d failed  (%s)\n' "install" "$p" "$f" \
+		"$(tail -n 1 "$tmp/inst")"
+	grep '^    | ' "$tmp/inst" | head -n 30
+fi
+
+# The README's examples, run as they are (tests/readme.sh).
+if [ -n "${OCS_README:-}" ]; then
+	if sh "$(dirname "$0")/readme.sh" "$OCS_README" "$OCS_BIN" \
+		>"$tmp/rd" 2>&1; then
+		p=$(sed -n 's/^readme \([0-9]*\) passed.*/\1/p' "$tmp/rd")
+		f=0
+	else
+		p=0
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	printf '%-28s %4d passed %3d failed  (%s)\n' "readme" "$p" "$f" \
+		"$(tail -n 1 "$tmp/rd")"
+	grep '^    | \|^readme: ' "$tmp/rd" | head -n 40
 fi
 
 echo "$pass passed, $fail failed"

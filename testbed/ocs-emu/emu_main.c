@@ -22,12 +22,13 @@
 #include "proto/base/log.h"
 #include "proto/base/net.h"
 #include "proto/base/units.h"
+#include "proto/base/version.h"
 #include "testbed/ocs-emu/emu.h"
 
 static void
 usage(void)
 {
-	fprintf(stderr,
+	fprintf(stdout,
 	        "usage: ocs-emu [-dv] [--tl1 ADDR:PORT] "
 	        "[--fibre ADDR:PORT|unix:PATH] [--ports N]\n"
 	        "               [--switch-time TIME] [--ack compld|immediate] "
@@ -40,6 +41,7 @@ usage(void)
 	        "[--fault SPEC]...\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
+	        "       ocs-emu -h|--help | --version\n"
 	        "  SPEC: none|login|drop=K|delay=TIME|deny-half|garbage|"
 	        "slow[=F]|lose=P|restore=P, comma-separated\n");
 }
@@ -99,6 +101,7 @@ static const struct option longopts[] = {
     {"login-grace", required_argument, NULL, O_GRACE},
     {"session-timeout", required_argument, NULL, O_IDLE},
     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -257,6 +260,9 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 			break;
 		case 'h':
 			usage();
+			exit(0);
+		case 'V':
+			printf("ocs-emu %s\n", OCS_VERSION);
 			exit(0);
 		case ':':
 			fprintf(stderr, "ocs-emu: %s: missing value\n",
