@@ -621,8 +621,8 @@ on_request(struct actx *c)
 		}
 		break;
 	default:
-		log_warnx("agents: unexpected message %d from %s",
-		          m->body_case, peer);
+		log_warnx("agents: unexpected message (%s) from %s",
+		          msg_body_name(m->body_case), peer);
 		send_error(c, -MSG_EBODY, "unexpected message");
 	}
 	spare_receiver(ag);

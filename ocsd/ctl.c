@@ -44,6 +44,7 @@ struct work {
 	const struct ctl_cmd *cmd;
 	struct sw_job         job;  /* a switch request's, for the worker */
 	char           forced[600]; /* the run a --force aborted, said */
+	int            refreshed;   /* a run's look at an unconnected switch */
 	struct pending pend;        /* a run's report */
 	struct ctl    *c;
 };
@@ -251,19 +252,19 @@ on_request(struct work *w)
 		on_hello(w);
 		return;
 	}
-	if ((rv = proven(w, why, sizeof(why))) != 0) {
-		log_warnx("ctl: operation %d from %s refused: %s",
-		          w->req->ctl->op, w->peer, why);
-		done(w);
-		send_error(w, rv, why);
-		return;
-	}
 	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
 		if (ctl_cmds[i].op == (int)w->req->ctl->op)
 			w->cmd = &ctl_cmds[i];
 	if (w->cmd == NULL) { /* ctl_check knows every op: not reached */
 		send_error(w, -OCSD_EREQUEST, "unknown operation");
 		done(w);
+		return;
+	}
+	if ((rv = proven(w, why, sizeof(why))) != 0) {
+		log_warnx("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
+		          why);
+		done(w);
+		send_error(w, rv, why);
 		return;
 	}
 	if (w->cmd->now != NULL) {
@@ -462,6 +463,21 @@ cmd_run(struct work *w)
 	struct run_req q;
 	int            rv;
 
+	/* An unconnected switch is looked at again first (the worker
+	 * reconnects at once for a job): a fault that cleared during the
+	 * backoff must not refuse the run with its stale error. */
+	nng_mtx_lock(w->d->mtx);
+	if (!w->d->connected && !w->refreshed) {
+		nng_mtx_unlock(w->d->mtx);
+		w->refreshed = 1;
+		memset(&w->job, 0, sizeof(w->job));
+		w->job.op = SW_REFRESH;
+		w->state = W_WAIT;
+		sw_submit(w->d, &w->job, w->aio);
+		return;
+	}
+	nng_mtx_unlock(w->d->mtx);
+	w->refreshed = 0;
 	memset(&w->pend, 0, sizeof(w->pend));
 	reply_init(&w->pend.rep);
 	run_req(w->req->ctl->run, &q);
@@ -484,6 +500,13 @@ on_done(struct work *w)
 	struct reply rp;
 	int          rv = w->cmd->now ? w->pend.rv : w->job.rv;
 	const char  *err = w->cmd->now ? w->pend.err : w->job.err;
+
+	/* A run's look at the switch is done: now the run (which refuses
+	 * it, with the fresh error, if the switch is still away). */
+	if (w->refreshed) {
+		cmd_run(w);
+		return;
+	}
 
 	if (rv != 0) {
 		log_warnx("ctl: %s from %s failed: %s", w->cmd->name, w->peer,
@@ -545,6 +568,7 @@ work_cb(void *arg)
 		break;
 	case W_WAIT:
 		if (rv != 0) { /* cancelled at shutdown */
+			w->refreshed = 0;
 			if (w->cmd->now != NULL)
 				reply_free(&w->pend.rep);
 			done(w);

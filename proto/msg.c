@@ -202,3 +202,13 @@ msg_call(nng_socket sock, const Ocs__Msg *m, const char *peer, Ocs__Msg **rep,
 	}
 	return (0);
 }
+
+const char *
+msg_body_name(int body_case)
+{
+	const ProtobufCFieldDescriptor *f;
+
+	f = protobuf_c_message_descriptor_get_field(&ocs__msg__descriptor,
+	                                            (unsigned)body_case);
+	return (f ? f->name : "?");
+}

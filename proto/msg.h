@@ -71,4 +71,7 @@ int msg_call(nng_socket, const Ocs__Msg *m, const char *peer, Ocs__Msg **rep,
 /* A string field a peer sent: present, not too long, printable. */
 int msg_str_ok(const char *s);
 
+/* The name of a body ("ready", "join"), for logs; "?" if unknown. */
+const char *msg_body_name(int body_case);
+
 #endif

@@ -280,6 +280,21 @@ test_fault_deny_half(void **state)
 	fclose(f);
 	assert_int_equal(rig_fault(r, "deny-half"), 0);
 	expect_fail(r, "Equipment fault", "rolled back", "apply", path, NULL);
+	/* Said once: what the switch said, and that it was undone. */
+	{
+		char *o, *e, *p;
+		int   n = 0;
+
+		assert_int_equal(rig_fault(r, "deny-half"), 0);
+		assert_int_equal(rig_ctl(r, &o, &e, "apply", path, NULL), 1);
+		for (p = e; (p = strstr(p, "rolled back")) != NULL; p++)
+			n++;
+		assert_int_equal(n, 1);
+		assert_null(strstr(e, "half applied"));
+		assert_non_null(strstr(e, "stopped part way"));
+		free(o);
+		free(e);
+	}
 	/* Nothing of it stays on the switch. */
 	switch_map(r, map, 2 * NHOSTS + 2);
 	for (i = 1; i <= 2 * NHOSTS + 2; i++)
@@ -387,6 +402,25 @@ test_fault_run_aborts(void **state)
 	             NULL);
 	if (rv != 0)
 		fail_msg("exit %d: %s", rv, e);
+	free(o);
+	free(e);
+	/* The switch goes away (logins refused), then comes back: the
+	 * first run after it does not fail with the old error. */
+	assert_int_equal(rig_fault(r, "login,drop=1"), 0);
+	assert_int_equal(rig_ctl(r, &o, &e, "connect", "h00.0", "h01.1", NULL),
+	                 1);
+	free(o);
+	free(e);
+	assert_int_equal(rig_ctl(r, &o, &e, "status", NULL), 0);
+	assert_non_null(strstr(o, "NOT CONNECTED"));
+	free(o);
+	free(e);
+	assert_int_equal(rig_fault(r, "none"), 0);
+	rv = rig_ctl(r, &o, &e, "run", "--algo", "retri", "--bytes", "64KiB",
+	             NULL);
+	if (rv != 0)
+		fail_msg("the run after the fault cleared: exit %d: %s", rv,
+		         e);
 	free(o);
 	free(e);
 	assert_int_equal(rig_down(r), 0);
