@@ -286,7 +286,9 @@ INTEG_TESTS := \
 	faults \
 	security \
 	run \
-	demo
+	demo \
+	shutdown \
+	reap
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -333,6 +335,7 @@ INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
+INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
@@ -341,6 +344,14 @@ $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(TEST_LDLIBS)
+
+# Every test, bench and make run runs under reap, which fails when it
+# leaves a process behind (tests/lib/reap.c).
+REAP := $(BUILD)/tests/reap
+$(REAP): $(BUILD)/tests/lib/reap.o
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^
 
 # ---- benches ---------------------------------------------------------------
 $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
@@ -357,7 +368,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
-	tests/lib/rig.c tests/lib/xrun.c \
+	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/soak/soak.c
 
@@ -385,16 +396,16 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 
 all: $(PROGS)
 
-test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan
+test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 	@OCS_BIN=$(BIN) OCS_GOLDEN=tests/golden OCS_INSTALL=1 MAKE="$(MAKE)" \
 		BUILD=$(BUILD) SAN=$(SAN) OCS_README=README.md \
-		sh tests/run.sh $(TEST_BINS)
+		OCS_REAP=$(REAP) sh tests/run.sh $(TEST_BINS)
 
 check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
 
-run: $(PROGS)
-	@sh testbed/run-demo.sh $(BIN)
+run: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-demo.sh $(BIN)
 
 memcheck: $(PROGS)
 	@sh testbed/memcheck.sh $(BIN)
@@ -511,9 +522,10 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_tsyn
-bench: $(BENCHES:%=$(BUILD)/bench/%)
-	@for b in $(BENCHES); do OCS_BIN=$(BIN) $(BUILD)/bench/$$b || exit 1; \
-		echo; done
+bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
+	@for b in $(BENCHES); do \
+		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
+	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
 	topo report

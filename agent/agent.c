@@ -434,7 +434,7 @@ main(int argc, char **argv)
 		free(a);
 		return (1);
 	}
-	/* The handlers only set quit; the loop and the executor poll it. */
+	/* A signal ends the agent at once (on_signal says why). */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);

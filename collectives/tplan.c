@@ -29,7 +29,7 @@
 static int
 read_file(const char *path, char **buf, size_t *len, char *err, size_t el)
 {
-	FILE  *f = fopen(path, "rb");
+	FILE  *f = fopen(path, "rbe");
 	char  *b = NULL;
 	size_t n = 0, cap = 0, r;
 

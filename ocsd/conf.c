@@ -412,7 +412,7 @@ handler(void *user, const char *sec, const char *key, const char *val)
 static int
 read_pwfile(struct pctx *p, char *err, size_t errlen, const char *name)
 {
-	FILE  *f = fopen(p->pwfile, "r");
+	FILE  *f = fopen(p->pwfile, "re");
 	size_t n;
 
 	if (f == NULL) {
@@ -666,7 +666,7 @@ conf_load(const char *path, struct conf **out, char *err, size_t errlen)
 	int    rv;
 
 	*out = NULL;
-	if ((f = fopen(path, "r")) == NULL) {
+	if ((f = fopen(path, "re")) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return (-CONF_EPARSE);
 	}

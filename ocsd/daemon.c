@@ -25,7 +25,7 @@ daemon_start(struct daemon *dm, int foreground, const char *pidfile)
 	         pidfile ? pidfile : "");
 	if (foreground)
 		return (0);
-	if (pipe(p) != 0 || (pid = fork()) < 0)
+	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0)
 		return (-errno);
 	if (pid > 0) {
 		/* One byte means ready; end of file without it, a child
@@ -52,7 +52,7 @@ daemon_ready(struct daemon *dm, char *err, size_t errlen)
 	int   fd;
 
 	if (dm->pidfile[0]) {
-		if ((f = fopen(dm->pidfile, "w")) == NULL ||
+		if ((f = fopen(dm->pidfile, "we")) == NULL ||
 		    fprintf(f, "%ld\n", (long)getpid()) < 0 ||
 		    fclose(f) != 0) {
 			snprintf(err, errlen, "pid file %s: %s", dm->pidfile,
@@ -63,7 +63,7 @@ daemon_ready(struct daemon *dm, char *err, size_t errlen)
 	(void)sd_notify(0, "READY=1");
 	if (dm->fd < 0)
 		return (0);
-	if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		dup2(fd, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);

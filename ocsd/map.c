@@ -79,7 +79,7 @@ map_load(const char *path, struct map *m, char *err, size_t errlen)
 	char     extra;
 
 	memset(m, 0, sizeof(*m));
-	if ((f = fopen(path, "r")) == NULL) {
+	if ((f = fopen(path, "re")) == NULL) {
 		if (errno == ENOENT)
 			return (-ENOENT);
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -190,7 +190,7 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 	ocsctl_take_force(o, &argc, argv);
 	if (argc != 2 || argv[1][0] == '\0')
 		return (ocsctl_fail("apply: expected [--force] FILE") + 1);
-	f = strcmp(argv[1], "-") == 0 ? stdin : fopen(argv[1], "r");
+	f = strcmp(argv[1], "-") == 0 ? stdin : fopen(argv[1], "re");
 	if (f == NULL)
 		return (
 		    ocsctl_fail("apply: %s: %s", argv[1], strerror(errno)));

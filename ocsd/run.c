@@ -69,7 +69,7 @@ save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 {
 	FILE *f;
 
-	if ((f = fopen(d->run_state_path, "w")) == NULL ||
+	if ((f = fopen(d->run_state_path, "we")) == NULL ||
 	    fprintf(f,
 	            "# ocsd: run %llu in progress; on a restart the desired "
 	            "map is restored\nrun %llu\n",

@@ -350,7 +350,7 @@ mark_interrupted(struct ocsd *d)
 	FILE *f;
 
 	d->interrupted = 1;
-	if ((f = fopen(d->run_state_path, "w")) == NULL ||
+	if ((f = fopen(d->run_state_path, "we")) == NULL ||
 	    fprintf(f, "# ocsd: a batch was cut off; on a restart the "
 	               "desired map is restored\ninterrupted\n") < 0 ||
 	    fflush(f) != 0 || fsync(fileno(f)) != 0)

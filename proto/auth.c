@@ -20,7 +20,7 @@ auth_read_secret(const char *path, uint8_t *buf, size_t *len, char *err,
 	size_t      n;
 	int         e;
 
-	if ((f = fopen(path, "r")) == NULL) {
+	if ((f = fopen(path, "re")) == NULL) {
 		e = errno;
 		snprintf(err, errlen, "secret file %s: %s", path, strerror(e));
 		return (-e);

@@ -6,7 +6,7 @@
 #
 # Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir), OCS_INSTALL
 # (also check make install; MAKE, BUILD and SAN say how), OCS_README (run
-# that file's sh blocks).
+# that file's sh blocks), OCS_REAP (run each test under it).
 
 pass=0
 fail=0
@@ -16,8 +16,13 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 for t in "$@"; do
 	name=$(basename "$t")
 	start=$(date +%s)
-	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$tmp/out" 2>&1
+	# Under reap (when given): a test that leaves a process of ours
+	# running fails, and the process is named and killed.
+	CMOCKA_MESSAGE_OUTPUT=TAP ${OCS_REAP:-} "$t" >"$tmp/out" 2>&1
 	rc=$?
+	if [ "$rc" -eq 125 ] && [ -n "${OCS_REAP:-}" ]; then
+		echo "not ok - left processes behind" >>"$tmp/out"
+	fi
 	p=$(grep -c '^ok ' "$tmp/out")
 	f=$(grep -c '^not ok ' "$tmp/out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

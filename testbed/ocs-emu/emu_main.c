@@ -457,6 +457,9 @@ main(int argc, char **argv)
 		pthread_join(fthr, NULL);
 		close(fa.stopfd);
 		close(fa.lfd);
+		/* A UNIX listener's socket file is ours to remove. */
+		if (strncmp(e->c.fibre, "unix:", 5) == 0)
+			unlink(e->c.fibre + 5);
 	}
 	/* Only now is nothing left that could still change a patch. */
 	pthread_mutex_lock(&e->mtx);

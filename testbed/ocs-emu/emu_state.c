@@ -31,7 +31,7 @@ emu_state_load(struct emu *e, char *err, size_t errlen)
 	FILE             *f;
 	int               rv = 0, boot = -1;
 
-	if ((f = fopen(e->c.state, "r")) == NULL) {
+	if ((f = fopen(e->c.state, "re")) == NULL) {
 		if (errno == ENOENT)
 			return (-ENOENT);
 		snprintf(err, errlen, "%s: %s", e->c.state, strerror(errno));
@@ -101,7 +101,7 @@ emu_state_save(struct emu *e)
 	if (e->c.state[0] == '\0')
 		return (0);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", e->c.state);
-	if ((f = fopen(tmp, "w")) == NULL)
+	if ((f = fopen(tmp, "we")) == NULL)
 		return (-errno);
 	fprintf(f, "# ocs-emu state\nsize %u\nboot %s\nsid %s\n", e->x.n,
 	        e->x.boot == OXC_BOOT_RESTORE ? "restore" : "dark", e->sid);
@@ -119,7 +119,8 @@ emu_state_save(struct emu *e)
 		return (rv);
 	}
 	snprintf(dir, sizeof(dir), "%s", e->c.state);
-	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY)) >= 0) {
+	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
+	    0) {
 		fsync(fd);
 		close(fd);
 	}

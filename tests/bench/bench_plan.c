@@ -8,6 +8,7 @@
  * runs in its own child, measured with wait4).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,7 @@ main(void)
 			int           fd[2], st;
 			pid_t         pid;
 
-			if (pipe(fd) != 0)
+			if (pipe2(fd, O_CLOEXEC) != 0)
 				return (1);
 			if ((pid = fork()) == 0) {
 				close(fd[0]);

@@ -80,7 +80,8 @@ tcp_pair(int *a, int *b)
 	                          sizeof(port)) != 0)
 		return (-1);
 	*a = net_connect(host, port, 2000, -1);
-	for (int i = 0; i < 200 && (*b = accept(l, NULL, NULL)) < 0; i++)
+	for (int i = 0;
+	     i < 200 && (*b = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0; i++)
 		mono_sleep_ms(5);
 	close(l);
 	if (*a < 0 || *b < 0)
@@ -198,7 +199,7 @@ cpu_s(pid_t pid)
 	int                i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	if ((f = fopen(path, "re")) == NULL)
 		return (0);
 	if (fgets(buf, sizeof(buf), f) == NULL) {
 		fclose(f);
@@ -281,12 +282,17 @@ emu_up_at(struct relay_rig *rr, int ports, const char *fib)
 	    NULL};
 
 	snprintf(p, sizeof(p), "%d", ports);
-	if (proc_start(&rr->emu, argv, NULL) != 0 ||
-	    proc_line(&rr->emu, line, sizeof(line), 5000) != 0)
+	if (proc_start(&rr->emu, argv, NULL) != 0)
 		return (-1);
+	if (proc_line(&rr->emu, line, sizeof(line), 5000) != 0) {
+		proc_stop(&rr->emu, SIGTERM);
+		return (-1);
+	}
 	snprintf(rr->tl1, sizeof(rr->tl1), "%.60s", line + 13);
-	if (proc_line(&rr->emu, line, sizeof(line), 5000) != 0)
+	if (proc_line(&rr->emu, line, sizeof(line), 5000) != 0) {
+		proc_stop(&rr->emu, SIGTERM);
 		return (-1);
+	}
 	snprintf(rr->fib, sizeof(rr->fib), "%.60s", line + 15);
 	return (0);
 }
@@ -321,8 +327,8 @@ relay_streams(const char *fib, int n, double *emu_cpu)
 	struct relay_rig rr;
 	struct stream    st[64];
 	char             cmd[4096];
-	int              fd[64], i, P = 2 * n + 2;
-	double           t0, c0, bw;
+	int              fd[64], i, nfd = 0, P = 2 * n + 2;
+	double           t0, c0, bw = -1;
 	size_t           off;
 
 	if (emu_up_at(&rr, P, fib) != 0)
@@ -330,14 +336,15 @@ relay_streams(const char *fib, int n, double *emu_cpu)
 	off = (size_t)snprintf(cmd, sizeof(cmd), "ENT-PATCH::1&&%d,", 2 * n);
 	for (i = 0; i < 2 * n; i++) {
 		if ((fd[i] = fibre_at(rr.fib, i + 1, P + i + 1)) < 0)
-			return (-1);
+			goto out;
+		nfd++;
 		off +=
 		    (size_t)snprintf(cmd + off, sizeof(cmd) - off, "%s%d",
 		                     i ? "&" : "", P + (i + 1) % (2 * n) + 1);
 	}
 	snprintf(cmd + off, sizeof(cmd) - off, ":2:;");
 	if (tl1(rr.tl1, cmd) != 0)
-		return (-1);
+		goto out;
 	for (i = 0; i < 2 * n; i++) {
 		st[i].tx = fd[i];
 		st[i].rx = fd[(i + 1) % (2 * n)];
@@ -346,7 +353,9 @@ relay_streams(const char *fib, int n, double *emu_cpu)
 	c0 = cpu_s(rr.emu.pid);
 	bw = run_streams(st, 2 * n, 128ull << 20);
 	*emu_cpu = (cpu_s(rr.emu.pid) - c0) / (now_s() - t0);
-	for (i = 0; i < 2 * n; i++)
+out:
+	/* Its switch stops on every way out: nothing outlives the bench. */
+	for (i = 0; i < nfd; i++)
 		close(fd[i]);
 	proc_stop(&rr.emu, SIGTERM);
 	return (bw);
@@ -369,15 +378,16 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 	char                cmd[8300], ins[4096], outs[4096], err[200];
 	uint32_t            i, p, P = 2 * n + 2;
 	uint64_t            got = 0;
-	double              dt;
+	double              dt, rv = -1;
 	size_t              oi = 0, oo = 0;
 
-	if (a2a_init(&a, algo, n) != 0 ||
+	if (v == NULL || a2a_init(&a, algo, n) != 0 ||
 	    a2a_build(&a, bytes, before, 1u << 24, &s) != 0 ||
 	    sched_plans(&s, &np) != 0)
 		return (-1);
+	memset(&rr, 0, sizeof(rr));
 	if (fib && emu_up_at(&rr, (int)P, fib) != 0)
-		return (-1);
+		goto out;
 	for (i = 0; i < s.cfg[0].ncirc; i++) {
 		const struct sched_circuit *c = &s.circ[s.cfg[0].circ_off + i];
 		uint32_t ta = 2 * c->a + c->pa, tb = 2 * c->b + c->pb;
@@ -385,7 +395,7 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 
 		if (fib == NULL) {
 			if (tcp_pair(&x, &y) != 0)
-				return (-1);
+				goto out;
 			fcntl(x, F_SETFL, fcntl(x, F_GETFL) | O_NONBLOCK);
 			fcntl(y, F_SETFL, fcntl(y, F_GETFL) | O_NONBLOCK);
 			v[c->a].fd[c->pa].fd = x;
@@ -400,7 +410,7 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 	for (i = 0; i < n; i++) {
 		if (plan_from_sched(&s, &np[i], 7, 65536, 60000, 2, &v[i].p) !=
 		    0)
-			return (-ENOMEM);
+			goto out;
 		for (p = 0; p < 2; p++) {
 			if (fib == NULL) {
 				v[i].x[p] =
@@ -411,14 +421,14 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 			               2 * i + p + 1, P + 2 * i + p + 1, 2000,
 			               err, sizeof(err)) != 0) {
 				fprintf(stderr, "bench_run: %s\n", err);
-				return (-1);
+				goto out;
 			}
 		}
 	}
 	if (fib) {
 		snprintf(cmd, sizeof(cmd), "ENT-PATCH::%s,%s:2:;", ins, outs);
 		if (tl1(rr.tl1, cmd) != 0)
-			return (-1);
+			goto out;
 	}
 	/* The nodes run their phases at the same time: the slowest one's
 	 * phase time (setup, filling the blocks, excluded) is the wall. */
@@ -430,24 +440,29 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes)
 		if (v[i].rv != 0) {
 			fprintf(stderr, "bench_run: node %u: %s\n", i,
 			        v[i].err);
-			return (-1);
+			goto out;
 		}
 		got += v[i].bytes;
+	}
+	rv = got / dt;
+out:
+	for (i = 0; i < n; i++) {
 		for (p = 0; p < 2; p++) {
 			if (fib)
 				xport_close(&v[i].x[p]);
-			else
+			else if (v[i].fd[p].fd > 0)
 				close(v[i].fd[p].fd);
 		}
 		plan_free(&v[i].p);
 	}
+	/* Its switch stops on every way out: nothing outlives the bench. */
 	if (fib)
 		proc_stop(&rr.emu, SIGTERM);
 	free(v);
 	sched_plans_free(np, n);
 	sched_free(&s);
 	a2a_fini(&a);
-	return (got / dt);
+	return (rv);
 }
 
 /* ---- runs through ocsd ---------------------------------------------------- */
@@ -515,14 +530,19 @@ main(void)
 	/* a's TX (ingress 1) to b's RX (egress P+2), and back. */
 	snprintf(cmd, sizeof(cmd), "ENT-PATCH::1&2,%d&%d:2:;", 2 * n + 4,
 	         2 * n + 3);
-	if (a < 0 || b < 0 || tl1(rr.tl1, cmd) != 0)
+	if (a < 0 || b < 0 || tl1(rr.tl1, cmd) != 0) {
+		proc_stop(&rr.emu, SIGTERM);
 		return (1);
-	if ((rtt_fib = rtt(a, b)) < 0) {
+	}
+	rtt_fib = rtt(a, b);
+	close(a);
+	close(b);
+	/* Its own switch: stopped on every way out of this part. */
+	proc_stop(&rr.emu, SIGTERM);
+	if (rtt_fib < 0) {
 		fprintf(stderr, "bench_run: no echo through the fibres\n");
 		return (1);
 	}
-	close(a);
-	close(b);
 	printf("1. round trip of one byte (median of 4000)\n");
 	printf("   loopback TCP          %8.1f us\n", rtt_tcp * 1e6);
 	printf("   ocs-emu fibre pair    %8.1f us  (two TCP legs and the "

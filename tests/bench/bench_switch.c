@@ -269,7 +269,7 @@ bench_ocsd(const char *dir, const char *drvname, const char *addr,
 	snprintf(conf, sizeof(conf), "%s/ocsd.conf", dir);
 	snprintf(sock, sizeof(sock), "ipc://%s/ctl.sock", dir);
 	snprintf(log, sizeof(log), "%s/ocsd.log", dir);
-	f = fopen(conf, "w");
+	f = fopen(conf, "we");
 	fprintf(f,
 	        "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
 	        "password = root\ntimeout = 10s\npoll = 0\n[control]\n"

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proto/base/mono.h"
 #include "tests/lib/proc.h"
 
 const char *
@@ -45,6 +46,9 @@ proc_start(struct proc *p, char *const argv[], const char *errlog)
 		dup2(fd[1], 1);
 		if (lf >= 0)
 			dup2(lf, 2);
+		/* The program gets 0, 1 and 2, nothing else of ours (a
+		 * pipe of another program's would keep its reader waiting). */
+		close_range(3, ~0u, 0);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -104,6 +108,36 @@ proc_stop(struct proc *p, int sig)
 	return (st);
 }
 
+int
+proc_term_ms(struct proc *p, int *st)
+{
+	struct timespec ts = {0, 1000000};
+	uint64_t        t0;
+	int             i, ms = -1;
+
+	*st = -1;
+	if (p->pid <= 0)
+		return (-1);
+	t0 = mono_ms();
+	kill(p->pid, SIGTERM);
+	for (i = 0; i < 5000; i++) {
+		if (waitpid(p->pid, st, WNOHANG) == p->pid) {
+			ms = (int)(mono_ms() - t0);
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (ms < 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, st, 0);
+	}
+	if (p->out > 0)
+		close(p->out);
+	p->pid = 0;
+	p->out = -1;
+	return (ms);
+}
+
 static char *
 slurp(int fd)
 {
@@ -134,17 +168,15 @@ proc_run(char *const argv[], char **out, char **err)
 	int   po[2], fe, st;
 	pid_t pid;
 
-	if (pipe(po) != 0 || (fe = mkstemp(ef)) < 0)
+	if (pipe2(po, O_CLOEXEC) != 0 || (fe = mkostemp(ef, O_CLOEXEC)) < 0)
 		return (-1);
 	unlink(ef);
 	if ((pid = fork()) == 0) {
 		dup2(po[1], 1);
 		dup2(fe, 2);
-		/* Only 1 and 2: a daemon that keeps an extra copy of the
+		/* Only 0, 1 and 2: a daemon that keeps an extra copy of the
 		 * pipe would keep the reader waiting for ever. */
-		close(po[0]);
-		close(po[1]);
-		close(fe);
+		close_range(3, ~0u, 0);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -200,7 +232,7 @@ int
 proc_log_dirty(const struct proc *p)
 {
 	char  line[512];
-	FILE *f = fopen(p->log, "r");
+	FILE *f = fopen(p->log, "re");
 	int   dirty = 0;
 
 	if (f == NULL)

@@ -26,6 +26,9 @@ int proc_start(struct proc *, char *const argv[], const char *errlog);
 int proc_line(struct proc *, char *buf, size_t len, int timeout_ms);
 /* Signal, wait up to 5 s, then SIGKILL.  Returns the wait status. */
 int proc_stop(struct proc *, int sig);
+/* SIGTERM, and how long it took to exit (ms, waited for up to 5 s, then
+ * SIGKILL and -1); its wait status in *st. */
+int proc_term_ms(struct proc *, int *st);
 /* Is it still running? */
 int proc_alive(struct proc *);
 /* Wait up to timeout_ms for it to exit; its exit status, or -1. */

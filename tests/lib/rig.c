@@ -16,7 +16,7 @@
 static int
 write_file(const char *path, const char *text, mode_t mode)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 
 	if (f == NULL)
 		return (-1);

@@ -52,7 +52,7 @@ rss_kb(pid_t pid)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	if ((f = fopen(path, "re")) == NULL)
 		return (-1);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
@@ -177,7 +177,7 @@ soak(const char *driver, int total, struct result *res)
 	snprintf(resta, sizeof(resta), "%.60s", line + 14);
 	snprintf(conf, sizeof(conf), "%s/ocsd.conf", dir);
 	snprintf(sock, sizeof(sock), "ipc://%s/ctl.sock", dir);
-	f = fopen(conf, "w");
+	f = fopen(conf, "we");
 	fprintf(f,
 	        "[switch]\ndriver = %s\naddress = %s%s\nuser = root\n"
 	        "password = root\ntimeout = 5s\nswitch_time = 1ms\npoll = 0\n"
