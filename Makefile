@@ -230,6 +230,8 @@ $(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(BASE_LIB)
 EMU_SRCS := \
 	testbed/ocs-emu/emu_main.c \
 	testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_tl1_polatis.c \
+	testbed/ocs-emu/emu_tl1_port.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
@@ -277,7 +279,8 @@ UNIT_TESTS := \
 	drv \
 	runner \
 	agents \
-	report
+	report \
+	emu_polatis
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -307,6 +310,10 @@ TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
 TEST_DEPS_plan := $(MSG_LIB)
 TEST_DEPS_report := $(MSG_LIB)
+# The emulator's TL1 faces, without sockets (emu_tl1_feed).
+EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
+	emu_tl1_polatis.o emu_tl1_port.o emu_fault.o emu_state.o)
+TEST_DEPS_emu_polatis = $(EMU_TL1_OBJS) $(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
@@ -536,6 +543,7 @@ FUZZ_SRCS_units := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_plan_cli := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tl1_resp := $(DRV_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
+	testbed/ocs-emu/emu_tl1_polatis.c testbed/ocs-emu/emu_tl1_port.c \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c

@@ -97,9 +97,26 @@ perr(enum tl1_perr *pe, size_t *off, enum tl1_perr what, size_t at)
 	return (-EINVAL);
 }
 
+/* An unquoted TID is a name: a letter, then letters, digits, - and _. */
+static int
+tid_ok(const char *t)
+{
+	size_t i;
+
+	if (t[0] == '\0')
+		return (1);
+	if (!isalpha((unsigned char)t[0]))
+		return (0);
+	for (i = 1; t[i]; i++)
+		if (!isalnum((unsigned char)t[i]) && t[i] != '-' &&
+		    t[i] != '_')
+			return (0);
+	return (1);
+}
+
 int
-tl1_cmd_parse(const char *s, size_t len, struct tl1_cmd *c, enum tl1_perr *pe,
-              size_t *off)
+tl1_cmd_parse(const char *s, size_t len, int flags, struct tl1_cmd *c,
+              enum tl1_perr *pe, size_t *off)
 {
 	char  *f[4 + TL1_MAX_BLKS];
 	size_t fo[4 + TL1_MAX_BLKS];
@@ -147,9 +164,15 @@ tl1_cmd_parse(const char *s, size_t len, struct tl1_cmd *c, enum tl1_perr *pe,
 		c->verb[i] = (char)toupper((unsigned char)f[0][i]);
 	}
 	c->verb[i] = '\0';
-	if (nf < 4)
+	/* A dialect without a required CTAG (CALIENT's "RTRV-NE;") has
+	 * its missing fields empty. */
+	if (nf < 4 && !(flags & TL1_PARSE_CTAG_OPTIONAL))
 		return (perr(pe, off, TL1_PERR_CTAG, len + 1));
-	/* TID, possibly quoted. */
+	while (nf < 4) {
+		f[nf] = p + len;
+		fo[nf++] = len;
+	}
+	/* TID, possibly quoted (then anything); else a name. */
 	if (f[1][0] == '"') {
 		size_t tl = strlen(f[1]);
 
@@ -157,10 +180,13 @@ tl1_cmd_parse(const char *s, size_t len, struct tl1_cmd *c, enum tl1_perr *pe,
 			return (perr(pe, off, TL1_PERR_TID, fo[1]));
 		f[1][tl - 1] = '\0';
 		f[1]++;
-	}
+	} else if (!tid_ok(f[1]))
+		return (perr(pe, off, TL1_PERR_TID, fo[1]));
 	c->tid = f[1];
 	c->aid = f[2];
-	/* CTAG: required, short, alphanumeric. */
+	/* CTAG: required (unless optional, then "0"), short, alnum. */
+	if (f[3][0] == '\0' && (flags & TL1_PARSE_CTAG_OPTIONAL))
+		f[3] = "0";
 	if (f[3][0] == '\0' || strlen(f[3]) > 10)
 		return (perr(pe, off, TL1_PERR_CTAG, fo[3]));
 	for (i = 0; f[3][i]; i++)

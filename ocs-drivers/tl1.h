@@ -51,10 +51,11 @@ struct tl1_cmd {
 
 /*
  * Parse one command (the bytes up to, not including, the ';').  Verbs are
- * upper-cased; a quoted TID keeps its quotes stripped.  Returns 0, or
- * -EINVAL with *off set to the offset of the error (GR-831's "Parse error
- * at offset N"): a missing or malformed CTAG, an empty verb, an
- * unterminated quote.  *off is -1 when the CTAG is the only problem
+ * upper-cased; a quoted TID keeps its quotes stripped, an unquoted one
+ * must be a name (a letter, then letters, digits, - and _).  Returns 0,
+ * or -EINVAL with *off set to the 0-based offset of the error (a device's
+ * "Parse error at offset N" counts from 1): a missing or malformed CTAG,
+ * a malformed TID, an empty verb, an unterminated quote.  *off is -1 when the CTAG is the only problem
  * (IICT), else the offending offset (IITA for the TID, IICM for the verb).
  * tl1_cmd_free() is safe after any result.
  */
@@ -64,7 +65,8 @@ enum tl1_perr {
 	TL1_PERR_CTAG,     /* IICT */
 	TL1_PERR_SYNTAX,   /* IISP */
 };
-int  tl1_cmd_parse(const char *s, size_t len, struct tl1_cmd *,
+#define TL1_PARSE_CTAG_OPTIONAL 0x1 /* missing CTAG reads as "0" */
+int  tl1_cmd_parse(const char *s, size_t len, int flags, struct tl1_cmd *,
                    enum tl1_perr *perr, size_t *off);
 void tl1_cmd_free(struct tl1_cmd *);
 

@@ -57,13 +57,41 @@ struct emu {
 	struct emu_fault fault;
 	uint64_t         rest_reqs; /* REST requests, for drop_after */
 
+	int64_t clock_s; /* ED-DAT: headers' time minus the host's */
+
 	/* Light-path counters per port (1..2N), updated by the fibre
 	 * thread with atomics and read by the control faces. */
 	uint64_t *cnt_in;   /* bytes entering at an ingress */
 	uint64_t *cnt_out;  /* bytes leaving at an egress */
 	uint64_t *cnt_drop; /* bytes lost at an ingress (dark, unpatched) */
 	uint32_t *corrupt;  /* test hook: flip a byte of the next chunk */
+
+	/* What else a port holds (1..2N): its label (Polatis; CALIENT's
+	 * alias), its power monitor's settings and its attenuator. */
+	struct emu_port *port;
 };
+
+#define EMU_LABEL_MAX 32 /* characters of a port label */
+struct emu_port {
+	char     label[EMU_LABEL_MAX + 1];
+	uint16_t wave;   /* PMON: calibration wavelength, nm */
+	double   offset; /* PMON: calibration offset, dB */
+	uint8_t  atime;  /* PMON: averaging time code, 1..8 */
+	uint8_t  amode;  /* VOA mode (EMU_ATTEN_*), egress ports only */
+	double   alevel; /* VOA level, dB */
+};
+enum {
+	EMU_ATTEN_NONE,
+	EMU_ATTEN_ABSOLUTE,
+	EMU_ATTEN_RELATIVE,
+	EMU_ATTEN_CONVERGED
+};
+
+/* The switch model of e->c.ports ports a side and every per-port array,
+ * at their defaults (port monitors at 1550 nm, attenuators off).  0 or
+ * -ENOMEM (everything freed); emu_model_free after a 0. */
+int  emu_model_init(struct emu *);
+void emu_model_free(struct emu *);
 
 /* The light path: accept fibres on lfd and carry bytes between ports
  * that are patched and lit, until stopfd is readable.  0 or -errno. */
@@ -75,9 +103,15 @@ int emu_state_load(struct emu *, char *err, size_t errlen);
 /* Write it atomically (temp file, fsync, rename).  Caller holds mtx. */
 int emu_state_save(struct emu *);
 
-/* The TL1 face: serve on listen fd lfd until the stop fd is readable.
+/* The TL1 faces, one dialect each: Polatis (--tl1) and CALIENT
+ * (--tl1-calient) on the same switch model. */
+struct emu_tl1_dialect;
+extern const struct emu_tl1_dialect emu_tl1_polatis, emu_tl1_calient;
+
+/* Serve a dialect on listen fd lfd until the stop fd is readable.
  * Returns 0, or -errno on a fatal error. */
-int emu_tl1_serve(struct emu *, int lfd, int stopfd);
+int emu_tl1_serve(struct emu *, const struct emu_tl1_dialect *, int lfd,
+                  int stopfd);
 
 /*
  * For tests and fuzzing: run bytes through a fresh TL1 session that is
@@ -86,8 +120,8 @@ int emu_tl1_serve(struct emu *, int lfd, int stopfd);
  * appended to out.  0 or -ENOMEM.
  */
 struct tl1_buf;
-int emu_tl1_feed(struct emu *, const char *in, size_t len,
-                 struct tl1_buf *out);
+int emu_tl1_feed(struct emu *, const struct emu_tl1_dialect *, const char *in,
+                 size_t len, struct tl1_buf *out);
 
 /*
  * Faults: apply a spec, comma-separated items

@@ -247,7 +247,7 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 	snprintf(c->password, sizeof(c->password), "root");
 	c->boot = OXC_BOOT_RESTORE;
 	snprintf(c->sid, sizeof(c->sid), "OCS-EMU");
-	c->block_bytes = 4096;
+	c->block_bytes = 0; /* unconfirmed for Polatis: off unless asked */
 	c->login_grace_ms = 60000;
 	c->idle_timeout_s = 30 * 60;
 	opterr = 0;
@@ -310,13 +310,7 @@ setup(struct emu *e, const char *faults)
 	int  rv;
 
 	pthread_mutex_init(&e->mtx, NULL);
-	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
-		fatalx("out of memory");
-	e->cnt_in = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_in));
-	e->cnt_out = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_out));
-	e->cnt_drop = calloc(2 * e->c.ports + 1, sizeof(*e->cnt_drop));
-	e->corrupt = calloc(2 * e->c.ports + 1, sizeof(*e->corrupt));
-	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt)
+	if (emu_model_init(e) != 0)
 		fatalx("out of memory");
 	e->x.busy_replace = e->c.busy_replace;
 	e->x.boot = e->c.boot;
@@ -343,11 +337,7 @@ setup(struct emu *e, const char *faults)
 static void
 emu_free(struct emu *e)
 {
-	oxc_free(&e->x);
-	free(e->cnt_in);
-	free(e->cnt_out);
-	free(e->cnt_drop);
-	free(e->corrupt);
+	emu_model_free(e);
 	pthread_mutex_destroy(&e->mtx);
 	free(e);
 }
@@ -445,7 +435,7 @@ main(int argc, char **argv)
 	if (rest != NULL)
 		printf("ocs-emu: rest %s\n", rbound);
 	fflush(stdout);
-	if ((rv = emu_tl1_serve(e, lfd, sfd)) != 0) {
+	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd)) != 0) {
 		errno = -rv;
 		fatal("tl1");
 	}

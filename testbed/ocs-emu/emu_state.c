@@ -127,3 +127,41 @@ emu_state_save(struct emu *e)
 	e->saved_gen = e->x.gen;
 	return (0);
 }
+
+int
+emu_model_init(struct emu *e)
+{
+	size_t n = 2 * (size_t)e->c.ports + 1, i;
+
+	if (oxc_init(&e->x, e->c.ports, e->c.switch_ns) != 0)
+		return (-ENOMEM);
+	e->cnt_in = calloc(n, sizeof(*e->cnt_in));
+	e->cnt_out = calloc(n, sizeof(*e->cnt_out));
+	e->cnt_drop = calloc(n, sizeof(*e->cnt_drop));
+	e->corrupt = calloc(n, sizeof(*e->corrupt));
+	e->port = calloc(n, sizeof(*e->port));
+	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt ||
+	    !e->port) {
+		emu_model_free(e);
+		return (-ENOMEM);
+	}
+	for (i = 0; i < n; i++) {
+		e->port[i].wave = 1550;
+		e->port[i].atime = 1;
+	}
+	return (0);
+}
+
+void
+emu_model_free(struct emu *e)
+{
+	oxc_free(&e->x);
+	free(e->cnt_in);
+	free(e->cnt_out);
+	free(e->cnt_drop);
+	free(e->corrupt);
+	free(e->port);
+	e->cnt_in = e->cnt_out = e->cnt_drop = NULL;
+	e->corrupt = NULL;
+	e->port = NULL;
+}

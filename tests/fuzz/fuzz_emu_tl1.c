@@ -31,16 +31,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	e.c.block_bytes = 64;
 	e.c.switch_ns = 1000;
 	pthread_mutex_init(&e.mtx, NULL);
-	if (oxc_init(&e.x, 8, 1000) != 0)
+	e.c.ports = 8;
+	/* The model as ocs-emu makes it: counters, per-port state. */
+	if (emu_model_init(&e) != 0)
 		abort();
-	/* As ocs-emu has them: light-path counters and the corrupt hook. */
-	e.cnt_in = calloc(2 * 8 + 1, sizeof(*e.cnt_in));
-	e.cnt_out = calloc(2 * 8 + 1, sizeof(*e.cnt_out));
-	e.cnt_drop = calloc(2 * 8 + 1, sizeof(*e.cnt_drop));
-	e.corrupt = calloc(2 * 8 + 1, sizeof(*e.corrupt));
-	if (!e.cnt_in || !e.cnt_out || !e.cnt_drop || !e.corrupt)
-		abort();
-	if (emu_tl1_feed(&e, (const char *)data, len, &out) != 0)
+	if (emu_tl1_feed(&e, &emu_tl1_polatis, (const char *)data, len,
+	                 &out) != 0)
 		abort();
 	while (off < out.len) {
 		n = tl1_resp_parse(out.p + off, out.len - off, &r);
@@ -50,11 +46,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		off += (size_t)n;
 	}
 	tl1_buf_free(&out);
-	free(e.cnt_in);
-	free(e.cnt_out);
-	free(e.cnt_drop);
-	free(e.corrupt);
-	oxc_free(&e.x);
+	emu_model_free(&e);
 	pthread_mutex_destroy(&e.mtx);
 	return (0);
 }

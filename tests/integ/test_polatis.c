@@ -27,7 +27,7 @@ struct fx {
 	char       *dir;
 	struct proc emu;
 	char        addr[64];
-	int         nent, ndlt, nauto; /* counted by the trace hook */
+	int         nent, ndlt, nauto, nlogin; /* counted by the trace hook */
 };
 
 static void
@@ -46,6 +46,8 @@ count(void *arg, const char *fmt, ...)
 		f->ndlt++;
 	if (strncmp(line, "tl1 < autonomous", 16) == 0)
 		f->nauto++;
+	if (strncmp(line, "tl1 > ACT-USER", 14) == 0)
+		f->nlogin++;
 }
 
 /* Start ocs-emu with extra arguments; addr "" means an ephemeral port. */
@@ -259,11 +261,18 @@ test_polatis_reconnects_after_drop(void **state)
 	char             addr[64];
 
 	assert_int_equal(drv_apply(d, &b), 0);
-	/* The emulator drops idle sessions after 1 s. */
-	raw(f, "ACT-USER::root:1::root;ED-EQPT::TIMEOUT:2:::ADMIN=1;", 2);
+	/* The emulator drops sessions idle for 1 s (a real switch's
+	 * ED-EQPT TIMEOUT counts minutes). */
+	drv_close(d);
+	proc_stop(&f->emu, SIGTERM);
+	unlink(f->emu.log);
+	emu_start(f, "", "--session-timeout", "1s");
+	d = open_drv(f, "root", 0);
+	f->nlogin = 0;
 	mono_sleep_ms(1600);
 	assert_int_equal(drv_read_map(d, map, 192), 0);
 	assert_int_equal(map[7], 200);
+	assert_int_equal(f->nlogin, 1); /* it noticed, and logged in */
 	/* A batch after the switch closed the idle session: the driver
 	 * notices the close before sending, so the batch is not lost in
 	 * it (its outcome would be unknown). */

@@ -270,7 +270,7 @@ test_tl1_cmd_parse(void **state)
 
 	(void)state;
 	s = "act-user::root:123::root";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), 0);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off), 0);
 	assert_string_equal(c.verb, "ACT-USER");
 	assert_string_equal(c.tid, "");
 	assert_string_equal(c.aid, "root");
@@ -280,30 +280,34 @@ test_tl1_cmd_parse(void **state)
 	assert_string_equal(c.blk[1], "root");
 	tl1_cmd_free(&c);
 	s = "RTRV-PATCH:\"OCS:1\"::5:;";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), 0);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off), 0);
 	assert_string_equal(c.tid, "OCS:1");
 	tl1_cmd_free(&c);
 	s = "RTRV-EQPT::SYSTEM:123:::PARAMETER=SIZE";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), 0);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off), 0);
 	assert_int_equal(c.nblk, 3);
 	assert_string_equal(c.blk[2], "PARAMETER=SIZE");
 	tl1_cmd_free(&c);
 	/* Missing CTAG: IICT. */
 	s = "ENT-PATCH::1,17";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), -EINVAL);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off),
+	                 -EINVAL);
 	assert_int_equal(pe, TL1_PERR_CTAG);
 	tl1_cmd_free(&c);
 	s = "ENT-PATCH::1,17::";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), -EINVAL);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off),
+	                 -EINVAL);
 	assert_int_equal(pe, TL1_PERR_CTAG);
 	assert_int_equal(off, 16);
 	tl1_cmd_free(&c);
 	s = "ENT PATCH::1,17:1:";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), -EINVAL);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off),
+	                 -EINVAL);
 	assert_int_equal(pe, TL1_PERR_VERB);
 	tl1_cmd_free(&c);
 	s = "SET-SID:::1::\"unterminated";
-	assert_int_equal(tl1_cmd_parse(s, strlen(s), &c, &pe, &off), -EINVAL);
+	assert_int_equal(tl1_cmd_parse(s, strlen(s), 0, &c, &pe, &off),
+	                 -EINVAL);
 	assert_int_equal(pe, TL1_PERR_SYNTAX);
 	tl1_cmd_free(&c);
 }

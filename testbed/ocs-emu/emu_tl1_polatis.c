@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The Polatis dialect of ocs-emu's TL1 face: sessions, the system and its
+ * equipment, alarms, autonomous-report control (spec/ocs-protocols.md
+ * sect. 1; what is confirmed and what inferred is in
+ * testbed/ocs-emu/PROTOCOLS.md).  The ports' commands are in
+ * emu_tl1_port.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "proto/base/log.h"
+#include "proto/base/version.h"
+#include "testbed/ocs-emu/emu_tl1_int.h"
+
+#define SID_MAX 20 /* characters of a SID (SET-SID) */
+
+/* A value that is out of range or not a value: the device's one text. */
+static void
+not_valid(struct srv *sv, struct sess *s, const struct tl1_cmd *c)
+{
+	deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
+}
+
+static void
+cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	const char *pw = c->nblk >= 2 ? c->blk[1] : NULL;
+
+	if (c->aid[0] == '\0') {
+		deny(sv, s, c->ctag, "IIAC", "Too few parameters (0/1)");
+		return;
+	}
+	if (pw == NULL || pw[0] == '\0') {
+		deny(sv, s, c->ctag, "IPMS",
+		     "Too few parameters (0/1) in block 1");
+		return;
+	}
+	if (strcmp(c->aid, sv->e->c.user) != 0 ||
+	    strcmp(pw, sv->e->c.password) != 0 || sv->e->fault.refuse_login) {
+		log_info("tl1[%u]: login as \"%s\" refused", s->id, c->aid);
+		deny(sv, s, c->ctag, "PICC", "Permission denied");
+		return;
+	}
+	s->logged_in = 1;
+	snprintf(s->user, sizeof(s->user), "%s", c->aid);
+	compld(sv, s, c->ctag, NULL);
+}
+
+/* Logging out keeps the connection: a client logs in again on it. */
+static void
+cmd_canc_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	if (strcmp(c->aid, s->user) != 0) {
+		deny(sv, s, c->ctag, "PICC", "Permission denied");
+		return;
+	}
+	compld(sv, s, c->ctag, NULL);
+	s->logged_in = 0;
+	s->inhibit = 0;
+	s->user[0] = '\0';
+}
+
+static void
+cmd_rtrv_hdr(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	compld(sv, s, c->ctag, NULL);
+}
+
+/* Four fields without blanks: clients match "(\S+),(\S+),(\S+),(\S+)". */
+static void
+cmd_rtrv_netype(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+
+	addl(&l, "Polatis,N-OCS-EMU-%ux%u,OCS,%s", sv->e->x.n, sv->e->x.n,
+	     OCS_VERSION);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+static void
+cmd_rtrv_inv(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+
+	addl(&l, "OCS:SN=EMU%06u,MODEL=N-OCS-EMU-%ux%u", sv->e->x.n,
+	     sv->e->x.n, sv->e->x.n);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+/* Session timeouts are set in minutes, 0 to 60 (0: none). */
+static unsigned
+timeout_min(const struct srv *sv)
+{
+	return ((sv->e->idle_timeout_s + 59) / 60);
+}
+
+/* RTRV-EQPT's answer for one AID and its PARAMETER (or every one). */
+static int
+eqpt_lines(struct srv *sv, const struct tl1_cmd *c, const char *par,
+           struct lines *l)
+{
+	uint32_t p;
+
+	if (strcasecmp(c->aid, "SYSTEM") == 0) {
+		if (par == NULL || strcasecmp(par, "SIZE") == 0)
+			return (addl(l, "SYSTEM:SIZE=%ux%u", sv->e->x.n,
+			             sv->e->x.n));
+	} else if (strcasecmp(c->aid, "TIMEOUT") == 0) {
+		if (par == NULL || strcasecmp(par, "ADMIN") == 0)
+			addl(l, "TIMEOUT:ADMIN=%u", timeout_min(sv));
+		if (par == NULL || strcasecmp(par, "USER") == 0)
+			addl(l, "TIMEOUT:USER=%u", timeout_min(sv));
+		return (l->n ? 0 : -EINVAL);
+	} else if (strcasecmp(c->aid, "BOOT") == 0) {
+		if (par == NULL || strcasecmp(par, "MODE") == 0)
+			return (addl(l, "BOOT:MODE=%s",
+			             sv->e->x.boot == OXC_BOOT_RESTORE
+			                 ? "RESTORE"
+			                 : "DARK"));
+	} else if (strcasecmp(c->aid, "PMON") == 0) {
+		/* Every port has a power monitor. */
+		if (par == NULL || strcasecmp(par, "CONFIG") == 0) {
+			for (p = 1; p <= 2 * sv->e->x.n; p++)
+				addl(l, "PMON::PORT=%u,MODE=%s", p,
+				     p <= sv->e->x.n ? "INPUT" : "OUTPUT");
+			return (0);
+		}
+	} else
+		return (-ENOENT);
+	return (-EINVAL);
+}
+
+static void
+cmd_rtrv_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	static const char *const keys[] = {"PARAMETER", NULL};
+	struct lines             l = {0};
+	char                     v[64];
+	const char              *par = keyword(c, "PARAMETER", v, sizeof(v));
+	int                      rv;
+
+	if (params_only(sv, s, c, 1, keys) != 0)
+		return;
+	rv = eqpt_lines(sv, c, par, &l);
+	if (rv == -ENOENT)
+		deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+	else if (rv != 0)
+		not_valid(sv, s, c);
+	else
+		compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+/* ED-EQPT::TIMEOUT:::ADMIN=m | USER=m (minutes, 0..60). */
+static int
+ed_timeout(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	static const char *const keys[] = {"ADMIN", "USER", NULL};
+	char                     v[64];
+	long                     t;
+
+	if (params_only(sv, s, c, 1, keys) != 0)
+		return (-EINVAL);
+	if (keyword(c, "ADMIN", v, sizeof(v)) == NULL &&
+	    keyword(c, "USER", v, sizeof(v)) == NULL) {
+		deny(sv, s, c->ctag, "IPMS", "Missing ADMIN or USER");
+		return (-EINVAL);
+	}
+	if (number_in(v, 0, 60, &t) != 0) {
+		not_valid(sv, s, c);
+		return (-EINVAL);
+	}
+	sv->e->idle_timeout_s = (uint32_t)t * 60;
+	return (0);
+}
+
+/* ED-EQPT::BOOT:::MODE=DARK|RESTORE: a number is not a value at all, a
+ * word that is not a mode is an invalid value. */
+static int
+ed_boot(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	static const char *const keys[] = {"MODE", NULL};
+	char                     v[64];
+	long                     t;
+
+	if (params_only(sv, s, c, 1, keys) != 0)
+		return (-EINVAL);
+	if (keyword(c, "MODE", v, sizeof(v)) == NULL) {
+		deny(sv, s, c->ctag, "IPMS", "Missing MODE");
+		return (-EINVAL);
+	}
+	if (strcasecmp(v, "DARK") == 0)
+		sv->e->x.boot = OXC_BOOT_DARK;
+	else if (strcasecmp(v, "RESTORE") == 0)
+		sv->e->x.boot = OXC_BOOT_RESTORE;
+	else if (v[0] == '\0' || number_in(v, -1000000, 1000000, &t) == 0) {
+		not_valid(sv, s, c);
+		return (-EINVAL);
+	} else {
+		deny(sv, s, c->ctag, "IDNV", "Invalid value %s", v);
+		return (-EINVAL);
+	}
+	sv->e->x.gen++; /* saved now */
+	persist(sv);
+	return (0);
+}
+
+static void
+cmd_ed_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	int rv;
+
+	if (strcasecmp(c->aid, "BOOT") == 0)
+		rv = ed_boot(sv, s, c);
+	else if (strcasecmp(c->aid, "TIMEOUT") == 0)
+		rv = ed_timeout(sv, s, c);
+	else {
+		deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+		return;
+	}
+	if (rv == 0)
+		compld(sv, s, c->ctag, NULL);
+}
+
+/* SET-SID:::c::NAME; up to 20 characters, blanks allowed, quotes
+ * around it are not part of it. */
+static void
+cmd_set_sid(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	const char *sid = c->nblk >= 2 ? c->blk[1] : "";
+	size_t      n = strlen(sid), i;
+
+	if (n >= 2 && sid[0] == '"' && sid[n - 1] == '"') {
+		sid++;
+		n -= 2;
+	}
+	if (n == 0 || n > SID_MAX) {
+		not_valid(sv, s, c);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if ((unsigned char)sid[i] < 0x20 || sid[i] == '"' ||
+		    sid[i] == '\\' || (unsigned char)sid[i] >= 0x7f) {
+			not_valid(sv, s, c);
+			return;
+		}
+	snprintf(sv->e->sid, sizeof(sv->e->sid), "%.*s", (int)n, sid);
+	sv->e->x.gen++;
+	persist(sv);
+	compld(sv, s, c->ctag, NULL);
+}
+
+static void
+cmd_rtrv_tod(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+	struct tm    tm;
+	time_t       t = emu_now(sv);
+	char         b[64];
+
+	localtime_r(&t, &tm);
+	strftime(b, sizeof(b), "%Y,%m,%d,%H,%M,%S", &tm);
+	addl(&l, "%s", b);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+/* ED-DAT:::c::YY-MM-DD,HH-MM-SS: the switch's clock, not the host's. */
+static void
+cmd_ed_dat(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	const char *v = c->nblk >= 2 ? c->blk[1] : "";
+	struct tm   tm;
+	int         y, mo, d, h, mi, se, k = 0;
+	time_t      t;
+
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(v, "%2d-%2d-%2d,%2d-%2d-%2d%n", &y, &mo, &d, &h, &mi, &se,
+	           &k) != 6 ||
+	    v[k] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || se > 59 || y < 0 || h < 0 || mi < 0 || se < 0) {
+		not_valid(sv, s, c);
+		return;
+	}
+	tm.tm_year = 100 + y;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	tm.tm_isdst = -1;
+	if ((t = mktime(&tm)) == (time_t)-1) {
+		not_valid(sv, s, c);
+		return;
+	}
+	sv->e->clock_s = (int64_t)(t - time(NULL));
+	compld(sv, s, c->ctag, NULL);
+}
+
+/*
+ * INIT-SYS::SYSTEM:c::PHASE: the switch restarts: every session is
+ * closed once it has its answer, and the boot mode decides what the
+ * patches are after it (dark: none).  ::ALARM clears the alarms' history
+ * (there is none to keep).
+ */
+static void
+cmd_init_sys(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	long ph;
+	int  i;
+
+	if (strcasecmp(c->aid, "SYSTEM") != 0 &&
+	    strcasecmp(c->aid, "ALARM") != 0) {
+		deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+		return;
+	}
+	if (number_in(c->nblk >= 2 ? c->blk[1] : "", 0, 4, &ph) != 0) {
+		not_valid(sv, s, c);
+		return;
+	}
+	compld(sv, s, c->ctag, NULL);
+	if (strcasecmp(c->aid, "ALARM") == 0)
+		return;
+	log_info("tl1[%u]: INIT-SYS: restarting (boot %s)", s->id,
+	         sv->e->x.boot == OXC_BOOT_DARK ? "dark" : "restore");
+	if (sv->e->x.boot == OXC_BOOT_DARK)
+		oxc_clear(&sv->e->x);
+	persist(sv);
+	for (i = 0; i < MAX_SESS; i++)
+		if (sv->s[i])
+			sv->s[i]->closing = 1;
+}
+
+/* The alarms standing now: failed ports (lose=P). */
+static void
+alarms(struct srv *sv, struct sess *s, struct tl1_cmd *c, int env)
+{
+	struct lines l = {0};
+	struct tm    tm;
+	time_t       t = emu_now(sv);
+	char         d[16], h[16];
+	uint32_t     p;
+
+	localtime_r(&t, &tm);
+	strftime(d, sizeof(d), "%m-%d", &tm);
+	strftime(h, sizeof(h), "%H-%M-%S", &tm);
+	for (p = 1; !env && p <= 2 * sv->e->x.n; p++)
+		if (sv->e->x.failed[p])
+			addl(&l, "%u,PORT:MJ,LOS,SA,%s,%s:\"Loss of signal\"",
+			     p, d, h);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+static void
+cmd_rtrv_alm_all(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	alarms(sv, s, c, 0);
+}
+
+static void
+cmd_rtrv_alm_env(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	alarms(sv, s, c, 1);
+}
+
+/* Autonomous reports: ALL and REPMGR (the report manager) name them. */
+static int
+arc_aid(struct srv *sv, struct sess *s, const struct tl1_cmd *c)
+{
+	if (strcasecmp(c->aid, "ALL") == 0 ||
+	    strcasecmp(c->aid, "REPMGR") == 0)
+		return (1);
+	deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+	return (0);
+}
+
+static void
+cmd_opr_arc_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	if (!arc_aid(sv, s, c))
+		return;
+	s->inhibit = 1;
+	compld(sv, s, c->ctag, NULL);
+}
+
+static void
+cmd_rls_arc_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	if (!arc_aid(sv, s, c))
+		return;
+	s->inhibit = 0;
+	compld(sv, s, c->ctag, NULL);
+}
+
+static void
+cmd_rtrv_arc_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+
+	if (!arc_aid(sv, s, c))
+		return;
+	addl(&l, "REPMGR:%s,,", s->inhibit ? "IND" : "ALW");
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+/* SET-EMU-FAULT:::<ctag>::<spec>; (an ocs-emu extension, needs no login
+ * and ignores the faults so they can be cleared). */
+static void
+cmd_set_emu_fault(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines l = {0};
+	char         err[200], now[256];
+	const char  *spec = c->nblk >= 2 ? c->blk[1] : "";
+
+	if (emu_fault_set(sv->e, spec, err, sizeof(err)) != 0) {
+		deny(sv, s, c->ctag, "IPNV", "%s", err);
+		return;
+	}
+	emu_fault_fmt(sv->e, now, sizeof(now));
+	log_info("tl1[%u]: faults now: %s", s->id, now);
+	addl(&l, "FAULTS=%s", now);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
+    {"ACT-USER", 0, cmd_act_user},
+    {"CANC-USER", 1, cmd_canc_user},
+    {"RTRV-HDR", 1, cmd_rtrv_hdr},
+    {"RTRV-NETYPE", 1, cmd_rtrv_netype},
+    {"RTRV-INV", 1, cmd_rtrv_inv},
+    {"RTRV-EQPT", 1, cmd_rtrv_eqpt},
+    {"ED-EQPT", 1, cmd_ed_eqpt},
+    {"SET-SID", 1, cmd_set_sid},
+    {"RTRV-TOD", 1, cmd_rtrv_tod},
+    {"ED-DAT", 1, cmd_ed_dat},
+    {"INIT-SYS", 1, cmd_init_sys},
+    {"RTRV-ALM-ALL", 1, cmd_rtrv_alm_all},
+    {"RTRV-ALM-EQPT", 1, cmd_rtrv_alm_all},
+    {"RTRV-ALM-ENV", 1, cmd_rtrv_alm_env},
+    {"OPR-ARC-EQPT", 1, cmd_opr_arc_eqpt},
+    {"RLS-ARC-EQPT", 1, cmd_rls_arc_eqpt},
+    {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
+    {"SET-EMU-FAULT", 0, cmd_set_emu_fault},
+};
+const size_t emu_tl1_polatis_nverbs =
+    sizeof(emu_tl1_polatis_verbs) / sizeof(emu_tl1_polatis_verbs[0]);
+
+const struct emu_tl1_dialect emu_tl1_polatis = {
+    .name = "polatis",
+    .verbs = {emu_tl1_polatis_verbs, emu_tl1_port_verbs},
+    .nverbs = {&emu_tl1_polatis_nverbs, &emu_tl1_port_nverbs},
+    .parse_flags = 0,
+    /* Clients match this text to log in again. */
+    .nologin_code = "PLNA",
+    .nologin_text = "Not logged in",
+};
