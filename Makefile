@@ -137,7 +137,10 @@ DRV_SRCS := \
 	ocs-drivers/drv_emu.c \
 	ocs-drivers/drv_polatis.c \
 	ocs-drivers/drv_calient.c \
+	ocs-drivers/drv_calient_http.c \
 	ocs-drivers/rest.c \
+	ocs-drivers/rest_name.c \
+	ocs-drivers/rest_state.c \
 	ocs-drivers/oxc.c \
 	ocs-drivers/tl1.c
 DRV_LIB := $(BUILD)/libdrv.a
@@ -233,6 +236,8 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_tl1_polatis.c \
 	testbed/ocs-emu/emu_tl1_port.c \
 	testbed/ocs-emu/emu_rest.c \
+	testbed/ocs-emu/emu_rest_xc.c \
+	testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_state.c
@@ -280,7 +285,9 @@ UNIT_TESTS := \
 	runner \
 	agents \
 	report \
-	emu_polatis
+	emu_polatis \
+	emu_calient \
+	calient_dev
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -312,10 +319,14 @@ TEST_DEPS_plan := $(MSG_LIB)
 TEST_DEPS_report := $(MSG_LIB)
 # The emulator's TL1 faces, without sockets (emu_tl1_feed).
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
-	emu_tl1_polatis.o emu_tl1_port.o emu_fault.o emu_state.o)
+	emu_tl1_polatis.o emu_tl1_port.o emu_fault.o emu_state.o emu_conn.o)
 TEST_DEPS_emu_polatis = $(EMU_TL1_OBJS) $(DRV_LIB)
+# The emulator's REST resources, without the HTTP server.
+TEST_DEPS_emu_calient = $(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o \
+	emu_conn.o emu_state.o) $(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
+TEST_DEPS_calient_dev := $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o \
@@ -544,7 +555,7 @@ FUZZ_SRCS_plan_cli := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tl1_resp := $(DRV_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_tl1_polatis.c testbed/ocs-emu/emu_tl1_port.c \
-	testbed/ocs-emu/emu_fault.c \
+	testbed/ocs-emu/emu_fault.c testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
@@ -552,7 +563,8 @@ FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	$(BUILD)/proto/ocs.pb-c.c \
 	agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
-FUZZ_SRCS_rest := ocs-drivers/rest.c proto/base/errf.c
+FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
+	ocs-drivers/rest_state.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)

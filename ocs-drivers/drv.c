@@ -214,3 +214,11 @@ drv_ports_state(struct drv *d, const uint16_t *ports, size_t n,
 			return (-DRV_EPORT);
 	return (d->ops->ports_state(d->priv, ports, n, st));
 }
+
+int
+drv_port_lookup(struct drv *d, const char *name, uint32_t *p)
+{
+	if (d->ops->port_lookup == NULL)
+		return (-ENOTSUP);
+	return (d->ops->port_lookup(d->priv, name, p));
+}

@@ -118,6 +118,10 @@ struct drv_ops {
 	 * not know the command and refuses it: -DRV_EDENIED, nothing
 	 * changed.  Never changes a circuit. */
 	int (*inject)(void *priv, const char *spec, char *now, size_t len);
+	/* Optional, for devices that name their ports (CALIENT 1.1.1):
+	 * the duplex port p (ingress p, egress N + p) of a name, known
+	 * once connected.  0, -ENOENT (no such port), -ENOTCONN. */
+	int (*port_lookup)(void *priv, const char *name, uint32_t *p);
 };
 
 struct drv {
@@ -158,6 +162,9 @@ int drv_ports_state(struct drv *, const uint16_t *ports, size_t n,
 /* -ENOTSUP when the driver cannot; -EINVAL for a spec with blanks or
  * separators of the protocol. */
 int drv_inject(struct drv *, const char *spec, char *now, size_t len);
+
+/* -ENOTSUP when the driver's ports have no names. */
+int drv_port_lookup(struct drv *, const char *name, uint32_t *p);
 
 /* Own range, else strerror(-rv). */
 const char *drv_strerror(int rv);

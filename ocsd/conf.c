@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ocs-drivers/drv.h"
+#include "ocs-drivers/rest.h"
 #include "ocsd/conf.h"
 #include "proto/base/net.h"
 #include "proto/base/path.h"
@@ -95,27 +96,56 @@ trx_name_ok(const char *s)
 	return (1);
 }
 
+/* One end of a cabling line: a port number, or a port as the device
+ * names it (CALIENT's shelf.module.port).  Its length, or -EINVAL. */
+static int
+cable_end(const char *s, uint32_t *num, char *name)
+{
+	size_t   k = strcspn(s, " \t,");
+	uint64_t key;
+	int      n;
+
+	*num = 0;
+	name[0] = '\0';
+	if ((n = parse_port(s, num)) > 0 && (size_t)n == k)
+		return (n);
+	if (k == 0 || k >= CONF_PORT_NAME_MAX)
+		return (-EINVAL);
+	memcpy(name, s, k);
+	name[k] = '\0';
+	*num = 0;
+	return (rest_port_key(name, &key) == 0 ? (int)k : -EINVAL);
+}
+
 static int
 cabling(struct pctx *p, const char *name, const char *val)
 {
-	struct conf *c = p->c;
-	uint32_t     in, out;
-	int          n1, n2;
-	size_t       i;
+	struct conf    *c = p->c;
+	struct conf_trx t;
+	int             n1, n2;
+	size_t          i;
 
 	if (!trx_name_ok(name))
 		return (bad(p, name, val,
 		            "transceiver names are host.index (host: letters, "
 		            "digits, - and _)"));
-	if ((n1 = parse_port(val, &in)) < 0 ||
+	memset(&t, 0, sizeof(t));
+	if ((n1 = cable_end(val, &t.in, t.in_name)) < 0 ||
 	    (val[n1] != ' ' && val[n1] != '\t' && val[n1] != ','))
 		return (bad(p, name, val,
-		            "expected \"INGRESS EGRESS\" port numbers"));
+		            "expected \"INGRESS EGRESS\" port numbers, or the "
+		            "device's port names (1.1.1 2.1.1)"));
 	n1 += (int)strspn(val + n1, " \t,");
-	if ((n2 = parse_port(val + n1, &out)) < 0 || val[n1 + n2] != '\0')
+	if ((n2 = cable_end(val + n1, &t.out, t.out_name)) < 0 ||
+	    val[n1 + n2] != '\0')
 		return (bad(p, name, val,
-		            "expected \"INGRESS EGRESS\" port numbers"));
-	if (in >= out)
+		            "expected \"INGRESS EGRESS\" port numbers, or the "
+		            "device's port names (1.1.1 2.1.1)"));
+	if (!t.in_name[0] != !t.out_name[0])
+		return (bad(p, name, val,
+		            "both ends by number, or both by the device's "
+		            "names"));
+	if (!t.in_name[0] && t.in >= t.out)
 		return (
 		    bad(p, name, val,
 		        "the ingress port (TX) must be below the egress port "
@@ -123,12 +153,19 @@ cabling(struct pctx *p, const char *name, const char *val)
 	for (i = 0; i < c->ntrx; i++) {
 		if (strcmp(c->trx[i].name, name) == 0)
 			return (bad(p, name, val, "transceiver listed twice"));
-		if (c->trx[i].in == in || c->trx[i].out == in)
+		if (t.in_name[0] &&
+		    (strcmp(c->trx[i].in_name, t.in_name) == 0 ||
+		     strcmp(c->trx[i].out_name, t.out_name) == 0))
+			return (bad(p, name, val, "port also cabled to %s",
+			            c->trx[i].name));
+		if (t.in_name[0])
+			continue;
+		if (c->trx[i].in == t.in || c->trx[i].out == t.in)
 			return (bad(p, name, val, "port %u also cabled to %s",
-			            in, c->trx[i].name));
-		if (c->trx[i].in == out || c->trx[i].out == out)
+			            t.in, c->trx[i].name));
+		if (c->trx[i].in == t.out || c->trx[i].out == t.out)
 			return (bad(p, name, val, "port %u also cabled to %s",
-			            out, c->trx[i].name));
+			            t.out, c->trx[i].name));
 	}
 	if (c->ntrx == p->cap) {
 		size_t           nc = p->cap ? 2 * p->cap : 16;
@@ -139,10 +176,8 @@ cabling(struct pctx *p, const char *name, const char *val)
 		c->trx = nt;
 		p->cap = nc;
 	}
-	snprintf(c->trx[c->ntrx].name, CONF_NAME_MAX, "%s", name);
-	c->trx[c->ntrx].in = (uint16_t)in;
-	c->trx[c->ntrx].out = (uint16_t)out;
-	c->ntrx++;
+	snprintf(t.name, CONF_NAME_MAX, "%s", name);
+	c->trx[c->ntrx++] = t;
 	return (1);
 }
 
@@ -738,6 +773,56 @@ conf_trx_by_out(const struct conf *c, uint32_t out)
 }
 
 int
+conf_resolve_ports(struct conf *c, uint32_t n, conf_lookup_fn lookup,
+                   void *arg, char *err, size_t len)
+{
+	uint32_t a, b;
+	size_t   i, j;
+	int      rv;
+
+	for (i = 0; i < c->ntrx; i++) {
+		struct conf_trx *t = &c->trx[i];
+
+		if (!t->in_name[0])
+			continue;
+		if ((rv = lookup(arg, t->in_name, &a)) == 0)
+			rv = lookup(arg, t->out_name, &b);
+		if (rv == -ENOTSUP) {
+			snprintf(
+			    err, len,
+			    "cabling: %s = %s %s: this switch numbers its "
+			    "ports; write INGRESS EGRESS numbers",
+			    t->name, t->in_name, t->out_name);
+			return (-EINVAL);
+		}
+		if (rv != 0) {
+			snprintf(err, len,
+			         "cabling: %s = %s %s: the switch has no port "
+			         "%s",
+			         t->name, t->in_name, t->out_name,
+			         lookup(arg, t->in_name, &a) ? t->in_name
+			                                     : t->out_name);
+			return (-EINVAL);
+		}
+		t->in = (uint16_t)a;
+		t->out = (uint16_t)(n + b);
+	}
+	/* Names and numbers may meet only now. */
+	for (i = 0; i < c->ntrx; i++)
+		for (j = 0; j < i; j++)
+			if (c->trx[i].in == c->trx[j].in ||
+			    c->trx[i].out == c->trx[j].out) {
+				snprintf(
+				    err, len,
+				    "cabling: %s and %s are cabled to the "
+				    "same port",
+				    c->trx[j].name, c->trx[i].name);
+				return (-EINVAL);
+			}
+	return (conf_check_ports(c, n, err, len));
+}
+
+int
 conf_check_ports(const struct conf *c, uint32_t n, char *err, size_t len)
 {
 	size_t i;
@@ -745,6 +830,14 @@ conf_check_ports(const struct conf *c, uint32_t n, char *err, size_t len)
 	for (i = 0; i < c->ntrx; i++) {
 		const struct conf_trx *t = &c->trx[i];
 
+		if (t->in_name[0] && t->in == 0) {
+			snprintf(
+			    err, len,
+			    "cabling: %s = %s %s: not yet looked up on the "
+			    "switch",
+			    t->name, t->in_name, t->out_name);
+			return (-EINVAL);
+		}
 		if (t->in < 1 || t->in > n || t->out <= n || t->out > 2 * n) {
 			snprintf(
 			    err, len,

@@ -43,6 +43,9 @@
  *
  *   [cabling]
  *   h0.0 = 1 65                 ; TX on ingress 1, RX on egress 65
+ *   h1.0 = 1.1.2 2.1.2          ; or as a CALIENT names its ports: TX
+ *                               ; into 1.1.2, RX from 2.1.2 (looked up
+ *                               ; on the switch when it connects)
  *
  * A fresh struct is filled and validated as a whole; errors read
  * "<file>:<line>: <key>: "<value>": <reason>".
@@ -56,7 +59,8 @@
 
 #include "proto/base/errbase.h"
 
-#define CONF_NAME_MAX 64
+#define CONF_NAME_MAX      64
+#define CONF_PORT_NAME_MAX 32
 
 enum conf_err {
 	CONF_EBASE = ERR_BASE_CONF,
@@ -72,7 +76,10 @@ enum conf_reconcile {
 
 struct conf_trx {
 	char     name[CONF_NAME_MAX]; /* "host.index" */
-	uint16_t in, out;             /* ingress (TX), egress (RX) */
+	uint32_t in, out;             /* ingress (TX), egress (RX); 0 while
+	                                 named ends are not looked up */
+	char     in_name[CONF_PORT_NAME_MAX]; /* the device's names, or "" */
+	char     out_name[CONF_PORT_NAME_MAX];
 };
 
 struct conf {
@@ -115,6 +122,14 @@ const struct conf_trx *conf_trx_find(const struct conf *, const char *name);
 const struct conf_trx *conf_trx_by_in(const struct conf *, uint32_t in);
 const struct conf_trx *conf_trx_by_out(const struct conf *, uint32_t out);
 
+/* The duplex port a switch gives a name (drv_port_lookup's contract). */
+typedef int (*conf_lookup_fn)(void *arg, const char *name, uint32_t *p);
+/* Number the ends named as the device names them (duplex port p: TX into
+ * ingress p, RX from egress n + q), then conf_check_ports.  0 or -EINVAL
+ * with the transceiver named in err.  Writes c->trx: the caller holds
+ * whatever lock its readers take. */
+int conf_resolve_ports(struct conf *, uint32_t n, conf_lookup_fn lookup,
+                       void *arg, char *err, size_t len);
 /* Check the cabling against a switch of n ports per side; 0 or -EINVAL
  * with the first offending transceiver named in err. */
 int conf_check_ports(const struct conf *, uint32_t n, char *err, size_t len);

@@ -507,6 +507,12 @@ reconcile(struct ocsd *d, char *err, size_t len)
 	return (0);
 }
 
+static int
+port_lookup(void *arg, const char *name, uint32_t *p)
+{
+	return (drv_port_lookup(arg, name, p));
+}
+
 /* Connect (or reconnect), learn the size, read back, reconcile. */
 static int
 connect_switch(struct ocsd *d, char *err, size_t len)
@@ -536,7 +542,11 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		sw_error(d, rv, "connecting", err, len);
 		return (rv);
 	}
-	if ((rv = conf_check_ports(d->conf, c.nports, err, len)) != 0)
+	nng_mtx_lock(d->mtx);
+	rv = conf_resolve_ports(d->conf, c.nports, port_lookup, d->drv, err,
+	                        len);
+	nng_mtx_unlock(d->mtx);
+	if (rv != 0)
 		return (rv);
 	if (d->have_desired && d->desired.n != c.nports) {
 		snprintf(
@@ -744,7 +754,8 @@ out:
 static void
 run_reload(struct ocsd *d, struct conf *nc)
 {
-	int reopen = conf_switch_changed(d->conf, nc);
+	int  reopen = conf_switch_changed(d->conf, nc);
+	char err[512];
 
 	if (reopen && d->drv) {
 		drv_close(d->drv);
@@ -755,6 +766,13 @@ run_reload(struct ocsd *d, struct conf *nc)
 	d->conf = nc;
 	if (reopen)
 		d->connected = 0;
+	/* The same switch: its names number the new cabling now. */
+	if (!reopen && d->connected &&
+	    conf_resolve_ports(d->conf, d->nports, port_lookup, d->drv, err,
+	                       sizeof(err)) != 0) {
+		log_warnx("reload: %s", err);
+		d->connected = 0;
+	}
 	nng_mtx_unlock(d->mtx);
 	d->next_try_ms = 0;
 	log_info("configuration reloaded%s",

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ocs-drivers/oxc.h"
+#include "ocs-drivers/rest.h"
 #include "proto/base/mono.h"
 
 /*
@@ -47,6 +48,20 @@ struct emu_conf {
 	uint32_t      idle_timeout_s; /* TL1 session timeout at start */
 };
 
+/* A CALIENT connection (emu_conn.c): duplex ports a, b; bi a-b or uni
+ * a>b; active (its patches are made) or idle (provisioned). */
+struct emu_conn {
+	uint32_t a, b;
+	int      bi, active;
+	char     name[REST_CONN_MAX];  /* "" = named by its ports */
+	char     group[REST_CONN_MAX]; /* "" = SYSTEM */
+};
+struct emu_conns {
+	struct emu_conn *v; /* room for N */
+	size_t           n;
+	uint64_t         synced; /* x.gen they agree with */
+};
+
 struct emu {
 	struct emu_conf  c;
 	pthread_mutex_t  mtx; /* guards everything below */
@@ -69,6 +84,9 @@ struct emu {
 	/* What else a port holds (1..2N): its label (Polatis; CALIENT's
 	 * alias), its power monitor's settings and its attenuator. */
 	struct emu_port *port;
+
+	struct rest_names names; /* CALIENT's names of duplex ports 1..N */
+	struct emu_conns  conns; /* CALIENT's connections */
 };
 
 #define EMU_LABEL_MAX 32 /* characters of a port label */
@@ -80,6 +98,9 @@ struct emu_port {
 	uint8_t  amode;  /* VOA mode (EMU_ATTEN_*), egress ports only */
 	double   alevel; /* VOA level, dB */
 };
+/* A port label (or CALIENT alias): printable, no quotes or separators
+ * of either protocol, EMU_LABEL_MAX at most. */
+int emu_label_ok(const char *);
 enum {
 	EMU_ATTEN_NONE,
 	EMU_ATTEN_ABSOLUTE,
@@ -92,6 +113,29 @@ enum {
  * -ENOMEM (everything freed); emu_model_free after a 0. */
 int  emu_model_init(struct emu *);
 void emu_model_free(struct emu *);
+
+/*
+ * CALIENT's connections (emu_conn.c); the caller holds mtx.  sync first
+ * agrees them with the patches other faces changed.  add refuses ports
+ * in use ("Ports are being used: P is in C", -DRV_EBUSY), a name in use
+ * (-EEXIST) and bad ports (-DRV_EPORT), with the text in err.
+ */
+int              emu_conn_init(struct emu *);
+void             emu_conn_free(struct emu *);
+void             emu_conn_sync(struct emu *);
+const char      *emu_conn_name(const struct emu *, const struct emu_conn *,
+                               char *buf, size_t len);
+struct emu_conn *emu_conn_find(struct emu *, const char *name);
+/* The connection through port p's in half (light enters) or out half. */
+struct emu_conn *emu_conn_at(struct emu *, uint32_t p, int out_half);
+int emu_conn_add(struct emu *, const struct emu_conn *, int activate,
+                 uint64_t now, char *err, size_t len);
+int emu_conn_activate(struct emu *, struct emu_conn *, uint64_t now, char *err,
+                      size_t len);
+void emu_conn_deactivate(struct emu *, struct emu_conn *, uint64_t now);
+/* c is invalid afterwards (the array moves). */
+void emu_conn_delete(struct emu *, struct emu_conn *, uint64_t now);
+void emu_conn_clear(struct emu *);
 
 /* The light path: accept fibres on lfd and carry bytes between ports
  * that are patched and lit, until stopfd is readable.  0 or -errno. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The REST face of ocs-emu: CALIENT's /rest dialect (spec/ocs-protocols.md
- * sect. 2.1) on nng's HTTP server, over the same switch model as the TL1
- * face.  Duplex port p (named 1.<module>.<port>, 16 per module) is TL1
- * ingress p plus egress N+p.  Basic auth, then a session cookie; a
+ * The REST face of ocs-emu: CALIENT's /rest dialect (the resources are
+ * emu_rest_xc.c) on nng's HTTP server, over the same switch model as the
+ * TL1 faces.  Duplex port p (named 1.<module>.<port>, 16 per module) is
+ * TL1 ingress p plus egress N+p.  Basic auth, then a session cookie; a
  * read-only viewer account gets 403 on writes.  A change is answered once
  * the mirrors have settled (unless --ack immediate), without holding an
  * nng thread: the reply waits on a sleep aio.
@@ -27,7 +27,7 @@
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
-#include "testbed/ocs-emu/emu.h"
+#include "testbed/ocs-emu/emu_rest_int.h"
 
 #define REST_SESSIONS 64
 #define COOKIE_NAME   "OCSEMU"
@@ -59,15 +59,6 @@ struct emu_rest {
 	int               sync_ok;
 	struct pend      *pending;
 	int               stopping;
-};
-
-/* What a handler decided; sent by finish(). */
-struct answer {
-	uint16_t status;
-	char    *body; /* malloc'd JSON (or garbage) */
-	char     cookie[80];
-	uint64_t due_ms; /* 0: now */
-	int      drop;   /* hang up instead */
 };
 
 /* ---- replies ------------------------------------------------------------- */
@@ -151,25 +142,6 @@ finish(struct emu_rest *r, nng_aio *aio, struct answer *a)
 	r->pending = p;
 	pthread_mutex_unlock(&r->pmtx);
 	nng_sleep_aio((nng_duration)(a->due_ms - now), p->sleep);
-}
-
-static void
-results(struct answer *a, const struct rest_result *res, size_t n, int bulk)
-{
-	a->status = 200;
-	a->body = rest_result_fmt(res, n, bulk);
-}
-
-__attribute__((__format__(printf, 2, 3))) static void
-fail1(struct answer *a, const char *fmt, ...)
-{
-	struct rest_result res = {.ok = 0};
-	va_list            ap;
-
-	va_start(ap, fmt);
-	vsnprintf(res.text, sizeof(res.text), fmt, ap);
-	va_end(ap);
-	results(a, &res, 1, 0);
 }
 
 /* ---- authentication ------------------------------------------------------ */
@@ -291,288 +263,6 @@ authenticate(struct emu_rest *r, nng_http_req *req, int control,
 	return (-EACCES);
 }
 
-/* ---- the switch ---------------------------------------------------------- */
-
-static double
-pw(const struct emu *e, uint32_t port, uint64_t now)
-{
-	double v = oxc_power(&e->x, port, now);
-
-	return (v <= OXC_NO_LIGHT + 1 ? -90 : v);
-}
-
-static void
-port_row(const struct emu *e, uint32_t p, uint64_t now, struct rest_port *o)
-{
-	uint32_t       n = e->x.n, b;
-	struct rest_xc x;
-
-	memset(o, 0, sizeof(*o));
-	o->port = p;
-	o->inpower = pw(e, p, now);
-	o->outpower = pw(e, n + p, now);
-	o->fail = e->x.failed[p] || e->x.failed[n + p];
-	if (e->x.out_of[p]) {
-		b = e->x.out_of[p] - n;
-		x = (struct rest_xc){p, b, b != p && e->x.out_of[b] == n + p};
-		if (x.bi && b < p)
-			x = (struct rest_xc){b, p, 1};
-		rest_conn_fmt(&x, o->conn, sizeof(o->conn));
-	}
-}
-
-static void
-get_ports(struct emu_rest *r, nng_http_req *req, struct answer *a)
-{
-	struct emu       *e = r->e;
-	struct rest_port *rows, one;
-	const char       *uri = nng_http_req_get_uri(req);
-	char              id[32], port[REST_NAME_MAX];
-	uint64_t          now = mono_ns();
-	uint32_t          p;
-
-	if (rest_query_get(uri, "id", id, sizeof(id)) != 0)
-		snprintf(id, sizeof(id), "summary");
-	a->status = 200;
-	if (strcmp(id, "summary") == 0) {
-		if ((rows = calloc(e->x.n, sizeof(*rows))) == NULL)
-			return;
-		for (p = 1; p <= e->x.n; p++)
-			port_row(e, p, now, &rows[p - 1]);
-		a->body = rest_ports_fmt(rows, e->x.n);
-		free(rows);
-	} else if (strcmp(id, "detail") == 0) {
-		if (rest_query_get(uri, "port", port, sizeof(port)) != 0 ||
-		    rest_port_parse(port, &p) != 0 || p > e->x.n) {
-			fail1(a, "Invalid port %.40s", port);
-			return;
-		}
-		port_row(e, p, now, &one);
-		a->body = rest_detail_fmt(&one);
-	} else
-		fail1(a, "Unknown id %s", id);
-}
-
-static void
-list(struct emu_rest *r, struct answer *a)
-{
-	struct emu     *e = r->e;
-	struct rest_xc *x = calloc(e->x.n + 1, sizeof(*x));
-	struct rest_half(*h)[2] = calloc(e->x.n + 1, sizeof(*h));
-	uint64_t now = mono_ns();
-	size_t   n, i;
-	int      k;
-
-	a->status = 200;
-	if (x == NULL || h == NULL)
-		goto out;
-	n = rest_xc_from_map(e->x.out_of, e->x.n, x);
-	for (i = 0; i < n; i++)
-		for (k = 0; k < 1 + x[i].bi; k++) {
-			uint32_t in = k ? x[i].b : x[i].a;
-			uint32_t out = e->x.n + (k ? x[i].a : x[i].b);
-
-			h[i][k].inp = pw(e, in, now);
-			h[i][k].outp = pw(e, out, now);
-			h[i][k].fail = e->x.failed[in] || e->x.failed[out];
-		}
-	a->body = rest_list_fmt(x, h, n);
-out:
-	free(x);
-	free(h);
-}
-
-/* The patches of a connection. */
-static size_t
-patches_of(const struct emu *e, const struct rest_xc *x, struct drv_patch *p)
-{
-	p[0] = (struct drv_patch){(uint16_t)x->a, (uint16_t)(e->x.n + x->b)};
-	if (!x->bi)
-		return (1);
-	p[1] = (struct drv_patch){(uint16_t)x->b, (uint16_t)(e->x.n + x->a)};
-	return (2);
-}
-
-static void
-say_refused(struct rest_result *res, const struct emu *e,
-            const struct oxc_err *oe)
-{
-	char     a[REST_NAME_MAX];
-	uint32_t n = e->x.n;
-	uint32_t port = oe->port > n ? oe->port - n : oe->port;
-
-	rest_port_fmt(port, a, sizeof(a));
-	if (oe->code == -DRV_EBUSY)
-		snprintf(res->text, sizeof(res->text),
-		         "Ports are being used: %s is in another connection",
-		         a);
-	else if (oe->code == -DRV_EPORT)
-		snprintf(res->text, sizeof(res->text), "Invalid port %s", a);
-	else
-		snprintf(res->text, sizeof(res->text),
-		         "Port %s repeated in one connection", a);
-}
-
-/* Add connections one by one, as a switch does; per-item results. */
-static void
-add(struct emu_rest *r, const char *body, size_t len, int bulk,
-    struct answer *a)
-{
-	struct emu         *e = r->e;
-	struct rest_xc     *x = NULL;
-	struct rest_result *res = NULL;
-	struct drv_patch    p[2];
-	struct oxc_err      oe;
-	char                err[300];
-	uint64_t            now = mono_ns(), gen = e->x.gen;
-	size_t              n, i, stop;
-
-	if (rest_badd_parse(body, len, 0, &x, &n, err, sizeof(err)) != 0) {
-		fail1(a, "Bad request: %s", err);
-		return;
-	}
-	if (n == 0 || (!bulk && n != 1)) {
-		fail1(a, "Bad request: %s",
-		      n ? "one connection expected" : "no connections");
-		free(x);
-		return;
-	}
-	if ((res = calloc(n, sizeof(*res))) == NULL) {
-		free(x);
-		return;
-	}
-	stop = e->fault.deny_half && n > 1 ? n / 2 : n;
-	for (i = 0; i < n; i++) {
-		char nm[2 * REST_NAME_MAX];
-
-		if (i >= stop) {
-			snprintf(res[i].text, sizeof(res[i].text),
-			         "Equipment fault: bulk add stopped after %zu "
-			         "of %zu",
-			         stop, n);
-			continue;
-		}
-		if (x[i].a > e->x.n || x[i].b > e->x.n) {
-			snprintf(res[i].text, sizeof(res[i].text),
-			         "Invalid port in %s",
-			         rest_conn_fmt(&x[i], nm, sizeof(nm)));
-			continue;
-		}
-		if (oxc_connect(&e->x, p, patches_of(e, &x[i], p), now, &oe) !=
-		    0) {
-			say_refused(&res[i], e, &oe);
-			continue;
-		}
-		res[i].ok = 1;
-	}
-	results(a, res, n, bulk);
-	if (e->x.gen != gen && !e->c.ack_immediate)
-		a->due_ms = mono_ms() + (e->x.switch_ns + 999999) / 1000000;
-	free(x);
-	free(res);
-}
-
-/* Delete connections by name; an unknown name fails that item. */
-static void
-del(struct emu_rest *r, struct rest_xc *x, size_t n, int bulk,
-    struct answer *a)
-{
-	struct emu         *e = r->e;
-	struct rest_result *res = calloc(n ? n : 1, sizeof(*res));
-	struct drv_patch    p[2];
-	struct oxc_err      oe;
-	uint16_t            in[2];
-	char                nm[2 * REST_NAME_MAX];
-	size_t              i, k, np;
-
-	if (res == NULL)
-		return;
-	for (i = 0; i < n; i++) {
-		if (x[i].a > e->x.n || x[i].b > e->x.n) {
-			snprintf(res[i].text, sizeof(res[i].text),
-			         "Invalid port in %s",
-			         rest_conn_fmt(&x[i], nm, sizeof(nm)));
-			continue;
-		}
-		np = patches_of(e, &x[i], p);
-		for (k = 0; k < np; k++)
-			if (e->x.out_of[p[k].in] != p[k].out)
-				break;
-		if (k < np) {
-			snprintf(res[i].text, sizeof(res[i].text),
-			         "Connection %s does not exist",
-			         rest_conn_fmt(&x[i], nm, sizeof(nm)));
-			continue;
-		}
-		for (k = 0; k < np; k++)
-			in[k] = p[k].in;
-		res[i].ok = oxc_disconnect(&e->x, in, np, mono_ns(), &oe) == 0;
-	}
-	results(a, res, n, bulk);
-	free(res);
-}
-
-static void
-crossconnects(struct emu_rest *r, nng_http_req *req, int ro, struct answer *a)
-{
-	const char     *m = nng_http_req_get_method(req);
-	const char     *uri = nng_http_req_get_uri(req);
-	struct rest_xc *x = NULL, one;
-	char            id[32], conn[2 * REST_NAME_MAX], err[300];
-	void           *body;
-	size_t          len, n;
-	int             get = strcmp(m, "GET") == 0;
-
-	nng_http_req_get_data(req, &body, &len);
-	if (rest_query_get(uri, "id", id, sizeof(id)) != 0)
-		snprintf(id, sizeof(id), "%s",
-		         strcmp(m, "DELETE") == 0 ? "delete" : "list");
-	if (get && strcmp(id, "list") == 0) {
-		list(r, a);
-		return;
-	}
-	if (get) {
-		fail1(a, "Unknown id %s", id);
-		return;
-	}
-	if (ro) {
-		a->status = 403;
-		a->body = strdup("[{\"status\":\"0\",\"msg\":\"Forbidden\","
-		                 "\"description\":\"Read-only user\"}]");
-		return;
-	}
-	if (strcmp(m, "POST") == 0 && strcmp(id, "add") == 0)
-		add(r, body, len, 0, a);
-	else if (strcmp(m, "POST") == 0 && strcmp(id, "badd") == 0)
-		add(r, body, len, 1, a);
-	else if (strcmp(m, "POST") == 0 && strcmp(id, "bdel") == 0) {
-		if (rest_bdel_parse(body, len, 0, &x, &n, err, sizeof(err)) !=
-		    0) {
-			fail1(a, "Bad request: %s", err);
-			return;
-		}
-		del(r, x, n, 1, a);
-		free(x);
-	} else if (strcmp(m, "DELETE") == 0 && strcmp(id, "delete") == 0) {
-		if (rest_query_get(uri, "conn", conn, sizeof(conn)) != 0 ||
-		    rest_conn_parse(conn, &one) != 0) {
-			fail1(a, "Bad request: conn=%.40s is not a connection",
-			      conn);
-			return;
-		}
-		del(r, &one, 1, 0, a);
-	} else if (strcmp(m, "POST") == 0 && strcmp(id, "deleteall") == 0) {
-		struct rest_result ok = {.ok = 1};
-
-		oxc_clear(&r->e->x);
-		results(a, &ok, 1, 0);
-	} else {
-		a->status = 405;
-		a->body = strdup("[{\"status\":\"0\",\"msg\":\"Method not "
-		                 "allowed\"}]");
-	}
-}
-
 /* POST /rest/emu/?id=fault {"fault":"spec"}: the fault control. */
 static void
 emu_control(struct emu_rest *r, nng_http_req *req, struct answer *a)
@@ -590,12 +280,13 @@ emu_control(struct emu_rest *r, nng_http_req *req, struct answer *a)
 		spec = json_string_value(json_object_get(j, "fault"));
 		if (spec == NULL) {
 			json_decref(j);
-			fail1(a, "Bad request: expected {\"fault\":\"SPEC\"}");
+			emu_rest_fail(
+			    a, "Bad request: expected {\"fault\":\"SPEC\"}");
 			return;
 		}
 		if (emu_fault_set(r->e, spec, err, sizeof(err)) != 0) {
 			json_decref(j);
-			fail1(a, "%s", err);
+			emu_rest_fail(a, "%s", err);
 			return;
 		}
 		json_decref(j);
@@ -616,32 +307,35 @@ emu_control(struct emu_rest *r, nng_http_req *req, struct answer *a)
 	}
 }
 
+/* The request for the resources, with its body and kind. */
 static void
-info(struct emu_rest *r, nng_http_req *req, struct answer *a)
+req_of(nng_http_req *req, int ro, struct rest_req *q)
 {
-	const char *uri = nng_http_req_get_uri(req);
-	char        id[32];
+	const char *ct = nng_http_req_get_header(req, "Content-Type");
+	void       *body;
+	size_t      len;
 
-	a->status = 200;
-	if (strncmp(uri, "/rest/node", 10) == 0) {
-		char b[256];
+	nng_http_req_get_data(req, &body, &len);
+	q->method = nng_http_req_get_method(req);
+	q->uri = nng_http_req_get_uri(req);
+	q->body = body;
+	q->len = body ? len : 0;
+	q->form = ct != NULL &&
+	          strncmp(ct, "application/x-www-form-urlencoded", 33) == 0;
+	q->ro = ro;
+}
 
-		snprintf(b, sizeof(b),
-		         "{\"serialnumber\":\"EMU%06u\",\"partnumber\":"
-		         "\"OCS-EMU-%ux%u\",\"nodeSysConfigInfo\":{\"ports\":"
-		         "%u}}",
-		         r->e->x.n, r->e->x.n, r->e->x.n, r->e->x.n);
-		a->body = strdup(b);
+/* Answer a change once the mirrors have moved (unless --ack immediate). */
+static void
+settle(struct emu *e, const struct rest_req *q, uint64_t now_ns,
+       struct answer *a)
+{
+	uint64_t s = oxc_settled_at(&e->x);
+
+	if (strcmp(q->method, "GET") == 0 || e->c.ack_immediate ||
+	    s <= now_ns || a->status != 200)
 		return;
-	}
-	if (rest_query_get(uri, "id", id, sizeof(id)) != 0)
-		snprintf(id, sizeof(id), "restversion");
-	if (strcmp(id, "restversion") == 0)
-		a->body = strdup("[{\"restversion\":\"1.0\"}]");
-	else if (strcmp(id, "softwareversion") == 0)
-		a->body = strdup("[{\"softwareversion\":\"ocs-emu\"}]");
-	else
-		fail1(a, "Unknown id %s", id);
+	a->due_ms = mono_ms() + (s - now_ns + 999999) / 1000000;
 }
 
 static void
@@ -653,7 +347,8 @@ rest_cb(nng_aio *aio)
 	struct emu       *e = r->e;
 	const char       *uri = nng_http_req_get_uri(req);
 	struct answer     a = {.status = 500};
-	uint64_t          gen;
+	struct rest_req   q;
+	uint64_t          gen, now = mono_ns();
 	int               who, control = strncmp(uri, "/rest/emu", 9) == 0;
 
 	pthread_mutex_lock(&e->mtx);
@@ -669,17 +364,16 @@ rest_cb(nng_aio *aio)
 		; /* 401 filled in */
 	else if (control)
 		emu_control(r, req, &a);
-	else if (strncmp(uri, "/rest/crossconnects", 19) == 0)
-		crossconnects(r, req, who, &a);
-	else if (strncmp(uri, "/rest/ports", 11) == 0) {
-		if (strcmp(nng_http_req_get_method(req), "GET") != 0 && who) {
-			a.status = 403;
-			a.body = strdup("[{\"status\":\"0\",\"msg\":"
-			                "\"Forbidden\"}]");
-		} else
-			get_ports(r, req, &a);
-	} else
-		info(r, req, &a);
+	else {
+		req_of(req, who, &q);
+		if (strncmp(uri, "/rest/crossconnects", 19) == 0)
+			emu_rest_crossconnects(e, &q, &a);
+		else if (strncmp(uri, "/rest/ports", 11) == 0)
+			emu_rest_ports(e, &q, &a);
+		else
+			emu_rest_info(e, &q, &a);
+		settle(e, &q, now, &a);
+	}
 	if (e->x.gen != gen && e->c.state[0] && emu_state_save(e) != 0)
 		log_warnx("saving state to %s failed", e->c.state);
 	if (!control && !a.drop) {

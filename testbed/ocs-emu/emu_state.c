@@ -7,6 +7,10 @@
  *	boot restore
  *	sid OCS-EMU
  *	patch 1 65
+ *	conn 1 1 uni active Quali lab_a
+ *
+ * A conn line keeps what a CALIENT client gave a connection (its name,
+ * group, and whether it is only provisioned); "-" is none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,35 @@
 
 #include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu.h"
+
+/* "conn A B bi|uni active|idle GROUP NAME" into the registry. */
+static int
+conn_line(struct emu *e, const char *line, char *err, size_t errlen,
+          unsigned lineno)
+{
+	struct emu_conn c = {0};
+	char            dir[8], st[8], grp[REST_CONN_MAX], nm[REST_CONN_MAX];
+
+	if (sscanf(line, "conn %u %u %7s %7s %63s %63s", &c.a, &c.b, dir, st,
+	           grp, nm) != 6 ||
+	    c.a < 1 || c.a > e->x.n || c.b < 1 || c.b > e->x.n ||
+	    (strcmp(dir, "bi") && strcmp(dir, "uni")) ||
+	    (strcmp(st, "active") && strcmp(st, "idle")) ||
+	    (strcmp(grp, "-") && !rest_cname_ok(grp)) ||
+	    (strcmp(nm, "-") && !rest_cname_ok(nm)) || e->conns.n >= e->x.n) {
+		snprintf(err, errlen, "%s:%u: cannot parse \"%.*s\"",
+		         e->c.state, lineno, (int)strcspn(line, "\n"), line);
+		return (-EINVAL);
+	}
+	c.bi = strcmp(dir, "bi") == 0;
+	c.active = strcmp(st, "active") == 0;
+	if (strcmp(grp, "-"))
+		memcpy(c.group, grp, strlen(grp) + 1);
+	if (strcmp(nm, "-"))
+		memcpy(c.name, nm, strlen(nm) + 1);
+	e->conns.v[e->conns.n++] = c;
+	return (0);
+}
 
 int
 emu_state_load(struct emu *e, char *err, size_t errlen)
@@ -64,6 +97,8 @@ emu_state_load(struct emu *e, char *err, size_t errlen)
 		} else if (strcmp(word, "sid") == 0 &&
 		           sscanf(line, "sid %63s", arg) == 1) {
 			memcpy(e->sid, arg, strlen(arg) + 1);
+		} else if (strcmp(word, "conn") == 0) {
+			rv = conn_line(e, line, err, errlen, lineno);
 		} else if (strcmp(word, "patch") == 0 &&
 		           sscanf(line, "patch %u %u", &a, &b) == 2 &&
 		           np < e->x.n) {
@@ -87,6 +122,7 @@ emu_state_load(struct emu *e, char *err, size_t errlen)
 	}
 	free(p);
 	e->saved_gen = e->x.gen;
+	e->conns.synced = e->x.gen + 1; /* agree them with the patches */
 	return (rv);
 }
 
@@ -96,6 +132,7 @@ emu_state_save(struct emu *e)
 	char     tmp[PATH_MAX + 8], dir[PATH_MAX];
 	FILE    *f;
 	uint32_t in;
+	size_t   i;
 	int      fd, rv = 0;
 
 	if (e->c.state[0] == '\0')
@@ -108,6 +145,17 @@ emu_state_save(struct emu *e)
 	for (in = 1; in <= e->x.n; in++)
 		if (e->x.out_of[in])
 			fprintf(f, "patch %u %u\n", in, e->x.out_of[in]);
+	emu_conn_sync(e);
+	for (i = 0; i < e->conns.n; i++) {
+		const struct emu_conn *c = &e->conns.v[i];
+
+		if (c->name[0] || c->group[0] || !c->active)
+			fprintf(f, "conn %u %u %s %s %s %s\n", c->a, c->b,
+			        c->bi ? "bi" : "uni",
+			        c->active ? "active" : "idle",
+			        c->group[0] ? c->group : "-",
+			        c->name[0] ? c->name : "-");
+	}
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		rv = -errno;
 	if (fclose(f) != 0 && rv == 0)
@@ -141,7 +189,8 @@ emu_model_init(struct emu *e)
 	e->corrupt = calloc(n, sizeof(*e->corrupt));
 	e->port = calloc(n, sizeof(*e->port));
 	if (!e->cnt_in || !e->cnt_out || !e->cnt_drop || !e->corrupt ||
-	    !e->port) {
+	    !e->port || rest_names_default(&e->names, e->c.ports) != 0 ||
+	    emu_conn_init(e) != 0) {
 		emu_model_free(e);
 		return (-ENOMEM);
 	}
@@ -161,7 +210,24 @@ emu_model_free(struct emu *e)
 	free(e->cnt_drop);
 	free(e->corrupt);
 	free(e->port);
+	rest_names_free(&e->names);
+	emu_conn_free(e);
 	e->cnt_in = e->cnt_out = e->cnt_drop = NULL;
 	e->corrupt = NULL;
 	e->port = NULL;
+}
+
+int
+emu_label_ok(const char *v)
+{
+	size_t i;
+
+	if (strlen(v) > EMU_LABEL_MAX)
+		return (0);
+	for (i = 0; v[i]; i++)
+		if ((unsigned char)v[i] < 0x20 ||
+		    (unsigned char)v[i] >= 0x7f ||
+		    strchr("\"\\:;,&", v[i]) != NULL)
+			return (0);
+	return (1);
 }

@@ -425,22 +425,6 @@ cmd_set_port_pmon(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	free(ports);
 }
 
-/* A label: printable, no quotes or separators, EMU_LABEL_MAX at most. */
-static int
-label_ok(const char *v)
-{
-	size_t i;
-
-	if (strlen(v) > EMU_LABEL_MAX)
-		return (0);
-	for (i = 0; v[i]; i++)
-		if ((unsigned char)v[i] < 0x20 ||
-		    (unsigned char)v[i] >= 0x7f ||
-		    strchr("\"\\:;,&", v[i]) != NULL)
-			return (0);
-	return (1);
-}
-
 /* SET- or ED-PORT-LABEL::P:c:::LABEL="x"; DLT-PORT-LABEL::P:c:; */
 static void
 label(struct srv *sv, struct sess *s, struct tl1_cmd *c, int set)
@@ -457,7 +441,7 @@ label(struct srv *sv, struct sess *s, struct tl1_cmd *c, int set)
 		deny(sv, s, c->ctag, "IPMS", "Missing LABEL");
 		return;
 	}
-	if (set && !label_ok(v)) {
+	if (set && !emu_label_ok(v)) {
 		deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
 		return;
 	}

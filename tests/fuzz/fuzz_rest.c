@@ -27,59 +27,83 @@ check_xcs(const struct rest_xc *x, size_t n)
 }
 
 static void
-roundtrip(const struct rest_xc *x, size_t n, int del)
+roundtrip_add(const struct rest_names *t, const struct rest_add *a, size_t n)
 {
-	struct rest_xc *y;
-	size_t          m;
-	char            err[256], *s;
+	struct rest_xc  *x = calloc(n + 1, sizeof(*x));
+	struct rest_add *y;
+	size_t           m, i;
+	char             err[256], *s;
 
-	s = del ? rest_bdel_fmt(x, n) : rest_badd_fmt(x, n);
-	if (s == NULL)
+	if (x == NULL)
 		return;
-	if ((del ? rest_bdel_parse(s, strlen(s), N, &y, &m, err, sizeof(err))
-	         : rest_badd_parse(s, strlen(s), N, &y, &m, err,
-	                           sizeof(err))) != 0 ||
-	    m != n || (n && memcmp(x, y, n * sizeof(*x)) != 0))
-		abort();
-	free(y);
+	for (i = 0; i < n; i++)
+		x[i] = a[i].x;
+	check_xcs(x, n);
+	if ((s = rest_badd_fmt(t, x, n)) != NULL) {
+		if (rest_badd_parse(s, strlen(s), t, &y, &m, err,
+		                    sizeof(err)) != 0 ||
+		    m != n)
+			abort();
+		for (i = 0; i < n; i++)
+			if (memcmp(&y[i].x, &x[i], sizeof(x[i])) != 0)
+				abort();
+		free(y);
+	}
 	free(s);
+	free(x);
+}
+
+/* Every accepted summary numbers its ports 1..n in key order, and its
+ * names parse back to their numbers. */
+static void
+check_names(const struct rest_names *t)
+{
+	uint32_t p, q;
+
+	if (t->n < 1 || t->n > REST_PORTS_MAX)
+		abort();
+	for (p = 1; p <= t->n; p++) {
+		if (rest_port_parse(t, t->name[p - 1], &q) != 0 || q != p)
+			abort();
+		if (p > 1 && t->key[p - 1] <= t->key[p - 2])
+			abort();
+	}
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct rest_xc     *x = NULL;
-	struct rest_result *r = NULL;
-	struct rest_port    pt, *rows = NULL;
-	const char         *b = (const char *)data + 1;
-	char                err[256], q[64], *uri;
-	uint32_t            np;
-	size_t              n = 0, bl;
-	int                 rv = 0;
+	static struct rest_names t;
+	struct rest_xc          *x = NULL;
+	struct rest_add         *ad = NULL, one;
+	struct rest_ref         *rf = NULL;
+	struct rest_result      *r = NULL;
+	struct rest_port         pt, *rows = NULL;
+	struct rest_names        got;
+	const char              *b = (const char *)data + 1;
+	char                     err[256], q[64], *uri;
+	size_t                   n = 0, bl;
+	int                      rv = 0;
 
+	if (t.n == 0 && rest_names_default(&t, N) != 0)
+		return (0);
 	if (len < 1)
 		return (0);
 	bl = len - 1;
 	err[0] = '\0';
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0:
-		rv = rest_list_parse(b, bl, N, &x, &n, err, sizeof(err));
+		rv = rest_list_parse(b, bl, &t, &x, &n, err, sizeof(err));
 		if (rv == 0)
 			check_xcs(x, n);
 		break;
 	case 1:
-		rv = rest_badd_parse(b, bl, N, &x, &n, err, sizeof(err));
-		if (rv == 0) {
-			check_xcs(x, n);
-			roundtrip(x, n, 0);
-		}
+		rv = rest_badd_parse(b, bl, &t, &ad, &n, err, sizeof(err));
+		if (rv == 0)
+			roundtrip_add(&t, ad, n);
 		break;
 	case 2:
-		rv = rest_bdel_parse(b, bl, N, &x, &n, err, sizeof(err));
-		if (rv == 0) {
-			check_xcs(x, n);
-			roundtrip(x, n, 1);
-		}
+		rv = rest_bdel_parse(b, bl, &t, &rf, &n, err, sizeof(err));
 		break;
 	case 3:
 		rv = rest_result_parse(b, bl, 0, &r, &n, err, sizeof(err));
@@ -87,15 +111,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			abort();
 		break;
 	case 4:
-		rv = rest_ports_parse(b, bl, &np, &rows, err, sizeof(err));
-		if (rv == 0 &&
-		    (np < 1 || np > 4096 || rows[np - 1].port != np))
-			abort();
+		rv = rest_ports_parse(b, bl, &got, &rows, err, sizeof(err));
+		if (rv == 0) {
+			check_names(&got);
+			rest_names_free(&got);
+		}
 		break;
 	case 5:
-		rv = rest_detail_parse(b, bl, &pt, err, sizeof(err));
+		rv = rest_detail_parse(b, bl, &t, &pt, err, sizeof(err));
 		break;
 	case 6:
+		rv = rest_add_form_parse(b, bl, &t, &one, err, sizeof(err));
+		if (rv == 0)
+			roundtrip_add(&t, &one, 1);
+		break;
+	case 7:
 		if ((uri = malloc(bl + 1)) == NULL)
 			return (0);
 		memcpy(uri, b, bl);
@@ -109,6 +139,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (rv != 0 && rv != -12 /* ENOMEM */ && err[0] == '\0')
 		abort();
 	free(x);
+	free(ad);
+	free(rf);
 	free(r);
 	free(rows);
 	return (0);

@@ -244,6 +244,60 @@ test_calient_auth(void **state)
 	drv_close(d);
 }
 
+/* curl as RENAT's requests.Session sends: form body, %-escaped '>'. */
+static char *
+curl(struct fx *f, const char *method, const char *path, const char *form)
+{
+	char  url[300], *out, *err;
+	char *argv[] = {
+	    "curl", "-s", "-u", "root:root", "-X", (char *)(uintptr_t)method,
+	    url,    NULL, NULL, NULL};
+
+	snprintf(url, sizeof(url), "%s%s", f->rest, path);
+	if (form != NULL) {
+		argv[7] = "-d";
+		argv[8] = (char *)(uintptr_t)form;
+	}
+	assert_int_equal(proc_run(argv, &out, &err), 0);
+	free(err);
+	return (out);
+}
+
+/* RENAT's bi link through the real server: two form-encoded uni adds,
+ * the port detail read as json()[0], DELETE ?conn=A%3EB; the driver
+ * reads the two uni connections as the duplex circuit they make. */
+static void
+test_calient_renat(void **state)
+{
+	struct fx  *f = *state;
+	struct drv *d = open_as(f, "calient", "root", "root", 0);
+	uint16_t    map[NPORTS + 1];
+	char       *s;
+
+	s = curl(f, "POST", "/rest/crossconnects/",
+	         "id=add&in=1.1.1&out=1.1.2&dir=uni");
+	assert_string_equal(s, "[{\"status\":\"1\",\"msg\":\"Success\","
+	                       "\"description\":\"\"}]");
+	free(s);
+	free(curl(f, "POST", "/rest/crossconnects/",
+	          "id=add&in=1.1.2&out=1.1.1&dir=uni"));
+	s = curl(f, "GET", "/rest/ports/?id=detail&port=1.1.2", NULL);
+	assert_non_null(strstr(s, "\"incircuit\":\"1.1.2>1.1.1\""));
+	assert_non_null(strstr(s, "\"outcircuit\":\"1.1.1>1.1.2\""));
+	assert_true(s[0] == '[');
+	free(s);
+	assert_int_equal(drv_read_map(d, map, NPORTS), 0);
+	assert_int_equal(map[1], NPORTS + 2);
+	assert_int_equal(map[2], NPORTS + 1);
+	s = curl(f, "DELETE", "/rest/crossconnects/?conn=1.1.1%3E1.1.2", NULL);
+	assert_non_null(strstr(s, "\"status\":\"1\""));
+	free(s);
+	assert_int_equal(drv_read_map(d, map, NPORTS), 0);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(map[2], NPORTS + 1);
+	drv_close(d);
+}
+
 static void
 test_calient_status_zero(void **state)
 {
@@ -334,6 +388,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_calient_bulk_162, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_calient_auth, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_calient_renat, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_calient_status_zero, setup,
 	                                    teardown),

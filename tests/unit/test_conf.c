@@ -227,6 +227,81 @@ test_conf_startup_checks(void **state)
 	conf_free(c);
 }
 
+#define CALIENT                                                               \
+	"[switch]\ndriver = calient\naddress = http://h\nuser = a\n"          \
+	"password = b\n"
+
+/* A switch that names its ports: 1.1.1 .. 1.1.4 are ports 1..4. */
+static int
+names(void *arg, const char *name, uint32_t *p)
+{
+	static const char *const n[] = {"1.1.1", "1.1.2", "1.1.3", "1.1.4"};
+	uint32_t                 i;
+
+	if (arg != NULL)
+		return (-ENOTSUP);
+	for (i = 0; i < 4; i++)
+		if (strcmp(name, n[i]) == 0) {
+			*p = i + 1;
+			return (0);
+		}
+	return (-ENOENT);
+}
+
+static void
+test_conf_named_cabling(void **state)
+{
+	struct conf *c;
+	char         err[512];
+	int          x;
+
+	(void)state;
+	assert_int_equal(conf_parse(CALIENT "[cabling]\nh0.0 = 1.1.1 1.1.2\n"
+	                                    "h1.0 = 1.1.3, 1.1.3\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 0);
+	/* Not yet looked up: no port can be checked. */
+	assert_int_equal(conf_check_ports(c, 4, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not yet looked up"));
+	assert_int_equal(
+	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), 0);
+	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1);
+	assert_int_equal(conf_trx_find(c, "h0.0")->out, 4 + 2);
+	assert_int_equal(conf_trx_find(c, "h1.0")->in, 3);
+	assert_int_equal(conf_trx_find(c, "h1.0")->out, 4 + 3);
+	/* A switch that numbers its ports refuses names. */
+	assert_int_equal(conf_resolve_ports(c, 4, names, &x, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "numbers its ports"));
+	conf_free(c);
+	/* A name the switch does not have. */
+	assert_int_equal(conf_parse(CALIENT "[cabling]\nh0.0 = 1.1.1 2.1.1\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(
+	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "the switch has no port 2.1.1"));
+	conf_free(c);
+	/* A name and a number that turn out to be the same port. */
+	assert_int_equal(conf_parse(CALIENT "[cabling]\nh0.0 = 1.1.1 1.1.2\n"
+	                                    "h1.0 = 1 7\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(
+	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "same port"));
+	conf_free(c);
+	/* Mixed in one line, malformed, repeated. */
+	bad_line("cabling", "h5.0 = 1.1.1 9", "both ends by number");
+	bad_line("cabling", "h5.0 = 1.1 1.1.2", "device's port names");
+	bad_line("cabling", "h5.0 = 1.1.1 1.x.2", "device's port names");
+	assert_int_equal(conf_parse(CALIENT "[cabling]\nh0.0 = 1.1.1 1.1.2\n"
+	                                    "h1.0 = 1.1.1 1.1.3\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "also cabled to h0.0"));
+}
+
 int
 main(void)
 {
@@ -235,6 +310,7 @@ main(void)
 	    cmocka_unit_test(test_conf_bad_values),
 	    cmocka_unit_test(test_conf_whole_file_checks),
 	    cmocka_unit_test(test_conf_startup_checks),
+	    cmocka_unit_test(test_conf_named_cabling),
 	};
 
 	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));
