@@ -141,8 +141,12 @@ DRV_SRCS := \
 	ocs-drivers/rest.c \
 	ocs-drivers/rest_name.c \
 	ocs-drivers/rest_state.c \
+	ocs-drivers/rest_plan.c \
+	ocs-drivers/cal_tl1.c \
+	ocs-drivers/drv_calient_tl1.c \
 	ocs-drivers/oxc.c \
-	ocs-drivers/tl1.c
+	ocs-drivers/tl1.c \
+	ocs-drivers/tl1_sess.c
 DRV_LIB := $(BUILD)/libdrv.a
 
 # ---- proto: ocs.proto and its glue ----------------------------------------
@@ -235,6 +239,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_tl1_polatis.c \
 	testbed/ocs-emu/emu_tl1_port.c \
+	testbed/ocs-emu/emu_tl1_calient.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -287,7 +292,9 @@ UNIT_TESTS := \
 	report \
 	emu_polatis \
 	emu_calient \
-	calient_dev
+	emu_calient_tl1 \
+	calient_dev \
+	polatis_dev
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -319,14 +326,17 @@ TEST_DEPS_plan := $(MSG_LIB)
 TEST_DEPS_report := $(MSG_LIB)
 # The emulator's TL1 faces, without sockets (emu_tl1_feed).
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
-	emu_tl1_polatis.o emu_tl1_port.o emu_fault.o emu_state.o emu_conn.o)
+	emu_tl1_polatis.o emu_tl1_port.o emu_tl1_calient.o emu_fault.o emu_state.o \
+	emu_conn.o)
 TEST_DEPS_emu_polatis = $(EMU_TL1_OBJS) $(DRV_LIB)
+TEST_DEPS_emu_calient_tl1 = $(EMU_TL1_OBJS) $(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
 TEST_DEPS_emu_calient = $(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o \
 	emu_conn.o emu_state.o) $(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
-TEST_DEPS_calient_dev := $(DRV_LIB)
+TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
+TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o \
@@ -546,7 +556,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report
+	topo report cal_tl1
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -555,6 +565,7 @@ FUZZ_SRCS_plan_cli := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tl1_resp := $(DRV_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_tl1_polatis.c testbed/ocs-emu/emu_tl1_port.c \
+	testbed/ocs-emu/emu_tl1_calient.c \
 	testbed/ocs-emu/emu_fault.c testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
@@ -564,8 +575,10 @@ FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
-	ocs-drivers/rest_state.c proto/base/errf.c
+	ocs-drivers/rest_state.c ocs-drivers/rest_plan.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
+	ocs-drivers/rest_name.c proto/base/errf.c
 FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_report := $(PROTOBUF_LIBS) $(NNG_LIBS)

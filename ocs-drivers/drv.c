@@ -10,9 +10,7 @@
 #include "proto/base/mono.h"
 
 static const struct drv_ops *const drv_table[] = {
-    &drv_emu_ops,
-    &drv_polatis_ops,
-    &drv_calient_ops,
+    &drv_emu_ops, &drv_polatis_ops, &drv_calient_ops, &drv_calient_tl1_ops,
     NULL,
 };
 
@@ -54,7 +52,7 @@ drv_lookup(const char *name)
 const char *
 drv_names(void)
 {
-	return ("emu, polatis, calient");
+	return ("emu, polatis, calient, calient-tl1");
 }
 
 int
@@ -119,6 +117,14 @@ drv_caps(struct drv *d, struct drv_caps *c)
 	return (0);
 }
 
+uint32_t
+drv_nout(const struct drv_caps *c)
+{
+	uint32_t m = c->nout ? c->nout : c->nports;
+
+	return (m < c->nports ? m : c->nports);
+}
+
 int
 drv_apply(struct drv *d, const struct drv_batch *b)
 {
@@ -133,7 +139,8 @@ drv_apply(struct drv *d, const struct drv_batch *b)
 	/* Checked here, once for every driver: a device would refuse
 	 * these too, but not always before it changed something. */
 	for (i = 0; i < b->ndisconnect; i++)
-		if (b->disconnect[i] < 1 || b->disconnect[i] > 2 * c.nports)
+		if (b->disconnect[i] < 1 ||
+		    b->disconnect[i] > c.nports + drv_nout(&c))
 			return (-DRV_EPORT);
 	if ((seen = calloc(2 * c.nports + 1, 1)) == NULL)
 		return (-ENOMEM);
@@ -141,7 +148,7 @@ drv_apply(struct drv *d, const struct drv_batch *b)
 		const struct drv_patch *p = &b->connect[i];
 
 		if (p->in < 1 || p->in > c.nports || p->out <= c.nports ||
-		    p->out > 2 * c.nports) {
+		    p->out > c.nports + drv_nout(&c)) {
 			free(seen);
 			return (-DRV_EPORT);
 		}

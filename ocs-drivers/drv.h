@@ -59,7 +59,11 @@ struct drv_opts {
 };
 
 struct drv_caps {
-	uint32_t nports;        /* N: ingress 1..N, egress N+1..2N */
+	uint32_t nports; /* N: ingress 1..N, egress N+1..2N */
+	/* An N x M switch: M egress ports N+1..N+M (0: M = N).  With M < N
+	 * egress N+M+1..2N do not exist; with M > N those above 2N are out
+	 * of this numbering, and a patch on one is reported, not hidden. */
+	uint32_t nout;
 	int      bidirectional; /* device circuits are duplex */
 	int      atomic_apply; /* a failed batch leaves the device unchanged */
 	uint32_t switch_ms;    /* typical switching time */
@@ -137,6 +141,7 @@ struct drv {
 extern const struct drv_ops drv_emu_ops;
 extern const struct drv_ops drv_polatis_ops;
 extern const struct drv_ops drv_calient_ops;
+extern const struct drv_ops drv_calient_tl1_ops;
 
 /* Ops by name, or NULL; names lists them for messages. */
 const struct drv_ops *drv_lookup(const char *name);
@@ -150,6 +155,8 @@ int  drv_open(struct drv **out, const char *name, const char *url,
 void drv_close(struct drv *);
 
 int drv_caps(struct drv *, struct drv_caps *);
+/* Egress ports the numbering can use: N+1..N+drv_nout(), min(N, M). */
+uint32_t drv_nout(const struct drv_caps *);
 /* Checks every port against the caps (-DRV_EPORT) and that no port
  * appears twice among the connects (-EINVAL) before calling the driver. */
 int         drv_apply(struct drv *, const struct drv_batch *);

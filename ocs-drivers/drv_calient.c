@@ -311,27 +311,6 @@ list_xcs(struct calient *c, struct rest_xc **xcs, size_t *n)
 	return (rv);
 }
 
-/* The map of a list; -DRV_EPROTO if two connections share a port. */
-static int
-list_map(struct calient *c, const struct rest_xc *x, size_t n, uint16_t *map)
-{
-	char   nm[REST_CONN_MAX];
-	size_t i;
-
-	memset(map, 0, (c->names.n + 1) * sizeof(*map));
-	for (i = 0; i < n; i++)
-		if (rest_xc_to_map(&x[i], c->names.n, map) != 0) {
-			cal_seterr(
-			    c,
-			    "cross-connect list from %s: %s overlaps "
-			    "another connection",
-			    c->base,
-			    rest_conn_fmt(&c->names, &x[i], nm, sizeof(nm)));
-			return (-DRV_EPROTO);
-		}
-	return (0);
-}
-
 /*
  * POST a bulk body and read the per-item results.  0 when every item
  * succeeded; else -DRV_EDENIED with *napplied items done and the first
@@ -388,75 +367,13 @@ bulk(struct calient *c, const char *op, const struct rest_xc *x, size_t n,
 	return (bad < n ? -DRV_EDENIED : 0);
 }
 
-/* Would a port of patch p clash with the map?  (Named in c->err.) */
-static int
-busy(struct calient *c, const uint16_t *map, const struct drv_patch *p)
-{
-	uint32_t i;
-
-	if (map[p->in] != 0) {
-		cal_seterr(c, "ingress %u is already patched to %u", p->in,
-		           map[p->in]);
-		return (1);
-	}
-	for (i = 1; i <= c->names.n; i++)
-		if (map[i] == p->out) {
-			cal_seterr(c, "egress %u is already patched from %u",
-			           p->out, i);
-			return (1);
-		}
-	return (0);
-}
-
-static int
-plan_apply(struct calient *c, const struct drv_batch *b,
-           const struct rest_xc *cur, size_t ncur, struct rest_xc *del,
-           size_t *ndel, struct rest_xc *add, size_t *nadd, uint16_t *map,
-           uint16_t *rest)
-{
-	uint32_t n = c->names.n, i, j;
-	size_t   k;
-
-	if (list_map(c, cur, ncur, map) != 0)
-		return (-DRV_EPROTO);
-	for (k = 0; k < b->ndisconnect; k++) {
-		uint32_t pt = b->disconnect[k];
-
-		if (pt <= n)
-			map[pt] = 0;
-		else
-			for (i = 1; i <= n; i++)
-				if (map[i] == pt)
-					map[i] = 0;
-	}
-	for (k = 0; k < b->nconnect; k++) {
-		if (busy(c, map, &b->connect[k]))
-			return (-DRV_EBUSY);
-		map[b->connect[k].in] = b->connect[k].out;
-	}
-	/* Keep every listed connection whose patches all survive. */
-	memcpy(rest, map, (n + 1) * sizeof(*map));
-	*ndel = 0;
-	for (k = 0; k < ncur; k++) {
-		i = cur[k].a;
-		j = cur[k].b;
-		if (map[i] == n + j && (!cur[k].bi || map[j] == n + i)) {
-			rest[i] = 0;
-			if (cur[k].bi)
-				rest[j] = 0;
-		} else
-			del[(*ndel)++] = cur[k];
-	}
-	*nadd = rest_xc_from_map(rest, n, add);
-	return (0);
-}
-
 static int
 cal_apply(void *priv, const struct drv_batch *b)
 {
 	struct calient *c = priv;
 	struct rest_xc *cur = NULL, *del = NULL, *add = NULL;
 	uint16_t       *map = NULL, *rest = NULL;
+	char            e[300];
 	size_t          ncur, ndel, nadd, done = 0;
 	int             rv, acted = 0;
 
@@ -471,9 +388,13 @@ cal_apply(void *priv, const struct drv_batch *b)
 		rv = -ENOMEM;
 		goto out;
 	}
-	if ((rv = plan_apply(c, b, cur, ncur, del, &ndel, add, &nadd, map,
-	                     rest)) != 0)
+	if ((rv = rest_plan(&c->names, cur, ncur, b, del, &ndel, add, &nadd,
+	                    map, rest, e, sizeof(e))) != 0) {
+		cal_seterr(c, "%s%s",
+		           rv == -DRV_EBUSY ? "" : "cross-connect list: ", e);
+		rv = rv == -DRV_EBUSY ? rv : -DRV_EPROTO;
 		goto out;
+	}
 	if (ndel > 0) {
 		rv = bulk(c, "bdel", del, ndel, &done, &acted);
 		if (rv != 0) {
@@ -502,6 +423,7 @@ cal_read_map(void *priv, uint16_t *map, size_t nports)
 	struct calient *c = priv;
 	struct rest_xc *x;
 	size_t          n;
+	char            e[300];
 	int             rv;
 
 	c->err[0] = '\0';
@@ -513,8 +435,12 @@ cal_read_map(void *priv, uint16_t *map, size_t nports)
 		free(x);
 		return (-EINVAL);
 	}
-	rv = list_map(c, x, n, map);
+	rv = rest_map_of(&c->names, x, n, map, e, sizeof(e));
 	free(x);
+	if (rv != 0) {
+		cal_seterr(c, "cross-connect list from %s: %s", c->base, e);
+		rv = -DRV_EPROTO;
+	}
 	return (rv);
 }
 

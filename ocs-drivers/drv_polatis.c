@@ -19,149 +19,19 @@
 
 #include "ocs-drivers/drv.h"
 #include "ocs-drivers/tl1.h"
+#include "ocs-drivers/tl1_sess.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
 
-#define POL_DEFPORT     "3082"
-#define POL_BACKOFF_MIN 50
-#define POL_BACKOFF_MAX 2000
-#define POL_LOGOUT_MS   500
+#define POL_DEFPORT "3082"
 
 struct polatis {
-	char           host[256], port[16];
-	char           user[64], pass[128];
-	int            timeout_ms;
-	int            fd;        /* -1: not connected */
-	int            cancel_fd; /* drv_opts' */
-	struct tl1_buf in;
-	uint32_t       ctag;
-	uint32_t       nports;
-	uint32_t       switch_ms;
-	uint64_t       nauto; /* autonomous messages skipped */
-	char           err[512];
-	void (*trace)(void *, const char *, ...);
-	void *trace_arg;
+	struct tl1s t;
+	uint32_t    nports, nout; /* N x M: ingress 1..N, egress N+1..N+M */
+	uint32_t    switch_ms;
 };
 
-__attribute__((__format__(printf, 2, 3))) static void
-seterr(struct polatis *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(p->err, sizeof(p->err), fmt, ap);
-	va_end(ap);
-}
-
-static void
-drop(struct polatis *p)
-{
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
-	tl1_buf_free(&p->in);
-}
-
-/*
- * Send one command and collect its reply (all '>' blocks) into *r.
- * 0 (COMPLD, or DENY with r->status set), or a transport error after which
- * the connection is dropped.
- */
-static int
-command(struct polatis *p, const char *verb, const char *aid, const char *rest,
-        struct tl1_resp *r, uint64_t deadline)
-{
-	struct tl1_buf  out = {0};
-	struct tl1_resp m;
-	char            tag[16], chunk[8192];
-	ssize_t         n;
-	size_t          i;
-	int             rv;
-
-	memset(r, 0, sizeof(*r));
-	if (p->fd < 0)
-		return (-ENOTCONN);
-	p->ctag = p->ctag % 999999 + 1;
-	snprintf(tag, sizeof(tag), "%u", p->ctag);
-	if (tl1_cmd_fmt(&out, verb, "", aid, p->ctag, rest) != 0)
-		return (-ENOMEM);
-	if (p->trace)
-		p->trace(p->trace_arg, "tl1 > %.200s", out.p);
-	rv = net_write_all(p->fd, out.p, out.len, deadline, p->cancel_fd);
-	tl1_buf_free(&out);
-	if (rv != 0) {
-		seterr(p, "sending %s to %s:%s: %s", verb, p->host, p->port,
-		       strerror(-rv));
-		drop(p);
-		return (rv);
-	}
-	for (;;) {
-		while ((n = tl1_resp_parse(p->in.p, p->in.len, &m)) > 0) {
-			tl1_buf_consume(&p->in, (size_t)n);
-			if (m.kind == TL1_AUTO) {
-				p->nauto++;
-				if (p->trace)
-					p->trace(p->trace_arg,
-					         "tl1 < autonomous %s %s %s",
-					         m.alarm, m.tag, m.verb);
-			}
-			if (m.kind != TL1_RESP || strcmp(m.tag, tag) != 0) {
-				tl1_resp_free(&m);
-				continue;
-			}
-			/* Our reply, or one block of it. */
-			if (r->kind == 0) {
-				*r = m;
-				m.lines = NULL;
-				m.nlines = 0;
-			} else {
-				for (i = 0; i < m.nlines; i++) {
-					char **nl =
-					    realloc(r->lines, (r->nlines + 1) *
-					                          sizeof(*nl));
-					if (nl == NULL) {
-						tl1_resp_free(&m);
-						drop(p);
-						return (-ENOMEM);
-					}
-					r->lines = nl;
-					r->lines[r->nlines++] = m.lines[i];
-					m.lines[i] = NULL;
-				}
-				r->more = m.more;
-			}
-			tl1_resp_free(&m);
-			if (!r->more)
-				return (0);
-		}
-		if (n < 0) {
-			seterr(p, "%s:%s answered %s: not TL1", p->host,
-			       p->port,
-			       n == -EMSGSIZE ? "an oversized message"
-			                      : "garbage");
-			tl1_resp_free(r);
-			drop(p);
-			return (-DRV_EPROTO);
-		}
-		n = net_read_some(p->fd, chunk, sizeof(chunk), deadline,
-		                  p->cancel_fd);
-		if (n <= 0) {
-			rv = n == 0 ? -ECONNRESET : (int)n;
-			seterr(p, "waiting for %s reply from %s:%s: %s", verb,
-			       p->host, p->port,
-			       n == 0 ? "connection closed by the switch"
-			              : strerror(-rv));
-			tl1_resp_free(r);
-			drop(p);
-			return (rv);
-		}
-		if (tl1_buf_put(&p->in, chunk, (size_t)n) != 0) {
-			tl1_resp_free(r);
-			drop(p);
-			return (-ENOMEM);
-		}
-	}
-}
+#define seterr(p, ...) tl1s_seterr(&(p)->t, __VA_ARGS__)
 
 static int
 denied(struct polatis *p, const char *verb, const struct tl1_resp *r)
@@ -173,125 +43,68 @@ denied(struct polatis *p, const char *verb, const struct tl1_resp *r)
 	return (-DRV_EDENIED);
 }
 
-/* "SYSTEM:SIZE=48x48" somewhere in the data lines. */
+/*
+ * "SYSTEM:SIZE=48x48" somewhere in the data lines: N ingress, M egress
+ * ports (N+1..N+M).  The controller numbers egress N+1..2N, so a switch
+ * with more egress than ingress ports is driven on its first N.
+ */
 static int
-parse_size(const struct tl1_resp *r, uint32_t *n)
+parse_size(const struct tl1_resp *r, uint32_t *n, uint32_t *m)
 {
 	unsigned a, b;
 	size_t   i;
-	char    *s;
+	char    *s, tail;
 
 	for (i = 0; i < r->nlines; i++) {
 		if ((s = strstr(r->lines[i], "SIZE=")) == NULL)
 			continue;
-		if (sscanf(s, "SIZE=%ux%u", &a, &b) != 2)
+		if (sscanf(s, "SIZE=%ux%u%c", &a, &b, &tail) < 2 ||
+		    (sscanf(s, "SIZE=%ux%u%c", &a, &b, &tail) == 3 &&
+		     tail != '"' && tail != ',' && tail != ' '))
 			return (-DRV_EPROTO);
-		if (a == 0 || a != b || a > DRV_MAX_PORTS)
+		if (a == 0 || b == 0 || a > DRV_MAX_PORTS || b > DRV_MAX_PORTS)
 			return (-DRV_EPROTO);
 		*n = a;
+		*m = b;
 		return (0);
 	}
 	return (-DRV_EPROTO);
 }
 
-/* Connect, log in, learn the size. */
+/* After each login: the size. */
 static int
-session(struct polatis *p, uint64_t deadline)
+learn_size(void *arg, uint64_t deadline)
 {
+	struct polatis *p = arg;
 	struct tl1_resp r;
-	char            rest[200];
-	uint64_t        now = mono_ms();
-	int             fd, rv;
+	uint32_t        n, m;
+	int             rv;
 
-	if (now >= deadline)
-		return (-ETIMEDOUT);
-	fd =
-	    net_connect(p->host, p->port, (int)(deadline - now), p->cancel_fd);
-	if (fd < 0) {
-		seterr(p, "connecting to %s:%s: %s", p->host, p->port,
-		       strerror(-fd));
-		return (fd);
-	}
-	p->fd = fd;
-	snprintf(rest, sizeof(rest), "::%s", p->pass);
-	if ((rv = command(p, "ACT-USER", p->user, rest, &r, deadline)) != 0)
-		return (rv);
-	if (r.status != TL1_COMPLD) {
-		char txt[300];
-
-		tl1_resp_errtext(&r, txt, sizeof(txt));
-		seterr(p, "login as %s on %s:%s refused: %s", p->user, p->host,
-		       p->port, txt);
-		tl1_resp_free(&r);
-		drop(p);
-		return (-DRV_EAUTH);
-	}
-	tl1_resp_free(&r);
-	rv = command(p, "RTRV-EQPT", "SYSTEM", ":::PARAMETER=SIZE", &r,
-	             deadline);
+	rv = tl1s_command(&p->t, "RTRV-EQPT", "SYSTEM", ":::PARAMETER=SIZE",
+	                  &r, deadline);
 	if (rv != 0)
 		return (rv);
-	if (r.status != TL1_COMPLD || parse_size(&r, &p->nports) != 0) {
-		seterr(p, "%s:%s: no usable SYSTEM:SIZE=NxN in RTRV-EQPT",
-		       p->host, p->port);
+	if (r.status != TL1_COMPLD || parse_size(&r, &n, &m) != 0) {
+		seterr(p, "%s:%s: no usable SYSTEM:SIZE=NxM in RTRV-EQPT",
+		       p->t.host, p->t.port);
 		tl1_resp_free(&r);
-		drop(p);
 		return (-DRV_EPROTO);
 	}
 	tl1_resp_free(&r);
+	if (p->nports != 0 && (n != p->nports || m != p->nout)) {
+		seterr(p, "%s:%s is now %ux%u where it was %ux%u", p->t.host,
+		       p->t.port, n, m, p->nports, p->nout);
+		return (-DRV_EPROTO);
+	}
+	p->nports = n;
+	p->nout = m;
 	return (0);
 }
 
-/*
- * Has the switch hung up since the last command?  A switch closes idle
- * sessions (ED-EQPT TIMEOUT); finding out only after sending a batch
- * would leave its outcome unknown, so the close is looked for first.
- */
-static int
-hung_up(struct polatis *p)
-{
-	struct pollfd pfd = {.fd = p->fd, .events = POLLIN | POLLRDHUP};
-	char          c;
-
-	if (poll(&pfd, 1, 0) <= 0)
-		return (0);
-	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
-		return (1);
-	/* Readable: an autonomous message, or the end of the stream. */
-	return (recv(p->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
-}
-
-/* Be connected by the deadline, retrying with backoff. */
 static int
 ensure(struct polatis *p, uint64_t deadline)
 {
-	uint32_t backoff = POL_BACKOFF_MIN;
-	uint64_t now;
-	int      rv;
-
-	if (p->fd >= 0 && hung_up(p)) {
-		if (p->trace)
-			p->trace(p->trace_arg,
-			         "tl1: %s:%s closed the session; logging in "
-			         "again",
-			         p->host, p->port);
-		drop(p);
-	}
-	if (p->fd >= 0)
-		return (0);
-	for (;;) {
-		rv = session(p, deadline);
-		/* Wrong credentials do not get better by retrying. */
-		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
-			return (rv);
-		now = mono_ms();
-		if (now + backoff >= deadline || rv == -ECANCELED)
-			return (rv);
-		if (net_sleep(backoff, p->cancel_fd) != 0)
-			return (-ECANCELED);
-		backoff = backoff * 2 > POL_BACKOFF_MAX ? POL_BACKOFF_MAX
-		                                        : backoff * 2;
-	}
+	return (tl1s_ensure(&p->t, deadline, learn_size, p));
 }
 
 static int
@@ -299,37 +112,18 @@ pol_open(void *priv, const char *url, const struct drv_opts *o)
 {
 	struct polatis *p = priv;
 
-	p->fd = -1;
-	if (strncmp(url, "tl1://", 6) == 0)
-		url += 6;
-	if (net_hostport(url, POL_DEFPORT, p->host, sizeof(p->host), p->port,
-	                 sizeof(p->port)) != 0)
+	if (tl1s_init(&p->t, url, POL_DEFPORT, o, NULL) != 0)
 		return (-EINVAL);
-	if (o->user == NULL || o->password == NULL ||
-	    strlen(o->user) >= sizeof(p->user) ||
-	    strlen(o->password) >= sizeof(p->pass) ||
-	    strpbrk(o->user, ":;\r\n") || strpbrk(o->password, ":;\r\n"))
-		return (-EINVAL);
-	snprintf(p->user, sizeof(p->user), "%s", o->user);
-	snprintf(p->pass, sizeof(p->pass), "%s", o->password);
-	p->timeout_ms = o->timeout_ms;
 	p->switch_ms = o->switch_ms;
-	p->cancel_fd = o->cancel_fd;
-	p->trace = o->trace;
-	p->trace_arg = o->trace_arg;
-	return (ensure(p, mono_ms() + (uint64_t)p->timeout_ms));
+	return (ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms));
 }
 
 static void
 pol_close(void *priv)
 {
 	struct polatis *p = priv;
-	struct tl1_resp r;
 
-	if (p->fd >= 0 && command(p, "CANC-USER", p->user, ":", &r,
-	                          mono_ms() + POL_LOGOUT_MS) == 0)
-		tl1_resp_free(&r);
-	drop(p);
+	tl1s_logout(&p->t);
 }
 
 static int
@@ -338,10 +132,11 @@ pol_caps(void *priv, struct drv_caps *c)
 	struct polatis *p = priv;
 	int             rv;
 
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
 	memset(c, 0, sizeof(*c));
 	c->nports = p->nports;
+	c->nout = p->nout;
 	c->switch_ms = p->switch_ms;
 	return (0);
 }
@@ -359,8 +154,8 @@ batch_cmd(struct polatis *p, const char *verb, struct tl1_buf *aid,
 	int             rv;
 
 	/* As real clients write it: "ENT-PATCH::1,17:123:;" */
-	rv = command(p, verb, aid->p, ":", &r,
-	             mono_ms() + (uint64_t)p->timeout_ms);
+	rv = tl1s_command(&p->t, verb, aid->p, ":", &r,
+	                  mono_ms() + (uint64_t)p->t.timeout_ms);
 	if (rv != 0) {
 		/* Lost after sending: the switch may have done it. */
 		if (rv != -ENOTCONN && rv != -ENOMEM)
@@ -385,8 +180,8 @@ pol_apply(void *priv, const struct drv_batch *b)
 	struct tl1_buf  aid = {0};
 	int             rv, acted = 0;
 
-	p->err[0] = '\0';
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+	p->t.err[0] = '\0';
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
 	if (b->ndisconnect) {
 		if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
@@ -416,10 +211,10 @@ read_once(struct polatis *p, uint16_t *map, size_t nports)
 	char            tail;
 	int             rv;
 
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
-	rv = command(p, "RTRV-PATCH", "", ":", &r,
-	             mono_ms() + (uint64_t)p->timeout_ms);
+	rv = tl1s_command(&p->t, "RTRV-PATCH", "", ":", &r,
+	                  mono_ms() + (uint64_t)p->t.timeout_ms);
 	if (rv != 0)
 		return (rv);
 	if (r.status != TL1_COMPLD) {
@@ -429,13 +224,28 @@ read_once(struct polatis *p, uint16_t *map, size_t nports)
 	}
 	memset(map, 0, (nports + 1) * sizeof(*map));
 	for (i = 0; i < r.nlines; i++) {
+		if (sscanf(r.lines[i], "%u,%u%c", &in, &out, &tail) == 2 &&
+		    in >= 1 && in <= nports && out > 2 * nports &&
+		    out <= nports + p->nout) {
+			/* A port of an N x M switch (M > N) this controller
+			 * cannot name holds one it can: say so, do not
+			 * call the ingress free. */
+			seterr(p,
+			       "%s:%s (%ux%u): ingress %u is patched to "
+			       "egress %u, beyond the %zu egress ports this "
+			       "controller numbers",
+			       p->t.host, p->t.port, p->nports, p->nout, in,
+			       out, nports);
+			tl1_resp_free(&r);
+			return (-DRV_EPROTO);
+		}
 		if (sscanf(r.lines[i], "%u,%u%c", &in, &out, &tail) != 2 ||
 		    in < 1 || in > nports || out <= nports ||
 		    out > 2 * nports || map[in] != 0) {
 			seterr(p,
 			       "RTRV-PATCH from %s:%s: bad patch line "
 			       "\"%.40s\"",
-			       p->host, p->port, r.lines[i]);
+			       p->t.host, p->t.port, r.lines[i]);
 			tl1_resp_free(&r);
 			return (-DRV_EPROTO);
 		}
@@ -448,7 +258,7 @@ read_once(struct polatis *p, uint16_t *map, size_t nports)
 				seterr(p,
 				       "RTRV-PATCH from %s:%s: egress %u "
 				       "patched twice",
-				       p->host, p->port, map[in]);
+				       p->t.host, p->t.port, map[in]);
 				return (-DRV_EPROTO);
 			}
 	return (0);
@@ -460,7 +270,7 @@ pol_read_map(void *priv, uint16_t *map, size_t nports)
 	struct polatis *p = priv;
 	int             rv;
 
-	p->err[0] = '\0';
+	p->t.err[0] = '\0';
 	if (nports != p->nports)
 		return (-EINVAL);
 	rv = read_once(p, map, nports);
@@ -484,12 +294,12 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 	char            tail;
 	int             rv;
 
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
 	if (tl1_aid_fmt(&aid, ports, n) != 0)
 		return (-ENOMEM);
-	rv = command(p, "RTRV-PORT-POWER", aid.p, ":", &r,
-	             mono_ms() + (uint64_t)p->timeout_ms);
+	rv = tl1s_command(&p->t, "RTRV-PORT-POWER", aid.p, ":", &r,
+	                  mono_ms() + (uint64_t)p->t.timeout_ms);
 	tl1_buf_free(&aid);
 	if (rv != 0)
 		return (rv);
@@ -506,7 +316,7 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 			seterr(p,
 			       "RTRV-PORT-POWER from %s:%s: bad line "
 			       "\"%.40s\"",
-			       p->host, p->port, r.lines[i]);
+			       p->t.host, p->t.port, r.lines[i]);
 			tl1_resp_free(&r);
 			return (-DRV_EPROTO);
 		}
@@ -527,12 +337,12 @@ pol_inject(void *priv, const char *spec, char *now, size_t len)
 	char            rest[256];
 	int             rv;
 
-	p->err[0] = '\0';
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->timeout_ms)) != 0)
+	p->t.err[0] = '\0';
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
 	snprintf(rest, sizeof(rest), "::%s", spec);
-	rv = command(p, "SET-EMU-FAULT", "", rest, &r,
-	             mono_ms() + (uint64_t)p->timeout_ms);
+	rv = tl1s_command(&p->t, "SET-EMU-FAULT", "", rest, &r,
+	                  mono_ms() + (uint64_t)p->t.timeout_ms);
 	if (rv != 0)
 		return (rv);
 	if (r.status != TL1_COMPLD) {
@@ -555,7 +365,7 @@ pol_ports_state(void *priv, const uint16_t *ports, size_t n,
 	struct polatis *p = priv;
 	int             rv;
 
-	p->err[0] = '\0';
+	p->t.err[0] = '\0';
 	rv = power_once(p, ports, n, st);
 	if (rv == -ECONNRESET || rv == -EPIPE || rv == -ETIMEDOUT ||
 	    rv == -DRV_EPROTO)
@@ -568,7 +378,7 @@ pol_last_error(void *priv)
 {
 	struct polatis *p = priv;
 
-	return (p->err[0] ? p->err : NULL);
+	return (p->t.err[0] ? p->t.err : NULL);
 }
 
 const struct drv_ops drv_polatis_ops = {

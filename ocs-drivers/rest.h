@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ocs-drivers/drv.h"
 #include "proto/base/errbase.h"
 
 #define REST_PORTS_PER_MODULE 16 /* ocs-emu's layout */
@@ -203,5 +204,21 @@ size_t rest_xc_from_map(const uint16_t *map, uint32_t nports,
                         struct rest_xc *xc);
 /* Add the patches of xc to map; -REST_EVALUE if a port is already used. */
 int rest_xc_to_map(const struct rest_xc *, uint32_t nports, uint16_t *map);
+
+/* The patches of listed connections into map (N + 1 entries);
+ * -REST_EVALUE naming the first that overlaps another. */
+int rest_map_of(const struct rest_names *, const struct rest_xc *, size_t n,
+                uint16_t *map, char *err, size_t errlen);
+/*
+ * A batch in connections: del (room for ncur) are the listed ones whose
+ * patches do not all survive it, add (room for N) the ones to make; map
+ * and rest are scratch of N + 1 entries.  0, -REST_EVALUE (the list
+ * overlaps itself), -DRV_EBUSY (a patch asked for meets one that
+ * stays), with err filled.
+ */
+int rest_plan(const struct rest_names *, const struct rest_xc *cur,
+              size_t ncur, const struct drv_batch *, struct rest_xc *del,
+              size_t *ndel, struct rest_xc *add, size_t *nadd, uint16_t *map,
+              uint16_t *rest, char *err, size_t errlen);
 
 #endif

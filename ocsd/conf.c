@@ -607,8 +607,12 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			hp += 7;
 		else if (strncmp(hp, "https://", 8) == 0 && web)
 			hp += 8;
-		if (net_hostport(hp, web ? "80" : "3082", h, sizeof(h), port,
-		                 sizeof(port)) != 0) {
+		if (net_hostport(hp,
+		                 web ? "80"
+		                 : strcmp(c->driver, "calient-tl1") == 0
+		                     ? "3083"
+		                     : "3082",
+		                 h, sizeof(h), port, sizeof(port)) != 0) {
 			snprintf(err, errlen,
 			         "%s: [switch]: address: \"%s\": expected "
 			         "%s",
@@ -773,8 +777,8 @@ conf_trx_by_out(const struct conf *c, uint32_t out)
 }
 
 int
-conf_resolve_ports(struct conf *c, uint32_t n, conf_lookup_fn lookup,
-                   void *arg, char *err, size_t len)
+conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
+                   conf_lookup_fn lookup, void *arg, char *err, size_t len)
 {
 	uint32_t a, b;
 	size_t   i, j;
@@ -819,11 +823,12 @@ conf_resolve_ports(struct conf *c, uint32_t n, conf_lookup_fn lookup,
 				    c->trx[j].name, c->trx[i].name);
 				return (-EINVAL);
 			}
-	return (conf_check_ports(c, n, err, len));
+	return (conf_check_ports(c, n, m, err, len));
 }
 
 int
-conf_check_ports(const struct conf *c, uint32_t n, char *err, size_t len)
+conf_check_ports(const struct conf *c, uint32_t n, uint32_t m, char *err,
+                 size_t len)
 {
 	size_t i;
 
@@ -838,12 +843,12 @@ conf_check_ports(const struct conf *c, uint32_t n, char *err, size_t len)
 			    t->name, t->in_name, t->out_name);
 			return (-EINVAL);
 		}
-		if (t->in < 1 || t->in > n || t->out <= n || t->out > 2 * n) {
+		if (t->in < 1 || t->in > n || t->out <= n || t->out > n + m) {
 			snprintf(
 			    err, len,
 			    "cabling: %s = %u %u does not fit a %ux%u switch "
 			    "(ingress 1..%u, egress %u..%u)",
-			    t->name, t->in, t->out, n, n, n, n + 1, 2 * n);
+			    t->name, t->in, t->out, n, m, n, n + 1, n + m);
 			return (-EINVAL);
 		}
 	}

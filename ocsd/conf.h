@@ -128,11 +128,14 @@ typedef int (*conf_lookup_fn)(void *arg, const char *name, uint32_t *p);
  * ingress p, RX from egress n + q), then conf_check_ports.  0 or -EINVAL
  * with the transceiver named in err.  Writes c->trx: the caller holds
  * whatever lock its readers take. */
-int conf_resolve_ports(struct conf *, uint32_t n, conf_lookup_fn lookup,
-                       void *arg, char *err, size_t len);
-/* Check the cabling against a switch of n ports per side; 0 or -EINVAL
+int conf_resolve_ports(struct conf *, uint32_t n, uint32_t m,
+                       conf_lookup_fn lookup, void *arg, char *err,
+                       size_t len);
+/* Check the cabling against a switch of n ingress ports and m egress
+ * ports the numbering uses (n + 1..n + m); 0 or -EINVAL
  * with the first offending transceiver named in err. */
-int conf_check_ports(const struct conf *, uint32_t n, char *err, size_t len);
+int conf_check_ports(const struct conf *, uint32_t n, uint32_t m, char *err,
+                     size_t len);
 
 /* Did the [switch] section change between two configs? */
 int conf_switch_changed(const struct conf *, const struct conf *);

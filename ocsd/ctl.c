@@ -527,7 +527,8 @@ on_done(struct work *w)
 			         w->cmd->name, w->peer, w->job.changed);
 		} else if (w->job.op == SW_PORTS) {
 			nng_mtx_lock(w->d->mtx);
-			reply_ports(&rp, w->d, w->job.st, w->job.nst_ports);
+			reply_ports(&rp, w->d, w->job.st, w->job.nst_ports,
+			            w->job.nst_egress);
 			nng_mtx_unlock(w->d->mtx);
 		} else if (w->job.op == SW_FAULT) {
 			reply_message(&rp, "faults now: %s", w->job.note);

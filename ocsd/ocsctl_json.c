@@ -39,6 +39,8 @@ j_switch(const Ocs__SwitchInfo *sw)
 	json_object_set_new(s, "connected", json_boolean(sw->connected));
 	if (sw->has_ports)
 		json_object_set_new(s, "ports", json_integer(sw->ports));
+	if (sw->has_egress)
+		json_object_set_new(s, "egress", json_integer(sw->egress));
 	if (sw->has_switch_ms)
 		json_object_set_new(s, "switch_ms",
 		                    json_integer(sw->switch_ms));

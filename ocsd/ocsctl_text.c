@@ -53,7 +53,8 @@ t_switch(const Ocs__SwitchInfo *s)
 	printf("switch %s %s: %s", s->driver, s->address,
 	       s->connected ? "connected" : "NOT CONNECTED");
 	if (s->has_ports)
-		printf(", %ux%u", s->ports, s->ports);
+		printf(", %ux%u", s->ports,
+		       s->has_egress ? s->egress : s->ports);
 	if (s->has_switch_ms)
 		printf(", switching time %u ms", s->switch_ms);
 	if (s->has_last_op_ms && s->last_op_ms > 0)

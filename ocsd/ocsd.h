@@ -30,6 +30,7 @@ struct ocsd {
 	/* The switch, as last seen by the worker. */
 	int        connected;
 	uint32_t   nports;
+	uint32_t   nout; /* the switch's egress ports (M of N x M) */
 	char       sw_err[512];
 	char       sw_warn[256];
 	int        interrupted; /* a batch failed with its outcome unknown */

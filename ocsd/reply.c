@@ -99,14 +99,15 @@ reply_run_json(const struct run_report *o, const char *aborted)
  * is patched to and the transceiver cabled to it. */
 void
 reply_ports(struct reply *rp, const struct ocsd *d,
-            const struct drv_port_state *st, uint32_t n)
+            const struct drv_port_state *st, uint32_t n, uint32_t m_eg)
 {
 	const struct map *m = d->have_live ? &d->live : NULL;
 	uint32_t          p;
 
-	if ((rp->r.ports = reply_alloc(rp, 2 * n * sizeof(void *))) == NULL)
+	if ((rp->r.ports = reply_alloc(rp, (n + m_eg) * sizeof(void *))) ==
+	    NULL)
 		return;
-	for (p = 1; p <= 2 * n; p++) {
+	for (p = 1; p <= n + m_eg; p++) {
 		const struct conf_trx *t;
 		Ocs__PortInfo         *pi = reply_alloc(rp, sizeof(*pi));
 
@@ -190,6 +191,10 @@ reply_switch(struct reply *rp, const struct ocsd *d)
 	if (d->nports) {
 		s->has_ports = 1;
 		s->ports = d->nports;
+	}
+	if (d->nout && d->nout != d->nports) {
+		s->has_egress = 1;
+		s->egress = d->nout;
 	}
 	s->has_switch_ms = 1;
 	s->switch_ms = d->conf->switch_ms;

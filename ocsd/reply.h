@@ -55,9 +55,11 @@ int reply_runs(struct reply *, const json_t *runs, int whole);
 /* A run's report as its JSON line (aborted: why, or NULL); NULL when out
  * of memory. */
 json_t *reply_run_json(const struct run_report *, const char *aborted);
-void    reply_ports(struct reply *, const struct ocsd *,
-                    const struct drv_port_state *st, uint32_t nports);
-void    reply_message(struct reply *, const char *fmt, ...)
+/* Ports 1..nports + negress (st[p]), for ocsctl show ports. */
+void reply_ports(struct reply *, const struct ocsd *,
+                 const struct drv_port_state *st, uint32_t nports,
+                 uint32_t negress);
+void reply_message(struct reply *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 
 #endif

@@ -543,8 +543,8 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		return (rv);
 	}
 	nng_mtx_lock(d->mtx);
-	rv = conf_resolve_ports(d->conf, c.nports, port_lookup, d->drv, err,
-	                        len);
+	rv = conf_resolve_ports(d->conf, c.nports, drv_nout(&c), port_lookup,
+	                        d->drv, err, len);
 	nng_mtx_unlock(d->mtx);
 	if (rv != 0)
 		return (rv);
@@ -558,6 +558,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		return (-OCSD_ESTATE);
 	}
 	d->nports = c.nports;
+	d->nout = c.nout ? c.nout : c.nports;
 	if ((rv = refresh(d, err, len)) != 0)
 		return (rv);
 	nng_mtx_lock(d->mtx);
@@ -565,7 +566,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 	d->sw_err[0] = '\0';
 	nng_mtx_unlock(d->mtx);
 	log_info("switch %s %s: connected, %ux%u, %u patches", d->conf->driver,
-	         d->conf->address, c.nports, c.nports, map_count(&d->live));
+	         d->conf->address, c.nports, d->nout, map_count(&d->live));
 
 	return (reconcile(d, err, len));
 }
@@ -619,7 +620,8 @@ do_ports(struct ocsd *d, struct sw_job *j)
 
 	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	n = 2 * d->nports;
+	/* Every egress the numbering has on this switch (N x M: min). */
+	n = d->nports + (d->nout && d->nout < d->nports ? d->nout : d->nports);
 	ports = calloc(n, sizeof(*ports));
 	j->st = calloc(n + 1, sizeof(*j->st));
 	if (ports == NULL || j->st == NULL) {
@@ -629,6 +631,7 @@ do_ports(struct ocsd *d, struct sw_job *j)
 	for (i = 0; i < n; i++)
 		ports[i] = (uint16_t)(i + 1);
 	j->nst_ports = d->nports;
+	j->nst_egress = n - d->nports;
 	rv = drv_ports_state(d->drv, ports, n, j->st + 1);
 	free(ports);
 	if (rv == -ENOTSUP) {
@@ -768,8 +771,9 @@ run_reload(struct ocsd *d, struct conf *nc)
 		d->connected = 0;
 	/* The same switch: its names number the new cabling now. */
 	if (!reopen && d->connected &&
-	    conf_resolve_ports(d->conf, d->nports, port_lookup, d->drv, err,
-	                       sizeof(err)) != 0) {
+	    conf_resolve_ports(d->conf, d->nports,
+	                       d->nout < d->nports ? d->nout : d->nports,
+	                       port_lookup, d->drv, err, sizeof(err)) != 0) {
 		log_warnx("reload: %s", err);
 		d->connected = 0;
 	}

@@ -62,10 +62,10 @@ struct sw_job {
 	double   took_ms; /* SW_HOLD: apply + read-back + light check */
 	char     err[768];
 	char     note[256]; /* SW_FAULT: the faults armed now */
-	/* SW_PORTS: st[p] for p = 1..2 * nst_ports (malloc'd; the caller
-	 * frees it), and the switch's map at the time. */
+	/* SW_PORTS: st[p] for p = 1..nst_ports + nst_egress (malloc'd;
+	 * the caller frees it), and the switch's map at the time. */
 	struct drv_port_state *st;
-	uint32_t               nst_ports;
+	uint32_t               nst_ports, nst_egress;
 
 	/* The worker's. */
 	nng_aio       *aio;

@@ -30,8 +30,9 @@ struct emu_fault {
 };
 
 struct emu_conf {
-	char          tl1[128];    /* ADDR:PORT */
-	char          rest[128];   /* ADDR:PORT, "" = no REST face */
+	char          tl1[128];         /* ADDR:PORT */
+	char          rest[128];        /* ADDR:PORT, "" = no REST face */
+	char          tl1_calient[128]; /* ADDR:PORT, "" = no CALIENT TL1 */
 	char          viewer[200]; /* REST read-only USER:PASSWORD, or "" */
 	char          fibre[128];  /* ADDR:PORT, "" = no light path */
 	uint32_t      ports;

@@ -38,7 +38,8 @@ usage(void)
 	        "               [--sid NAME] [--block-size BYTES] "
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
-	        "[--fault SPEC]...\n"
+	        "[--tl1-calient ADDR:PORT]\n"
+	        "               [--fault SPEC]...\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
 	        "       ocs-emu -h|--help | --version\n"
@@ -79,6 +80,7 @@ enum {
 	O_FAULT,
 	O_GRACE,
 	O_IDLE,
+	O_TL1C,
 };
 
 static const struct option longopts[] = {
@@ -100,6 +102,7 @@ static const struct option longopts[] = {
     {"fault", required_argument, NULL, O_FAULT},
     {"login-grace", required_argument, NULL, O_GRACE},
     {"session-timeout", required_argument, NULL, O_IDLE},
+    {"tl1-calient", required_argument, NULL, O_TL1C},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -120,6 +123,11 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		if (strlen(a) >= sizeof(c->rest))
 			return (bad("--rest", a, "too long"));
 		snprintf(c->rest, sizeof(c->rest), "%s", a);
+		return (0);
+	case O_TL1C:
+		if (strlen(a) >= sizeof(c->tl1_calient))
+			return (bad("--tl1-calient", a, "too long"));
+		snprintf(c->tl1_calient, sizeof(c->tl1_calient), "%s", a);
 		return (0);
 	case O_VIEWER:
 		if (strlen(a) >= sizeof(c->viewer) || strchr(a, ':') == NULL ||
@@ -301,6 +309,66 @@ fibre_main(void *arg)
 	return (NULL);
 }
 
+/* A TL1 face served by a thread of its own (the Polatis one is main's). */
+struct tl1_arg {
+	struct emu                   *e;
+	const struct emu_tl1_dialect *d;
+	int                           lfd, stopfd, rv;
+};
+
+static void *
+tl1_main(void *arg)
+{
+	struct tl1_arg *ta = arg;
+
+	ta->rv = emu_tl1_serve(ta->e, ta->d, ta->lfd, ta->stopfd);
+	if (ta->rv != 0)
+		log_warnx("tl1-calient: %s", strerror(-ta->rv));
+	return (NULL);
+}
+
+/* CALIENT's TL1 face on --tl1-calient.  0, or 2 for a bad address. */
+static int
+start_tl1_calient(struct emu *e, struct tl1_arg *ta, pthread_t *thr,
+                  char *bound, size_t blen)
+{
+	char host[256], port[16];
+
+	if (net_hostport(e->c.tl1_calient, "3083", host, sizeof(host), port,
+	                 sizeof(port)) != 0) {
+		fprintf(stderr,
+		        "ocs-emu: --tl1-calient \"%s\": expected ADDR:PORT\n",
+		        e->c.tl1_calient);
+		return (2);
+	}
+	if ((ta->lfd = net_listen(host, port, bound, blen)) < 0) {
+		errno = -ta->lfd;
+		fatal("tl1-calient: listening on %s", e->c.tl1_calient);
+	}
+	if ((ta->stopfd = eventfd(0, EFD_CLOEXEC)) < 0)
+		fatal("eventfd");
+	ta->e = e;
+	ta->d = &emu_tl1_calient;
+	if (pthread_create(thr, NULL, tl1_main, ta) != 0)
+		fatalx("cannot start the CALIENT TL1 thread");
+	log_info("CALIENT TL1 on %s", bound);
+	return (0);
+}
+
+/* Stop a thread that serves until its stop descriptor is readable. */
+static void
+stop_thread(int stopfd, int lfd, pthread_t thr)
+{
+	uint64_t one = 1;
+
+	if (stopfd < 0)
+		return;
+	(void)!write(stopfd, &one, sizeof(one));
+	pthread_join(thr, NULL);
+	close(stopfd);
+	close(lfd);
+}
+
 /* The switch model, its counters, armed faults and saved state.  0, or
  * the exit status after saying why. */
 static int
@@ -376,9 +444,10 @@ main(int argc, char **argv)
 {
 	struct emu      *e;
 	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
+	struct tl1_arg   ta = {.lfd = -1, .stopfd = -1};
 	struct emu_rest *rest = NULL;
-	char             faults[512] = "", rbound[300];
-	pthread_t        fthr;
+	char             faults[512] = "", rbound[300], cbound[300];
+	pthread_t        fthr, cthr;
 	sigset_t         ss;
 	char host[256], port[16], bound[300], fbound[300], err[512];
 	int  verbose = 0, lfd, sfd, rv;
@@ -425,6 +494,10 @@ main(int argc, char **argv)
 		}
 		log_info("rest on %s", rbound);
 	}
+	if (e->c.tl1_calient[0] &&
+	    (rv = start_tl1_calient(e, &ta, &cthr, cbound, sizeof(cbound))) !=
+	        0)
+		return (rv);
 	if (faults[0]) {
 		emu_fault_fmt(e, err, sizeof(err));
 		log_info("faults armed: %s", err);
@@ -434,23 +507,19 @@ main(int argc, char **argv)
 		printf("ocs-emu: fibre %s\n", fbound);
 	if (rest != NULL)
 		printf("ocs-emu: rest %s\n", rbound);
+	if (ta.stopfd >= 0)
+		printf("ocs-emu: tl1-calient %s\n", cbound);
 	fflush(stdout);
 	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd)) != 0) {
 		errno = -rv;
 		fatal("tl1");
 	}
 	emu_rest_stop(rest);
-	if (fa.stopfd >= 0) {
-		uint64_t one = 1;
-
-		(void)!write(fa.stopfd, &one, sizeof(one));
-		pthread_join(fthr, NULL);
-		close(fa.stopfd);
-		close(fa.lfd);
-		/* A UNIX listener's socket file is ours to remove. */
-		if (strncmp(e->c.fibre, "unix:", 5) == 0)
-			unlink(e->c.fibre + 5);
-	}
+	stop_thread(ta.stopfd, ta.lfd, cthr);
+	stop_thread(fa.stopfd, fa.lfd, fthr);
+	/* A UNIX listener's socket file is ours to remove. */
+	if (fa.stopfd >= 0 && strncmp(e->c.fibre, "unix:", 5) == 0)
+		unlink(e->c.fibre + 5);
 	/* Only now is nothing left that could still change a patch. */
 	pthread_mutex_lock(&e->mtx);
 	if (e->x.gen != e->saved_gen && (rv = emu_state_save(e)) != 0)

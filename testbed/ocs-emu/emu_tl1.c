@@ -83,10 +83,13 @@ respond(struct srv *sv, struct sess *s, const char *ctag, enum tl1_status st,
 	b = due_ms ? &s->held : &s->out;
 	if (!s->control && f->garbage)
 		tl1_buf_put(b, emu_garbage, strlen(emu_garbage));
-	else
+	else {
 		tl1_resp_fmt(b, sv->e->sid, emu_now(sv), ctag, st, code,
 		             comment, l ? l->v : NULL, l ? l->n : 0,
 		             sv->e->c.block_bytes);
+		if (sv->d->prompt != NULL)
+			tl1_buf_printf(b, "\r\n%s", sv->d->prompt);
+	}
 	if (due_ms)
 		s->due_ms = due_ms;
 	log_trace("tl1[%u] < M %s %s%s%s", s->id, ctag, tl1_status_name(st),
@@ -419,6 +422,8 @@ accept_one(struct srv *sv, int lfd)
 	s->id = ++sv->next_id;
 	s->last_ms = mono_ms();
 	sv->s[i] = s;
+	if (sv->d->prompt != NULL)
+		tl1_buf_printf(&s->out, "%s", sv->d->prompt);
 	log_debug("tl1[%u]: session opened", s->id);
 }
 

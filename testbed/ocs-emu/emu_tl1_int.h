@@ -55,6 +55,9 @@ struct emu_tl1_dialect {
 	/* A command before the login: the code and the text clients match
 	 * to log in again. */
 	const char *nologin_code, *nologin_text;
+	/* Sent on connecting and after every reply (CALIENT's "agent>"),
+	 * or NULL. */
+	const char *prompt;
 };
 
 /* Data lines of a reply. */
@@ -103,6 +106,9 @@ ssize_t port_list(struct srv *, struct sess *, const struct tl1_cmd *,
                   int need, uint32_t **out);
 /* A whole decimal number in [lo, hi] (a leading - allowed): 0/-EINVAL. */
 int number_in(const char *s, long lo, long hi, long *v);
+
+/* SET-EMU-FAULT:::<ctag>::<spec>; in every dialect. */
+void emu_tl1_cmd_set_fault(struct srv *, struct sess *, struct tl1_cmd *);
 
 extern const struct emu_tl1_verb emu_tl1_polatis_verbs[];
 extern const size_t              emu_tl1_polatis_nverbs;

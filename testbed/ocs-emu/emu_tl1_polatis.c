@@ -414,8 +414,8 @@ cmd_rtrv_arc_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 
 /* SET-EMU-FAULT:::<ctag>::<spec>; (an ocs-emu extension, needs no login
  * and ignores the faults so they can be cleared). */
-static void
-cmd_set_emu_fault(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+void
+emu_tl1_cmd_set_fault(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
 	struct lines l = {0};
 	char         err[200], now[256];
@@ -450,7 +450,7 @@ const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
     {"OPR-ARC-EQPT", 1, cmd_opr_arc_eqpt},
     {"RLS-ARC-EQPT", 1, cmd_rls_arc_eqpt},
     {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
-    {"SET-EMU-FAULT", 0, cmd_set_emu_fault},
+    {"SET-EMU-FAULT", 0, emu_tl1_cmd_set_fault},
 };
 const size_t emu_tl1_polatis_nverbs =
     sizeof(emu_tl1_polatis_verbs) / sizeof(emu_tl1_polatis_verbs[0]);

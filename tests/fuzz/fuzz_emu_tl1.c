@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: ocs-emu's TL1 command handling, from bytes on the
- * wire to replies, on a small switch model.  Every reply must itself be
- * well-formed TL1 that our own parser accepts.
+ * wire to replies, on a small switch model, in both dialects (Polatis,
+ * then CALIENT on a fresh model).  Every reply must itself be well-formed
+ * TL1 that our own parser accepts (CALIENT's "agent>" prompt between
+ * them aside).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,8 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+static void
+one(const struct emu_tl1_dialect *d, const uint8_t *data, size_t len)
 {
 	static struct emu e; /* reset below; static only to avoid the stack */
 	struct tl1_buf    out = {0};
@@ -24,7 +26,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	ssize_t           n;
 
 	memset(&e, 0, sizeof(e));
-	log_init("fuzz", 1, -1);
 	strcpy(e.c.user, "root");
 	strcpy(e.c.password, "root");
 	strcpy(e.sid, "EMU");
@@ -35,10 +36,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	/* The model as ocs-emu makes it: counters, per-port state. */
 	if (emu_model_init(&e) != 0)
 		abort();
-	if (emu_tl1_feed(&e, &emu_tl1_polatis, (const char *)data, len,
-	                 &out) != 0)
+	if (emu_tl1_feed(&e, d, (const char *)data, len, &out) != 0)
 		abort();
 	while (off < out.len) {
+		if (d == &emu_tl1_calient) {
+			while (off < out.len && strchr("\r\n", out.p[off]) &&
+			       out.p[off])
+				off++;
+			if (out.len - off >= 6 &&
+			    memcmp(out.p + off, "agent>", 6) == 0) {
+				off += 6;
+				continue;
+			}
+		}
 		n = tl1_resp_parse(out.p + off, out.len - off, &r);
 		if (n <= 0)
 			abort();
@@ -48,5 +58,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	tl1_buf_free(&out);
 	emu_model_free(&e);
 	pthread_mutex_destroy(&e.mtx);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	log_init("fuzz", 1, -1);
+	one(&emu_tl1_polatis, data, len);
+	one(&emu_tl1_calient, data, len);
 	return (0);
 }

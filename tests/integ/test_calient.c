@@ -4,8 +4,9 @@
  * process serving CALIENT REST (and TL1 on the same switch model) on
  * ephemeral ports: add/list/delete, a bulk apply of 162 duplex circuits
  * in one badd, 401 and 403, a status "0" refusal with the device's text,
- * both faces seeing the same circuits, and the emulator's faults as the
- * driver meets them.
+ * both faces seeing the same circuits, RENAT's requests through the real
+ * server, the CALIENT TL1 face and the calient-tl1 driver on the same
+ * switch, and the emulator's faults as the drivers meet them.
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,7 +30,7 @@
 struct fx {
 	char       *dir;
 	struct proc emu;
-	char        tl1[64], rest[80];
+	char        tl1[64], rest[80], tl1c[64];
 	int         nbadd, nbdel, nlist; /* counted by the trace hook */
 };
 
@@ -71,6 +72,8 @@ emu_start(struct fx *f, const char *extra1, const char *extra2)
 	argv[n++] = "20ms";
 	argv[n++] = "--viewer";
 	argv[n++] = "guest:guest";
+	argv[n++] = "--tl1-calient";
+	argv[n++] = "127.0.0.1:0";
 	if (extra1)
 		argv[n++] = (char *)(uintptr_t)extra1;
 	if (extra2)
@@ -83,6 +86,9 @@ emu_start(struct fx *f, const char *extra1, const char *extra2)
 	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
 	assert_int_equal(strncmp(line, "ocs-emu: rest ", 14), 0);
 	snprintf(f->rest, sizeof(f->rest), "http://%.63s", line + 14);
+	assert_int_equal(proc_line(&f->emu, line, sizeof(line), 5000), 0);
+	assert_int_equal(strncmp(line, "ocs-emu: tl1-calient ", 21), 0);
+	snprintf(f->tl1c, sizeof(f->tl1c), "%.63s", line + 21);
 }
 
 static int
@@ -121,9 +127,12 @@ open_as(struct fx *f, const char *drv, const char *user, const char *pw,
 	                     .trace_arg = f};
 	struct drv     *d;
 
-	assert_int_equal(
-	    drv_open(&d, drv, strcmp(drv, "calient") ? f->tl1 : f->rest, &o),
-	    expect);
+	assert_int_equal(drv_open(&d, drv,
+	                          !strcmp(drv, "calient")       ? f->rest
+	                          : !strcmp(drv, "calient-tl1") ? f->tl1c
+	                                                        : f->tl1,
+	                          &o),
+	                 expect);
 	assert_non_null(d);
 	return (d);
 }
@@ -298,6 +307,51 @@ test_calient_renat(void **state)
 	drv_close(d);
 }
 
+/* CALIENT's TL1 face and the calient-tl1 driver on the same switch as
+ * the REST face: what one makes the other reads, by name. */
+static void
+test_calient_tl1(void **state)
+{
+	struct fx       *f = *state;
+	struct drv      *t = open_as(f, "calient-tl1", "root", "root", 0);
+	struct drv      *r = open_as(f, "calient", "root", "root", 0);
+	struct drv_caps  c;
+	struct drv_patch p[3] = {
+	    {1, NPORTS + 17}, {17, NPORTS + 1}, {2, NPORTS + 3}};
+	struct drv_batch b = {.connect = p, .nconnect = 3};
+	uint16_t         map[NPORTS + 1], dis[1] = {1};
+	uint32_t         port;
+	char             now[128];
+	uint64_t         t0;
+
+	assert_int_equal(drv_caps(t, &c), 0);
+	assert_int_equal(c.nports, NPORTS);
+	t0 = mono_ms();
+	assert_int_equal(drv_apply(t, &b), 0);
+	/* Two connections, each answered once its mirrors settled. */
+	assert_true(mono_ms() - t0 >= 2 * 20);
+	assert_int_equal(drv_read_map(r, map, NPORTS), 0);
+	assert_int_equal(map[1], NPORTS + 17);
+	assert_int_equal(map[17], NPORTS + 1);
+	assert_int_equal(map[2], NPORTS + 3);
+	b = (struct drv_batch){.disconnect = dis, .ndisconnect = 1};
+	assert_int_equal(drv_apply(r, &b), 0);
+	assert_int_equal(drv_read_map(t, map, NPORTS), 0);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(map[17], NPORTS + 1);
+	assert_int_equal(drv_port_lookup(t, "1.2.1", &port), 0);
+	assert_int_equal(port, 17);
+	/* Faults through the TL1 face, cleared again. */
+	assert_int_equal(drv_inject(t, "delay=1ms", now, sizeof(now)), 0);
+	assert_non_null(strstr(now, "delay"));
+	assert_int_equal(drv_inject(t, "none", now, sizeof(now)), 0);
+	drv_close(t);
+	drv_close(r);
+	t = open_as(f, "calient-tl1", "root", "wrong", -DRV_EAUTH);
+	assert_non_null(strstr(drv_last_error(t), "Invalid user or password"));
+	drv_close(t);
+}
+
 static void
 test_calient_status_zero(void **state)
 {
@@ -391,6 +445,7 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_calient_renat, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_calient_tl1, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_calient_status_zero, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_calient_faults, setup,

@@ -7,7 +7,11 @@
  * servers switches embed (Connection: close after each answer; HTTP/1.0
  * with the body running to the close; a kept-alive connection closed
  * while idle).  What the driver sends back is checked too: bulk bodies
- * that name the device's ports.
+ * that name the device's ports.  The calient-tl1 driver meets a scripted
+ * TL1 device too, answering with the S162 replies of Quali's driver tests
+ * (other shelves, a uni connection, the agent> prompt or none), and is
+ * checked for the commands it sends: ENT-CRS then ACT-CRS, CANC-CRS then
+ * DLT-CRS, as clients drive a real switch.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <cmocka.h>
 
 #include "ocs-drivers/drv.h"
+#include "tests/lib/tl1dev.h"
 
 enum mode {
 	KEEP,       /* HTTP/1.1, Content-Length, keeps the connection */
@@ -287,12 +292,92 @@ test_connection_close(void **state)
 	}
 }
 
+/* ---- the TL1 device ------------------------------------------------ */
+
+/* The S162 of Quali's fixtures: its ports and connections. */
+static const char *const tl1_ports[] = {
+    "1.1.1:WX,NONE,NONE:INAS=OOS-NP,INOS=OOS,INOC=OK,INRS=NPR,OUTAS=OOS-NP,"
+    "OUTOS=OOS,OUTOC=OK,OUTRS=NPR",
+    "1.1.2:WX,NONE,NONE:INAS=OOS-NP,INOS=OOS,INOC=OK,INRS=NPR,OUTAS=OOS-NP,"
+    "OUTOS=OOS,OUTOC=OK,OUTRS=NPR",
+    "2.3.3:WX,NONE,TRANSIT:INAS=OOS-NP,INOS=OOS,INOC=OK,INRS=NPR,OUTAS=IS,"
+    "OUTOS=IS,OUTOC=OK,OUTRS=NPR",
+    "2.3.6:WX,TRANSIT,TRANSIT:INAS=IS,INOS=IS,INOC=OK,INRS=NPR,OUTAS=IS,"
+    "OUTOS=IS,OUTOC=OK,OUTRS=NPR",
+    "2.8.5:WX,TRANSIT,NONE:INAS=IS,INOS=IS,INOC=OK,INRS=NPR,OUTAS=OOS-NP,"
+    "OUTOS=OOS,OUTOC=OK,OUTRS=NPR",
+    "3.2.5:WX,TRANSIT,TRANSIT:INAS=IS,INOS=IS,INOC=OK,INRS=NPR,OUTAS=IS,"
+    "OUTOS=IS,OUTOC=OK,OUTRS=NPR",
+    "6.1.1:WX,NONE,NONE:INAS=OOS-NP,INOS=OOS,INOC=NOHW,INRS=NPR,OUTAS=OOS-"
+    "NP,OUTOS=OOS,OUTOC=OK,OUTRS=NPR",
+};
+static const char *const tl1_crs[] = {
+    "2.3.6-3.2.5:SRCPORT=2.3.6,DSTPORT=3.2.5,GRPNAME=DSTRAUB,CONNNAME=2.3.6-"
+    "3.2.5,CONNTYPE=2WAY,AS=UMA,OS=RDY,OC=OK,PS=UPR,AL=CL",
+    "2.8.5>2.3.3:SRCPORT=2.8.5,DSTPORT=2.3.3,GRPNAME=DSTRAUB,CONNNAME=lab_b,"
+    "CONNTYPE=1WAY,AS=UMA,OS=RDY,OC=FAIL,PS=UPR,AL=CL",
+};
+
+static const struct tl1dev_reply s162[] = {
+    {"ACT-USER", (const char *const[]){"admin:admin,2"}, 1},
+    {"RTRV-PORT", tl1_ports, 7},
+    {"RTRV-CRS", tl1_crs, 2},
+};
+
+static void
+test_calient_tl1_device(void **state)
+{
+	int p;
+
+	(void)state;
+	for (p = 0; p < 2; p++) {
+		struct tl1dev   d = {.sid = "CALIENT01TS",
+		                     .prompt = p ? "agent>" : NULL,
+		                     .r = s162,
+		                     .nr = 3};
+		struct drv_opts o = {
+		    .user = "admin", .password = "pxc", .timeout_ms = 2000};
+		struct drv      *drv;
+		struct drv_patch pt[2] = {{1, 7 + 2}, {2, 7 + 1}};
+		struct drv_batch b = {.connect = pt, .nconnect = 2};
+		uint16_t         map[8], dis[1] = {5};
+		struct drv_caps  c;
+		char             url[64];
+
+		assert_int_equal(tl1dev_start(&d), 0);
+		snprintf(url, sizeof(url), "127.0.0.1:%u", d.port);
+		assert_int_equal(drv_open(&drv, "calient-tl1", url, &o), 0);
+		assert_int_equal(drv_caps(drv, &c), 0);
+		assert_int_equal(c.nports, 7);
+		/* 1.1.1 1.1.2 2.3.3 2.3.6 2.8.5 3.2.5 6.1.1 are 1..7. */
+		assert_int_equal(drv_read_map(drv, map, 7), 0);
+		assert_int_equal(map[4], 7 + 6); /* 2.3.6 -> 3.2.5 */
+		assert_int_equal(map[6], 7 + 4);
+		assert_int_equal(map[5], 7 + 3); /* lab_b: 2.8.5 > 2.3.3 */
+		assert_int_equal(map[1], 0);
+		assert_int_equal(drv_apply(drv, &b), 0);
+		assert_non_null(strstr(d.sent,
+		                       "ENT-CRS::1.1.1,1.1.2:5::SYSTEM,"
+		                       "2WAY\nACT-CRS::1.1.1,1.1.2:6::"
+		                       "1.1.1-1.1.2,SYSTEM\n"));
+		/* Taking lab_b down by its owner's name and group. */
+		b = (struct drv_batch){.disconnect = dis, .ndisconnect = 1};
+		assert_int_equal(drv_apply(drv, &b), 0);
+		assert_non_null(strstr(d.sent, "CANC-CRS::2.8.5,2.3.3:8::,"
+		                               "DSTRAUB,lab_b\nDLT-CRS::2.8.5,"
+		                               "2.3.3:9::,DSTRAUB,lab_b\n"));
+		drv_close(drv);
+		tl1dev_stop(&d);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_owned_rows_and_shelves),
 	    cmocka_unit_test(test_connection_close),
+	    cmocka_unit_test(test_calient_tl1_device),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -53,8 +53,9 @@ test_conf_good(void **state)
 	assert_int_equal(conf_trx_by_in(c, 3)->out, 67);
 	assert_string_equal(conf_trx_by_out(c, 65)->name, "h0.0");
 	assert_null(conf_trx_find(c, "h9.9"));
-	assert_int_equal(conf_check_ports(c, 64, err, sizeof(err)), 0);
-	assert_int_equal(conf_check_ports(c, 32, err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_check_ports(c, 64, 64, err, sizeof(err)), 0);
+	assert_int_equal(conf_check_ports(c, 32, 32, err, sizeof(err)),
+	                 -EINVAL);
 	assert_non_null(strstr(err, "h0.0 = 1 65 does not fit a 32x32"));
 	conf_free(c);
 }
@@ -261,17 +262,17 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	/* Not yet looked up: no port can be checked. */
-	assert_int_equal(conf_check_ports(c, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_check_ports(c, 4, 4, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not yet looked up"));
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), 0);
+	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)), 0);
 	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1);
 	assert_int_equal(conf_trx_find(c, "h0.0")->out, 4 + 2);
 	assert_int_equal(conf_trx_find(c, "h1.0")->in, 3);
 	assert_int_equal(conf_trx_find(c, "h1.0")->out, 4 + 3);
 	/* A switch that numbers its ports refuses names. */
-	assert_int_equal(conf_resolve_ports(c, 4, names, &x, err, sizeof(err)),
-	                 -EINVAL);
+	assert_int_equal(
+	    conf_resolve_ports(c, 4, 4, names, &x, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "numbers its ports"));
 	conf_free(c);
 	/* A name the switch does not have. */
@@ -279,7 +280,8 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), -EINVAL);
+	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "the switch has no port 2.1.1"));
 	conf_free(c);
 	/* A name and a number that turn out to be the same port. */
@@ -288,7 +290,8 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, names, NULL, err, sizeof(err)), -EINVAL);
+	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "same port"));
 	conf_free(c);
 	/* Mixed in one line, malformed, repeated. */

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A TL1 client session (tl1_sess.h), the transport of the TL1 drivers.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ocs-drivers/tl1_sess.h"
+#include "proto/base/mono.h"
+#include "proto/base/net.h"
+
+#define TL1S_BACKOFF_MIN 50
+#define TL1S_BACKOFF_MAX 2000
+#define TL1S_LOGOUT_MS   500
+
+void
+tl1s_seterr(struct tl1s *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+int
+tl1s_init(struct tl1s *s, const char *url, const char *defport,
+          const struct drv_opts *o, const char *prompt)
+{
+	s->fd = -1;
+	if (strncmp(url, "tl1://", 6) == 0)
+		url += 6;
+	if (net_hostport(url, defport, s->host, sizeof(s->host), s->port,
+	                 sizeof(s->port)) != 0)
+		return (-EINVAL);
+	if (o->user == NULL || o->password == NULL ||
+	    strlen(o->user) >= sizeof(s->user) ||
+	    strlen(o->password) >= sizeof(s->pass) ||
+	    strpbrk(o->user, ":;,\r\n") || strpbrk(o->password, ":;\r\n"))
+		return (-EINVAL);
+	snprintf(s->user, sizeof(s->user), "%s", o->user);
+	snprintf(s->pass, sizeof(s->pass), "%s", o->password);
+	s->timeout_ms = o->timeout_ms;
+	s->cancel_fd = o->cancel_fd;
+	s->trace = o->trace;
+	s->trace_arg = o->trace_arg;
+	s->prompt = prompt;
+	return (0);
+}
+
+void
+tl1s_drop(struct tl1s *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	tl1_buf_free(&s->in);
+}
+
+/* The device's prompt between replies ("agent>") is not TL1: skipped,
+ * with the blanks before it. */
+static void
+skip_prompt(struct tl1s *s)
+{
+	size_t k = 0, j, pl = s->prompt ? strlen(s->prompt) : 0;
+
+	if (pl == 0)
+		return;
+	for (;;) {
+		for (j = k; j < s->in.len &&
+		            (s->in.p[j] == ' ' || s->in.p[j] == '\t' ||
+		             s->in.p[j] == '\r' || s->in.p[j] == '\n');
+		     j++)
+			;
+		if (s->in.len - j < pl || memcmp(s->in.p + j, s->prompt, pl))
+			break;
+		k = j + pl;
+	}
+	/* Up to the prompt's end: the line ends after it may begin a
+	 * reply's header. */
+	if (k > 0)
+		tl1_buf_consume(&s->in, k);
+}
+
+/* Our reply, or one more '>' block of it, into r. */
+static int
+take(struct tl1_resp *r, struct tl1_resp *m)
+{
+	size_t i;
+
+	if (r->kind == 0) {
+		*r = *m;
+		m->lines = NULL;
+		m->nlines = 0;
+		return (0);
+	}
+	for (i = 0; i < m->nlines; i++) {
+		char **nl = realloc(r->lines, (r->nlines + 1) * sizeof(*nl));
+
+		if (nl == NULL)
+			return (-ENOMEM);
+		r->lines = nl;
+		r->lines[r->nlines++] = m->lines[i];
+		m->lines[i] = NULL;
+	}
+	r->more = m->more;
+	return (0);
+}
+
+/* Messages already read: 1 when our reply is complete, 0 for more
+ * bytes, or an error. */
+static int
+parse_in(struct tl1s *s, const char *tag, struct tl1_resp *r)
+{
+	struct tl1_resp m;
+	ssize_t         n;
+	int             rv;
+
+	for (;;) {
+		skip_prompt(s);
+		if ((n = tl1_resp_parse(s->in.p, s->in.len, &m)) <= 0)
+			break;
+		tl1_buf_consume(&s->in, (size_t)n);
+		if (m.kind == TL1_AUTO) {
+			s->nauto++;
+			if (s->trace)
+				s->trace(s->trace_arg,
+				         "tl1 < autonomous %s %s %s", m.alarm,
+				         m.tag, m.verb);
+		}
+		if (m.kind != TL1_RESP || strcmp(m.tag, tag) != 0) {
+			tl1_resp_free(&m);
+			continue;
+		}
+		rv = take(r, &m);
+		tl1_resp_free(&m);
+		if (rv != 0)
+			return (rv);
+		if (!r->more)
+			return (1);
+	}
+	if (n < 0) {
+		tl1s_seterr(s, "%s:%s answered %s: not TL1", s->host, s->port,
+		            n == -EMSGSIZE ? "an oversized message"
+		                           : "garbage");
+		return (-DRV_EPROTO);
+	}
+	return (0);
+}
+
+int
+tl1s_command(struct tl1s *s, const char *verb, const char *aid,
+             const char *rest, struct tl1_resp *r, uint64_t deadline)
+{
+	struct tl1_buf out = {0};
+	char           tag[16], chunk[8192];
+	ssize_t        n;
+	int            rv;
+
+	memset(r, 0, sizeof(*r));
+	if (s->fd < 0)
+		return (-ENOTCONN);
+	s->ctag = s->ctag % 999999 + 1;
+	snprintf(tag, sizeof(tag), "%u", s->ctag);
+	if (tl1_cmd_fmt(&out, verb, "", aid, s->ctag, rest) != 0)
+		return (-ENOMEM);
+	if (s->trace)
+		s->trace(s->trace_arg, "tl1 > %.200s", out.p);
+	rv = net_write_all(s->fd, out.p, out.len, deadline, s->cancel_fd);
+	tl1_buf_free(&out);
+	if (rv != 0) {
+		tl1s_seterr(s, "sending %s to %s:%s: %s", verb, s->host,
+		            s->port, strerror(-rv));
+		tl1s_drop(s);
+		return (rv);
+	}
+	while ((rv = parse_in(s, tag, r)) == 0) {
+		n = net_read_some(s->fd, chunk, sizeof(chunk), deadline,
+		                  s->cancel_fd);
+		if (n <= 0) {
+			rv = n == 0 ? -ECONNRESET : (int)n;
+			tl1s_seterr(s, "waiting for %s reply from %s:%s: %s",
+			            verb, s->host, s->port,
+			            n == 0 ? "connection closed by the switch"
+			                   : strerror(-rv));
+			break;
+		}
+		if ((rv = tl1_buf_put(&s->in, chunk, (size_t)n)) != 0)
+			break;
+	}
+	if (rv == 1)
+		return (0);
+	tl1_resp_free(r);
+	tl1s_drop(s);
+	return (rv);
+}
+
+int
+tl1s_ok(struct tl1s *s, const char *verb, const char *aid, const char *rest,
+        struct tl1_resp *r, uint64_t deadline)
+{
+	char txt[300];
+	int  rv;
+
+	if ((rv = tl1s_command(s, verb, aid, rest, r, deadline)) != 0)
+		return (rv);
+	if (r->status == TL1_COMPLD)
+		return (0);
+	tl1_resp_errtext(r, txt, sizeof(txt));
+	tl1s_seterr(s, "%s: %s", verb, txt);
+	tl1_resp_free(r);
+	return (-DRV_EDENIED);
+}
+
+void
+tl1s_logout(struct tl1s *s)
+{
+	struct tl1_resp r;
+
+	if (s->fd >= 0 && tl1s_command(s, "CANC-USER", s->user, ":", &r,
+	                               mono_ms() + TL1S_LOGOUT_MS) == 0)
+		tl1_resp_free(&r);
+	tl1s_drop(s);
+}
+
+/* Connect and log in. */
+static int
+login(struct tl1s *s, uint64_t deadline)
+{
+	struct tl1_resp r;
+	char            rest[200], txt[300];
+	uint64_t        now = mono_ms();
+	int             fd, rv;
+
+	if (now >= deadline)
+		return (-ETIMEDOUT);
+	fd =
+	    net_connect(s->host, s->port, (int)(deadline - now), s->cancel_fd);
+	if (fd < 0) {
+		tl1s_seterr(s, "connecting to %s:%s: %s", s->host, s->port,
+		            strerror(-fd));
+		return (fd);
+	}
+	s->fd = fd;
+	snprintf(rest, sizeof(rest), "::%s", s->pass);
+	if ((rv = tl1s_command(s, "ACT-USER", s->user, rest, &r, deadline)) !=
+	    0)
+		return (rv);
+	if (r.status != TL1_COMPLD) {
+		tl1_resp_errtext(&r, txt, sizeof(txt));
+		tl1s_seterr(s, "login as %s on %s:%s refused: %s", s->user,
+		            s->host, s->port, txt);
+		tl1_resp_free(&r);
+		tl1s_drop(s);
+		return (-DRV_EAUTH);
+	}
+	tl1_resp_free(&r);
+	return (0);
+}
+
+/*
+ * Has the switch hung up since the last command?  A switch closes idle
+ * sessions; finding out only after sending a batch would leave its
+ * outcome unknown, so the close is looked for first.
+ */
+static int
+hung_up(struct tl1s *s)
+{
+	struct pollfd pfd = {.fd = s->fd, .events = POLLIN | POLLRDHUP};
+	char          c;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return (0);
+	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return (1);
+	/* Readable: an autonomous message, or the end of the stream. */
+	return (recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+}
+
+int
+tl1s_ensure(struct tl1s *s, uint64_t                          deadline,
+            int (*learn)(void *arg, uint64_t deadline), void *arg)
+{
+	uint32_t backoff = TL1S_BACKOFF_MIN;
+	int      rv;
+
+	if (s->fd >= 0 && hung_up(s)) {
+		if (s->trace)
+			s->trace(s->trace_arg,
+			         "tl1: %s:%s closed the session; logging in "
+			         "again",
+			         s->host, s->port);
+		tl1s_drop(s);
+	}
+	if (s->fd >= 0)
+		return (0);
+	for (;;) {
+		if ((rv = login(s, deadline)) == 0 && learn != NULL &&
+		    (rv = learn(arg, deadline)) != 0)
+			tl1s_drop(s);
+		/* Wrong credentials do not get better by retrying. */
+		if (rv == 0 || rv == -DRV_EAUTH || rv == -ENOMEM)
+			return (rv);
+		if (mono_ms() + backoff >= deadline || rv == -ECANCELED)
+			return (rv);
+		if (net_sleep(backoff, s->cancel_fd) != 0)
+			return (-ECANCELED);
+		backoff = backoff * 2 > TL1S_BACKOFF_MAX ? TL1S_BACKOFF_MAX
+		                                         : backoff * 2;
+	}
+}

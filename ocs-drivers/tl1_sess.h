@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A TL1 client session over TCP, shared by the TL1 drivers (polatis,
+ * calient-tl1): connect, ACT-USER, one command at a time matched by its
+ * CTAG (all '>' blocks collected; autonomous messages, acknowledgements
+ * and the device's prompt skipped), CANC-USER.  Any timeout, EOF or
+ * garbage drops the connection (its state is unknown); tl1s_ensure()
+ * connects and logs in again with exponential backoff until a deadline.
+ * Every wait ends at once when the caller's cancel_fd is readable.
+ */
+#ifndef OCS_TL1_SESS_H
+#define OCS_TL1_SESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ocs-drivers/drv.h"
+#include "ocs-drivers/tl1.h"
+
+struct tl1s {
+	char           host[256], port[16];
+	char           user[64], pass[128];
+	int            timeout_ms;
+	int            fd;        /* -1: not connected */
+	int            cancel_fd; /* drv_opts' */
+	struct tl1_buf in;
+	uint32_t       ctag;
+	uint64_t       nauto;  /* autonomous messages skipped */
+	const char    *prompt; /* what the device prints between replies */
+	char           err[512];
+	void (*trace)(void *, const char *, ...);
+	void *trace_arg;
+};
+
+__attribute__((__format__(printf, 2, 3))) void
+tl1s_seterr(struct tl1s *, const char *fmt, ...);
+
+/* Address ([tl1://]host[:port], defport if none) and credentials from
+ * opts; no I/O.  0 or -EINVAL. */
+int  tl1s_init(struct tl1s *, const char *url, const char *defport,
+               const struct drv_opts *, const char *prompt);
+void tl1s_drop(struct tl1s *);
+/* CANC-USER (briefly waited for) and drop. */
+void tl1s_logout(struct tl1s *);
+
+/*
+ * Send VERB::AID:CTAG then rest, and collect the reply into *r.  0
+ * (COMPLD, or DENY with r->status set; tl1_resp_free after), or a
+ * transport error after which the connection is dropped.
+ */
+int tl1s_command(struct tl1s *, const char *verb, const char *aid,
+                 const char *rest, struct tl1_resp *r, uint64_t deadline);
+/* The same, but a DENY is returned as -DRV_EDENIED with the device's
+ * text in err (r is freed then). */
+int tl1s_ok(struct tl1s *, const char *verb, const char *aid, const char *rest,
+            struct tl1_resp *r, uint64_t deadline);
+
+/*
+ * Be connected and logged in by the deadline, retrying with backoff;
+ * after each login, learn(arg, deadline) may ask the device what it
+ * needs (its size, its port names).  A switch that closed an idle
+ * session is noticed before the next command goes out.
+ */
+int tl1s_ensure(struct tl1s *, uint64_t                           deadline,
+                int (*learn)(void *arg, uint64_t deadline), void *arg);
+
+#endif
