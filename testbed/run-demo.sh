@@ -12,7 +12,9 @@
 # hang-up, a reader that went away (| head).
 #
 # usage: run-demo.sh BINDIR [NODES] [BYTES]
-# OCS_DRIVER=calient drives the switch over its CALIENT REST face instead.
+# OCS_DRIVER=calient drives the switch over its CALIENT REST face instead,
+# OCS_DRIVER=calient-tl1 over its CALIENT TL1 face, with the cabling
+# written in the switch's port names (1.1.1 ...).
 
 set -u
 BIN=${1:-bin}
@@ -20,8 +22,9 @@ NODES=${2:-9}
 BYTES=${3:-1MiB}
 DRIVER=${OCS_DRIVER:-polatis}
 case "$DRIVER" in
-polatis | calient) ;;
-*) echo "make run: OCS_DRIVER=$DRIVER: expected polatis or calient" >&2; exit 2 ;;
+polatis | calient | calient-tl1) ;;
+*) echo "make run: OCS_DRIVER=$DRIVER: expected polatis, calient or" \
+	"calient-tl1" >&2; exit 2 ;;
 esac
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-demo.XXXXXX") || exit 1
@@ -66,9 +69,10 @@ chmod 600 "$dir/secret"
 
 ports=$((2 * NODES + 2))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \
-	--ports "$ports" --switch-time 1ms >"$dir/emu.out" 2>"$dir/emu.log" &
+	--tl1-calient 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
+	>"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
-wait_for "grep -q rest $dir/emu.out" 50 || fail "ocs-emu did not start"
+wait_for "grep -q tl1-calient $dir/emu.out" 50 || fail "ocs-emu did not start"
 tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
 rest=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu.out")
@@ -77,7 +81,22 @@ face="TL1"
 if [ "$DRIVER" = calient ]; then
 	address=http://$rest
 	face="CALIENT REST"
+elif [ "$DRIVER" = calient-tl1 ]; then
+	address=$(sed -n 's/^ocs-emu: tl1-calient //p' "$dir/emu.out")
+	face="CALIENT TL1"
 fi
+
+# A transceiver's TX into ingress $1, RX from egress $2: by number, or by
+# the CALIENT port names (16 a module on ocs-emu) with the TL1 driver.
+cable() {
+	if [ "$DRIVER" = calient-tl1 ]; then
+		printf '1.%d.%d 1.%d.%d' $((($1 - 1) / 16 + 1)) \
+			$((($1 - 1) % 16 + 1)) $((($2 - ports - 1) / 16 + 1)) \
+			$((($2 - ports - 1) % 16 + 1))
+	else
+		printf '%d %d' "$1" "$2"
+	fi
+}
 
 # The model's link parameters: this machine's loopback relay, roughly
 # (make bench measures them); the switch's delay is its own.
@@ -94,10 +113,10 @@ fi
 	printf '[cabling]\n'
 	h=0
 	while [ "$h" -lt "$NODES" ]; do
-		printf 'h%02d.0 = %d %d\n' "$h" $((2 * h + 1)) \
-			$((2 * h + 1 + ports))
-		printf 'h%02d.1 = %d %d\n' "$h" $((2 * h + 2)) \
-			$((2 * h + 2 + ports))
+		printf 'h%02d.0 = %s\n' "$h" \
+			"$(cable $((2 * h + 1)) $((2 * h + 1 + ports)))"
+		printf 'h%02d.1 = %s\n' "$h" \
+			"$(cable $((2 * h + 2)) $((2 * h + 2 + ports)))"
 		h=$((h + 1))
 	done
 } >"$dir/ocsd.conf"
