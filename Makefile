@@ -328,11 +328,13 @@ TEST_DEPS_report := $(MSG_LIB)
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
 	emu_tl1_polatis.o emu_tl1_port.o emu_tl1_calient.o emu_fault.o emu_state.o \
 	emu_conn.o)
-TEST_DEPS_emu_polatis = $(EMU_TL1_OBJS) $(DRV_LIB)
-TEST_DEPS_emu_calient_tl1 = $(EMU_TL1_OBJS) $(DRV_LIB)
+TEST_DEPS_emu_polatis = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) $(DRV_LIB)
+TEST_DEPS_emu_calient_tl1 = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
+	$(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
-TEST_DEPS_emu_calient = $(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o \
-	emu_conn.o emu_state.o) $(DRV_LIB)
+TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
+	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o) \
+	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)

@@ -257,9 +257,7 @@ cal_port_lookup(void *priv, const char *name, uint32_t *p)
 {
 	struct calient *c = priv;
 
-	if (c->names.n == 0)
-		return (-ENOTCONN);
-	return (rest_port_parse(&c->names, name, p) == 0 ? 0 : -ENOENT);
+	return (rest_names_lookup(&c->names, name, p));
 }
 
 static int

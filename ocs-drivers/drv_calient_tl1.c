@@ -75,10 +75,7 @@ learn_ports(void *arg, uint64_t dl)
 		c->names = t;
 		return (0);
 	}
-	rv = t.n == c->names.n &&
-	             memcmp(t.key, c->names.key, t.n * sizeof(*t.key)) == 0
-	         ? 0
-	         : -DRV_EPROTO;
+	rv = rest_names_equal(&t, &c->names) ? 0 : -DRV_EPROTO;
 	if (rv != 0)
 		tl1s_seterr(&c->t,
 		            "%s:%s now has other ports (%u where there were "
@@ -436,24 +433,13 @@ ct_ports_state(void *priv, const uint16_t *ports, size_t n,
 static int
 ct_inject(void *priv, const char *spec, char *now, size_t len)
 {
-	struct caltl1  *c = priv;
-	struct tl1_resp r;
-	char            rest[256];
-	int             rv;
+	struct caltl1 *c = priv;
+	int            rv;
 
 	c->t.err[0] = '\0';
 	if ((rv = ensure(c)) != 0)
 		return (rv);
-	snprintf(rest, sizeof(rest), "::%s", spec);
-	if ((rv = tl1s_ok(&c->t, "SET-EMU-FAULT", "", rest, &r,
-	                  deadline(c))) != 0)
-		return (rv);
-	snprintf(now, len, "%s",
-	         r.nlines && strncmp(r.lines[0], "FAULTS=", 7) == 0
-	             ? r.lines[0] + 7
-	             : spec);
-	tl1_resp_free(&r);
-	return (0);
+	return (tl1s_inject(&c->t, spec, now, len, deadline(c)));
 }
 
 static int
@@ -461,9 +447,7 @@ ct_port_lookup(void *priv, const char *name, uint32_t *p)
 {
 	struct caltl1 *c = priv;
 
-	if (c->names.n == 0)
-		return (-ENOTCONN);
-	return (rest_port_parse(&c->names, name, p) == 0 ? 0 : -ENOENT);
+	return (rest_names_lookup(&c->names, name, p));
 }
 
 static const char *

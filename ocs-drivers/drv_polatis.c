@@ -333,29 +333,13 @@ static int
 pol_inject(void *priv, const char *spec, char *now, size_t len)
 {
 	struct polatis *p = priv;
-	struct tl1_resp r;
-	char            rest[256];
 	int             rv;
 
 	p->t.err[0] = '\0';
 	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
-	snprintf(rest, sizeof(rest), "::%s", spec);
-	rv = tl1s_command(&p->t, "SET-EMU-FAULT", "", rest, &r,
-	                  mono_ms() + (uint64_t)p->t.timeout_ms);
-	if (rv != 0)
-		return (rv);
-	if (r.status != TL1_COMPLD) {
-		rv = denied(p, "SET-EMU-FAULT", &r);
-		tl1_resp_free(&r);
-		return (rv);
-	}
-	snprintf(now, len, "%s",
-	         r.nlines && strncmp(r.lines[0], "FAULTS=", 7) == 0
-	             ? r.lines[0] + 7
-	             : spec);
-	tl1_resp_free(&r);
-	return (0);
+	return (tl1s_inject(&p->t, spec, now, len,
+	                    mono_ms() + (uint64_t)p->t.timeout_ms));
 }
 
 static int

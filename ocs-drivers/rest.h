@@ -61,6 +61,11 @@ const char *rest_port_fmt(const struct rest_names *, uint32_t p, char *buf,
                           size_t len);
 /* A name of this switch -> p.  0 or -REST_EVALUE. */
 int rest_port_parse(const struct rest_names *, const char *s, uint32_t *p);
+/* The same for drv_port_lookup: 0, -ENOENT, or -ENOTCONN while the
+ * switch's names are not known yet. */
+int rest_names_lookup(const struct rest_names *, const char *s, uint32_t *p);
+/* The same ports, numbered the same?  1 or 0. */
+int rest_names_equal(const struct rest_names *, const struct rest_names *);
 
 /* One cross-connect: bi a-b, or uni a>b (duplex port numbers). */
 struct rest_xc {

@@ -180,6 +180,22 @@ rest_port_parse(const struct rest_names *t, const char *s, uint32_t *p)
 	return (0);
 }
 
+int
+rest_names_lookup(const struct rest_names *t, const char *s, uint32_t *p)
+{
+	if (t->n == 0)
+		return (-ENOTCONN);
+	return (rest_port_parse(t, s, p) == 0 ? 0 : -ENOENT);
+}
+
+int
+rest_names_equal(const struct rest_names *a, const struct rest_names *b)
+{
+	return (a->n == b->n &&
+	        (a->n == 0 ||
+	         memcmp(a->key, b->key, a->n * sizeof(*a->key)) == 0));
+}
+
 const char *
 rest_conn_fmt(const struct rest_names *t, const struct rest_xc *x, char *buf,
               size_t len)

@@ -315,3 +315,22 @@ tl1s_ensure(struct tl1s *s, uint64_t                          deadline,
 		                                         : backoff * 2;
 	}
 }
+
+int
+tl1s_inject(struct tl1s *s, const char *spec, char *now, size_t len,
+            uint64_t deadline)
+{
+	struct tl1_resp r;
+	char            rest[256];
+	int             rv;
+
+	snprintf(rest, sizeof(rest), "::%s", spec);
+	if ((rv = tl1s_ok(s, "SET-EMU-FAULT", "", rest, &r, deadline)) != 0)
+		return (rv);
+	snprintf(now, len, "%s",
+	         r.nlines && strncmp(r.lines[0], "FAULTS=", 7) == 0
+	             ? r.lines[0] + 7
+	             : spec);
+	tl1_resp_free(&r);
+	return (0);
+}

@@ -55,6 +55,11 @@ int tl1s_command(struct tl1s *, const char *verb, const char *aid,
 int tl1s_ok(struct tl1s *, const char *verb, const char *aid, const char *rest,
             struct tl1_resp *r, uint64_t deadline);
 
+/* ocs-emu's SET-EMU-FAULT:::c::SPEC; (the faults now into *now); a real
+ * switch refuses it: -DRV_EDENIED. */
+int tl1s_inject(struct tl1s *, const char *spec, char *now, size_t len,
+                uint64_t deadline);
+
 /*
  * Be connected and logged in by the deadline, retrying with backoff;
  * after each login, learn(arg, deadline) may ask the device what it

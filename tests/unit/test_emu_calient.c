@@ -21,6 +21,7 @@
 
 #include "ocs-drivers/rest.h"
 #include "proto/base/version.h"
+#include "tests/lib/emutest.h"
 #include "testbed/ocs-emu/emu_rest_int.h"
 
 #define OK  "[{\"status\":\"1\",\"msg\":\"Success\",\"description\":\"\"}]"
@@ -149,27 +150,6 @@ static const struct step steps[] = {
      ERR "\"Invalid port 1.9.1\"}]"},
 };
 
-static struct emu *
-emu_new(void)
-{
-	struct emu *e = calloc(1, sizeof(*e));
-
-	assert_non_null(e);
-	e->c.ports = 20;
-	e->c.switch_ns = 0;
-	pthread_mutex_init(&e->mtx, NULL);
-	assert_int_equal(emu_model_init(e), 0);
-	return (e);
-}
-
-static void
-emu_del(struct emu *e)
-{
-	emu_model_free(e);
-	pthread_mutex_destroy(&e->mtx);
-	free(e);
-}
-
 static void
 serve(struct emu *e, const struct step *s, struct answer *a)
 {
@@ -228,7 +208,7 @@ driver_reads(struct emu *e, const struct step *s)
 static void
 test_emu_calient_steps(void **state)
 {
-	struct emu   *e = emu_new();
+	struct emu   *e = emutest_new(20, 0, "", "");
 	struct answer a;
 	size_t        i;
 
@@ -243,7 +223,7 @@ test_emu_calient_steps(void **state)
 		driver_reads(e, &steps[i]);
 		free(a.body);
 	}
-	emu_del(e);
+	emutest_del(e);
 }
 
 /* The summary is what the driver numbers its ports by, and patches made
@@ -251,7 +231,7 @@ test_emu_calient_steps(void **state)
 static void
 test_emu_calient_summary(void **state)
 {
-	struct emu       *e = emu_new();
+	struct emu       *e = emutest_new(20, 0, "", "");
 	struct step       s = {"GET", "/rest/ports/?id=summary", NULL, 0, ""};
 	struct drv_patch  p = {3, 20 + 17};
 	struct oxc_err    oe;
@@ -273,7 +253,7 @@ test_emu_calient_summary(void **state)
 	free(rows);
 	rest_names_free(&t);
 	free(a.body);
-	emu_del(e);
+	emutest_del(e);
 }
 
 int

@@ -21,6 +21,7 @@
 #include "ocs-drivers/cal_tl1.h"
 #include "ocs-drivers/tl1.h"
 #include "proto/base/version.h"
+#include "tests/lib/emutest.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define H   "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
@@ -84,44 +85,6 @@ static const struct conv calient[] = {
      H "M  0 DENY\r\n   PLNA\r\n   /* Login Not Active */\r\n" END},
 };
 
-static struct emu *
-emu_new(void)
-{
-	struct emu *e = calloc(1, sizeof(*e));
-
-	assert_non_null(e);
-	strcpy(e->c.user, "admin");
-	strcpy(e->c.password, "pxc");
-	strcpy(e->sid, "OCS-EMU");
-	e->c.ports = 20;
-	pthread_mutex_init(&e->mtx, NULL);
-	assert_int_equal(emu_model_init(e), 0);
-	return (e);
-}
-
-static void
-emu_del(struct emu *e)
-{
-	emu_model_free(e);
-	pthread_mutex_destroy(&e->mtx);
-	free(e);
-}
-
-/* Zero the header's date and time ("YY-MM-DD HH:MM:SS\r\n"). */
-static void
-zero_time(char *s)
-{
-	char *p = s;
-
-	while ((p = strstr(p, "\r\n\n   ")) != NULL) {
-		char *eol = strstr(p + 6, "\r\n");
-
-		if (eol && eol - p >= 23)
-			memcpy(eol - 17, "00-00-00 00:00:00", 17);
-		p += 6;
-	}
-}
-
 /* The frame as the driver reads it, and each data line by cal_tl1.c. */
 static void
 driver_reads(struct emu *e, const char *out)
@@ -161,7 +124,7 @@ driver_reads(struct emu *e, const char *out)
 static void
 test_emu_calient_tl1_conformance(void **state)
 {
-	struct emu    *e = emu_new();
+	struct emu    *e = emutest_new(20, 0, "admin", "pxc");
 	struct tl1_buf in = {0}, out = {0};
 	size_t         i, n = sizeof(calient) / sizeof(calient[0]);
 	char          *p, *next;
@@ -174,7 +137,7 @@ test_emu_calient_tl1_conformance(void **state)
 	assert_int_equal(emu_tl1_feed(e, &emu_tl1_calient, in.p, in.len, &out),
 	                 0);
 	assert_int_equal(tl1_buf_put(&out, "", 1), 0);
-	zero_time(out.p);
+	emutest_zero_time(out.p);
 	for (p = out.p, i = 0; i < n; i++, p = next) {
 		next = strstr(p + 1, "\r\n\n   ");
 		if (next != NULL)
@@ -191,7 +154,7 @@ test_emu_calient_tl1_conformance(void **state)
 	}
 	tl1_buf_free(&in);
 	tl1_buf_free(&out);
-	emu_del(e);
+	emutest_del(e);
 }
 
 /* The fixtures of Quali's driver tests (a real S162), read by ours. */

@@ -21,6 +21,7 @@
 #include "ocs-drivers/tl1.h"
 #include "proto/base/log.h"
 #include "proto/base/version.h"
+#include "tests/lib/emutest.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define H  "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
@@ -156,45 +157,6 @@ static const struct conv polatis[] = {
      H "M  41 DENY\r\n   PICC\r\n   /* Permission denied */\r\n;"},
 };
 
-static struct emu *
-emu_new(void)
-{
-	struct emu *e = calloc(1, sizeof(*e));
-
-	assert_non_null(e);
-	strcpy(e->c.user, "root");
-	strcpy(e->c.password, "root");
-	strcpy(e->sid, "OCS-EMU");
-	e->c.ports = 8;
-	e->c.switch_ns = 1000000;
-	pthread_mutex_init(&e->mtx, NULL);
-	assert_int_equal(emu_model_init(e), 0);
-	return (e);
-}
-
-static void
-emu_del(struct emu *e)
-{
-	emu_model_free(e);
-	pthread_mutex_destroy(&e->mtx);
-	free(e);
-}
-
-/* Zero the header's date and time ("YY-MM-DD HH:MM:SS\r\n"). */
-static void
-zero_time(char *s)
-{
-	char *p = s;
-
-	while ((p = strstr(p, "\r\n\n   ")) != NULL) {
-		char *eol = strstr(p + 6, "\r\n");
-
-		if (eol && eol - p >= 23)
-			memcpy(eol - 17, "00-00-00 00:00:00", 17);
-		p += 6;
-	}
-}
-
 /* The reply, parsed as the driver parses it, says what was meant. */
 static void
 driver_reads(const char *out)
@@ -232,7 +194,7 @@ converse(struct emu *e, const struct emu_tl1_dialect *d, const struct conv *c,
 		assert_int_equal(tl1_buf_printf(&in, "%s\r\n", c[i].in), 0);
 	assert_int_equal(emu_tl1_feed(e, d, in.p, in.len, &out), 0);
 	assert_int_equal(tl1_buf_put(&out, "", 1), 0);
-	zero_time(out.p);
+	emutest_zero_time(out.p);
 	for (p = out.p, i = 0; i < n; i++, p = next) {
 		/* A reply runs to its ";" line, the next starts "\r\n\n". */
 		next = strstr(p + 1, "\r\n\n   ");
@@ -256,12 +218,12 @@ converse(struct emu *e, const struct emu_tl1_dialect *d, const struct conv *c,
 static void
 test_emu_polatis_conformance(void **state)
 {
-	struct emu *e = emu_new();
+	struct emu *e = emutest_new(8, 1000000, "root", "root");
 
 	(void)state;
 	converse(e, &emu_tl1_polatis, polatis,
 	         sizeof(polatis) / sizeof(polatis[0]));
-	emu_del(e);
+	emutest_del(e);
 }
 
 /* Whatever ends a line: \r\n, \n, \r alone, or nothing. */
@@ -269,7 +231,7 @@ static void
 test_emu_polatis_terminators(void **state)
 {
 	static const char *const ends[] = {"\r\n", "\n", "\r", ""};
-	struct emu              *e = emu_new();
+	struct emu              *e = emutest_new(8, 1000000, "root", "root");
 	struct tl1_buf           out = {0};
 	char                     in[256];
 	size_t                   i;
@@ -288,7 +250,7 @@ test_emu_polatis_terminators(void **state)
 		assert_non_null(strstr(out.p, "M  2 COMPLD"));
 	}
 	tl1_buf_free(&out);
-	emu_del(e);
+	emutest_del(e);
 }
 
 /* An unnamed switch calls itself "( nil )": the driver's parser still
