@@ -138,22 +138,20 @@ emu_conn_name(const struct emu *e, const struct emu_conn *c, char *buf,
 struct emu_conn *
 emu_conn_find(struct emu *e, const char *name)
 {
-	char   nm[REST_CONN_MAX];
-	size_t i;
+	struct rest_xc x;
+	int            ports = rest_conn_parse(&e->names, name, &x) == 0;
+	size_t         i;
 
+	/* Its owner's name first; else the ports the name reads as (an
+	 * owner-named connection is found by its ports too). */
 	for (i = 0; i < e->conns.n; i++)
-		if (strcmp(emu_conn_name(e, &e->conns.v[i], nm, sizeof(nm)),
-		           name) == 0)
+		if (e->conns.v[i].name[0] &&
+		    strcmp(e->conns.v[i].name, name) == 0)
 			return (&e->conns.v[i]);
-	/* A connection named by its owner is also found by its ports. */
-	for (i = 0; i < e->conns.n; i++) {
-		struct rest_xc x = {e->conns.v[i].a, e->conns.v[i].b,
-		                    e->conns.v[i].bi};
-
-		if (strcmp(rest_conn_fmt(&e->names, &x, nm, sizeof(nm)),
-		           name) == 0)
+	for (i = 0; ports && i < e->conns.n; i++)
+		if (e->conns.v[i].a == x.a && e->conns.v[i].b == x.b &&
+		    e->conns.v[i].bi == x.bi)
 			return (&e->conns.v[i]);
-	}
 	return (NULL);
 }
 

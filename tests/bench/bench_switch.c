@@ -9,6 +9,9 @@
  *   driver    drv_apply() of the polatis driver (same two commands);
  *   ocsd      an APPLY request over nng to ocsd: name resolution, the
  *             worker, the driver, a read-back, the reply.
+ * The same for the calient driver (one bdel, one badd over REST) and the
+ * calient-tl1 driver (ENT-CRS + ACT-CRS per new connection, CANC-CRS +
+ * DLT-CRS per old one: TL1 has no bulk form).
  * The driver's own overhead is driver - raw.  Medians of R rounds.
  */
 #include <errno.h>
@@ -328,9 +331,11 @@ main(void)
 	       "0 on loopback, median of %d rounds; ocsd includes the "
 	       "read-back\n\n",
 	       ROUNDS);
-	printf("%5s %7s | %10s %10s %10s %12s %10s | %10s %12s %10s\n", "n",
-	       "patches", "raw TL1", "polatis", "overhead", "drv+readbk",
-	       "ocsd", "calient", "drv+readbk", "ocsd");
+	printf("%5s %7s | %10s %10s %10s %12s %10s | %10s %12s %10s | "
+	       "%11s %12s\n",
+	       "n", "patches", "raw TL1", "polatis", "overhead", "drv+readbk",
+	       "ocsd", "calient", "drv+readbk", "ocsd", "calient-tl1",
+	       "drv+readbk");
 	fflush(stdout);
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		struct conf_ab c;
@@ -342,13 +347,15 @@ main(void)
 		             "127.0.0.1:0",
 		             "--rest",
 		             "127.0.0.1:0",
+		             "--tl1-calient",
+		             "127.0.0.1:0",
 		             "--ports",
 		             ports,
 		             "--switch-time",
 		             "0",
 		             NULL};
-		double raw, drv, rb, od, cdrv, crb, cod;
-		char   rest[80];
+		double raw, drv, rb, od, cdrv, crb, cod, tdrv, trb;
+		char   rest[80], tl1c[80];
 
 		make_configs(&c, ns[i]);
 		snprintf(ports, sizeof(ports), "%u", c.P);
@@ -364,16 +371,23 @@ main(void)
 			continue;
 		}
 		snprintf(rest, sizeof(rest), "http://%.60s", line + 14);
+		if (proc_line(&emu, line, sizeof(line), 5000) != 0) {
+			printf("%5u  ocs-emu has no CALIENT TL1 face\n",
+			       ns[i]);
+			continue;
+		}
+		snprintf(tl1c, sizeof(tl1c), "%.60s", line + 21);
 		raw = bench_raw(addr, &c);
 		bench_driver("polatis", addr, &c, &drv, &rb);
 		od = bench_ocsd(dir, "polatis", addr, &c);
 		bench_driver("calient", rest, &c, &cdrv, &crb);
 		cod = bench_ocsd(dir, "calient", rest, &c);
+		bench_driver("calient-tl1", tl1c, &c, &tdrv, &trb);
 		printf(
 		    "%5u %7u | %7.3f ms %7.3f ms %7.3f ms %9.3f ms %7.3f ms "
-		    "| %7.3f ms %9.3f ms %7.3f ms\n",
+		    "| %7.3f ms %9.3f ms %7.3f ms | %8.3f ms %9.3f ms\n",
 		    ns[i], 4 * ns[i], raw, drv, drv - raw, rb, od, cdrv, crb,
-		    cod);
+		    cod, tdrv, trb);
 		fflush(stdout);
 		proc_stop(&emu, SIGTERM);
 		proc_rmtree(dir);
