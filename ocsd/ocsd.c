@@ -211,10 +211,55 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 	return (0);
 }
 
+struct opts {
+	const char *file, *pidfile;
+	int         debug, noaction, verbose;
+};
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "df:hnp:vV", longopts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case 'h':
+			printf("usage: ocsd [-dnv] [-f file] [-p pidfile]\n"
+			       "       ocsd -h | -V\n");
+			exit(0);
+		case 'V':
+			printf("ocsd %s\n", OCS_VERSION);
+			exit(0);
+		case 'd':
+			o->debug = 1;
+			break;
+		case 'f':
+			o->file = optarg;
+			break;
+		case 'n':
+			o->noaction = 1;
+			break;
+		case 'p':
+			o->pidfile = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (optind != argc)
+		usage();
+}
+
 int
 main(int argc, char **argv)
 {
-	const char    *file = OCSD_CONF, *pidfile = NULL;
+	const char    *file, *pidfile;
 	char           path[PATH_MAX];
 	struct daemon  dm;
 	struct conf   *c;
@@ -223,39 +268,15 @@ main(int argc, char **argv)
 	struct agents *ag = NULL;
 	sigset_t       ss;
 	char           err[700];
-	int            ch, debug = 0, noaction = 0, verbose = 0, rv;
+	struct opts    o = {.file = OCSD_CONF};
+	int            debug, noaction, verbose, rv;
 
-	while ((ch = getopt_long(argc, argv, "df:hnp:vV", longopts, NULL)) !=
-	       -1) {
-		switch (ch) {
-		case 'h':
-			printf("usage: ocsd [-dnv] [-f file] [-p pidfile]\n"
-			       "       ocsd -h | -V\n");
-			return (0);
-		case 'V':
-			printf("ocsd %s\n", OCS_VERSION);
-			return (0);
-		case 'd':
-			debug = 1;
-			break;
-		case 'f':
-			file = optarg;
-			break;
-		case 'n':
-			noaction = 1;
-			break;
-		case 'p':
-			pidfile = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc)
-		usage();
+	parse_args(argc, argv, &o);
+	file = o.file;
+	pidfile = o.pidfile;
+	debug = o.debug;
+	noaction = o.noaction;
+	verbose = o.verbose;
 	if (load_conf(file, path, &c) != 0)
 		return (1);
 	file = path;
