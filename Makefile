@@ -128,7 +128,15 @@ COLL_SRCS := \
 	collectives/tsyn_mteg.c \
 	collectives/tsyn_scalecc.c \
 	collectives/tsyn_validate.c \
-	collectives/tsyn_bound.c
+	collectives/tsyn_bound.c \
+	collectives/tmat.c \
+	collectives/tmat_gen.c \
+	collectives/match.c \
+	collectives/skew.c \
+	collectives/skew_bvn.c \
+	collectives/skew_eclipse.c \
+	collectives/skew_ir.c \
+	collectives/skew_servers.c
 COLL_LIB := $(BUILD)/libcoll.a
 
 # ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
@@ -207,6 +215,7 @@ AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
 	agent/exec.c \
+	agent/vplace.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
 	agent/frame.c \
@@ -228,7 +237,9 @@ $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
 		$(PROTOBUF_LIBS) $(INIH_LIBS) $(DRV_LDLIBS) $(SYSTEMD_LIBS) -lm
 
-$(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(BASE_LIB)
+$(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) \
+		$(BUILD)/collectives/tmat_load.o $(MSG_LIB) $(COLL_LIB) \
+		$(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
@@ -258,6 +269,7 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
 $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
+		$(BUILD)/collectives/skplan.o $(BUILD)/collectives/tmat_load.o \
 		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
@@ -294,7 +306,9 @@ UNIT_TESTS := \
 	emu_calient \
 	emu_calient_tl1 \
 	calient_dev \
-	polatis_dev
+	polatis_dev \
+	tmat \
+	skew
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -316,7 +330,7 @@ TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 	$(DRV_LIB)
-AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/frame.o \
+AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
@@ -392,7 +406,8 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
 
 # ---- generic rules ---------------------------------------------------------
 ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
-	collectives/tplan.c $(DRV_SRCS) \
+	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
+	$(DRV_SRCS) \
 	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) proto/msg.c proto/auth.c \
 	proto/link.c proto/plan.c \
 	$(AGENT_SRCS) \
@@ -400,7 +415,8 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
-	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/soak/soak.c
+	tests/bench/bench_run.c tests/bench/bench_tsyn.c \
+	tests/bench/bench_skew.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -457,6 +473,12 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
+$(BUILD)/bench/bench_skew: $(BUILD)/tests/bench/bench_skew.o \
+		$(COLL_LIB) $(BASE_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+
 $(BUILD)/bench/bench_tsyn: $(BUILD)/tests/bench/bench_tsyn.o \
 		$(BUILD)/collectives/tplan.o $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
@@ -499,7 +521,9 @@ $(BUILD)/install/tplan.o: collectives/tplan.c $(BUILD)/install/datadir \
 	$(Q)$(CC) $(ALL_CFLAGS) -DOCS_TOPO_DIR='"$(DATADIR)/topologies"' \
 		-c -o $@ $<
 $(BUILD)/install/ocs-plan: $(BUILD)/collectives/ocs-plan.o \
-		$(BUILD)/install/tplan.o $(COLL_LIB) $(BASE_LIB)
+		$(BUILD)/install/tplan.o $(BUILD)/collectives/skplan.o \
+		$(BUILD)/collectives/tmat_load.o \
+		$(COLL_LIB) $(BASE_LIB)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
 
@@ -551,14 +575,14 @@ $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/lib/proc.o \
 soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
-BENCHES := bench_plan bench_switch bench_run bench_tsyn
+BENCHES := bench_plan bench_switch bench_run bench_tsyn bench_skew
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1
+	topo report cal_tl1 tmat
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -574,11 +598,12 @@ FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	$(BUILD)/proto/ocs.pb-c.c \
-	agent/exec.c agent/frame.c agent/crc32c.c agent/pattern.c
+	agent/exec.c agent/vplace.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 	ocs-drivers/rest_state.c ocs-drivers/rest_plan.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_tmat := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
 FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \

@@ -27,6 +27,7 @@
 #include "agent/exec.h"
 #include "agent/frame.h"
 #include "agent/pattern.h"
+#include "agent/vplace.h"
 #include "collectives/sched.h"
 #include "proto/base/mono.h"
 
@@ -67,6 +68,13 @@ struct exec {
 	uint32_t     nslots, *freel, nfree, nheld;
 	uint32_t    *hash, hmask;
 
+	/* Explicit blocks (p.vb): slot s is block p.vb[s], its bytes at
+	 * vat[s] in the slab, placed before the run (exec_vplace.c). */
+	uint64_t *vat;
+	uint8_t  *vheld;
+	uint64_t  vslab;
+	uint64_t *relay_bytes; /* per relay of the phase, explicit blocks */
+
 	struct expect **exp;
 	uint32_t       *nexp;
 	uint32_t       *recv_done, *relay_done, *send_blk, *send_off;
@@ -105,7 +113,16 @@ pname(uint32_t port)
 static void
 bname(const struct exec *e, uint32_t b, char *buf, size_t len)
 {
-	sched_blk_name(&e->lay, b, buf, len);
+	const struct plan_vblk *v;
+
+	if (e->p.vb == NULL)
+		sched_blk_name(&e->lay, b, buf, len);
+	else if ((v = plan_vblk(&e->p, b)) != NULL)
+		snprintf(buf, len, "B[%u,%u]@%llu+%llu", v->src, v->dst,
+		         (unsigned long long)v->off,
+		         (unsigned long long)v->len);
+	else
+		snprintf(buf, len, "block %u", b);
 }
 
 /* ---- holdings: slots found by block id (linear probing) --------------- */
@@ -116,10 +133,24 @@ hslot(const struct exec *e, uint32_t b)
 	return ((b * 2654435761u) & e->hmask);
 }
 
+/* Slot of an explicit block: its index in p.vb, or NONE. */
+static uint32_t
+vslot(const struct exec *e, uint32_t b)
+{
+	const struct plan_vblk *v = plan_vblk(&e->p, b);
+
+	return (v ? (uint32_t)(v - e->p.vb) : NONE);
+}
+
 static uint32_t
 find(const struct exec *e, uint32_t b)
 {
 	uint32_t i = hslot(e, b);
+
+	if (e->p.vb != NULL) {
+		i = vslot(e, b);
+		return (i != NONE && e->vheld[i] ? i : NONE);
+	}
 
 	while (e->hash[i]) {
 		if (e->slots[e->hash[i] - 1].blk == b)
@@ -134,6 +165,14 @@ take(struct exec *e, uint32_t b)
 {
 	uint32_t s, i;
 
+	if (e->p.vb != NULL) {
+		if ((s = vslot(e, b)) == NONE || e->vheld[s])
+			return (NONE);
+		e->vheld[s] = 1;
+		e->slots[s] = (struct slot){b, 0};
+		e->nheld++;
+		return (s);
+	}
 	if (e->nfree == 0)
 		return (NONE);
 	s = e->freel[--e->nfree];
@@ -152,6 +191,13 @@ give(struct exec *e, uint32_t b)
 {
 	uint32_t i = hslot(e, b), j, h;
 
+	if (e->p.vb != NULL) {
+		if ((i = vslot(e, b)) != NONE && e->vheld[i]) {
+			e->vheld[i] = 0;
+			e->nheld--;
+		}
+		return;
+	}
 	while (e->hash[i] && e->slots[e->hash[i] - 1].blk != b)
 		i = (i + 1) & e->hmask;
 	if (e->hash[i] == 0)
@@ -173,13 +219,39 @@ give(struct exec *e, uint32_t b)
 static uint8_t *
 slot_data(const struct exec *e, uint32_t s)
 {
+	if (e->p.vb != NULL)
+		return (e->slab + e->vat[s]);
 	return (e->slab + (size_t)s * e->slot_bytes);
 }
 
 static uint32_t
 blk_size(const struct exec *e, uint32_t b)
 {
+	const struct plan_vblk *v;
+
+	if (e->p.vb != NULL)
+		return ((v = plan_vblk(&e->p, b)) ? (uint32_t)v->len : 0);
 	return ((uint32_t)sched_blk_bytes(&e->lay, b));
+}
+
+/* Pattern coordinates of block b: its pair, part and first byte. */
+static void
+blk_pattern(const struct exec *e, uint32_t b, uint32_t *src, uint32_t *dst,
+            uint32_t *part, uint64_t *off)
+{
+	const struct plan_vblk *v;
+
+	if (e->p.vb != NULL && (v = plan_vblk(&e->p, b)) != NULL) {
+		*src = v->src;
+		*dst = v->dst;
+		*part = 0;
+		*off = v->off;
+		return;
+	}
+	*src = sched_blk_src(&e->lay, b);
+	*dst = sched_blk_dst(&e->lay, b);
+	*part = sched_blk_part(&e->lay, b);
+	*off = 0;
 }
 
 /* ---- buffers ------------------------------------------------------------ */
@@ -225,20 +297,64 @@ cmp_expect(const void *a, const void *b)
 	return (x->blk < y->blk ? -1 : x->blk > y->blk);
 }
 
+/* Explicit blocks: each one a pair of real nodes, under 4 GiB (frame
+ * offsets are 32-bit), and every block a send or receive names listed. */
+static int
+check_vblocks(const struct plan *p, char *err, size_t len)
+{
+	uint32_t k, i, j;
+
+	for (i = 0; i < p->nvb; i++)
+		if (p->vb[i].src >= p->n || p->vb[i].dst >= p->n ||
+		    p->vb[i].src == p->vb[i].dst ||
+		    p->vb[i].len > UINT32_MAX - 1 ||
+		    p->vb[i].off > ((uint64_t)1 << 50)) {
+			snprintf(err, len,
+			         "plan: block %u (%u -> %u, %llu bytes) is "
+			         "not one this run can hold",
+			         p->vb[i].id, p->vb[i].src, p->vb[i].dst,
+			         (unsigned long long)p->vb[i].len);
+			return (-EINVAL);
+		}
+	for (k = 0; k < p->nph; k++) {
+		const struct plan_phase *ph = &p->ph[k];
+
+		for (i = 0; i < ph->nsend; i++)
+			for (j = 0; j < ph->send[i].nblk; j++)
+				if (plan_vblk(p, ph->send[i].blk[j]) == NULL)
+					goto bad;
+		for (i = 0; i < ph->nrecv; i++)
+			for (j = 0; j < ph->recv[i].nblk; j++)
+				if (plan_vblk(p, ph->recv[i].blk[j]) == NULL)
+					goto bad;
+	}
+	return (0);
+bad:
+	snprintf(err, len, "plan: phase %u names a block it does not list", k);
+	return (-EINVAL);
+}
+
 int
 exec_check(const struct plan *p, char *err, size_t len)
 {
 	uint64_t nb = (uint64_t)p->n * p->n * p->parts;
 	uint32_t k, i, j;
 
+	/* Explicit block ids are any 32-bit ids the plan lists. */
+	if (p->vb != NULL)
+		nb = UINT32_MAX;
+
 	/* The slots must fit in memory arithmetic (and the hash table in
 	 * 32 bits): at most every block, each under 4 GiB. */
 	if (p->nports == 0 || p->nports > EXEC_MAX_PORTS || p->n < 2 ||
-	    p->node >= p->n || p->parts == 0 || nb > UINT32_MAX / 4 ||
-	    p->chunk < 64 || p->chunk > FRAME_MAX_PAYLOAD ||
-	    p->max_blocks < (uint64_t)p->n * p->parts || p->max_blocks > nb ||
-	    p->nph == 0 || p->ph == NULL ||
-	    p->bytes / ((uint64_t)p->n * p->parts) + 1 > UINT32_MAX) {
+	    p->node >= p->n || p->parts == 0 ||
+	    (p->vb == NULL && nb > UINT32_MAX / 4) || p->chunk < 64 ||
+	    p->chunk > FRAME_MAX_PAYLOAD ||
+	    (p->vb == NULL &&
+	     (p->max_blocks < (uint64_t)p->n * p->parts ||
+	      p->max_blocks > nb ||
+	      p->bytes / ((uint64_t)p->n * p->parts) + 1 > UINT32_MAX)) ||
+	    p->nph == 0 || p->ph == NULL) {
 		snprintf(err, len,
 		         "plan: bad sizes (n %u, node %u, parts %u, "
 		         "chunk %u, ports %u)",
@@ -255,6 +371,8 @@ exec_check(const struct plan *p, char *err, size_t len)
 		snprintf(err, len, "plan: phase 0 without a barrier");
 		return (-EINVAL);
 	}
+	if (p->vb != NULL && check_vblocks(p, err, len) != 0)
+		return (-EINVAL);
 	for (k = 0; k < p->nph; k++) {
 		const struct plan_phase *ph = &p->ph[k];
 
@@ -323,11 +441,79 @@ setup_expect(struct exec *e)
 	}
 	e->recv_done = calloc(e->maxrecv + 1, sizeof(uint32_t));
 	e->relay_done = calloc(e->maxrelay + 1, sizeof(uint32_t));
+	e->relay_bytes = calloc(e->maxrelay + 1, sizeof(uint64_t));
 	e->send_blk = calloc(e->maxsend + 1, sizeof(uint32_t));
 	e->send_off = calloc(e->maxsend + 1, sizeof(uint32_t));
-	if (!e->recv_done || !e->relay_done || !e->send_blk || !e->send_off)
+	if (!e->recv_done || !e->relay_done || !e->send_blk || !e->send_off ||
+	    !e->relay_bytes)
 		return (-ENOMEM);
 	return (0);
+}
+
+/* Uniform blocks: slots of the largest block, as many as the plan holds
+ * at once, found by a hash of their ids. */
+static int
+setup_slots(struct exec *e)
+{
+	uint32_t hcap, i;
+
+	e->slot_bytes = e->p.bytes / ((uint64_t)e->p.n * e->p.parts) + 1;
+	e->nslots = e->p.max_blocks;
+	for (hcap = 16; hcap < 2 * e->nslots; hcap *= 2)
+		;
+	e->hmask = hcap - 1;
+	e->slab = malloc(e->nslots * e->slot_bytes);
+	e->slots = calloc(e->nslots, sizeof(*e->slots));
+	e->freel = malloc(e->nslots * sizeof(*e->freel));
+	e->hash = calloc(hcap, sizeof(*e->hash));
+	if (!e->slab || !e->slots || !e->freel || !e->hash)
+		return (-ENOMEM);
+	for (i = 0; i < e->nslots; i++)
+		e->freel[e->nfree++] = e->nslots - 1 - i;
+	return (0);
+}
+
+/* Explicit blocks: one slot each, at the place vplace found. */
+static int
+setup_vslots(struct exec *e)
+{
+	e->nslots = e->p.nvb;
+	e->vat = malloc((e->nslots + 1) * sizeof(*e->vat));
+	e->vheld = calloc(e->nslots + 1, 1);
+	e->slots = calloc(e->nslots + 1, sizeof(*e->slots));
+	if (!e->vat || !e->vheld || !e->slots ||
+	    vplace(&e->p, e->vat, &e->vslab) != 0)
+		return (-ENOMEM);
+	e->slab = malloc(e->vslab + 1);
+	return (e->slab != NULL ? 0 : -ENOMEM);
+}
+
+/* The node's own blocks, filled with the pattern: B[node, d].part for
+ * every d, or the explicit blocks it is the source of. */
+static void
+own_blocks(struct exec *e)
+{
+	uint32_t d, part, b, sl, src, dst, pt;
+	uint64_t off;
+
+	for (d = 0; e->p.vb == NULL && d < e->p.n; d++)
+		for (part = 0; part < e->p.parts; part++) {
+			b = sched_blk_id(&e->lay, e->p.node, d, part);
+			sl = take(e, b);
+			pat_fill(slot_data(e, sl), blk_size(e, b), e->p.run,
+			         e->p.node, d, part, 0);
+			e->slots[sl].have = blk_size(e, b);
+		}
+	for (d = 0; e->p.vb != NULL && d < e->p.nvb; d++) {
+		if (e->p.vb[d].src != e->p.node)
+			continue;
+		b = e->p.vb[d].id;
+		sl = take(e, b);
+		blk_pattern(e, b, &src, &dst, &pt, &off);
+		pat_fill(slot_data(e, sl), blk_size(e, b), e->p.run, src, dst,
+		         pt, off);
+		e->slots[sl].have = blk_size(e, b);
+	}
 }
 
 int
@@ -335,7 +521,7 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
          const struct exec_abort *ab, char *err, size_t errlen)
 {
 	struct exec *e;
-	uint32_t     i, d, part, hcap;
+	uint32_t     i;
 	size_t       fb;
 	int          rv;
 
@@ -355,20 +541,9 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
 	e->lay.n = p->n;
 	e->lay.parts = p->parts;
 	e->lay.bytes = p->bytes;
-	e->slot_bytes = p->bytes / ((uint64_t)p->n * p->parts) + 1;
-	e->nslots = p->max_blocks;
-	for (hcap = 16; hcap < 2 * e->nslots; hcap *= 2)
-		;
-	e->hmask = hcap - 1;
-	e->slab = malloc(e->nslots * e->slot_bytes);
-	e->slots = calloc(e->nslots, sizeof(*e->slots));
-	e->freel = malloc(e->nslots * sizeof(*e->freel));
-	e->hash = calloc(hcap, sizeof(*e->hash));
-	if (!e->slab || !e->slots || !e->freel || !e->hash ||
-	    setup_expect(e) != 0)
+	rv = p->vb != NULL ? setup_vslots(e) : setup_slots(e);
+	if (rv != 0 || setup_expect(e) != 0)
 		goto nomem;
-	for (i = 0; i < e->nslots; i++)
-		e->freel[e->nfree++] = e->nslots - 1 - i;
 	/* Input holds one frame whole; output a few (bubble rule). */
 	fb = FRAME_HDR + p->chunk;
 	for (i = 0; i < p->nports; i++) {
@@ -382,16 +557,7 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
 		if (pt->in.p == NULL || pt->out.p == NULL)
 			goto nomem;
 	}
-	/* The node's own blocks, B[node, d].part for every d. */
-	for (d = 0; d < p->n; d++)
-		for (part = 0; part < p->parts; part++) {
-			uint32_t b = sched_blk_id(&e->lay, p->node, d, part);
-			uint32_t s = take(e, b);
-
-			pat_fill(slot_data(e, s), blk_size(e, b), p->run,
-			         p->node, d, part, 0);
-			e->slots[s].have = blk_size(e, b);
-		}
+	own_blocks(e);
 	*out = e;
 	return (0);
 nomem:
@@ -424,6 +590,9 @@ exec_free(struct exec *e)
 	free(e->slots);
 	free(e->freel);
 	free(e->hash);
+	free(e->vat);
+	free(e->vheld);
+	free(e->relay_bytes);
 	free(e);
 }
 
@@ -439,6 +608,10 @@ exec_mem(const struct exec *e)
 	size_t m = sizeof(*e) +
 	           e->nslots * (e->slot_bytes + sizeof(struct slot) + 4) +
 	           (e->hmask + 1) * 4;
+
+	if (e->p.vb != NULL)
+		m = sizeof(*e) + e->vslab +
+		    e->nslots * (sizeof(struct slot) + sizeof(uint64_t) + 1);
 	uint32_t i;
 
 	for (i = 0; i < e->p.nports; i++)
@@ -562,7 +735,9 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 {
 	const struct plan_phase *ph = &e->p.ph[e->k];
 	const struct expect     *x = expected(e, f->block);
-	uint32_t                 size = blk_size(e, f->block), sl;
+	uint32_t                 size = blk_size(e, f->block), sl, src, dst;
+	uint32_t                 part;
+	uint64_t                 off;
 	int64_t                  bad;
 	uint64_t                 t0;
 	char                     bn[48];
@@ -589,9 +764,8 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 		    bn, f->src, pname(q), f->off, f->off + f->len,
 		    e->slots[sl].have, size));
 	t0 = mono_ns();
-	bad = pat_check(p, f->len, e->p.run, sched_blk_src(&e->lay, f->block),
-	                sched_blk_dst(&e->lay, f->block),
-	                sched_blk_part(&e->lay, f->block), f->off);
+	blk_pattern(e, f->block, &src, &dst, &part, &off);
+	bad = pat_check(p, f->len, e->p.run, src, dst, part, off + f->off);
 	e->d.verify_ns += mono_ns() - t0;
 	if (bad >= 0)
 		return (fail(
@@ -638,7 +812,12 @@ relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
 	e->d.relayed += f->len;
 	if (out->tail - out->head > e->peak_queue)
 		e->peak_queue = out->tail - out->head;
-	if (f->off + f->len == blk_size(e, f->block))
+	/* Explicit blocks passing through are not listed here: their
+	 * relay is done when its bytes are. */
+	if (e->p.vb != NULL) {
+		if ((e->relay_bytes[i] += f->len) == ph->relay[i].bytes)
+			e->relay_done[i] = ph->relay[i].nblk;
+	} else if (f->off + f->len == blk_size(e, f->block))
 		e->relay_done[i]++;
 	return (0);
 }
@@ -827,6 +1006,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	e->d.phase = k;
 	memset(e->recv_done, 0, (e->maxrecv + 1) * sizeof(uint32_t));
 	memset(e->relay_done, 0, (e->maxrelay + 1) * sizeof(uint32_t));
+	memset(e->relay_bytes, 0, (e->maxrelay + 1) * sizeof(uint64_t));
 	memset(e->send_blk, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	memset(e->send_off, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	dl = t0 + (uint64_t)e->p.deadline_ms * 1000000u;
@@ -883,6 +1063,27 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	return (0);
 }
 
+/* Explicit blocks: the node holds, whole, every listed block that ends
+ * here and nothing else. */
+static int
+finish_v(struct exec *e)
+{
+	uint32_t i;
+	char     bn[64];
+
+	for (i = 0; i < e->p.nvb; i++) {
+		int mine = e->p.vb[i].dst == e->p.node;
+
+		if (mine ==
+		    (e->vheld[i] && e->slots[i].have == e->p.vb[i].len))
+			continue;
+		bname(e, e->p.vb[i].id, bn, sizeof(bn));
+		return (fail(e, -EPROTO, "end: node %u %s %s", e->p.node,
+		             mine ? "lacks" : "still holds", bn));
+	}
+	return (0);
+}
+
 int
 exec_finish(struct exec *e, char *err, size_t errlen)
 {
@@ -890,6 +1091,8 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 
 	e->err = err;
 	e->errlen = errlen;
+	if (e->p.vb != NULL)
+		return (finish_v(e));
 	if (e->nheld != want)
 		return (fail(e, -EPROTO,
 		             "end: node %u holds %u blocks, expected %u",

@@ -19,6 +19,7 @@
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
 #include "collectives/sim.h"
+#include "collectives/skplan.h"
 #include "collectives/tplan.h"
 #include "proto/base/units.h"
 
@@ -460,6 +461,11 @@ main(int argc, char **argv)
 		fputs(plan_usage(), stdout);
 		free(pl);
 		return (0);
+	}
+	if (pl->o.matrix != NULL) {
+		ex = skplan_run(&pl->o);
+		free(pl);
+		return (ex);
 	}
 	if (pl->o.topology != NULL) {
 		ex = tplan_run(&pl->o);

@@ -9,6 +9,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
+#include "collectives/skew.h"
 #include "collectives/tsyn.h"
 #include "proto/base/errf.h"
 #include "proto/base/units.h"
@@ -22,6 +23,10 @@ enum {
 	OPT_COLLECTIVE,
 	OPT_CHUNKS,
 	OPT_STEPS,
+	OPT_MATRIX,
+	OPT_GPUS,
+	OPT_SU_BW,
+	OPT_SU_ALPHA,
 };
 
 static const struct option plan_longopts[] = {
@@ -42,6 +47,10 @@ static const struct option plan_longopts[] = {
     {"collective", required_argument, NULL, OPT_COLLECTIVE},
     {"chunks", required_argument, NULL, OPT_CHUNKS},
     {"steps", no_argument, NULL, OPT_STEPS},
+    {"matrix", required_argument, NULL, OPT_MATRIX},
+    {"gpus-per-server", required_argument, NULL, OPT_GPUS},
+    {"scaleup-bandwidth", required_argument, NULL, OPT_SU_BW},
+    {"scaleup-alpha", required_argument, NULL, OPT_SU_ALPHA},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -72,6 +81,16 @@ plan_usage(void)
 	    "           subring:N:S1[,S2...]:RATE:TIME\n"
 	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 "
 	    "(collectives/topologies)\n"
+	    "       ocs-plan --algo fast|spreadout|solstice|eclipse|auto "
+	    "--matrix FILE|GENERATOR\n"
+	    "                [--bytes SIZE] [--delay TIME] "
+	    "[--gpus-per-server G]\n"
+	    "                [--scaleup-bandwidth RATE] [--scaleup-alpha "
+	    "TIME]\n"
+	    "                [--json] [--validate] [--phases]\n"
+	    "MATRIX: a CSV or JSON file, uniform:N:BYTES zipf:N:S:SEED[:MAX]\n"
+	    "        moe:N:EXPERTS:TOPK:TOKENS:SEED hotspot:N:K:FACTOR "
+	    "(SIZE: bytes a node)\n"
 	    "       ocs-plan --help | --version\n");
 }
 
@@ -184,7 +203,47 @@ parse_reconf(const char *arg, struct plan_opts *o, char *err, size_t len)
 	return (0);
 }
 
-/* One option c with its argument: 0, or -EINVAL said in err. */
+/* The options of --matrix mode. */
+static int
+matrix_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	uint64_t v;
+	int      rv;
+
+	switch (c) {
+	case OPT_MATRIX:
+		if (*arg == '\0')
+			return (errf(-EINVAL, err, len, "--matrix: empty"));
+		o->matrix = arg;
+		return (0);
+	case OPT_GPUS:
+		if ((rv = parse_uint(arg, 1024, &v)) != 0 || v < 1)
+			return (errf(-EINVAL, err, len,
+			             "--gpus-per-server \"%s\": expected "
+			             "1..1024",
+			             arg));
+		o->gpus = (uint32_t)v;
+		return (0);
+	case OPT_SU_BW:
+		o->su_rate_set = 1;
+		if ((rv = unit_parse_rate(arg, &o->su_rate)) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--scaleup-bandwidth \"%s\": %s (bps, "
+			             "Kbps, Mbps, Gbps)",
+			             arg, coll_strerror(rv)));
+		return (0);
+	case OPT_SU_ALPHA:
+		o->su_rate_set = 1;
+		if ((rv = unit_parse_time(arg, &o->su_alpha)) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--scaleup-alpha \"%s\": %s (ns, us, ms, "
+			             "s)",
+			             arg, coll_strerror(rv)));
+		return (0);
+	}
+	return (errf(-EINVAL, err, len, "unknown option"));
+}
+
 /* The options of --topology mode. */
 static int
 topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
@@ -219,7 +278,7 @@ topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 		o->steps = 1;
 		return (0);
 	}
-	return (errf(-EINVAL, err, len, "unknown option"));
+	return (matrix_opt(c, arg, o, err, len));
 }
 
 static int
@@ -304,10 +363,46 @@ parse_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 	return (topo_opt(c, arg, o, err, len));
 }
 
+/* What --matrix mode needs and allows. */
+static int
+check_matrix(struct plan_opts *o, char *err, size_t len)
+{
+	if (o->topology || o->collective || o->chunks || o->steps)
+		return (errf(-EINVAL, err, len, "%s: not with --matrix",
+		             o->topology     ? "--topology"
+		             : o->collective ? "--collective"
+		             : o->chunks     ? "--chunks"
+		                             : "--steps"));
+	if (o->algo == NULL ||
+	    (skew_lookup(o->algo) == NULL && strcmp(o->algo, "auto") != 0))
+		return (errf(-EINVAL, err, len,
+		             "--algo \"%s\": %s with --matrix (%s)",
+		             o->algo ? o->algo : "",
+		             o->algo ? "unknown" : "missing", skew_names()));
+	if (o->nodes)
+		return (errf(-EINVAL, err, len,
+		             "--nodes: the matrix gives the nodes"));
+	if (o->ndelay != 1 || o->reconf_arg || o->simulate || o->chunk)
+		return (errf(-EINVAL, err, len, "%s: not with --matrix",
+		             o->ndelay != 1  ? "--delay with several values"
+		             : o->reconf_arg ? "--reconfig"
+		             : o->simulate   ? "--simulate"
+		                             : "--chunk"));
+	if (o->gpus == 0)
+		o->gpus = 1;
+	return (0);
+}
+
 /* What the mode (--topology or the ring algorithms) needs, and allows. */
 static int
 check_mode(struct plan_opts *o, char *err, size_t len)
 {
+	if (o->matrix != NULL)
+		return (check_matrix(o, err, len));
+	if (o->gpus || o->su_rate_set)
+		return (errf(-EINVAL, err, len, "%s: only with --matrix",
+		             o->gpus ? "--gpus-per-server"
+		                     : "--scaleup-bandwidth/--scaleup-alpha"));
 	if (o->topology != NULL) {
 		enum tsyn_algo ta;
 
@@ -358,6 +453,8 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 	o->alpha_h = 1e-6;
 	o->rate = 400e9;
 	o->reconf = PLAN_RECONF_AUTO;
+	o->su_rate = 2400e9; /* NVLink-class scale-up */
+	o->su_alpha = 0.7e-6;
 	err[0] = '\0';
 
 	optind = 0; /* GNU: full re-initialisation, so tests can reparse */

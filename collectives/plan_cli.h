@@ -39,6 +39,11 @@ struct plan_opts {
 	const char *collective; /* allgather | reducescatter | allreduce */
 	uint32_t    chunks;     /* per GPU share (default 1) */
 	int         steps;      /* print every slot's sends */
+	/* Skewed All-to-All mode (--matrix): skew.h. */
+	const char *matrix; /* file or generator */
+	uint32_t    gpus;   /* per server (0 until checked, then >= 1) */
+	double      su_rate, su_alpha;
+	int         su_rate_set;
 };
 
 /*

@@ -71,6 +71,8 @@ sched_free(struct sched *s)
 	free(s->xf);
 	free(s->blk);
 	free(s->seg);
+	free(s->vmat);
+	free(s->vb);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -129,8 +131,111 @@ sched_add_circuit(struct sched *s, uint32_t a, uint16_t pa, uint32_t b,
 	s->circ[s->ncirc].b = b;
 	s->circ[s->ncirc].pa = pa;
 	s->circ[s->ncirc].pb = pb;
+	s->circ[s->ncirc].oneway = 0;
+	memset(s->circ[s->ncirc].pad, 0, sizeof(s->circ[s->ncirc].pad));
 	s->ncirc++;
 	c->ncirc++;
+	return (0);
+}
+
+int
+sched_add_link(struct sched *s, uint32_t a, uint16_t pa, uint32_t b,
+               uint16_t pb)
+{
+	int rv;
+
+	if ((rv = sched_add_circuit(s, a, pa, b, pb)) == 0)
+		s->circ[s->ncirc - 1].oneway = 1;
+	return (rv);
+}
+
+int
+sched_init_v(struct sched *s, const char *algo, uint32_t n, uint32_t ports,
+             const uint64_t *mat)
+{
+	uint64_t row, max = 0;
+	uint32_t i, j;
+	int      rv;
+
+	if ((rv = sched_init(s, algo, SCHED_ALLTOALLV, n, ports, 1, 0)) != 0)
+		return (rv);
+	if ((s->vmat = malloc((size_t)n * n * sizeof(*s->vmat))) == NULL)
+		return (-ENOMEM);
+	memcpy(s->vmat, mat, (size_t)n * n * sizeof(*s->vmat));
+	for (i = 0; i < n; i++) {
+		for (row = 0, j = 0; j < n; j++)
+			row += j != i ? mat[(size_t)i * n + j] : 0;
+		if (row > max)
+			max = row;
+	}
+	s->bytes = max;
+	return (0);
+}
+
+int
+sched_add_vblk(struct sched *s, uint32_t src, uint32_t dst, uint64_t off,
+               uint64_t len)
+{
+	int rv;
+
+	if (s->coll != SCHED_ALLTOALLV || src >= s->n || dst >= s->n)
+		return (-EINVAL);
+	if ((rv = GROW(s, vb, vb, (uint64_t)s->nvb + 1)) != 0)
+		return (rv);
+	if (s->nvb >= INT32_MAX)
+		return (-COLL_ETOOBIG);
+	s->vb[s->nvb] = (struct sched_vblk){src, dst, off, len};
+	return ((int)s->nvb++);
+}
+
+/* Part p of `total` bytes cut in `parts`: [off, off + len). */
+static void
+cut(uint64_t total, uint32_t parts, uint32_t p, uint64_t *off, uint64_t *len)
+{
+	uint64_t q = total / parts, r = total % parts;
+	uint64_t a = p * q + (p * r) / parts;
+	uint64_t b = (p + 1) * q + ((p + 1) * r) / parts;
+
+	*off = a;
+	*len = b - a;
+}
+
+int
+sched_resize_v(struct sched *s, const uint64_t *mat)
+{
+	uint32_t n = s->n, nb, b, i, j;
+	uint64_t row, max = 0;
+
+	if (s->coll != SCHED_ALLTOALL || s->vb != NULL)
+		return (-EINVAL);
+	nb = n * n * s->parts;
+	s->vmat = malloc((size_t)n * n * sizeof(*s->vmat));
+	s->vb = malloc(((size_t)nb + 1) * sizeof(*s->vb));
+	if (s->vmat == NULL || s->vb == NULL)
+		return (-ENOMEM);
+	memcpy(s->vmat, mat, (size_t)n * n * sizeof(*s->vmat));
+	for (b = 0; b < nb; b++) {
+		uint32_t r = b / s->parts / n, d = b / s->parts % n;
+		uint64_t t = r == d ? 0 : mat[(size_t)r * n + d], off, len;
+
+		cut(t, s->parts, b % s->parts, &off, &len);
+		s->vb[b] = (struct sched_vblk){r, d, off, len};
+	}
+	s->nvb = s->cap_vb = nb;
+	s->coll = SCHED_ALLTOALLV;
+	for (i = 0; i < s->nxf; i++) {
+		struct sched_xfer *x = &s->xf[i];
+
+		x->bytes = 0;
+		for (j = 0; j < x->nblk; j++)
+			x->bytes += s->vb[s->blk[x->blk_off + j]].len;
+	}
+	for (i = 0; i < n; i++) {
+		for (row = 0, j = 0; j < n; j++)
+			row += j != i ? mat[(size_t)i * n + j] : 0;
+		max = row > max ? row : max;
+	}
+	s->bytes = max;
 	return (0);
 }
 
@@ -179,6 +284,16 @@ sched_add_xfer(struct sched *s, uint32_t src, uint32_t dst,
 uint64_t
 sched_blk_offset(const struct sched *s, uint32_t b)
 {
+	if (s->vb != NULL) {
+		const struct sched_vblk *v = &s->vb[b];
+		uint64_t                 o = v->off;
+		uint32_t                 j;
+
+		for (j = 0; j < v->dst; j++)
+			o += j != v->src ? s->vmat[(size_t)v->src * s->n + j]
+			                 : 0;
+		return (o);
+	}
 	uint64_t N = (uint64_t)(s->ngpu ? s->ngpu : s->n) * s->parts;
 	uint64_t j = b % N;
 	uint64_t q = s->bytes / N, r = s->bytes % N;
@@ -189,6 +304,8 @@ sched_blk_offset(const struct sched *s, uint32_t b)
 uint64_t
 sched_blk_bytes(const struct sched *s, uint32_t b)
 {
+	if (s->vb != NULL)
+		return (s->vb[b].len);
 	uint64_t N = (uint64_t)(s->ngpu ? s->ngpu : s->n) * s->parts;
 	uint64_t j = b % N;
 	uint64_t q = s->bytes / N, r = s->bytes % N;
@@ -211,7 +328,9 @@ sched_mem(const struct sched *s)
 	        (size_t)s->cap_circ * sizeof(*s->circ) +
 	        (size_t)s->cap_xf * sizeof(*s->xf) +
 	        (size_t)s->cap_blk * sizeof(*s->blk) +
-	        (size_t)s->cap_seg * sizeof(*s->seg));
+	        (size_t)s->cap_seg * sizeof(*s->seg) +
+	        (size_t)s->cap_vb * sizeof(*s->vb) +
+	        (s->vmat ? (size_t)s->n * s->n * sizeof(*s->vmat) : 0));
 }
 
 int32_t
@@ -224,6 +343,35 @@ sched_cfg_of(const struct sched *s, uint32_t ph)
 			return (-1);
 		ph--;
 	}
+}
+
+/* One-way circuits: each receiver hears at most one transmitter, and a
+ * configuration does not mix them with bidirectional ones. */
+static int
+peers_rx(const struct sched *s, const struct sched_cfg *c, uint32_t *bad_circ)
+{
+	uint8_t *rx;
+	uint32_t i, nway = 0;
+	int      rv = 0;
+
+	for (i = 0; i < c->ncirc; i++)
+		nway += s->circ[c->circ_off + i].oneway != 0;
+	if (nway == 0)
+		return (0);
+	if ((rx = calloc((size_t)s->n * s->ports, 1)) == NULL)
+		return (-ENOMEM);
+	for (i = 0; i < c->ncirc && rv == 0; i++) {
+		const struct sched_circuit *e = &s->circ[c->circ_off + i];
+		uint32_t                    eb = e->b * s->ports + e->pb;
+
+		if (!e->oneway || rx[eb]++ != 0) {
+			if (bad_circ)
+				*bad_circ = i;
+			rv = -COLL_EPORT;
+		}
+	}
+	free(rx);
+	return (rv);
 }
 
 int
@@ -243,17 +391,19 @@ sched_peers(const struct sched *s, const struct sched_cfg *c, uint32_t *peer,
 			goto bad;
 		ea = e->a * s->ports + e->pa;
 		eb = e->b * s->ports + e->pb;
-		if (peer[ea] != SCHED_NONE || peer[eb] != SCHED_NONE)
+		if (peer[ea] != SCHED_NONE ||
+		    (!e->oneway && peer[eb] != SCHED_NONE))
 			goto bad;
 		peer[ea] = eb;
-		peer[eb] = ea;
+		if (!e->oneway)
+			peer[eb] = ea;
 		continue;
 	bad:
 		if (bad_circ)
 			*bad_circ = i;
 		return (-COLL_EPORT);
 	}
-	return (0);
+	return (peers_rx(s, c, bad_circ));
 }
 
 void
@@ -311,7 +461,11 @@ sched_xfer_hops(const struct sched *s, const struct sched_xfer *x)
 void
 sched_blk_name(const struct sched *s, uint32_t b, char *buf, size_t len)
 {
-	if (s->parts > 1)
+	if (s->vb != NULL)
+		snprintf(buf, len, "B[%u,%u]@%llu+%llu", s->vb[b].src,
+		         s->vb[b].dst, (unsigned long long)s->vb[b].off,
+		         (unsigned long long)s->vb[b].len);
+	else if (s->parts > 1)
 		snprintf(buf, len, "B[%u,%u].%u", sched_blk_src(s, b),
 		         sched_blk_dst(s, b), sched_blk_part(s, b));
 	else

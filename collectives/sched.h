@@ -34,14 +34,28 @@ enum sched_coll {
 	SCHED_ALLGATHER,     /* every GPU ends with every block */
 	SCHED_REDUCESCATTER, /* GPU g ends with the sum of its blocks */
 	SCHED_ALLREDUCE,     /* reduce-scatter, then all-gather */
+	/* Skewed All-to-All: blocks are explicit (sched.vb), each a byte
+	 * range of one pair's traffic (sched.vmat); B ends at its dst. */
+	SCHED_ALLTOALLV,
 };
 
 struct topo;
 
-/* A bidirectional circuit between transceiver pa of node a and pb of b. */
+/* A bidirectional circuit between transceiver pa of node a and pb of b;
+ * a one-way circuit lights only a's transmitter into b's receiver (what
+ * a permutation stage needs: a node's one transceiver sends to one peer
+ * and hears another). */
 struct sched_circuit {
 	uint32_t a, b;
 	uint16_t pa, pb;
+	uint8_t  oneway;
+	uint8_t  pad[3];
+};
+
+/* An explicit block: len bytes at offset off of the traffic src -> dst. */
+struct sched_vblk {
+	uint32_t src, dst;
+	uint64_t off, len;
 };
 
 /*
@@ -104,6 +118,12 @@ struct sched {
 	double             slot_s;  /* the slot length tau */
 	uint32_t           ag_from; /* allreduce: first all-gather slot */
 	uint32_t           horizon; /* mteg: time-expanded horizon, else 0 */
+
+	/* SCHED_ALLTOALLV: the pair traffic (n * n bytes, row = source,
+	 * the diagonal stays local) and the blocks cut from it. */
+	uint64_t          *vmat;
+	struct sched_vblk *vb;
+	uint32_t           nvb, cap_vb;
 };
 
 /*
@@ -124,6 +144,27 @@ int sched_reserve(struct sched *, uint32_t nph, uint32_t ncirc, uint32_t nxf,
 int sched_add_phase(struct sched *, int with_cfg, uint32_t stride);
 int sched_add_circuit(struct sched *, uint32_t a, uint16_t pa, uint32_t b,
                       uint16_t pb);
+/* A one-way circuit: a.pa's transmitter into b.pb's receiver. */
+int sched_add_link(struct sched *, uint32_t a, uint16_t pa, uint32_t b,
+                   uint16_t pb);
+
+/*
+ * Start an empty skewed All-to-All (SCHED_ALLTOALLV) of the pair traffic
+ * mat (n * n, copied); s->bytes is the largest row sum.  Blocks are added
+ * with sched_add_vblk(), which returns the block id or a negative code.
+ */
+int sched_init_v(struct sched *, const char *algo, uint32_t n, uint32_t ports,
+                 const uint64_t *mat);
+int sched_add_vblk(struct sched *, uint32_t src, uint32_t dst, uint64_t off,
+                   uint64_t len);
+/*
+ * Give a uniform All-to-All the pair traffic mat (n * n): block
+ * B[r,d].p becomes part p of r's mat[r][d] bytes (cut as evenly as the
+ * uniform layout; the diagonal's blocks empty), the schedule becomes
+ * SCHED_ALLTOALLV with the same block ids, moves and circuits.
+ * 0, -EINVAL (not a uniform All-to-All), -ENOMEM.
+ */
+int sched_resize_v(struct sched *, const uint64_t *mat);
 
 /* Append a transfer to the last phase.  Blocks and segments are copied;
  * bytes are computed from the block sizes.  0, -ENOMEM, -COLL_ETOOBIG. */
@@ -140,12 +181,12 @@ sched_blk_id(const struct sched *s, uint32_t r, uint32_t d, uint32_t part)
 static inline uint32_t
 sched_blk_src(const struct sched *s, uint32_t b)
 {
-	return (b / s->parts / s->n);
+	return (s->vb ? s->vb[b].src : b / s->parts / s->n);
 }
 static inline uint32_t
 sched_blk_dst(const struct sched *s, uint32_t b)
 {
-	return (b / s->parts % s->n);
+	return (s->vb ? s->vb[b].dst : b / s->parts % s->n);
 }
 static inline uint32_t
 sched_blk_part(const struct sched *s, uint32_t b)
@@ -155,6 +196,8 @@ sched_blk_part(const struct sched *s, uint32_t b)
 static inline uint32_t
 sched_nblocks(const struct sched *s)
 {
+	if (s->coll == SCHED_ALLTOALLV)
+		return (s->nvb);
 	return (s->ngpu ? s->ngpu * s->parts : s->n * s->n * s->parts);
 }
 
@@ -163,7 +206,8 @@ sched_nblocks(const struct sched *s)
  * blocks in (destination, part) order whose sizes differ by at most one
  * byte; sched_blk_offset() is where block b starts in its source buffer.
  * The cost model uses the real-valued sched_blk_model_bytes() instead, so
- * closed forms hold exactly.
+ * closed forms hold exactly.  Explicit blocks (SCHED_ALLTOALLV) have their
+ * own length; their source buffer is the row's pairs in destination order.
  */
 uint64_t sched_blk_offset(const struct sched *, uint32_t b);
 uint64_t sched_blk_bytes(const struct sched *, uint32_t b);
@@ -257,6 +301,10 @@ struct sched_nplan {
 	struct sched_nphase *ph;         /* nph entries */
 	void                *mem;
 };
+/* Bytes a node of a SCHED_ALLTOALLV schedule holds at most: its row and
+ * everything it receives (a bound: what it forwards is counted too). */
+uint64_t sched_nplan_vbytes(const struct sched *, const struct sched_nplan *);
+
 /* Plans for all n nodes (*out is an array of n).  0, -ENOMEM, or a path
  * error (validate first for a precise message). */
 int  sched_plans(const struct sched *, struct sched_nplan **out);

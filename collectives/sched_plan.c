@@ -221,3 +221,18 @@ sched_plans_free(struct sched_nplan *pl, uint32_t n)
 		free(pl[v].mem);
 	free(pl);
 }
+
+uint64_t
+sched_nplan_vbytes(const struct sched *s, const struct sched_nplan *np)
+{
+	uint64_t sum = 0;
+	uint32_t k, i;
+
+	for (i = 0; s->vmat != NULL && i < s->n; i++)
+		sum +=
+		    i != np->node ? s->vmat[(size_t)np->node * s->n + i] : 0;
+	for (k = 0; k < s->nph; k++)
+		for (i = 0; i < np->ph[k].nrecv; i++)
+			sum += s->xf[np->ph[k].recv[i].xf].bytes;
+	return (sum);
+}

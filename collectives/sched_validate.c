@@ -158,6 +158,83 @@ check_blocks(const struct sched *s, const struct sched_xfer *x, uint32_t p,
 	return (0);
 }
 
+/* Insertion sort of one pair's block ids by offset (a pair has as many
+ * blocks as stages carry it: few). */
+static void
+sort_by_off(const struct sched *s, uint32_t *ids, uint32_t k)
+{
+	uint32_t i, j, t;
+
+	for (i = 1; i < k; i++) {
+		t = ids[i];
+		for (j = i; j > 0 && s->vb[ids[j - 1]].off > s->vb[t].off; j--)
+			ids[j] = ids[j - 1];
+		ids[j] = t;
+	}
+}
+
+/*
+ * Explicit blocks cut each pair's traffic exactly: in order of offset
+ * they start at 0, touch without overlap, and end at the pair's bytes;
+ * the diagonal has none.  (Every real byte then arrives exactly once when
+ * every block ends at its destination.)
+ */
+static int
+check_vblocks(const struct sched *s, struct sched_verr *err)
+{
+	uint32_t *cnt, *ids, n = s->n, b, p, i;
+	uint64_t  at;
+	int       rv = 0;
+
+	cnt = calloc((size_t)n * n + 1, sizeof(*cnt));
+	ids = malloc(((size_t)s->nvb + 1) * sizeof(*ids));
+	if (cnt == NULL || ids == NULL) {
+		rv = fail(err, -ENOMEM, -1, -1, -1, "out of memory");
+		goto out;
+	}
+	for (b = 0; b < s->nvb; b++) {
+		/* A node's blocks to itself stay put and carry nothing. */
+		if (s->vb[b].src == s->vb[b].dst && s->vb[b].len != 0) {
+			rv = fail(
+			    err, -COLL_EBYTES, -1, s->vb[b].src, b,
+			    "block %u: bytes from a node to itself (rule: "
+			    "the diagonal stays local)",
+			    b);
+			goto out;
+		}
+		cnt[(size_t)s->vb[b].src * n + s->vb[b].dst + 1]++;
+	}
+	for (p = 0; p < n * n; p++)
+		cnt[p + 1] += cnt[p];
+	for (b = 0; b < s->nvb; b++)
+		ids[cnt[(size_t)s->vb[b].src * n + s->vb[b].dst]++] = b;
+	/* cnt[p] is now the end of pair p's ids. */
+	for (p = 0, i = 0; p < n * n; p++) {
+		if (p / n == p % n)
+			continue;
+		sort_by_off(s, ids + i, cnt[p] - i);
+		for (at = 0; i < cnt[p]; i++) {
+			if (s->vb[ids[i]].off != at)
+				break;
+			at += s->vb[ids[i]].len;
+		}
+		if (i != cnt[p] || at != s->vmat[p]) {
+			rv =
+			    fail(err, -COLL_EBYTES, -1, p / n, -1,
+			         "node %u: its %llu bytes for node %u are not "
+			         "cut exactly into blocks (at byte %llu) "
+			         "(rule: every byte sent exactly once)",
+			         p / n, (unsigned long long)s->vmat[p], p % n,
+			         (unsigned long long)at);
+			goto out;
+		}
+	}
+out:
+	free(cnt);
+	free(ids);
+	return (rv);
+}
+
 int
 sched_validate(const struct sched *s, struct sched_verr *err)
 {
@@ -168,10 +245,13 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	if (s->coll != SCHED_ALLTOALL)
+	if (s->coll != SCHED_ALLTOALL && s->coll != SCHED_ALLTOALLV)
 		return (fail(err, -EINVAL, -1, -1, -1,
 		             "unsupported collective %d", s->coll));
-	if (s->nph == 0 || s->ph[0].cfg < 0)
+
+	/* Skewed traffic that all stays local needs no phase at all. */
+	if ((s->nph == 0 && s->coll != SCHED_ALLTOALLV) ||
+	    (s->nph > 0 && s->ph[0].cfg < 0))
 		return (
 		    fail(err, -COLL_ENOCFG, 0, -1, -1,
 		         "phase 0: no circuit configuration (rule: the first "
@@ -220,6 +300,8 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 				loc[s->blk[x->blk_off + j]] = x->dst;
 		}
 	}
+	if (s->coll == SCHED_ALLTOALLV && (rv = check_vblocks(s, err)) != 0)
+		goto out;
 	for (b = 0; b < nb; b++) {
 		if (loc[b] != sched_blk_dst(s, b)) {
 			sched_blk_name(s, b, name, sizeof(name));

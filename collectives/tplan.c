@@ -20,52 +20,12 @@
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
 #include "proto/base/mono.h"
+#include "proto/base/path.h"
 #include "proto/base/units.h"
 
 #ifndef OCS_TOPO_DIR
 #define OCS_TOPO_DIR "collectives/topologies"
 #endif
-
-static int
-read_file(const char *path, char **buf, size_t *len, char *err, size_t el)
-{
-	FILE  *f = fopen(path, "rbe");
-	char  *b = NULL;
-	size_t n = 0, cap = 0, r;
-
-	if (f == NULL) {
-		snprintf(err, el, "%.300s: %s", path, strerror(errno));
-		return (-errno);
-	}
-	do {
-		if (n == cap) {
-			char *nb;
-
-			cap = cap ? 2 * cap : 65536;
-			if (cap > (64u << 20) ||
-			    (nb = realloc(b, cap)) == NULL) {
-				snprintf(err, el, "%.300s: larger than 64 MiB",
-				         path);
-				free(b);
-				fclose(f);
-				return (-EFBIG);
-			}
-			b = nb;
-		}
-		r = fread(b + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0);
-	if (ferror(f)) {
-		snprintf(err, el, "%.300s: read error", path);
-		free(b);
-		fclose(f);
-		return (-EIO);
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return (0);
-}
 
 /* Where the shipped files are: $OCS_TOPOLOGY_DIR, the source tree this
  * was built from, or next to the program (bin/../collectives/...). */
@@ -126,7 +86,8 @@ tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 		         spec, topo_builtin_names());
 		return (-ENOENT);
 	}
-	if ((rv = read_file(src, &buf, &len, why, sizeof(why))) != 0) {
+	if ((rv = path_read(src, 64u << 20, &buf, &len, why, sizeof(why))) !=
+	    0) {
 		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
 		return (rv);
 	}

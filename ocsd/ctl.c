@@ -454,6 +454,15 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	o->has_delta = q->has_delta;
 	o->delta = q->delta;
 	o->keep = q->has_keep && q->keep;
+	if (q->n_matrix > 0) {
+		o->matrix = q->matrix;
+		for (o->mn = 1; (size_t)o->mn * o->mn < q->n_matrix; o->mn++)
+			;
+	}
+	snprintf(o->matrix_name, sizeof(o->matrix_name), "%s",
+	         q->matrix_name ? q->matrix_name
+	         : q->n_matrix  ? "(matrix)"
+	                        : "");
 }
 
 /* A run answers when it ends: the context waits on its aio meanwhile. */

@@ -7,10 +7,45 @@
 #include <stdio.h>
 
 #include "ocs-drivers/drv.h"
+#include "collectives/tmat.h"
 #include "ocsd/ctl_check.h"
 #include "proto/msg.h"
 
 /* The checks a request passes before anything acts on it. */
+/* A run's traffic matrix: n * n counts for 2 <= n <= TMAT_MAX_N, each
+ * at most TMAT_MAX_ENTRY; its name printable. */
+static int
+check_matrix(const Ocs__RunRequest *r, char *why, size_t len)
+{
+	size_t n = 0, i;
+
+	if (r->matrix_name && !msg_str_ok(r->matrix_name)) {
+		snprintf(why, len, "run: matrix_name bad");
+		return (-MSG_EFIELD);
+	}
+	if (r->n_matrix == 0)
+		return (0);
+	while (n * n < r->n_matrix && n <= TMAT_MAX_N)
+		n++;
+	if (n * n != r->n_matrix || n < 2 || n > TMAT_MAX_N) {
+		snprintf(why, len,
+		         "run: matrix of %zu counts is not n x n for n in "
+		         "2..%u",
+		         r->n_matrix, TMAT_MAX_N);
+		return (-MSG_EFIELD);
+	}
+	for (i = 0; i < r->n_matrix; i++)
+		if (r->matrix[i] > TMAT_MAX_ENTRY) {
+			snprintf(why, len,
+			         "run: matrix row %zu, column %zu: %llu bytes "
+			         "(at most 1 PiB)",
+			         i / n + 1, i % n + 1,
+			         (unsigned long long)r->matrix[i]);
+			return (-MSG_EFIELD);
+		}
+	return (0);
+}
+
 int
 ctl_check(const Ocs__Msg *m, char *why, size_t len)
 {
@@ -75,5 +110,7 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 		snprintf(why, len, "run: algo or reconfig missing or bad");
 		return (-MSG_EFIELD);
 	}
+	if (q->op == OCS__CTL_REQUEST__OP__RUN)
+		return (check_matrix(q->run, why, len));
 	return (0);
 }

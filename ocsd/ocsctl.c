@@ -59,10 +59,17 @@ static const struct cmd {
      "auto|none|all|k,...]\n"
      "       [--nodes all|N] [--bandwidth RATE] [--alpha-s TIME] "
      "[--alpha-h TIME]\n"
-     "       [--delay TIME] [--chunk SIZE] [--keep]",
+     "       [--delay TIME] [--chunk SIZE] [--keep] [--matrix "
+     "FILE|GENERATOR]\n"
+     "   run --algo fast|spreadout|solstice|eclipse|sorted|auto --matrix "
+     "FILE|GENERATOR\n"
+     "       --bytes SIZE [...]",
      "an All-to-All on the agents, verified; the report per phase\n"
      "beside the model (-j: with each agent's timeline).  Afterwards\n"
-     "the switch goes back to the operator's map (--keep: the run's)"},
+     "the switch goes back to the operator's map (--keep: the run's).\n"
+     "--matrix: a skewed one, n x n bytes (CSV or JSON file, or a\n"
+     "generator of ocs-plan scaled to --bytes a node); the skewed\n"
+     "planners run one circuit configuration per stage"},
     {"abort", ocsctl_abort, "", "abort the run in progress"},
     {"runs", ocsctl_runs, "[ID]",
      "the runs ocsd kept (STATE/runs.jsonl), or one whole"},

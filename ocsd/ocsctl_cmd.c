@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/tmat_load.h"
 #include "ocsd/ocsctl.h"
 #include "proto/base/units.h"
 
@@ -404,6 +405,21 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 	return (2);
 }
 
+/* --matrix: a file or generator (scaled by --bytes), read here and sent
+ * whole, so ocsd need not see the operator's files.  0, or 2. */
+static int
+run_matrix(const char *spec, Ocs__RunRequest *rq, struct tmat *m)
+{
+	char err[512];
+
+	if (tmat_load(spec, rq->bytes, m, err, sizeof(err)) != 0)
+		return (ocsctl_fail("run: %s", err) + 1);
+	rq->n_matrix = (size_t)m->n * m->n;
+	rq->matrix = m->b;
+	rq->matrix_name = (char *)(uintptr_t)spec;
+	return (0);
+}
+
 int
 ocsctl_run(struct opts *o, int argc, char **argv)
 {
@@ -418,10 +434,13 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"delay", required_argument, NULL, 'd'},
 	    {"chunk", required_argument, NULL, 'c'},
 	    {"keep", no_argument, NULL, 'K'},
+	    {"matrix", required_argument, NULL, 'm'},
 	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
 	Ocs__RunRequest rq;
+	const char     *matrix = NULL;
+	struct tmat     m = {0, NULL};
 	int             c, rv;
 
 	ocs__ctl_request__init(&q);
@@ -439,6 +458,10 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 			rq.has_keep = rq.keep = 1;
 			continue;
 		}
+		if (c == 'm') {
+			matrix = optarg;
+			continue;
+		}
 		if (c == '?' || strchr("abrnBshdc", c) == NULL)
 			return (ocsctl_fail("run: \"%s\": unknown option",
 			                    argv[optind - 1]) +
@@ -453,10 +476,14 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	if (rq.algo == NULL || rq.bytes == 0)
 		return (ocsctl_fail("run: --algo and --bytes are required") +
 		        1);
+	if (matrix != NULL && (rv = run_matrix(matrix, &rq, &m)) != 0)
+		return (rv);
 	/* A run takes as long as it takes: wait longer than for the rest. */
 	if (!o->timeout_set)
 		o->timeout_ms = 3600 * 1000;
-	return (ocsctl_request(o, &q, OUT_REPORT, "run"));
+	rv = ocsctl_request(o, &q, OUT_REPORT, "run");
+	tmat_free(&m);
+	return (rv);
 }
 
 /* runs [ID]: the kept runs, or one whole. */

@@ -341,9 +341,16 @@ t_report(const Ocs__CtlReply *r, const struct out_opts *po)
 		       (unsigned long long)rr->errors);
 		return (0);
 	}
-	printf("run %llu: %s, %u nodes, %s per node, reconfigure before",
-	       (unsigned long long)rr->run_id, rr->algo, rr->nodes,
-	       unit_fmt_size(rr->bytes, a, sizeof(a)));
+	if (rr->matrix)
+		printf("run %llu: %s on %s, %u nodes, up to %s per node, "
+		       "reconfigure before",
+		       (unsigned long long)rr->run_id, rr->algo, rr->matrix,
+		       rr->nodes, unit_fmt_size(rr->bytes, a, sizeof(a)));
+	else
+		printf("run %llu: %s, %u nodes, %s per node, reconfigure "
+		       "before",
+		       (unsigned long long)rr->run_id, rr->algo, rr->nodes,
+		       unit_fmt_size(rr->bytes, a, sizeof(a)));
 	if (rr->n_reconfigure_before == 0)
 		printf(" -");
 	for (i = 0; i < rr->n_reconfigure_before; i++)

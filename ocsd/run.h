@@ -29,6 +29,11 @@ struct run_req {
 	int      has_alpha_s, has_alpha_h, has_delta;
 	int      keep; /* keep the run's last configuration as the map */
 	double   bandwidth_bps, alpha_s, alpha_h, delta;
+	/* A skewed All-to-All: mn * mn bytes (ctl_check checked the
+	 * shape), pointing into the request; NULL for uniform blocks. */
+	const uint64_t *matrix;
+	uint32_t        mn;
+	char            matrix_name[128];
 };
 
 /* One agent's time in a run, as it reported it. */
@@ -48,6 +53,7 @@ struct run_phase_report {
 struct run_report {
 	uint64_t                id;
 	const char             *algo;
+	const char             *matrix; /* skewed runs, else NULL */
 	uint32_t                nodes, nph, nbefore;
 	uint64_t                bytes, verified, errors;
 	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;

@@ -11,10 +11,11 @@
 
 struct run {
 	uint64_t            id;
-	char                algo[16];
+	char                algo[24]; /* "auto:" and the planner */
 	uint32_t            n, nph, chunk, deadline_ms;
 	uint64_t            bytes;
 	struct a2a          a;
+	char                matrix_name[128]; /* skewed runs, else "" */
 	struct sched        s;
 	struct sched_nplan *plans;
 	struct cost_params  cp;
@@ -41,6 +42,9 @@ struct run {
 	struct pending *ctl;  /* the operator waiting for the report */
 	nng_aio        *ctl_aio;
 };
+
+/* Is algo a skewed All-to-All planner (or auto)? */
+int run_is_skew(const char *algo);
 
 struct runner {
 	struct run   *run; /* at most one at a time */

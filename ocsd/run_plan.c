@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/skew.h"
 #include "ocsd/run_int.h"
 #include "proto/base/units.h"
 
@@ -88,14 +89,37 @@ static int
 check_request(const struct run_req *q, struct agent **act, uint32_t *n,
               char *err, size_t len)
 {
-	uint32_t i;
+	int      skew = run_is_skew(q->algo);
+	uint32_t i, need = skew ? 1 : 2;
 
-	if (a2a_lookup(q->algo) == NULL) {
-		snprintf(err, len, "algo \"%.40s\": unknown (%s)", q->algo,
-		         a2a_names());
+	if (a2a_lookup(q->algo) == NULL && !skew) {
+		snprintf(err, len, "algo \"%.40s\": unknown (%s; %s)", q->algo,
+		         a2a_names(), skew_names());
 		return (-OCSD_EUSAGE);
 	}
-	if (q->nodes > 0) {
+	if (skew && q->matrix == NULL) {
+		snprintf(err, len,
+		         "algo %s: a skewed All-to-All needs a traffic matrix "
+		         "(--matrix)",
+		         q->algo);
+		return (-OCSD_EUSAGE);
+	}
+	if (q->matrix != NULL) {
+		if (q->nodes > 0 && q->nodes != q->mn) {
+			snprintf(err, len,
+			         "nodes %u: the matrix is for %u nodes",
+			         q->nodes, q->mn);
+			return (-OCSD_EUSAGE);
+		}
+		if (q->mn > *n) {
+			snprintf(err, len,
+			         "matrix of %u nodes: only %u agents have "
+			         "joined",
+			         q->mn, *n);
+			return (-OCSD_EREQUEST);
+		}
+		*n = q->mn;
+	} else if (q->nodes > 0) {
 		if (q->nodes > *n) {
 			snprintf(err, len,
 			         "nodes %u: only %u agents have joined",
@@ -111,7 +135,7 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 		return (-OCSD_EREQUEST);
 	}
 	for (i = 0; i < *n; i++)
-		if (act[i]->ntrx < 2) {
+		if (act[i]->ntrx < need) {
 			snprintf(err, len,
 			         "agent %s has %u transceiver(s); the ring "
 			         "algorithms need 2",
@@ -152,12 +176,71 @@ set_params(const struct conf *c, const struct run_req *q, struct run *r,
 	return (0);
 }
 
-/* The schedule, its validation, per-node plans and the prediction. */
-static int
-build(struct run *r, const struct run_req *q, char *err, size_t len)
+int
+run_is_skew(const char *algo)
 {
-	double total;
-	int    rv;
+	return (skew_lookup(algo) != NULL || strcmp(algo, "auto") == 0);
+}
+
+/* A row of more than 16 GiB is more than an agent may be asked for. */
+static int
+check_rows(const struct run_req *q, char *err, size_t len)
+{
+	struct tmat m = {q->mn, (uint64_t *)(uintptr_t)q->matrix};
+	uint32_t    i;
+
+	for (i = 0; i < q->mn; i++)
+		if (tmat_row(&m, i) > ((uint64_t)1 << 34) ||
+		    tmat_col(&m, i) > ((uint64_t)1 << 34)) {
+			snprintf(err, len,
+			         "matrix: node %u sends or receives more than "
+			         "16 GiB",
+			         i);
+			return (-OCSD_EUSAGE);
+		}
+	return (0);
+}
+
+/* A skewed All-to-All: the stages of the planner (or of the cheapest,
+ * for auto), every one a phase with its own configuration. */
+static int
+build_skew(struct run *r, const struct run_req *q, char *err, size_t len)
+{
+	struct tmat        m = {q->mn, (uint64_t *)(uintptr_t)q->matrix};
+	struct skew_params sp = {.cp = r->cp, .gpus = 1};
+	struct skew_plan   pl;
+	int                rv;
+
+	if ((rv = check_rows(q, err, len)) != 0)
+		return (rv);
+	if ((rv = skew_plan(q->algo, &m, &sp, NULL, &pl, NULL, NULL)) != 0) {
+		snprintf(err, len, "planning %s on %u nodes: %s", q->algo,
+		         r->n, coll_strerror(rv));
+		return (rv);
+	}
+	if (strcmp(q->algo, "auto") == 0)
+		snprintf(r->algo, sizeof(r->algo), "auto:%s", pl.algo);
+	if (pl.nst == 0 || pl.nst > RUN_MAX_PHASES) {
+		snprintf(err, len,
+		         "%s on %s: %u stages; a run has 1 to %u phases (try "
+		         "--algo auto)",
+		         pl.algo, q->matrix_name, pl.nst, RUN_MAX_PHASES);
+		skew_plan_free(&pl);
+		return (-OCSD_EUSAGE);
+	}
+	r->nph = pl.nst;
+	memset(r->before + 1, 1, r->nph - 1);
+	rv = skew_build(&pl, &m, &r->s);
+	skew_plan_free(&pl);
+	return (rv);
+}
+
+/* Uniform algorithms carrying a skewed matrix: their blocks, sized by
+ * it (sched_resize_v). */
+static int
+build_a2a(struct run *r, const struct run_req *q, char *err, size_t len)
+{
+	int rv;
 
 	if ((rv = a2a_init(&r->a, r->algo, r->n)) != 0) {
 		snprintf(err, len, "planning %s on %u nodes: %s", r->algo,
@@ -171,10 +254,42 @@ build(struct run *r, const struct run_req *q, char *err, size_t len)
 	}
 	if ((rv = parse_reconfig(r, q->reconfig, err, len)) != 0)
 		return (rv);
-	if (a2a_ir_blocks(&r->a) > RUN_MAX_BLOCKS ||
-	    (rv = a2a_build(&r->a, r->bytes, r->before, RUN_MAX_BLOCKS,
-	                    &r->s)) != 0 ||
-	    (rv = sched_validate(&r->s, NULL)) != 0 ||
+	if (a2a_ir_blocks(&r->a) > RUN_MAX_BLOCKS)
+		return (-COLL_ETOOBIG);
+	if ((rv = a2a_build(&r->a, r->bytes, r->before, RUN_MAX_BLOCKS,
+	                    &r->s)) != 0)
+		return (rv);
+	if (q->matrix != NULL) {
+		if ((rv = check_rows(q, err, len)) != 0)
+			return (rv);
+		return (sched_resize_v(&r->s, q->matrix));
+	}
+	return (0);
+}
+
+/* The schedule, its validation, per-node plans and the prediction. */
+static int
+build(struct run *r, const struct run_req *q, char *err, size_t len)
+{
+	double total;
+	int    rv;
+
+	if (q->matrix != NULL) {
+		struct tmat m = {q->mn, (uint64_t *)(uintptr_t)q->matrix};
+
+		/* R* for the heaviest row; blocks then take the matrix's
+		 * sizes. */
+		r->bytes = tmat_rho(&m) ? tmat_rho(&m) : 1;
+		snprintf(r->matrix_name, sizeof(r->matrix_name), "%s",
+		         q->matrix_name);
+	}
+	rv = run_is_skew(q->algo) ? build_skew(r, q, err, len)
+	                          : build_a2a(r, q, err, len);
+	if (rv == -OCSD_EUSAGE || rv == -OCSD_EREQUEST)
+		return (rv);
+	if (rv == 0 && q->matrix != NULL)
+		r->bytes = r->s.bytes; /* the largest row */
+	if (rv != 0 || (rv = sched_validate(&r->s, NULL)) != 0 ||
 	    (rv = sched_plans(&r->s, &r->plans)) != 0 ||
 	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0) {
 		snprintf(
@@ -196,8 +311,13 @@ check_memory(const struct run *r, struct agent **act, char *err, size_t len)
 
 	for (i = 0; i < r->n; i++) {
 		uint64_t need =
-		    plan_buffer_bytes(r->plans[i].max_blocks, r->bytes, r->n,
-		                      r->s.parts, r->s.ports, r->chunk);
+		    r->s.vb != NULL
+		        ? plan_vbuffer_bytes(
+		              sched_nplan_vbytes(&r->s, &r->plans[i]),
+		              r->s.ports, r->chunk)
+		        : plan_buffer_bytes(r->plans[i].max_blocks, r->bytes,
+		                            r->n, r->s.parts, r->s.ports,
+		                            r->chunk);
 
 		if (act[i]->mem_limit && need > act[i]->mem_limit) {
 			snprintf(
@@ -285,7 +405,7 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 	/* Every patch into or out of a port of the run goes; what the run
 	 * does not use stays as the operator left it. */
 	for (i = 0; i < r->n; i++)
-		for (p = 0; p < 2; p++)
+		for (p = 0; p < 2 && p < r->node[i]->ntrx; p++)
 			mine[r->node[i]->in[p]] = mine[r->node[i]->out[p]] = 1;
 	for (i = 1; i <= t->n; i++)
 		if (mine[i] || mine[t->out[i]])
@@ -296,7 +416,8 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 		const struct agent *a = r->node[e->a], *b = r->node[e->b];
 
 		t->out[a->in[e->pa]] = b->out[e->pb];
-		t->out[b->in[e->pb]] = a->out[e->pa];
+		if (!e->oneway)
+			t->out[b->in[e->pb]] = a->out[e->pa];
 	}
 	return (0);
 }

@@ -19,6 +19,74 @@ plan_free(struct plan *p)
 	}
 	free(p->ph);
 	p->ph = NULL;
+	free(p->vb);
+	p->vb = NULL;
+	p->nvb = 0;
+}
+
+const struct plan_vblk *
+plan_vblk(const struct plan *p, uint32_t id)
+{
+	uint32_t lo = 0, hi = p->nvb;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->vb[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < p->nvb && p->vb[lo].id == id ? &p->vb[lo] : NULL);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* The explicit blocks of every send and receive of the node, by id. */
+static int
+vblocks_from_sched(const struct sched *s, struct plan *p)
+{
+	uint32_t *ids, n = 0, k, i, j, u;
+
+	for (k = 0; k < p->nph; k++) {
+		for (i = 0; i < p->ph[k].nsend; i++)
+			n += p->ph[k].send[i].nblk;
+		for (i = 0; i < p->ph[k].nrecv; i++)
+			n += p->ph[k].recv[i].nblk;
+	}
+	if ((ids = malloc((n + 1) * sizeof(*ids))) == NULL)
+		return (-ENOMEM);
+	for (n = 0, k = 0; k < p->nph; k++) {
+		for (i = 0; i < p->ph[k].nsend; i++)
+			for (j = 0; j < p->ph[k].send[i].nblk; j++)
+				ids[n++] = p->ph[k].send[i].blk[j];
+		for (i = 0; i < p->ph[k].nrecv; i++)
+			for (j = 0; j < p->ph[k].recv[i].nblk; j++)
+				ids[n++] = p->ph[k].recv[i].blk[j];
+	}
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (u = 0, i = 0; i < n; i++)
+		if (u == 0 || ids[u - 1] != ids[i])
+			ids[u++] = ids[i];
+	if ((p->vb = calloc(u + 1, sizeof(*p->vb))) == NULL) {
+		free(ids);
+		return (-ENOMEM);
+	}
+	for (i = 0; i < u; i++) {
+		const struct sched_vblk *v = &s->vb[ids[i]];
+
+		p->vb[i] =
+		    (struct plan_vblk){ids[i], v->src, v->dst, v->off, v->len};
+	}
+	p->nvb = u;
+	free(ids);
+	return (0);
 }
 
 /* The phase's arrays, one spare entry each so that none is calloc(0). */
@@ -90,6 +158,10 @@ plan_from_sched(const struct sched *s, const struct sched_nplan *np,
 			                       x->nblk, s->blk + x->blk_off};
 		}
 	}
+	if (s->vb != NULL && vblocks_from_sched(s, p) != 0) {
+		plan_free(p);
+		return (-ENOMEM);
+	}
 	return (0);
 }
 
@@ -104,6 +176,8 @@ plan_wire_free(struct plan_wire *w)
 	free(w->rlp);
 	free(w->rv);
 	free(w->rvp);
+	free(w->vb);
+	free(w->vbp);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -179,8 +253,10 @@ plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 	w->rlp = calloc(nr + 1, sizeof(*w->rlp));
 	w->rv = calloc(nv + 1, sizeof(*w->rv));
 	w->rvp = calloc(nv + 1, sizeof(*w->rvp));
+	w->vb = calloc(p->nvb + 1, sizeof(*w->vb));
+	w->vbp = calloc(p->nvb + 1, sizeof(*w->vbp));
 	if (!w->pp || !w->ppp || !w->sd || !w->sdp || !w->rl || !w->rlp ||
-	    !w->rv || !w->rvp)
+	    !w->rv || !w->rvp || !w->vb || !w->vbp)
 		return (-ENOMEM);
 	ns = nr = nv = 0;
 	for (k = 0; k < p->nph; k++) {
@@ -199,6 +275,17 @@ plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 	w->p.max_blocks = p->max_blocks;
 	w->p.n_phases = p->nph;
 	w->p.phases = w->ppp;
+	for (k = 0; k < p->nvb; k++) {
+		ocs__vblock__init(&w->vb[k]);
+		w->vb[k].id = p->vb[k].id;
+		w->vb[k].src = p->vb[k].src;
+		w->vb[k].dst = p->vb[k].dst;
+		w->vb[k].off = p->vb[k].off;
+		w->vb[k].len = p->vb[k].len;
+		w->vbp[k] = &w->vb[k];
+	}
+	w->p.n_vblocks = p->nvb;
+	w->p.vblocks = p->nvb ? w->vbp : NULL;
 	return (0);
 }
 
@@ -230,6 +317,38 @@ phase_decode(const Ocs__PhasePlan *pp, struct plan_phase *ph)
 
 		ph->recv[i] = (struct plan_recv){
 		    r->src, r->port, (uint32_t)r->n_blocks, r->blocks};
+	}
+	return (0);
+}
+
+/* Explicit blocks: strictly ascending ids (plan_vblk searches them). */
+static int
+vblocks_decode(const Ocs__Plan *m, struct plan *p, char *err, size_t len)
+{
+	size_t i;
+
+	if (m->n_vblocks == 0)
+		return (0);
+	if (m->n_vblocks > (1u << 24)) {
+		snprintf(err, len, "plan: %zu blocks (at most %u)",
+		         m->n_vblocks, 1u << 24);
+		return (-EINVAL);
+	}
+	if ((p->vb = calloc(m->n_vblocks, sizeof(*p->vb))) == NULL)
+		return (-ENOMEM);
+	p->nvb = (uint32_t)m->n_vblocks;
+	for (i = 0; i < m->n_vblocks; i++) {
+		const Ocs__VBlock *v = m->vblocks[i];
+
+		if (i > 0 && v->id <= p->vb[i - 1].id) {
+			snprintf(err, len,
+			         "plan: block %u listed after block %u (ids "
+			         "must ascend)",
+			         v->id, p->vb[i - 1].id);
+			return (-EINVAL);
+		}
+		p->vb[i] =
+		    (struct plan_vblk){v->id, v->src, v->dst, v->off, v->len};
 	}
 	return (0);
 }
@@ -267,7 +386,7 @@ plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
 	for (k = 0; k < p->nph; k++)
 		if (phase_decode(m->phases[k], &p->ph[k]) != 0)
 			return (-ENOMEM);
-	return (0);
+	return (vblocks_decode(m, p, err, len));
 }
 
 void
@@ -333,4 +452,10 @@ plan_buffer_bytes(uint32_t max_blocks, uint64_t bytes, uint32_t n,
 	 * header is under 64 bytes). */
 	return ((uint64_t)max_blocks * slot +
 	        (uint64_t)nports * 8 * ((uint64_t)chunk + 64));
+}
+
+uint64_t
+plan_vbuffer_bytes(uint64_t block_bytes, uint32_t nports, uint32_t chunk)
+{
+	return (block_bytes + (uint64_t)nports * 8 * ((uint64_t)chunk + 64));
 }

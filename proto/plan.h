@@ -43,13 +43,26 @@ struct plan_phase {
 	uint32_t           nrecv;
 };
 
+/* An explicit block (skewed runs): len bytes at off of src -> dst. */
+struct plan_vblk {
+	uint32_t id, src, dst;
+	uint64_t off, len;
+};
+
 struct plan {
 	uint64_t           run;
 	uint32_t           node, n, parts, chunk, deadline_ms, max_blocks;
 	uint32_t           nph, nports;
 	uint64_t           bytes;
 	struct plan_phase *ph;
+	/* Skewed runs: every block the node sends or receives, sorted by
+	 * id (owned by the plan); NULL for uniform blocks. */
+	struct plan_vblk *vb;
+	uint32_t          nvb;
 };
+
+/* The entry of block id in p->vb, or NULL. */
+const struct plan_vblk *plan_vblk(const struct plan *, uint32_t id);
 
 /* What a node reports of a finished phase. */
 struct plan_done {
@@ -81,6 +94,7 @@ struct plan_wire {
 	Ocs__Send      *sd, **sdp;
 	Ocs__Relay     *rl, **rlp;
 	Ocs__Recv      *rv, **rvp;
+	Ocs__VBlock    *vb, **vbp;
 };
 /* 0 or -ENOMEM; free w with plan_wire_free either way.  algo must
  * outlive w. */
@@ -105,6 +119,10 @@ int plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx,
  */
 uint64_t plan_buffer_bytes(uint32_t max_blocks, uint64_t bytes, uint32_t n,
                            uint32_t parts, uint32_t nports, uint32_t chunk);
+/* The same for explicit blocks: at most every byte of the node's blocks
+ * held at once (the executor places them so that it needs no more). */
+uint64_t plan_vbuffer_bytes(uint64_t block_bytes, uint32_t nports,
+                            uint32_t chunk);
 
 /* Phase reports as an ocs.Ready (at most PLAN_MAX_DONE; w->r points
  * into w). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mkdir -p (see path.h). */
+/* mkdir -p, whole-file reads (see path.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,4 +43,58 @@ path_default_control(char *buf, size_t len)
 	else
 		snprintf(buf, len, "ipc:///tmp/ocsd-%u/ctl.sock",
 		         (unsigned)geteuid());
+}
+
+int
+path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
+          size_t el)
+{
+	FILE  *f = fopen(path, "rbe");
+	char  *b = NULL;
+	size_t n = 0, cap = 0, r;
+	int    e;
+
+	if (f == NULL) {
+		e = errno;
+		snprintf(err, el, "%.300s: %s", path, strerror(e));
+		return (-e);
+	}
+	errno = 0;
+	do {
+		if (n + 1 >= cap) {
+			char *nb;
+
+			cap = cap ? 2 * cap : 65536;
+			if (n > max || (nb = realloc(b, cap)) == NULL) {
+				snprintf(err, el,
+				         "%.300s: larger than %zu MiB", path,
+				         max >> 20);
+				free(b);
+				fclose(f);
+				return (-EFBIG);
+			}
+			b = nb;
+		}
+		r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		e = errno ? errno : EIO;
+		snprintf(err, el, "%.300s: %s", path, strerror(e));
+		free(b);
+		fclose(f);
+		return (-e);
+	}
+	if (n > max) {
+		snprintf(err, el, "%.300s: larger than %zu MiB", path,
+		         max >> 20);
+		free(b);
+		fclose(f);
+		return (-EFBIG);
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return (0);
 }

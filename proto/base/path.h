@@ -15,4 +15,10 @@ int path_mkdirs(const char *dir, mode_t mode);
  * $XDG_RUNTIME_DIR/ocsd/, else /tmp/ocsd-UID/. */
 void path_default_control(char *buf, size_t len);
 
+/* The whole of a file, at most max bytes, into a malloc'd *buf (NUL
+ * terminated, *len without it).  0, or -errno / -EFBIG with one line in
+ * err naming the path. */
+int path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
+              size_t errlen);
+
 #endif

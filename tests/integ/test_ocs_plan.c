@@ -368,6 +368,111 @@ test_ocs_plan_large_n_cost_only(void **state)
 	out_free(&r);
 }
 
+/* The --matrix contract: the "done" command, answered in ms. */
+static void
+test_ocs_plan_matrix_json(void **state)
+{
+	struct out r;
+	json_t    *j, *st, *e, *perm, *pl;
+	size_t     i, k;
+	double     lb, pred, best = INFINITY;
+
+	(void)state;
+	run(&r, "--algo", "auto", "--matrix", "zipf:16:0.8:1", "--delay",
+	    "1ms", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.ne, 0);
+	j = parse_json(&r);
+	assert_int_equal(json_integer_value(json_object_get(j, "nodes")), 16);
+	assert_true(json_is_true(json_object_get(j, "valid")));
+	pred = json_real_value(json_object_get(j, "predicted_s"));
+	lb = json_real_value(json_object_get(j, "lower_bound_s"));
+	assert_true(lb > 0 && pred >= lb);
+	assert_float_equal(json_real_value(json_object_get(j, "ratio")),
+	                   pred / lb, 1e-9);
+	assert_true(json_real_value(json_object_get(j, "schedule_us")) > 0);
+	st = json_object_get(j, "stage_list");
+	assert_int_equal((json_int_t)json_array_size(st),
+	                 json_integer_value(json_object_get(j, "stages")));
+	assert_int_equal(
+	    json_integer_value(json_object_get(j, "reconfigurations")),
+	    (json_int_t)json_array_size(st) - 1);
+	json_array_foreach(st, i, e)
+	{
+		int seen[16] = {0};
+
+		assert_true(json_integer_value(
+		                json_object_get(e, "weight_bytes")) > 0);
+		perm = json_object_get(e, "perm");
+		assert_int_equal(json_array_size(perm), 16);
+		for (k = 0; k < 16; k++) {
+			json_t *d = json_array_get(perm, k);
+
+			if (json_is_null(d))
+				continue;
+			assert_true(json_integer_value(d) >= 0 &&
+			            json_integer_value(d) < 16 &&
+			            json_integer_value(d) != (json_int_t)k);
+			assert_int_equal(seen[json_integer_value(d)]++, 0);
+		}
+	}
+	/* auto keeps the cheapest planner it tried. */
+	pl = json_object_get(j, "planners");
+	assert_true(json_array_size(pl) >= 4);
+	json_array_foreach(pl, i, e)
+	{
+		double v = json_real_value(json_object_get(e, "predicted_s"));
+		best = v < best ? v : best;
+	}
+	assert_true(pred == best);
+	json_decref(j);
+	out_free(&r);
+}
+
+static void
+test_ocs_plan_matrix_bad_input(void **state)
+{
+	char       path[] = "/tmp/ocs-plan-matXXXXXX";
+	int        fd;
+	struct out r;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, "0,5,1\n2,0,x7\n1,1,0\n", 19), 19);
+	close(fd);
+	run(&r, "--algo", "fast", "--matrix", path, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.e, "row 2, column 3: \"x7\""));
+	assert_true(r.ne > 0 && strchr(r.e, '\n') == r.e + r.ne - 1);
+	out_free(&r);
+	unlink(path);
+	run(&r, "--algo", "fast", "--matrix", path, NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.e, "No such file"));
+	out_free(&r);
+	expect_usage_error("--algo", "retri", "--algo", "retri", "--matrix",
+	                   "zipf:8:0.8:1", NULL);
+	expect_usage_error("--nodes", "the matrix", "--algo", "fast",
+	                   "--matrix", "zipf:8:0.8:1", "--nodes", "8", NULL);
+	expect_usage_error("--gpus-per-server", "0", "--algo", "fast",
+	                   "--matrix", "zipf:8:0.8:1", "--gpus-per-server",
+	                   "0", NULL);
+	expect_usage_error("--gpus-per-server", "only with --matrix", "--algo",
+	                   "retri", "--nodes", "9", "--gpus-per-server", "2",
+	                   NULL);
+	run(&r, "--algo", "fast", "--matrix", "zipf:9:0.8:1",
+	    "--gpus-per-server", "2", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.e, "not 2 or more whole servers"));
+	out_free(&r);
+	run(&r, "--algo", "fast", "--matrix", "zipf:16:0.8:1",
+	    "--gpus-per-server", "4", "--phases", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.o, "4 servers of 4 GPUs"));
+	assert_non_null(strstr(r.o, "stage 0:"));
+	out_free(&r);
+}
+
 static void
 test_ocs_plan_help(void **state)
 {
@@ -393,6 +498,8 @@ main(void)
 	    cmocka_unit_test(test_ocs_plan_bad_input_exit_2),
 	    cmocka_unit_test(test_ocs_plan_large_n_cost_only),
 	    cmocka_unit_test(test_ocs_plan_help),
+	    cmocka_unit_test(test_ocs_plan_matrix_json),
+	    cmocka_unit_test(test_ocs_plan_matrix_bad_input),
 	};
 
 	return (cmocka_run_group_tests_name("ocs_plan", tests, NULL, NULL));

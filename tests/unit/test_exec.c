@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "agent/exec.h"
+#include "agent/vplace.h"
 #include "collectives/a2a.h"
 #include "tests/lib/xrun.h"
 
@@ -253,6 +254,66 @@ test_exec_check_rejects_bad_plans(void **state)
 	a2a_fini(&a);
 }
 
+/*
+ * Explicit blocks of very different sizes, one pair's cut in two across
+ * phases on one configuration (a swap: the two one-way circuits of
+ * nodes 0 and 1 share a socketpair): delivered, verified, and placed in
+ * no more memory than the most each node holds at once.
+ */
+static void
+test_exec_explicit_blocks(void **state)
+{
+	static const uint64_t t[4] = {0, 100003, 37, 0};
+	struct sched          s;
+	struct sched_nplan   *np;
+	struct sched_seg      s01 = {0, 0, 0, 1}, s10 = {1, 0, 0, 1};
+	struct xrun_node      v[2];
+	uint64_t              at[3], peak;
+	uint32_t              b[3], i;
+	int                   sv[2], big = 1 << 20;
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	assert_int_equal(sched_init_v(&s, "t", 2, 1, t), 0);
+	assert_int_equal(sched_add_phase(&s, 1, 0), 0);
+	assert_int_equal(sched_add_link(&s, 0, 0, 1, 0), 0);
+	assert_int_equal(sched_add_link(&s, 1, 0, 0, 0), 0);
+	b[0] = (uint32_t)sched_add_vblk(&s, 0, 1, 0, 60000);
+	b[1] = (uint32_t)sched_add_vblk(&s, 1, 0, 0, 37);
+	b[2] = (uint32_t)sched_add_vblk(&s, 0, 1, 60000, 40003);
+	assert_int_equal(sched_add_xfer(&s, 0, 1, &b[0], 1, &s01, 1), 0);
+	assert_int_equal(sched_add_xfer(&s, 1, 0, &b[1], 1, &s10, 1), 0);
+	assert_int_equal(sched_add_phase(&s, 0, 0), 1);
+	assert_int_equal(sched_add_xfer(&s, 0, 1, &b[2], 1, &s01, 1), 0);
+	assert_int_equal(sched_validate(&s, NULL), 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	for (i = 0; i < 2; i++) {
+		v[i].fd[0].fd = sv[i];
+		v[i].fd[1].fd = -1;
+		assert_int_equal(
+		    plan_from_sched(&s, &np[i], 42, 4096, 20000, 1, &v[i].p),
+		    0);
+		v[i].x[0] = (struct xport){&xrun_fd_ops, &v[i].fd[0]};
+	}
+	/* Node 1 holds its 37 bytes, then all 100003 it receives. */
+	assert_int_equal(vplace(&v[1].p, at, &peak), 0);
+	assert_int_equal(peak, 100003 + 37);
+	xrun(v, 2);
+	for (i = 0; i < 2; i++) {
+		if (v[i].rv != 0)
+			fail_msg("node %u: %s", i, v[i].err);
+		close(sv[i]);
+		plan_free(&v[i].p);
+	}
+	assert_int_equal(v[1].verified, 2);
+	assert_int_equal(v[0].verified, 1);
+	sched_plans_free(np, 2);
+	sched_free(&s);
+}
+
 int
 main(void)
 {
@@ -263,6 +324,7 @@ main(void)
 	    cmocka_unit_test(test_exec_unexpected_sender_aborts),
 	    cmocka_unit_test(test_exec_missing_peer_times_out),
 	    cmocka_unit_test(test_exec_check_rejects_bad_plans),
+	    cmocka_unit_test(test_exec_explicit_blocks),
 	};
 
 	return (cmocka_run_group_tests_name("exec", tests, NULL, NULL));

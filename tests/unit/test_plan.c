@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collectives/a2a.h"
+#include "collectives/skew.h"
 #include "proto/msg.h"
 #include "proto/plan.h"
 
@@ -126,6 +127,59 @@ test_plan_round_trip(void **state)
 	a2a_fini(&a);
 }
 
+/* A skewed plan's explicit blocks cross the wire as they are: every
+ * block the node sends or receives, by id, with its pair and bytes. */
+static void
+test_plan_vblocks_round_trip(void **state)
+{
+	struct tmat         m;
+	struct skew_params  sp = {.cp = {1e-6, 1e-6, 2e-11, 1e-4, NULL, 0},
+	                          .gpus = 1};
+	struct skew_plan    pl;
+	struct sched        s;
+	struct sched_nplan *np;
+	char                err[128];
+	uint32_t            i, k, j;
+
+	(void)state;
+	assert_int_equal(
+	    tmat_generate("zipf:6:0.8:3", 60000, &m, err, sizeof(err)), 0);
+	assert_int_equal(skew_plan("eclipse", &m, &sp, NULL, &pl, NULL, NULL),
+	                 0);
+	assert_int_equal(skew_build(&pl, &m, &s), 0);
+	assert_int_equal(sched_validate(&s, NULL), 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	for (i = 0; i < s.n; i++) {
+		struct plan p, q;
+		Ocs__Msg   *w;
+		uint64_t    own = 0, mine = 0;
+
+		assert_int_equal(
+		    plan_from_sched(&s, &np[i], 9, 4096, 1500, 1, &p), 0);
+		assert_non_null(p.vb);
+		for (j = 0; j < p.nvb; j++) {
+			assert_true(j == 0 || p.vb[j].id > p.vb[j - 1].id);
+			own += p.vb[j].src == i ? p.vb[j].len : 0;
+			mine += p.vb[j].dst == i ? p.vb[j].len : 0;
+		}
+		/* Single hop: a node's blocks are its row and column. */
+		assert_int_equal(own, tmat_row(&m, i));
+		assert_int_equal(mine, tmat_col(&m, i));
+		w = through_the_wire(&p, &q);
+		assert_int_equal(q.nvb, p.nvb);
+		assert_memory_equal(q.vb, p.vb, p.nvb * sizeof(*p.vb));
+		for (k = 0; k < p.nph; k++)
+			assert_same_phase(&p.ph[k], &q.ph[k]);
+		plan_free(&q);
+		msg_free(w);
+		plan_free(&p);
+	}
+	sched_plans_free(np, s.n);
+	sched_free(&s);
+	skew_plan_free(&pl);
+	tmat_free(&m);
+}
+
 static void
 test_plan_decode_refuses(void **state)
 {
@@ -190,6 +244,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_plan_round_trip),
+	    cmocka_unit_test(test_plan_vblocks_round_trip),
 	    cmocka_unit_test(test_plan_decode_refuses),
 	    cmocka_unit_test(test_plan_ready_round_trip),
 	};

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Skewed All-to-All plans: storage, the byte assignment every planner
+ * ends with, the independent check, the cost model and its lower bound,
+ * and the choice among planners.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "collectives/skew.h"
+#include "proto/base/errf.h"
+#include "proto/base/mono.h"
+
+static const struct skew_ops *const skew_all[] = {
+    &skew_fast_ops,    &skew_spreadout_ops, &skew_solstice_ops,
+    &skew_eclipse_ops, &skew_sorted_ops,
+};
+#define SKEW_NOPS (sizeof(skew_all) / sizeof(skew_all[0]))
+
+const struct skew_ops *
+skew_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < SKEW_NOPS; i++)
+		if (strcmp(skew_all[i]->name, name) == 0)
+			return (skew_all[i]);
+	return (NULL);
+}
+
+const char *
+skew_names(void)
+{
+	return ("fast, spreadout, solstice, eclipse, sorted, auto");
+}
+
+void
+skew_plan_init(struct skew_plan *p, const char *algo, uint32_t n)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->algo, sizeof(p->algo), "%s", algo);
+	p->n = n;
+}
+
+void
+skew_plan_free(struct skew_plan *p)
+{
+	free(p->st);
+	free(p->perm);
+	free(p->real);
+	p->st = NULL;
+	p->perm = NULL;
+	p->real = NULL;
+	p->nst = p->cap = 0;
+}
+
+int
+skew_add_stage(struct skew_plan *p, uint64_t w)
+{
+	uint32_t k;
+
+	if (p->nst == p->cap) {
+		uint32_t           nc = p->cap ? p->cap * 2 : 16;
+		struct skew_stage *st;
+		uint32_t          *perm;
+		uint64_t          *real;
+
+		/* A stage costs 12 bytes a node: stay under 1 GiB. */
+		if ((uint64_t)nc * p->n * 12 > ((uint64_t)1 << 30))
+			return (-COLL_ETOOBIG);
+		if ((st = realloc(p->st, nc * sizeof(*st))) == NULL)
+			return (-ENOMEM);
+		p->st = st;
+		if ((perm = realloc(p->perm, (size_t)nc * p->n *
+		                                 sizeof(*perm))) == NULL)
+			return (-ENOMEM);
+		p->perm = perm;
+		if ((real = realloc(p->real, (size_t)nc * p->n *
+		                                 sizeof(*real))) == NULL)
+			return (-ENOMEM);
+		p->real = real;
+		p->cap = nc;
+	}
+	k = p->nst++;
+	p->st[k].w = w;
+	p->st[k].off = k * p->n;
+	for (uint32_t i = 0; i < p->n; i++) {
+		p->perm[(size_t)k * p->n + i] = SKEW_IDLE;
+		p->real[(size_t)k * p->n + i] = 0;
+	}
+	return ((int)k);
+}
+
+int
+skew_assign(struct skew_plan *p, const struct tmat *m)
+{
+	uint64_t *left;
+	uint32_t  n = p->n, k, i, keep = 0;
+
+	if ((left = malloc((size_t)n * n * sizeof(*left))) == NULL)
+		return (-ENOMEM);
+	memcpy(left, m->b, (size_t)n * n * sizeof(*left));
+	for (k = 0; k < p->nst; k++) {
+		uint32_t *perm = skew_perm(p, k);
+		uint64_t *real = skew_real(p, k), any = 0;
+
+		for (i = 0; i < n; i++) {
+			uint64_t *l;
+
+			real[i] = 0;
+			if (perm[i] == SKEW_IDLE || perm[i] == i)
+				continue;
+			l = &left[(size_t)i * n + perm[i]];
+			real[i] = *l < p->st[k].w ? *l : p->st[k].w;
+			*l -= real[i];
+			any |= real[i];
+		}
+		if (any == 0)
+			continue;
+		/* Compact: stage keep takes stage k's place. */
+		if (keep != k) {
+			memmove(skew_perm(p, keep), perm, n * sizeof(*perm));
+			p->st[keep].w = p->st[k].w;
+			memmove(p->real + (size_t)keep * n, real,
+			        n * sizeof(*real));
+		}
+		keep++;
+	}
+	p->nst = keep;
+	free(left);
+	return (0);
+}
+
+#define CHK(...) errf(-EINVAL, err, errlen, __VA_ARGS__)
+
+static int
+check_stage(const struct skew_plan *p, const struct tmat *m, uint32_t k,
+            uint8_t *hit, uint64_t *carried, char *err, size_t errlen)
+{
+	const uint32_t *perm = skew_perm(p, k);
+	const uint64_t *real = skew_real(p, k);
+	uint32_t        i, n = p->n;
+
+	memset(hit, 0, n);
+	for (i = 0; i < n; i++) {
+		if (perm[i] == SKEW_IDLE) {
+			if (real[i] != 0)
+				return (CHK("stage %u: idle node %u carries "
+				            "%llu bytes",
+				            k, i,
+				            (unsigned long long)real[i]));
+			continue;
+		}
+		if (perm[i] >= n || perm[i] == i || hit[perm[i]]++)
+			return (CHK("stage %u: node %u -> %u breaks the "
+			            "permutation (incast or bad peer)",
+			            k, i, perm[i]));
+		if (real[i] > p->st[k].w)
+			return (CHK("stage %u: node %u carries %llu bytes in "
+			            "a stage of %llu",
+			            k, i, (unsigned long long)real[i],
+			            (unsigned long long)p->st[k].w));
+		if (real[i] != 0 && tmat_at(m, i, perm[i]) == 0)
+			return (CHK("stage %u: node %u sends padding to %u", k,
+			            i, perm[i]));
+		carried[(size_t)i * n + perm[i]] += real[i];
+	}
+	return (0);
+}
+
+int
+skew_check(const struct skew_plan *p, const struct tmat *m, char *err,
+           size_t errlen)
+{
+	uint64_t *carried, sum = 0;
+	uint8_t  *hit;
+	uint32_t  n = p->n, k, i, j;
+	int       rv = 0;
+
+	if (m->n != n)
+		return (CHK("plan for %u nodes, matrix of %u", n, m->n));
+	carried = calloc((size_t)n * n, sizeof(*carried));
+	hit = malloc(n);
+	if (carried == NULL || hit == NULL) {
+		rv = errf(-ENOMEM, err, errlen, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < p->nst && rv == 0; k++) {
+		rv = check_stage(p, m, k, hit, carried, err, errlen);
+		sum += p->st[k].w;
+	}
+	for (i = 0; i < n && rv == 0; i++)
+		for (j = 0; j < n && rv == 0; j++)
+			if (i != j &&
+			    carried[(size_t)i * n + j] != tmat_at(m, i, j))
+				rv =
+				    CHK("pair %u -> %u: %llu bytes carried of "
+				        "%llu",
+				        i, j,
+				        (unsigned long long)
+				            carried[(size_t)i * n + j],
+				        (unsigned long long)tmat_at(m, i, j));
+	if (rv == 0 && p->padded && sum > tmat_rho(m))
+		rv = CHK("stage durations sum to %llu, above rho %llu",
+		         (unsigned long long)sum,
+		         (unsigned long long)tmat_rho(m));
+out:
+	free(carried);
+	free(hit);
+	return (rv);
+}
+
+double
+skew_lower_bound(const struct tmat *m, const struct cost_params *cp)
+{
+	double   lb = 0, v, a = cp->alpha_s + cp->alpha_h;
+	uint32_t i, nz;
+
+	for (i = 0; i < m->n; i++) {
+		nz = tmat_row_nnz(m, i);
+		v = cp->beta * (double)tmat_row(m, i) + nz * a +
+		    (nz ? nz - 1 : 0) * cp->delta;
+		lb = v > lb ? v : lb;
+		nz = tmat_col_nnz(m, i);
+		v = cp->beta * (double)tmat_col(m, i) + nz * a +
+		    (nz ? nz - 1 : 0) * cp->delta;
+		lb = v > lb ? v : lb;
+	}
+	return (lb);
+}
+
+double
+skew_cost(const struct skew_plan *p, const struct cost_params *cp)
+{
+	double   t = 0;
+	uint32_t k, i;
+
+	for (k = 0; k < p->nst; k++) {
+		const uint64_t *real = skew_real(p, k);
+		uint64_t        mx = 0;
+
+		for (i = 0; i < p->n; i++)
+			mx = real[i] > mx ? real[i] : mx;
+		t += cp->alpha_s + cp->alpha_h + cp->beta * (double)mx +
+		     (k > 0 ? cp->delta : 0);
+	}
+	return (t);
+}
+
+static int
+plan_one(const struct skew_ops *ops, const struct tmat *m,
+         const struct skew_params *sp, struct skew_plan *p)
+{
+	uint64_t t0 = mono_ns();
+	int      rv;
+
+	skew_plan_init(p, ops->name, m->n);
+	if ((rv = ops->plan(m, sp, p)) != 0) {
+		skew_plan_free(p);
+		return (rv);
+	}
+	p->schedule_s = (double)(mono_ns() - t0) * 1e-9;
+	return (0);
+}
+
+static double
+predict(const struct skew_plan *p, const struct skew_params *sp,
+        const struct skew_su *su)
+{
+	return (su ? skew_cost_pipeline(p, sp, su) : skew_cost(p, &sp->cp));
+}
+
+int
+skew_plan(const char *name, const struct tmat *m, const struct skew_params *sp,
+          const struct skew_su *su, struct skew_plan *out,
+          struct skew_tried *tried, uint32_t *ntried)
+{
+	const struct skew_ops *one = NULL;
+	struct skew_plan       cand;
+	uint64_t               t0 = mono_ns();
+	double                 best = 0, c;
+	size_t                 i;
+	uint32_t               nt = 0;
+	int                    rv, have = 0;
+
+	if (strcmp(name, "auto") != 0 && (one = skew_lookup(name)) == NULL)
+		return (-COLL_EALGO);
+	for (i = 0; i < SKEW_NOPS; i++) {
+		if (one != NULL && skew_all[i] != one)
+			continue;
+		if ((rv = plan_one(skew_all[i], m, sp, &cand)) != 0) {
+			if (have)
+				skew_plan_free(out);
+			return (rv);
+		}
+		c = predict(&cand, sp, su);
+		if (tried != NULL)
+			tried[nt] = (struct skew_tried){
+			    skew_all[i]->name, cand.nst, c, cand.schedule_s};
+		nt++;
+		if (!have || c < best) {
+			if (have)
+				skew_plan_free(out);
+			*out = cand;
+			best = c;
+			have = 1;
+		} else
+			skew_plan_free(&cand);
+	}
+	if (one == NULL)
+		out->schedule_s = (double)(mono_ns() - t0) * 1e-9;
+	if (ntried != NULL)
+		*ntried = nt;
+	return (0);
+}

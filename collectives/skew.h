@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Skewed All-to-All as incast-free stages (spec/skewed-alltoall.md): a
+ * traffic matrix decomposed into permutations, each one circuit
+ * configuration of the switch, by pluggable planners (FAST's BvN,
+ * SpreadOut, a Solstice-style and an Eclipse-style decomposition), and
+ * `auto`, which keeps the lowest predicted cost as R* does for ReTri.
+ *
+ * A plan is a list of stages; stage k sets permutation perm_k (a node's
+ * one outgoing circuit) for a duration of w_k bytes, and carries real_k[i]
+ * bytes of node i's traffic to perm_k[i].  Padding (FAST's doubly
+ * stochastic fill) is in w_k but never in real_k, so never sent.
+ */
+#ifndef COLL_SKEW_H
+#define COLL_SKEW_H
+
+#include <stdint.h>
+
+#include "collectives/cost.h"
+#include "collectives/sched.h"
+#include "collectives/tmat.h"
+
+#define SKEW_IDLE UINT32_MAX /* perm entry of a node without a circuit */
+
+struct skew_stage {
+	uint64_t w;   /* duration in bytes (padding included) */
+	uint32_t off; /* perm and real: entries off .. off + n - 1 */
+};
+
+struct skew_plan {
+	char               algo[16];
+	uint32_t           n;
+	uint64_t           rho;    /* largest row/column sum of the input */
+	int                padded; /* stages sum to rho with padding */
+	struct skew_stage *st;
+	uint32_t           nst, cap;
+	uint32_t          *perm;       /* nst * n */
+	uint64_t          *real;       /* nst * n */
+	double             schedule_s; /* planner's own time */
+};
+
+/* Model parameters: the network's alpha-beta-delta, and for servers of
+ * g > 1 GPUs the scale-up link. */
+struct skew_params {
+	struct cost_params cp;
+	uint32_t           gpus; /* per server, >= 1 */
+	double             su_alpha, su_beta;
+};
+
+struct skew_ops {
+	const char *name;
+	int (*plan)(const struct tmat *, const struct skew_params *,
+	            struct skew_plan *);
+};
+
+extern const struct skew_ops skew_fast_ops, skew_spreadout_ops,
+    skew_solstice_ops, skew_eclipse_ops, skew_sorted_ops;
+
+/* Ops by name ("auto" is not one), or NULL; names for messages. */
+const struct skew_ops *skew_lookup(const char *name);
+const char            *skew_names(void);
+
+void skew_plan_init(struct skew_plan *, const char *algo, uint32_t n);
+void skew_plan_free(struct skew_plan *);
+/* Append a stage of duration w, every node idle; its index or -ENOMEM. */
+int skew_add_stage(struct skew_plan *, uint64_t w);
+static inline uint32_t *
+skew_perm(const struct skew_plan *p, uint32_t k)
+{
+	return (p->perm + p->st[k].off);
+}
+static inline uint64_t *
+skew_real(const struct skew_plan *p, uint32_t k)
+{
+	return (p->real + p->st[k].off);
+}
+
+/*
+ * FAST's steps, exposed for tests: the off-diagonal traffic padded to
+ * line sums rho (deficient rows against deficient columns; onto_traffic
+ * puts padding on entries that carry traffic first), malloc'd n * n or
+ * NULL; and the Birkhoff-von Neumann decomposition of such a matrix p
+ * (consumed: zero after) into pl's stages, perm i -> i meaning idle.
+ * 0, -ENOMEM, -EDOM (p's line sums are not rho).
+ */
+uint64_t *skew_pad(const struct tmat *, uint64_t rho, int onto_traffic);
+int       skew_bvn(uint64_t *p, uint64_t rho, struct skew_plan *pl);
+
+/*
+ * Give every stage its real bytes: each matched pair takes, stage by
+ * stage, what remains of its traffic up to the stage's duration.  Stages
+ * left carrying nothing are dropped.  Planners call it last.
+ */
+int skew_assign(struct skew_plan *, const struct tmat *);
+
+/*
+ * Check a plan against its matrix: every stage a (partial) permutation,
+ * real bytes only where there is traffic and never above the duration,
+ * and every pair's traffic carried exactly once.  For padded plans the
+ * durations sum to at most rho (to rho before stages of pure padding are
+ * dropped).  0 or -EINVAL with one line in err.
+ */
+int skew_check(const struct skew_plan *, const struct tmat *, char *err,
+               size_t errlen);
+
+/*
+ * Lower bound for schedules that carry every byte directly: the max over
+ * rows and columns of beta * load + (nnz - 1) * delta + nnz * alpha (a
+ * row's nnz peers need nnz stages, each paying the per-stage alpha_s +
+ * alpha_h of the cost model; the issue's LB_delta without that term is
+ * the same bound with alpha = 0).
+ */
+double skew_lower_bound(const struct tmat *, const struct cost_params *);
+
+/* Predicted time: sum of (alpha_s + alpha_h + beta * largest real bytes)
+ * over stages plus delta between them. */
+double skew_cost(const struct skew_plan *, const struct cost_params *);
+
+/*
+ * The schedule IR of a plan: one phase per stage, whose configuration is
+ * the stage's one-way circuits, one transfer per carried pair, one
+ * block per (pair, stage).  sched_free() it in every case.
+ */
+int skew_build(const struct skew_plan *, const struct tmat *, struct sched *);
+
+/* What one planner gave, for `auto`'s report. */
+struct skew_tried {
+	const char *algo;
+	uint32_t    stages;
+	double      predicted_s, schedule_s;
+};
+#define SKEW_NPLANNERS 5
+
+struct skew_su;
+/*
+ * Plan with one planner (name) or all of them ("auto", keeping the lowest
+ * predicted time: skew_cost, or skew_cost_pipeline when su is given for
+ * FAST's server level).  tried (nullable) gets SKEW_NPLANNERS entries, of
+ * which *ntried are filled.  0, -COLL_EALGO, -ENOMEM, -COLL_ETOOBIG.
+ */
+int skew_plan(const char *name, const struct tmat *,
+              const struct skew_params *, const struct skew_su *su,
+              struct skew_plan *, struct skew_tried *tried, uint32_t *ntried);
+
+/*
+ * FAST's server level for servers of g = sp->gpus GPUs (GPU i on server
+ * i / g): senders balance each destination server's bytes over their g
+ * GPUs (scale-up), GPU k of server a then sends only to GPU k of server b,
+ * so the g NIC planes carry the same server-level matrix srv (each pair's
+ * bytes / g, rounded up), and receivers redistribute over scale-up.
+ * su gets the scale-up time that precedes the first stage: balancing and
+ * the traffic that stays inside a server.  0, -EINVAL (n not a multiple
+ * of g, or fewer than 2 servers), -ENOMEM.
+ */
+struct skew_su {
+	uint32_t servers, gpus;
+	uint64_t balance_bytes; /* moved by the busiest GPU before stage 1 */
+	double   intra_s;
+};
+int skew_servers(const struct tmat *gpu, const struct skew_params *,
+                 struct tmat       *srv, struct skew_su *);
+
+/* FAST's pipeline over a server-level plan: (stage 1 || scale-up part),
+ * then (stage k || redistribution of k-1), then the last redistribution;
+ * a receiver forwards (g-1)/g of what a stage brings. */
+double skew_cost_pipeline(const struct skew_plan *, const struct skew_params *,
+                          const struct skew_su *);
+
+#endif

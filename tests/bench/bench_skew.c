@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench_skew: skewed All-to-All planning (issue 15).
+ *
+ * 1. FAST's scheduling time at 8 GPUs a server (Zipf 0.8), the same
+ *    measurement as the FAST paper's: server balancing + decomposition,
+ *    median of repeats, beside its published figures.
+ * 2. Every planner's scheduling time at 8-64 nodes with one NIC each.
+ * 3. predicted / lower bound over delta x Zipf skew for N = 8, 16, 64 and
+ *    16 MiB a node, per planner and for auto (goal: auto <= 1.3).
+ * Every plan is checked and its IR validated; a bad one fails the bench.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/skew.h"
+#include "proto/base/mono.h"
+#include "proto/base/units.h"
+
+#define REPEAT 9
+
+static const char *const planners[] = {"fast", "spreadout", "solstice",
+                                       "eclipse", "sorted"};
+#define NPL (sizeof(planners) / sizeof(planners[0]))
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+static struct skew_params
+params(double delta, uint32_t gpus)
+{
+	struct skew_params sp = {
+	    .cp = {.alpha_s = 1.7e-6,
+	           .alpha_h = 1e-6,
+	           .beta = 8 / 400e9,
+	           .delta = delta},
+	    .gpus = gpus,
+	    .su_alpha = 0.7e-6,
+	    .su_beta = 8 / 2400e9,
+	};
+	return (sp);
+}
+
+static int
+checked(const struct skew_plan *pl, const struct tmat *m)
+{
+	struct sched      s;
+	struct sched_verr ve;
+	char              err[256];
+	int               rv;
+
+	if (skew_check(pl, m, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_skew: %s: %s\n", pl->algo, err);
+		return (-1);
+	}
+	rv = skew_build(pl, m, &s);
+	if (rv == 0 && (rv = sched_validate(&s, &ve)) != 0)
+		fprintf(stderr, "bench_skew: %s: %s\n", pl->algo, ve.msg);
+	sched_free(&s);
+	return (rv);
+}
+
+/* FAST at g = 8: balancing + BvN, median of REPEAT, in us. */
+static int
+fast_servers(void)
+{
+	static const struct {
+		uint32_t gpus;
+		double   paper_us;
+	} pts[] = {{16, 3.1}, {32, 25}, {64, 221}, {96, 805}, {320, 77000}};
+	char   spec[64], err[256];
+	size_t i;
+	int    r, bad = 0;
+
+	printf("FAST scheduling time, 8 GPUs a server, Zipf 0.8 "
+	       "(balancing + decomposition, median of %d)\n",
+	       REPEAT);
+	printf("%6s %8s %8s %12s %12s %8s\n", "GPUs", "servers", "stages",
+	       "schedule_us", "paper_us", "speedup");
+	for (i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		struct skew_params sp = params(1e-6, 8);
+		struct tmat        m, srv;
+		struct skew_su     su;
+		struct skew_plan   pl;
+		double             t[REPEAT];
+
+		snprintf(spec, sizeof(spec), "zipf:%u:0.8:%zu", pts[i].gpus,
+		         i + 1);
+		if (tmat_generate(spec, 16u << 20, &m, err, sizeof(err)) != 0)
+			return (fprintf(stderr, "bench_skew: %s\n", err), 1);
+		for (r = 0; r < REPEAT; r++) {
+			uint64_t t0 = mono_ns();
+
+			if (skew_servers(&m, &sp, &srv, &su) != 0 ||
+			    skew_plan("fast", &srv, &sp, &su, &pl, NULL,
+			              NULL) != 0)
+				return (1);
+			t[r] = (double)(mono_ns() - t0) / 1e3;
+			if (r < REPEAT - 1) {
+				skew_plan_free(&pl);
+				tmat_free(&srv);
+			}
+		}
+		qsort(t, REPEAT, sizeof(*t), cmp_d);
+		printf("%6u %8u %8u %12.1f %12.1f %7.1fx\n", pts[i].gpus,
+		       srv.n, pl.nst, t[REPEAT / 2], pts[i].paper_us,
+		       pts[i].paper_us / t[REPEAT / 2]);
+		bad |= checked(&pl, &srv) != 0;
+		skew_plan_free(&pl);
+		tmat_free(&srv);
+		tmat_free(&m);
+	}
+	return (bad);
+}
+
+/* Every planner, one NIC a node: scheduling time and stages. */
+static int
+planner_times(void)
+{
+	static const uint32_t ns[] = {8, 16, 32, 64};
+	char                  spec[64], err[256];
+	size_t                i, a;
+	int                   r, bad = 0;
+
+	printf("\nscheduling time per planner, one NIC a node, Zipf 0.8, "
+	       "delta 100 us (median of %d, us; stages in brackets)\n",
+	       REPEAT);
+	printf("%6s", "nodes");
+	for (a = 0; a < NPL; a++)
+		printf(" %18s", planners[a]);
+	printf("\n");
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		struct skew_params sp = params(100e-6, 1);
+		struct tmat        m;
+
+		snprintf(spec, sizeof(spec), "zipf:%u:0.8:7", ns[i]);
+		if (tmat_generate(spec, 16u << 20, &m, err, sizeof(err)) != 0)
+			return (1);
+		printf("%6u", ns[i]);
+		for (a = 0; a < NPL; a++) {
+			struct skew_plan pl;
+			double           t[REPEAT];
+			char             cell[32];
+
+			for (r = 0; r < REPEAT; r++) {
+				if (skew_plan(planners[a], &m, &sp, NULL, &pl,
+				              NULL, NULL) != 0)
+					return (1);
+				t[r] = pl.schedule_s * 1e6;
+				if (r < REPEAT - 1)
+					skew_plan_free(&pl);
+			}
+			qsort(t, REPEAT, sizeof(*t), cmp_d);
+			snprintf(cell, sizeof(cell), "%.1f [%u]",
+			         t[REPEAT / 2], pl.nst);
+			printf(" %18s", cell);
+			bad |= checked(&pl, &m) != 0;
+			skew_plan_free(&pl);
+		}
+		printf("\n");
+		tmat_free(&m);
+	}
+	return (bad);
+}
+
+/* predicted / LB over delta x skew, per planner and auto. */
+static int
+ratios(void)
+{
+	static const uint32_t ns[] = {8, 16, 64};
+	static const double   ss[] = {0, 0.4, 0.8, 1.2};
+	static const double   ds[] = {1e-6, 100e-6, 1e-3, 10e-3};
+	char                  spec[64], err[256], b[32];
+	size_t                i, j, k, a;
+	double                worst = 0;
+	int                   bad = 0;
+
+	printf("\npredicted / lower bound, 16 MiB a node (Zipf s, delta); "
+	       "auto = the lowest predicted\n");
+	printf("%4s %4s %7s", "N", "s", "delta");
+	for (a = 0; a < NPL; a++)
+		printf(" %9s", planners[a]);
+	printf(" %9s %9s\n", "auto", "chose");
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (j = 0; j < sizeof(ss) / sizeof(ss[0]); j++) {
+			struct tmat m;
+
+			snprintf(spec, sizeof(spec), "zipf:%u:%g:%zu", ns[i],
+			         ss[j], 11 + j);
+			if (tmat_generate(spec, 16u << 20, &m, err,
+			                  sizeof(err)) != 0)
+				return (1);
+			for (k = 0; k < sizeof(ds) / sizeof(ds[0]); k++) {
+				struct skew_params sp = params(ds[k], 1);
+				struct skew_tried  tr[SKEW_NPLANNERS];
+				struct skew_plan   pl;
+				uint32_t           nt;
+				double lb = skew_lower_bound(&m, &sp.cp), q;
+
+				if (skew_plan("auto", &m, &sp, NULL, &pl, tr,
+				              &nt) != 0)
+					return (1);
+				printf("%4u %4.1f %7s", ns[i], ss[j],
+				       unit_fmt_time(ds[k], b, sizeof(b)));
+				for (a = 0; a < nt; a++)
+					printf(" %9.3f",
+					       tr[a].predicted_s / lb);
+				q = skew_cost(&pl, &sp.cp) / lb;
+				worst = q > worst ? q : worst;
+				printf(" %9.3f %9s\n", q, pl.algo);
+				bad |= checked(&pl, &m) != 0;
+				skew_plan_free(&pl);
+			}
+			tmat_free(&m);
+		}
+	printf("worst auto ratio %.3f (goal <= 1.3 at N <= 64)\n", worst);
+	return (bad);
+}
+
+int
+main(void)
+{
+	int bad = 0;
+
+	printf("bench_skew: skewed All-to-All planners (400 Gbps, alpha 1.7 "
+	       "+ 1 us, scale-up 2400 Gbps / 0.7 us)\n\n");
+	bad |= fast_servers();
+	bad |= planner_times();
+	bad |= ratios();
+	return (bad ? 1 : 0);
+}
