@@ -136,6 +136,7 @@ COLL_SRCS := \
 	collectives/skew_bvn.c \
 	collectives/skew_eclipse.c \
 	collectives/skew_ir.c \
+	collectives/skew_reuse.c \
 	collectives/skew_servers.c
 COLL_LIB := $(BUILD)/libcoll.a
 

@@ -51,10 +51,12 @@ skew_plan_free(struct skew_plan *p)
 	free(p->st);
 	free(p->perm);
 	free(p->real);
+	free(p->ride);
 	p->st = NULL;
 	p->perm = NULL;
 	p->real = NULL;
-	p->nst = p->cap = 0;
+	p->ride = NULL;
+	p->nst = p->cap = p->nride = p->cap_ride = 0;
 }
 
 int
@@ -171,6 +173,30 @@ check_stage(const struct skew_plan *p, const struct tmat *m, uint32_t k,
 	return (0);
 }
 
+/* A ride follows its stage's circuits from src to dst in its hops. */
+static int
+check_ride(const struct skew_plan *p, const struct tmat *m,
+           const struct skew_ride *r, uint64_t *carried, char *err,
+           size_t errlen)
+{
+	uint32_t h, at = r->src;
+
+	if (r->stage >= p->nst || r->src >= p->n || r->dst >= p->n ||
+	    r->hops < 2 || r->hops >= p->n || r->bytes == 0)
+		return (CHK("ride %u -> %u in stage %u: bad", r->src, r->dst,
+		            r->stage));
+	for (h = 0; h < r->hops && at != SKEW_IDLE; h++)
+		at = skew_perm(p, r->stage)[at];
+	if (at != r->dst)
+		return (CHK("ride %u -> %u: %u hops of stage %u end at %d",
+		            r->src, r->dst, r->hops, r->stage,
+		            at == SKEW_IDLE ? -1 : (int)at));
+	if (tmat_at(m, r->src, r->dst) == 0)
+		return (CHK("ride %u -> %u: no traffic", r->src, r->dst));
+	carried[(size_t)r->src * p->n + r->dst] += r->bytes;
+	return (0);
+}
+
 int
 skew_check(const struct skew_plan *p, const struct tmat *m, char *err,
            size_t errlen)
@@ -192,6 +218,8 @@ skew_check(const struct skew_plan *p, const struct tmat *m, char *err,
 		rv = check_stage(p, m, k, hit, carried, err, errlen);
 		sum += p->st[k].w;
 	}
+	for (k = 0; k < p->nride && rv == 0; k++)
+		rv = check_ride(p, m, &p->ride[k], carried, err, errlen);
 	for (i = 0; i < n && rv == 0; i++)
 		for (j = 0; j < n && rv == 0; j++)
 			if (i != j &&
@@ -232,21 +260,46 @@ skew_lower_bound(const struct tmat *m, const struct cost_params *cp)
 	return (lb);
 }
 
+void
+skew_stage_load(const struct skew_plan *p, uint32_t k, uint64_t *load,
+                uint64_t *mx, uint32_t *hops)
+{
+	const uint32_t *perm = skew_perm(p, k);
+	uint32_t        i, x, h, at;
+
+	*hops = 0;
+	for (i = 0; i < p->n; i++) {
+		load[i] = skew_real(p, k)[i];
+		if (load[i] > 0)
+			*hops = 1;
+	}
+	for (x = 0; x < p->nride; x++) {
+		if (p->ride[x].stage != k)
+			continue;
+		for (h = 0, at = p->ride[x].src; h < p->ride[x].hops;
+		     h++, at = perm[at])
+			load[at] += p->ride[x].bytes;
+		*hops = p->ride[x].hops > *hops ? p->ride[x].hops : *hops;
+	}
+	for (*mx = 0, i = 0; i < p->n; i++)
+		*mx = load[i] > *mx ? load[i] : *mx;
+}
+
 double
 skew_cost(const struct skew_plan *p, const struct cost_params *cp)
 {
-	double   t = 0;
-	uint32_t k, i;
+	uint64_t *load = malloc((p->n + 1) * sizeof(*load)), mx;
+	double    t = 0;
+	uint32_t  k, h;
 
+	if (load == NULL)
+		return (1e300); /* never chosen */
 	for (k = 0; k < p->nst; k++) {
-		const uint64_t *real = skew_real(p, k);
-		uint64_t        mx = 0;
-
-		for (i = 0; i < p->n; i++)
-			mx = real[i] > mx ? real[i] : mx;
-		t += cp->alpha_s + cp->alpha_h + cp->beta * (double)mx +
-		     (k > 0 ? cp->delta : 0);
+		skew_stage_load(p, k, load, &mx, &h);
+		t += cp->alpha_s + cp->alpha_h * (h ? h : 1) +
+		     cp->beta * (double)mx + (k > 0 ? cp->delta : 0);
 	}
+	free(load);
 	return (t);
 }
 
@@ -273,14 +326,52 @@ predict(const struct skew_plan *p, const struct skew_params *sp,
 	return (su ? skew_cost_pipeline(p, sp, su) : skew_cost(p, &sp->cp));
 }
 
+/* Keep cand if it beats *out (or there is none yet); free the loser. */
+static void
+keep_best(struct skew_plan *out, int *have, double *best,
+          struct skew_plan *cand, double c)
+{
+	if (!*have || c < *best) {
+		if (*have)
+			skew_plan_free(out);
+		*out = *cand;
+		*best = c;
+		*have = 1;
+	} else
+		skew_plan_free(cand);
+}
+
+/* A copy of p (for trying reuse on it), or -ENOMEM. */
+static int
+plan_copy(const struct skew_plan *p, struct skew_plan *q)
+{
+	size_t e = (size_t)p->nst * p->n;
+
+	*q = *p;
+	q->ride = NULL;
+	q->nride = q->cap_ride = 0;
+	q->cap = p->nst ? p->nst : 1;
+	q->st = malloc(q->cap * sizeof(*q->st));
+	q->perm = malloc((e + 1) * sizeof(*q->perm));
+	q->real = malloc((e + 1) * sizeof(*q->real));
+	if (!q->st || !q->perm || !q->real) {
+		skew_plan_free(q);
+		return (-ENOMEM);
+	}
+	memcpy(q->st, p->st, p->nst * sizeof(*q->st));
+	memcpy(q->perm, p->perm, e * sizeof(*q->perm));
+	memcpy(q->real, p->real, e * sizeof(*q->real));
+	return (0);
+}
+
 int
 skew_plan(const char *name, const struct tmat *m, const struct skew_params *sp,
           const struct skew_su *su, struct skew_plan *out,
           struct skew_tried *tried, uint32_t *ntried)
 {
 	const struct skew_ops *one = NULL;
-	struct skew_plan       cand;
-	uint64_t               t0 = mono_ns();
+	struct skew_plan       cand, re;
+	uint64_t               t0 = mono_ns(), t1;
 	double                 best = 0, c;
 	size_t                 i;
 	uint32_t               nt = 0;
@@ -291,28 +382,46 @@ skew_plan(const char *name, const struct tmat *m, const struct skew_params *sp,
 	for (i = 0; i < SKEW_NOPS; i++) {
 		if (one != NULL && skew_all[i] != one)
 			continue;
-		if ((rv = plan_one(skew_all[i], m, sp, &cand)) != 0) {
-			if (have)
-				skew_plan_free(out);
-			return (rv);
-		}
+		if ((rv = plan_one(skew_all[i], m, sp, &cand)) != 0)
+			goto fail;
 		c = predict(&cand, sp, su);
 		if (tried != NULL)
-			tried[nt] = (struct skew_tried){
-			    skew_all[i]->name, cand.nst, c, cand.schedule_s};
+			tried[nt] =
+			    (struct skew_tried){skew_all[i]->name, cand.nst, c,
+			                        cand.schedule_s, 0};
 		nt++;
-		if (!have || c < best) {
-			if (have)
-				skew_plan_free(out);
-			*out = cand;
-			best = c;
-			have = 1;
-		} else
-			skew_plan_free(&cand);
+		/* auto: the same plan with circuit reuse, one NIC a node. */
+		if (one == NULL && su == NULL && cand.nst <= 4 * m->n &&
+		    cand.nst > 1) {
+			t1 = mono_ns();
+			if ((rv = plan_copy(&cand, &re)) != 0 ||
+			    (rv = skew_reuse(&re, &sp->cp, 4 * m->n)) != 0) {
+				skew_plan_free(&cand);
+				goto fail;
+			}
+			re.schedule_s =
+			    cand.schedule_s + (double)(mono_ns() - t1) * 1e-9;
+			if (re.nride > 0 || re.nst < cand.nst) {
+				double cr = predict(&re, sp, su);
+
+				if (tried != NULL)
+					tried[nt] = (struct skew_tried){
+					    skew_all[i]->name, re.nst, cr,
+					    re.schedule_s, 1};
+				nt++;
+				keep_best(out, &have, &best, &re, cr);
+			} else
+				skew_plan_free(&re);
+		}
+		keep_best(out, &have, &best, &cand, c);
 	}
 	if (one == NULL)
 		out->schedule_s = (double)(mono_ns() - t0) * 1e-9;
 	if (ntried != NULL)
 		*ntried = nt;
 	return (0);
+fail:
+	if (have)
+		skew_plan_free(out);
+	return (rv);
 }

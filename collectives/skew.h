@@ -27,8 +27,15 @@ struct skew_stage {
 	uint32_t off; /* perm and real: entries off .. off + n - 1 */
 };
 
+/* Bytes riding a stage's circuits over several hops (circuit reuse):
+ * from src along the stage's permutation to dst, `hops` circuits. */
+struct skew_ride {
+	uint32_t stage, src, dst, hops;
+	uint64_t bytes;
+};
+
 struct skew_plan {
-	char               algo[16];
+	char               algo[24];
 	uint32_t           n;
 	uint64_t           rho;    /* largest row/column sum of the input */
 	int                padded; /* stages sum to rho with padding */
@@ -37,6 +44,8 @@ struct skew_plan {
 	uint32_t          *perm;       /* nst * n */
 	uint64_t          *real;       /* nst * n */
 	double             schedule_s; /* planner's own time */
+	struct skew_ride  *ride;       /* at most one per (stage, src, dst) */
+	uint32_t           nride, cap_ride;
 };
 
 /* Model parameters: the network's alpha-beta-delta, and for servers of
@@ -112,8 +121,24 @@ int skew_check(const struct skew_plan *, const struct tmat *, char *err,
  */
 double skew_lower_bound(const struct tmat *, const struct cost_params *);
 
-/* Predicted time: sum of (alpha_s + alpha_h + beta * largest real bytes)
- * over stages plus delta between them. */
+/*
+ * Circuit reuse: remove stages whose bytes are cheaper carried over
+ * several hops of the circuits other stages set (as ReTri reuses its
+ * subrings) than paid a reconfiguration for, greedily, cheapest stage
+ * first, as long as the predicted time falls.  Plans of more than
+ * max_stages stages are left alone (the search is O(K^2 n^2)).  The
+ * plan's name gets "+reuse" when a stage went.  0 or -ENOMEM.
+ */
+int skew_reuse(struct skew_plan *, const struct cost_params *,
+               uint32_t max_stages);
+
+/* Stage k's bytes a node sends (load, n entries), the busiest circuit's
+ * and the longest path, rides included. */
+void skew_stage_load(const struct skew_plan *, uint32_t k, uint64_t *load,
+                     uint64_t *mx, uint32_t *hops);
+
+/* Predicted time: per stage alpha_s + alpha_h * longest path + beta *
+ * bytes on its busiest circuit, plus delta between stages. */
 double skew_cost(const struct skew_plan *, const struct cost_params *);
 
 /*
@@ -128,14 +153,16 @@ struct skew_tried {
 	const char *algo;
 	uint32_t    stages;
 	double      predicted_s, schedule_s;
+	int         reuse; /* the same plan after skew_reuse */
 };
-#define SKEW_NPLANNERS 5
+#define SKEW_NPLANNERS 10 /* each planner, alone and with reuse */
 
 struct skew_su;
 /*
  * Plan with one planner (name) or all of them ("auto", keeping the lowest
  * predicted time: skew_cost, or skew_cost_pipeline when su is given for
- * FAST's server level).  tried (nullable) gets SKEW_NPLANNERS entries, of
+ * FAST's server level; auto also tries each plan of at most 4n stages
+ * with circuit reuse, one NIC a node only).  tried (nullable) gets SKEW_NPLANNERS entries, of
  * which *ntried are filled.  0, -COLL_EALGO, -ENOMEM, -COLL_ETOOBIG.
  */
 int skew_plan(const char *name, const struct tmat *,

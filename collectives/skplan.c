@@ -84,14 +84,16 @@ ratio(double pred, double lb)
 	return (lb > 0 ? pred / lb : pred > 0 ? 0.0 : 1.0);
 }
 
+/* The stage's busiest circuit, rides included. */
 static uint64_t
 stage_bytes(const struct skew_plan *p, uint32_t k)
 {
-	uint64_t mx = 0;
-	uint32_t i;
+	uint64_t *load = malloc((p->n + 1) * sizeof(*load)), mx = 0;
+	uint32_t  h;
 
-	for (i = 0; i < p->n; i++)
-		mx = skew_real(p, k)[i] > mx ? skew_real(p, k)[i] : mx;
+	if (load != NULL)
+		skew_stage_load(p, k, load, &mx, &h);
+	free(load);
 	return (mx);
 }
 
@@ -124,12 +126,30 @@ tried_json(const struct skrun *r)
 
 	for (i = 0; a != NULL && i < r->ntried; i++)
 		json_array_append_new(
-		    a, json_pack("{s:s,s:I,s:f,s:f,s:f}", "algo",
-		                 r->tried[i].algo, "stages",
-		                 (json_int_t)r->tried[i].stages, "predicted_s",
-		                 r->tried[i].predicted_s, "ratio",
-		                 ratio(r->tried[i].predicted_s, r->lb),
-		                 "schedule_us", r->tried[i].schedule_s * 1e6));
+		    a,
+		    json_pack("{s:s,s:b,s:I,s:f,s:f,s:f}", "algo",
+		              r->tried[i].algo, "reuse", r->tried[i].reuse,
+		              "stages", (json_int_t)r->tried[i].stages,
+		              "predicted_s", r->tried[i].predicted_s, "ratio",
+		              ratio(r->tried[i].predicted_s, r->lb),
+		              "schedule_us", r->tried[i].schedule_s * 1e6));
+	return (a);
+}
+
+static json_t *
+rides_json(const struct skew_plan *p)
+{
+	json_t  *a = json_array();
+	uint32_t x;
+
+	for (x = 0; a != NULL && x < p->nride; x++)
+		json_array_append_new(
+		    a, json_pack("{s:I,s:I,s:I,s:I,s:I}", "stage",
+		                 (json_int_t)p->ride[x].stage, "src",
+		                 (json_int_t)p->ride[x].src, "dst",
+		                 (json_int_t)p->ride[x].dst, "hops",
+		                 (json_int_t)p->ride[x].hops, "bytes",
+		                 (json_int_t)p->ride[x].bytes));
 	return (a);
 }
 
@@ -153,6 +173,8 @@ print_json(const struct skrun *r)
 	    "rho_bytes", (json_int_t)p->rho, "valid", 1, "delta_s",
 	    r->sp.cp.delta, "planners", tried_json(r), "stage_list",
 	    stages_json(p));
+	if (j != NULL && p->nride > 0)
+		json_object_set_new(j, "rides", rides_json(p));
 	if (j == NULL)
 		return (-ENOMEM);
 	rv = json_dumpf(j, stdout, JSON_COMPACT) == 0 && putchar('\n') != EOF
@@ -181,13 +203,16 @@ print_text(const struct skrun *r)
 	       unit_fmt_time(r->predicted, a, sizeof(a)),
 	       unit_fmt_time(r->lb, b, sizeof(b)), ratio(r->predicted, r->lb),
 	       unit_fmt_time(p->schedule_s, c, sizeof(c)));
-	for (i = 0; r->ntried > 1 && i < r->ntried; i++)
-		printf("  %-10s %5u stages  predicted %-10s ratio %.3f  "
+	for (i = 0; r->ntried > 1 && i < r->ntried; i++) {
+		snprintf(c, sizeof(c), "%s%s", r->tried[i].algo,
+		         r->tried[i].reuse ? "+reuse" : "");
+		printf("  %-16s %5u stages  predicted %-10s ratio %.3f  "
 		       "(%s)\n",
-		       r->tried[i].algo, r->tried[i].stages,
+		       c, r->tried[i].stages,
 		       unit_fmt_time(r->tried[i].predicted_s, a, sizeof(a)),
 		       ratio(r->tried[i].predicted_s, r->lb),
 		       unit_fmt_time(r->tried[i].schedule_s, b, sizeof(b)));
+	}
 	for (k = 0; r->o->phases && k < p->nst; k++) {
 		printf("stage %u: %s:", k,
 		       unit_fmt_size(stage_bytes(p, k), a, sizeof(a)));
@@ -195,6 +220,10 @@ print_text(const struct skrun *r)
 			if (skew_perm(p, k)[i] != SKEW_IDLE &&
 			    skew_real(p, k)[i] > 0)
 				printf(" %u>%u", i, skew_perm(p, k)[i]);
+		for (i = 0; i < p->nride; i++)
+			if (p->ride[i].stage == k)
+				printf(" %u>%u(%u hops)", p->ride[i].src,
+				       p->ride[i].dst, p->ride[i].hops);
 		printf("\n");
 	}
 }

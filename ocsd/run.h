@@ -17,7 +17,7 @@
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 
-#define RUN_MAX_PHASES 64
+#define RUN_MAX_PHASES 256
 
 /* An operator's run request, in ocsd's terms (ctl.c fills it from the
  * wire).  Unset numbers (has_* 0, or 0) take the configuration's. */

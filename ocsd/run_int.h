@@ -11,7 +11,7 @@
 
 struct run {
 	uint64_t            id;
-	char                algo[24]; /* "auto:" and the planner */
+	char                algo[32]; /* "auto:" and the planner */
 	uint32_t            n, nph, chunk, deadline_ms;
 	uint64_t            bytes;
 	struct a2a          a;

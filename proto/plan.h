@@ -15,8 +15,8 @@
 #include "collectives/sched.h"
 #include "proto/ocs.pb-c.h"
 
-#define PLAN_MAX_PHASES 64 /* a plan longer than this is refused */
-#define PLAN_MAX_DONE   64 /* phase reports in one Ready */
+#define PLAN_MAX_PHASES 256 /* a plan longer than this is refused */
+#define PLAN_MAX_DONE   64  /* phase reports in one Ready */
 
 struct plan_send {
 	uint32_t        dst, port, hops, nblk;

@@ -194,11 +194,11 @@ test_plan_decode_refuses(void **state)
 	assert_string_equal(err, "plan: missing");
 	ocs__plan__init(&m);
 	assert_int_equal(plan_decode(&m, 1, 2, &p, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "plan: 0 phases (1 to 64)");
+	assert_string_equal(err, "plan: 0 phases (1 to 256)");
 	m.n_phases = PLAN_MAX_PHASES + 1;
 	m.phases = ph;
 	assert_int_equal(plan_decode(&m, 1, 2, &p, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "plan: 65 phases (1 to 64)");
+	assert_string_equal(err, "plan: 257 phases (1 to 256)");
 	plan_free(&p);
 }
 

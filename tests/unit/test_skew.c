@@ -131,11 +131,13 @@ test_fast_server_balancing(void **state)
 
 /* A plan's IR validates; its stages are one-way configurations. */
 static void
-ir_valid(const struct skew_plan *pl, const struct tmat *m)
+ir_valid(const struct skew_plan *pl, const struct tmat *m,
+         const struct cost_params *cp)
 {
 	struct sched      s;
 	struct sched_verr ve;
 	uint32_t          k;
+	double            ir;
 
 	assert_int_equal(skew_build(pl, m, &s), 0);
 	if (sched_validate(&s, &ve) != 0)
@@ -143,6 +145,11 @@ ir_valid(const struct skew_plan *pl, const struct tmat *m)
 	assert_int_equal(s.nph, pl->nst);
 	for (k = 0; k < s.ncirc; k++)
 		assert_int_equal(s.circ[k].oneway, 1);
+	/* The planners' model and the IR's agree (rides included). */
+	if (pl->nst > 0) {
+		assert_int_equal(cost_sched(&s, cp, &ir, NULL), 0);
+		assert_float_equal(ir / skew_cost(pl, cp), 1.0, 1e-9);
+	}
 	sched_free(&s);
 }
 
@@ -165,12 +172,21 @@ check_all(const struct tmat *m, double delta)
 		c = skew_cost(&pl, &sp.cp);
 		assert_true(c >= lb * (1 - 1e-12));
 		min = c < min ? c : min;
-		ir_valid(&pl, m);
+		ir_valid(&pl, m, &sp.cp);
+		/* The same with circuit reuse: never worse, still exact. */
+		assert_int_equal(skew_reuse(&pl, &sp.cp, 4 * m->n), 0);
+		if (skew_check(&pl, m, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", pl.algo, err);
+		assert_true(skew_cost(&pl, &sp.cp) <= c * (1 + 1e-12));
+		ir_valid(&pl, m, &sp.cp);
 		skew_plan_free(&pl);
 	}
 	assert_int_equal(skew_plan("auto", m, &sp, NULL, &best, NULL, NULL),
 	                 0);
 	assert_true(skew_cost(&best, &sp.cp) <= min);
+	if (skew_check(&best, m, err, sizeof(err)) != 0)
+		fail_msg("auto (%s): %s", best.algo, err);
+	ir_valid(&best, m, &sp.cp);
 	skew_plan_free(&best);
 }
 
@@ -208,6 +224,45 @@ test_planners_properties(void **state)
 		check_all(&m, 1e-4);
 		tmat_free(&m);
 	}
+}
+
+/*
+ * Reuse at a large delta: SpreadOut's shifts on 9 nodes at 10 ms a
+ * reconfiguration; stages go, their bytes ride several hops of the
+ * stages that stay (multi-hop paths the IR validates), and the predicted
+ * time falls below the bound for direct schedules.
+ */
+static void
+test_reuse_rides_instead_of_reconfiguring(void **state)
+{
+	struct skew_params sp = params(10e-3);
+	struct tmat        m;
+	struct skew_plan   pl;
+	char               err[256];
+	double             before;
+	uint32_t           x, longest = 0;
+
+	(void)state;
+	assert_int_equal(
+	    tmat_generate("zipf:9:0.8:3", 1 << 20, &m, err, sizeof(err)), 0);
+	assert_int_equal(
+	    skew_plan("spreadout", &m, &sp, NULL, &pl, NULL, NULL), 0);
+	assert_int_equal(pl.nst, 8);
+	before = skew_cost(&pl, &sp.cp);
+	assert_int_equal(skew_reuse(&pl, &sp.cp, 64), 0);
+	assert_true(pl.nst < 8 && pl.nride > 0);
+	assert_string_equal(pl.algo, "spreadout+reuse");
+	for (x = 0; x < pl.nride; x++)
+		longest =
+		    pl.ride[x].hops > longest ? pl.ride[x].hops : longest;
+	assert_true(longest >= 2);
+	assert_true(skew_cost(&pl, &sp.cp) < before);
+	assert_true(skew_cost(&pl, &sp.cp) < skew_lower_bound(&m, &sp.cp));
+	if (skew_check(&pl, &m, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	ir_valid(&pl, &m, &sp.cp);
+	skew_plan_free(&pl);
+	tmat_free(&m);
 }
 
 /* On a uniform matrix SpreadOut is optimal: it meets the bound. */
@@ -301,6 +356,7 @@ main(void)
 	    cmocka_unit_test(test_fast_server_balancing),
 	    cmocka_unit_test(test_planners_properties),
 	    cmocka_unit_test(test_spreadout_meets_bound_on_uniform),
+	    cmocka_unit_test(test_reuse_rides_instead_of_reconfiguring),
 	    cmocka_unit_test(test_ir_alltoallv_rules),
 	};
 
