@@ -27,6 +27,7 @@ enum {
 	OPT_GPUS,
 	OPT_SU_BW,
 	OPT_SU_ALPHA,
+	OPT_TRX,
 };
 
 static const struct option plan_longopts[] = {
@@ -51,6 +52,7 @@ static const struct option plan_longopts[] = {
     {"gpus-per-server", required_argument, NULL, OPT_GPUS},
     {"scaleup-bandwidth", required_argument, NULL, OPT_SU_BW},
     {"scaleup-alpha", required_argument, NULL, OPT_SU_ALPHA},
+    {"transceivers", required_argument, NULL, OPT_TRX},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -87,7 +89,8 @@ plan_usage(void)
 	    "[--gpus-per-server G]\n"
 	    "                [--scaleup-bandwidth RATE] [--scaleup-alpha "
 	    "TIME]\n"
-	    "                [--json] [--validate] [--phases]\n"
+	    "                [--transceivers T] [--json] [--validate] "
+	    "[--phases]\n"
 	    "MATRIX: a CSV or JSON file, uniform:N:BYTES zipf:N:S:SEED[:MAX]\n"
 	    "        moe:N:EXPERTS:TOPK:TOKENS:SEED hotspot:N:K:FACTOR "
 	    "(SIZE: bytes a node)\n"
@@ -223,6 +226,13 @@ matrix_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 			             "1..1024",
 			             arg));
 		o->gpus = (uint32_t)v;
+		return (0);
+	case OPT_TRX:
+		if ((rv = parse_uint(arg, 8, &v)) != 0 || v < 1)
+			return (errf(-EINVAL, err, len,
+			             "--transceivers \"%s\": expected 1..8",
+			             arg));
+		o->planes = (uint32_t)v;
 		return (0);
 	case OPT_SU_BW:
 		o->su_rate_set = 1;
@@ -390,6 +400,13 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 		                             : "--chunk"));
 	if (o->gpus == 0)
 		o->gpus = 1;
+	if (o->planes == 0)
+		o->planes = 1;
+	if (o->planes > 1 && o->gpus > 1)
+		return (errf(-EINVAL, err, len,
+		             "--transceivers %u: not with --gpus-per-server "
+		             "(FAST's planes are its GPUs)",
+		             o->planes));
 	return (0);
 }
 
@@ -399,10 +416,12 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 {
 	if (o->matrix != NULL)
 		return (check_matrix(o, err, len));
-	if (o->gpus || o->su_rate_set)
+	if (o->gpus || o->su_rate_set || o->planes)
 		return (errf(-EINVAL, err, len, "%s: only with --matrix",
 		             o->gpus ? "--gpus-per-server"
-		                     : "--scaleup-bandwidth/--scaleup-alpha"));
+		             : o->planes
+		                 ? "--transceivers"
+		                 : "--scaleup-bandwidth/--scaleup-alpha"));
 	if (o->topology != NULL) {
 		enum tsyn_algo ta;
 

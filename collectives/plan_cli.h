@@ -42,6 +42,7 @@ struct plan_opts {
 	/* Skewed All-to-All mode (--matrix): skew.h. */
 	const char *matrix; /* file or generator */
 	uint32_t    gpus;   /* per server (0 until checked, then >= 1) */
+	uint32_t    planes; /* transceivers a node (0 until checked) */
 	double      su_rate, su_alpha;
 	int         su_rate_set;
 };

@@ -242,22 +242,90 @@ out:
 }
 
 double
-skew_lower_bound(const struct tmat *m, const struct cost_params *cp)
+skew_lower_bound_t(const struct tmat *m, const struct cost_params *cp,
+                   uint32_t t)
 {
 	double   lb = 0, v, a = cp->alpha_s + cp->alpha_h;
-	uint32_t i, nz;
+	uint32_t i, k, nz, s;
 
-	for (i = 0; i < m->n; i++) {
-		nz = tmat_row_nnz(m, i);
-		v = cp->beta * (double)tmat_row(m, i) + nz * a +
-		    (nz ? nz - 1 : 0) * cp->delta;
-		lb = v > lb ? v : lb;
-		nz = tmat_col_nnz(m, i);
-		v = cp->beta * (double)tmat_col(m, i) + nz * a +
-		    (nz ? nz - 1 : 0) * cp->delta;
-		lb = v > lb ? v : lb;
-	}
+	t = t ? t : 1;
+	for (i = 0; i < m->n; i++)
+		for (k = 0; k < 2; k++) {
+			nz = k ? tmat_col_nnz(m, i) : tmat_row_nnz(m, i);
+			s = (nz + t - 1) / t; /* stages on the busiest plane */
+			v = cp->beta *
+			        (double)(k ? tmat_col(m, i) : tmat_row(m, i)) /
+			        t +
+			    s * a + (s ? s - 1 : 0) * cp->delta;
+			lb = v > lb ? v : lb;
+		}
 	return (lb);
+}
+
+double
+skew_lower_bound(const struct tmat *m, const struct cost_params *cp)
+{
+	return (skew_lower_bound_t(m, cp, 1));
+}
+
+static int
+cmp_desc(const void *a, const void *b, void *arg)
+{
+	const double *c = arg;
+	double        x = c[*(const uint32_t *)a], y = c[*(const uint32_t *)b];
+
+	return (x > y ? -1 : x < y);
+}
+
+double
+skew_cost_planes(const struct skew_plan *p, const struct cost_params *cp,
+                 uint32_t t, uint32_t *plane_of)
+{
+	uint64_t *load = malloc((p->n + 1) * sizeof(*load)), mx;
+	double   *c = malloc((p->nst + 1) * sizeof(*c));
+	double   *end = calloc(t ? t : 1, sizeof(*end)), worst = 0;
+	uint32_t *ord = malloc((p->nst + 1) * sizeof(*ord)), *used;
+	uint32_t  k, q, best, h;
+
+	used = calloc(t ? t : 1, sizeof(*used));
+	if (t == 1 && load && c && end && ord && used) {
+		/* One plane: the serial sum, in stage order (the same
+		 * figure as skew_cost, to the last bit). */
+		for (k = 0; plane_of != NULL && k < p->nst; k++)
+			plane_of[k] = 0;
+		worst = skew_cost(p, cp);
+		goto out;
+	}
+	if (!load || !c || !end || !ord || !used || t == 0) {
+		worst = t == 0 ? 0 : 1e300;
+		goto out;
+	}
+	for (k = 0; k < p->nst; k++) {
+		skew_stage_load(p, k, load, &mx, &h);
+		c[k] = cp->alpha_s + cp->alpha_h * (h ? h : 1) +
+		       cp->beta * (double)mx;
+		ord[k] = k;
+	}
+	qsort_r(ord, p->nst, sizeof(*ord), cmp_desc, c);
+	for (k = 0; k < p->nst; k++) {
+		for (best = 0, q = 1; q < t; q++)
+			if (end[q] + (used[q] ? cp->delta : 0) <
+			    end[best] + (used[best] ? cp->delta : 0))
+				best = q;
+		end[best] += c[ord[k]] + (used[best] ? cp->delta : 0);
+		used[best]++;
+		if (plane_of != NULL)
+			plane_of[ord[k]] = best;
+	}
+	for (q = 0; q < t; q++)
+		worst = end[q] > worst ? end[q] : worst;
+out:
+	free(load);
+	free(c);
+	free(end);
+	free(ord);
+	free(used);
+	return (worst);
 }
 
 void
@@ -323,7 +391,11 @@ static double
 predict(const struct skew_plan *p, const struct skew_params *sp,
         const struct skew_su *su)
 {
-	return (su ? skew_cost_pipeline(p, sp, su) : skew_cost(p, &sp->cp));
+	if (su != NULL)
+		return (skew_cost_pipeline(p, sp, su));
+	if (sp->planes > 1)
+		return (skew_cost_planes(p, &sp->cp, sp->planes, NULL));
+	return (skew_cost(p, &sp->cp));
 }
 
 /* Keep cand if it beats *out (or there is none yet); free the loser. */

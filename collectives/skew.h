@@ -54,6 +54,7 @@ struct skew_params {
 	struct cost_params cp;
 	uint32_t           gpus; /* per server, >= 1 */
 	double             su_alpha, su_beta;
+	uint32_t           planes; /* transceivers a node (0 or 1: one) */
 };
 
 struct skew_ops {
@@ -186,6 +187,22 @@ struct skew_su {
 };
 int skew_servers(const struct tmat *gpu, const struct skew_params *,
                  struct tmat       *srv, struct skew_su *);
+
+/*
+ * Several transceivers a node: t planes, each a switch configuration of
+ * its own that reconfigures independently of the others.  Stages are
+ * packed onto the planes (longest first onto the plane that ends
+ * soonest); plane_of (nullable, nst entries) gets each stage's plane.
+ * Returns the completion: the latest plane's sum of stage times and its
+ * own reconfigurations.  With t = 1 this is skew_cost.
+ */
+double skew_cost_planes(const struct skew_plan *, const struct cost_params *,
+                        uint32_t t, uint32_t *plane_of);
+/* The lower bound for direct schedules on t transceivers a node: over
+ * rows and columns beta * load / t + (ceil(nnz / t) - 1) * delta +
+ * ceil(nnz / t) * alpha. */
+double skew_lower_bound_t(const struct tmat *, const struct cost_params *,
+                          uint32_t t);
 
 /* FAST's pipeline over a server-level plan: (stage 1 || scale-up part),
  * then (stage k || redistribution of k-1), then the last redistribution;

@@ -25,6 +25,7 @@ struct skrun {
 	struct skew_su          su;
 	struct skew_plan        pl;
 	struct skew_tried       tried[SKEW_NPLANNERS];
+	uint32_t               *plane; /* each stage's, --transceivers */
 	uint32_t                ntried;
 	double                  predicted, lb, schedule_s;
 	char                    err[512];
@@ -70,10 +71,14 @@ plan_and_check(struct skrun *r)
 	sched_free(&s);
 	if (rv != 0)
 		return (rv);
-	r->predicted = r->o->gpus > 1
-	                   ? skew_cost_pipeline(&r->pl, &r->sp, &r->su)
-	                   : skew_cost(&r->pl, &r->sp.cp);
-	r->lb = skew_lower_bound(m, &r->sp.cp);
+	if ((r->plane = calloc(r->pl.nst + 1, sizeof(*r->plane))) == NULL)
+		return (snprintf(r->err, sizeof(r->err), "out of memory"),
+		        -ENOMEM);
+	r->predicted =
+	    r->o->gpus > 1
+	        ? skew_cost_pipeline(&r->pl, &r->sp, &r->su)
+	        : skew_cost_planes(&r->pl, &r->sp.cp, r->o->planes, r->plane);
+	r->lb = skew_lower_bound_t(m, &r->sp.cp, r->o->planes);
 	return (0);
 }
 
@@ -98,7 +103,7 @@ stage_bytes(const struct skew_plan *p, uint32_t k)
 }
 
 static json_t *
-stages_json(const struct skew_plan *p)
+stages_json(const struct skew_plan *p, const uint32_t *plane)
 {
 	json_t  *a = json_array(), *perm;
 	uint32_t k, i;
@@ -111,9 +116,11 @@ stages_json(const struct skew_plan *p)
 			              ? json_null()
 			              : json_integer(skew_perm(p, k)[i]));
 		json_array_append_new(
-		    a, json_pack("{s:I,s:I,s:o*}", "weight_bytes",
+		    a, json_pack("{s:I,s:I,s:I,s:o*}", "weight_bytes",
 		                 (json_int_t)p->st[k].w, "bytes",
-		                 (json_int_t)stage_bytes(p, k), "perm", perm));
+		                 (json_int_t)stage_bytes(p, k), "plane",
+		                 (json_int_t)(plane ? plane[k] : 0), "perm",
+		                 perm));
 	}
 	return (a);
 }
@@ -172,9 +179,12 @@ print_json(const struct skrun *r)
 	    ratio(r->predicted, r->lb), "schedule_us", p->schedule_s * 1e6,
 	    "rho_bytes", (json_int_t)p->rho, "valid", 1, "delta_s",
 	    r->sp.cp.delta, "planners", tried_json(r), "stage_list",
-	    stages_json(p));
+	    stages_json(p, r->plane));
 	if (j != NULL && p->nride > 0)
 		json_object_set_new(j, "rides", rides_json(p));
+	if (j != NULL)
+		json_object_set_new(j, "transceivers",
+		                    json_integer(r->o->planes));
 	if (j == NULL)
 		return (-ENOMEM);
 	rv = json_dumpf(j, stdout, JSON_COMPACT) == 0 && putchar('\n') != EOF
@@ -195,8 +205,14 @@ print_text(const struct skrun *r)
 	if (r->o->gpus > 1)
 		printf(" (%u servers of %u GPUs, planned per server)",
 		       r->gpu.n / r->o->gpus, r->o->gpus);
+	if (r->o->planes > 1)
+		printf(", %u transceivers (stages on %u planes that "
+		       "reconfigure apart)",
+		       r->o->planes, r->o->planes);
 	printf(", %u stages, %u reconfigurations of %s\n", p->nst,
-	       p->nst ? p->nst - 1 : 0,
+	       p->nst
+	           ? p->nst - (r->o->planes < p->nst ? r->o->planes : p->nst)
+	           : 0,
 	       unit_fmt_time(r->sp.cp.delta, a, sizeof(a)));
 	printf("predicted %s, lower bound %s, ratio %.3f; scheduled in %s; "
 	       "valid\n",
@@ -214,7 +230,10 @@ print_text(const struct skrun *r)
 		       unit_fmt_time(r->tried[i].schedule_s, b, sizeof(b)));
 	}
 	for (k = 0; r->o->phases && k < p->nst; k++) {
-		printf("stage %u: %s:", k,
+		printf("stage %u", k);
+		if (r->o->planes > 1)
+			printf(" (plane %u)", r->plane[k]);
+		printf(": %s:",
 		       unit_fmt_size(stage_bytes(p, k), a, sizeof(a)));
 		for (i = 0; i < p->n; i++)
 			if (skew_perm(p, k)[i] != SKEW_IDLE &&
@@ -246,6 +265,7 @@ skplan_run(const struct plan_opts *o)
 	r->sp.gpus = o->gpus;
 	r->sp.su_alpha = o->su_alpha;
 	r->sp.su_beta = 8.0 / o->su_rate;
+	r->sp.planes = o->planes;
 	if (tmat_load(o->matrix, o->bytes, &r->gpu, r->err, sizeof(r->err)) !=
 	    0) {
 		fprintf(stderr, "ocs-plan: %s\n", r->err);
@@ -268,6 +288,7 @@ out:
 	skew_plan_free(&r->pl);
 	tmat_free(&r->gpu);
 	tmat_free(&r->srv);
+	free(r->plane);
 	free(r);
 	return (ex);
 }

@@ -247,6 +247,49 @@ ratios(void)
 	return (bad);
 }
 
+/* More transceivers: stages packed on planes that reconfigure apart. */
+static int
+planes(void)
+{
+	static const double ds[] = {100e-6, 1e-3};
+	char                err[256], b[32];
+	struct tmat         m;
+	size_t              k;
+	uint32_t            t;
+	int                 bad = 0;
+
+	printf("\ntransceivers a node (planes), N = 16, Zipf 0.8, 16 MiB: "
+	       "auto predicted, its bound for t\n");
+	printf("%7s %3s %12s %12s %7s %18s\n", "delta", "t", "predicted",
+	       "bound_t", "ratio", "chose");
+	if (tmat_generate("zipf:16:0.8:13", 16u << 20, &m, err, sizeof(err)) !=
+	    0)
+		return (1);
+	for (k = 0; k < sizeof(ds) / sizeof(ds[0]); k++)
+		for (t = 1; t <= 4; t *= 2) {
+			struct skew_params sp = params(ds[k], 1);
+			struct skew_plan   pl;
+			double             c, lb;
+			char               c1[32], c2[32];
+
+			sp.planes = t;
+			if (skew_plan("auto", &m, &sp, NULL, &pl, NULL,
+			              NULL) != 0)
+				return (1);
+			c = skew_cost_planes(&pl, &sp.cp, t, NULL);
+			lb = skew_lower_bound_t(&m, &sp.cp, t);
+			printf("%7s %3u %12s %12s %7.3f %18s\n",
+			       unit_fmt_time(ds[k], b, sizeof(b)), t,
+			       unit_fmt_time(c, c1, sizeof(c1)),
+			       unit_fmt_time(lb, c2, sizeof(c2)), c / lb,
+			       pl.algo);
+			bad |= checked(&pl, &m) != 0;
+			skew_plan_free(&pl);
+		}
+	tmat_free(&m);
+	return (bad);
+}
+
 int
 main(void)
 {
@@ -257,5 +300,6 @@ main(void)
 	bad |= fast_servers();
 	bad |= planner_times();
 	bad |= ratios();
+	bad |= planes();
 	return (bad ? 1 : 0);
 }

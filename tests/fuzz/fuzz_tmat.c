@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: traffic matrices (ocs-plan --matrix), as CSV/JSON
  * text or as a generator spec (first byte picks).  An accepted matrix
- * of a few nodes is planned by every planner, checked, and its IR
- * validated: no crash, no invalid plan.
+ * of a few nodes is planned by every planner and auto (circuit reuse),
+ * checked, and its IR validated; packing on planes never costs more:
+ * no crash, no invalid plan.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,8 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 static void
 plan_small(const struct tmat *m)
 {
-	static const char *const algos[] = {"fast", "spreadout", "solstice",
-	                                    "eclipse", "sorted"};
+	static const char *const algos[] = {"fast",    "spreadout", "solstice",
+	                                    "eclipse", "sorted",    "auto"};
 	struct skew_params       sp = {
 	          .cp = {.alpha_s = 1e-6,
 	                 .alpha_h = 1e-6,
@@ -41,6 +42,9 @@ plan_small(const struct tmat *m)
 		    sched_validate(&s, &ve) != 0)
 			abort();
 		sched_free(&s);
+		if (skew_cost_planes(&pl, &sp.cp, 3, NULL) >
+		    skew_cost(&pl, &sp.cp) * (1 + 1e-9))
+			abort();
 		skew_plan_free(&pl);
 	}
 }

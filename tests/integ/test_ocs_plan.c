@@ -462,6 +462,11 @@ test_ocs_plan_matrix_bad_input(void **state)
 	expect_usage_error("--gpus-per-server", "0", "--algo", "fast",
 	                   "--matrix", "zipf:8:0.8:1", "--gpus-per-server",
 	                   "0", NULL);
+	expect_usage_error("--transceivers", "9", "--algo", "fast", "--matrix",
+	                   "zipf:8:0.8:1", "--transceivers", "9", NULL);
+	expect_usage_error("--transceivers", "2", "--algo", "fast", "--matrix",
+	                   "zipf:8:0.8:1", "--gpus-per-server", "2",
+	                   "--transceivers", "2", NULL);
 	expect_usage_error("--gpus-per-server", "only with --matrix", "--algo",
 	                   "retri", "--nodes", "9", "--gpus-per-server", "2",
 	                   NULL);

@@ -153,6 +153,29 @@ ir_valid(const struct skew_plan *pl, const struct tmat *m,
 	sched_free(&s);
 }
 
+/* Packed on t planes: one plane is the serial cost; more never cost
+ * more, never beat the bound for t transceivers, use only t planes. */
+static void
+check_planes(const struct skew_plan *pl, const struct tmat *m,
+             const struct cost_params *cp, double serial)
+{
+	uint32_t *plane = calloc(pl->nst + 1, sizeof(*plane)), t, k;
+	double    prev = serial, c;
+
+	assert_non_null(plane);
+	assert_float_equal(skew_cost_planes(pl, cp, 1, NULL), serial,
+	                   serial * 1e-12);
+	for (t = 2; t <= 4; t++) {
+		c = skew_cost_planes(pl, cp, t, plane);
+		assert_true(c <= prev * (1 + 1e-12));
+		assert_true(c >= skew_lower_bound_t(m, cp, t) * (1 - 1e-12));
+		for (k = 0; k < pl->nst; k++)
+			assert_true(plane[k] < t);
+		prev = c;
+	}
+	free(plane);
+}
+
 static void
 check_all(const struct tmat *m, double delta)
 {
@@ -173,6 +196,7 @@ check_all(const struct tmat *m, double delta)
 		assert_true(c >= lb * (1 - 1e-12));
 		min = c < min ? c : min;
 		ir_valid(&pl, m, &sp.cp);
+		check_planes(&pl, m, &sp.cp, c);
 		/* The same with circuit reuse: never worse, still exact. */
 		assert_int_equal(skew_reuse(&pl, &sp.cp, 4 * m->n), 0);
 		if (skew_check(&pl, m, err, sizeof(err)) != 0)
