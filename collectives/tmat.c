@@ -32,63 +32,71 @@ tmat_free(struct tmat *m)
 	m->n = 0;
 }
 
+/* Row i (col 0) or column i (col 1) without the diagonal: its sum, and
+ * how many of its entries are not zero. */
+static uint64_t
+line(const struct tmat *m, uint32_t i, int col, uint32_t *nnz)
+{
+	uint64_t s = 0, v;
+	uint32_t j;
+
+	*nnz = 0;
+	for (j = 0; j < m->n; j++) {
+		if (j == i)
+			continue;
+		v = col ? tmat_at(m, j, i) : tmat_at(m, i, j);
+		s += v;
+		*nnz += v != 0;
+	}
+	return (s);
+}
+
 uint64_t
 tmat_row(const struct tmat *m, uint32_t i)
 {
-	uint64_t s = 0;
-	uint32_t j;
+	uint32_t nz;
 
-	for (j = 0; j < m->n; j++)
-		if (j != i)
-			s += tmat_at(m, i, j);
-	return (s);
+	return (line(m, i, 0, &nz));
 }
 
 uint64_t
 tmat_col(const struct tmat *m, uint32_t j)
 {
-	uint64_t s = 0;
-	uint32_t i;
+	uint32_t nz;
 
-	for (i = 0; i < m->n; i++)
-		if (i != j)
-			s += tmat_at(m, i, j);
-	return (s);
+	return (line(m, j, 1, &nz));
 }
 
 uint64_t
 tmat_rho(const struct tmat *m)
 {
 	uint64_t r = 0, v;
-	uint32_t i;
+	uint32_t i, nz;
+	int      c;
 
-	for (i = 0; i < m->n; i++) {
-		if ((v = tmat_row(m, i)) > r)
-			r = v;
-		if ((v = tmat_col(m, i)) > r)
-			r = v;
-	}
+	for (i = 0; i < m->n; i++)
+		for (c = 0; c < 2; c++)
+			if ((v = line(m, i, c, &nz)) > r)
+				r = v;
 	return (r);
 }
 
 uint32_t
 tmat_row_nnz(const struct tmat *m, uint32_t i)
 {
-	uint32_t j, k = 0;
+	uint32_t nz;
 
-	for (j = 0; j < m->n; j++)
-		k += j != i && tmat_at(m, i, j) != 0;
-	return (k);
+	line(m, i, 0, &nz);
+	return (nz);
 }
 
 uint32_t
 tmat_col_nnz(const struct tmat *m, uint32_t j)
 {
-	uint32_t i, k = 0;
+	uint32_t nz;
 
-	for (i = 0; i < m->n; i++)
-		k += i != j && tmat_at(m, i, j) != 0;
-	return (k);
+	line(m, j, 1, &nz);
+	return (nz);
 }
 
 /* ---- CSV ------------------------------------------------------------- */
