@@ -305,8 +305,18 @@ drain_link(struct scc *s, struct tsyn_plan *p, uint32_t l, uint32_t now,
 
 	while (s->busy[l] <= now && s->head[l] != NONE) {
 		struct entry *en = &s->e[s->head[l]];
-		uint32_t      c = en->chunk, land, avail;
+		uint32_t      c = en->chunk, land, avail, in;
 
+		/* A border router forwarding as the head comes in must not
+		 * finish before the tail is in: onto a faster link than the
+		 * one it hears on, the send waits (the link idles until
+		 * then, and that slot wakes the loop). */
+		in = s->at[ix(s, t->link[l].src, c)];
+		if (en->live && s->at[ix(s, v, c)] == NONE && in != NONE &&
+		    in > now + m->occ[l]) {
+			s->busy[l] = in - m->occ[l];
+			break;
+		}
 		s->head[l] = en->next;
 		if (s->head[l] == NONE)
 			s->tail[l] = NONE;

@@ -312,6 +312,67 @@ test_cut_through(void **state)
 	cut_through_case("switch", -COLL_ENOTHELD);
 }
 
+/*
+ * scalecc when a border router hears on a slow WAN and forwards onto a
+ * faster link (6.25 against 12.5 GB/s, the ordinary case): cut-through
+ * must wait until the outgoing copy cannot overtake the incoming one.
+ * Before the fix the schedule failed validation ("sends chunk 0 of ...,
+ * which it does not hold yet").
+ */
+static void
+test_scalecc_router_onto_faster_link(void **state)
+{
+	static const char *const topo =
+	    "{\"nodes\":["
+	    "{\"name\":\"e0\",\"kind\":\"gpu\",\"group\":\"e\"},"
+	    "{\"name\":\"e1\",\"kind\":\"gpu\",\"group\":\"e\"},"
+	    "{\"name\":\"be\",\"kind\":\"router\",\"group\":\"e\"},"
+	    "{\"name\":\"w0\",\"kind\":\"gpu\",\"group\":\"w\"},"
+	    "{\"name\":\"w1\",\"kind\":\"gpu\",\"group\":\"w\"},"
+	    "{\"name\":\"bw\",\"kind\":\"router\",\"group\":\"w\"}],"
+	    "\"links\":["
+	    "{\"src\":\"e0\",\"dst\":\"be\",\"bandwidth\":\"12.5GBps\","
+	    "\"latency\":\"5us\",\"both\":true},"
+	    "{\"src\":\"e1\",\"dst\":\"be\",\"bandwidth\":\"12.5GBps\","
+	    "\"latency\":\"5us\",\"both\":true},"
+	    "{\"src\":\"e0\",\"dst\":\"e1\",\"bandwidth\":\"25GBps\","
+	    "\"latency\":\"2us\",\"both\":true},"
+	    "{\"src\":\"w0\",\"dst\":\"bw\",\"bandwidth\":\"12.5GBps\","
+	    "\"latency\":\"5us\",\"both\":true},"
+	    "{\"src\":\"w1\",\"dst\":\"bw\",\"bandwidth\":\"12.5GBps\","
+	    "\"latency\":\"5us\",\"both\":true},"
+	    "{\"src\":\"w0\",\"dst\":\"w1\",\"bandwidth\":\"25GBps\","
+	    "\"latency\":\"2us\",\"both\":true},"
+	    "{\"src\":\"be\",\"dst\":\"bw\",\"bandwidth\":\"6.25GBps\","
+	    "\"latency\":\"1ms\",\"both\":true}]}";
+	static const uint64_t bytes[] = {1000000, 64000000, 1000000000};
+	struct tsyn_params    q;
+	struct topo           t;
+	struct sched          s;
+	char                  err[300];
+	uint32_t              slots, c;
+	size_t                b;
+
+	(void)state;
+	parse_ok(topo, &t);
+	for (b = 0; b < 3; b++)
+		for (c = 1; c <= 4; c *= 4) {
+			memset(&q, 0, sizeof(q));
+			q.algo = TSYN_SCALECC;
+			q.coll = SCHED_ALLGATHER;
+			q.bytes = bytes[b];
+			q.chunks = c;
+			assert_int_equal(
+			    tsyn_synth(&t, &q, &s, err, sizeof(err)), 0);
+			if (tsyn_validate(&s, &slots, err, sizeof(err)) != 0)
+				fail_msg("%llu B, %u chunks: %s",
+				         (unsigned long long)bytes[b], c, err);
+			assert_true(slots > 0);
+			sched_free(&s);
+		}
+	topo_free(&t);
+}
+
 static void
 test_shipped(void **state)
 {
@@ -496,6 +557,7 @@ main(void)
 	    cmocka_unit_test(test_generators),
 	    cmocka_unit_test(test_tiny_optimal),
 	    cmocka_unit_test(test_cut_through),
+	    cmocka_unit_test(test_scalecc_router_onto_faster_link),
 	    cmocka_unit_test(test_shipped),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_validator),
