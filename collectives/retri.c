@@ -54,26 +54,58 @@ retri_digits(int64_t x, uint32_t s, int8_t *tau)
 }
 
 /*
+ * A node's block units: (offset v, part, digits).  For even n the tie,
+ * offset n/2, is split: part 0 goes +n/2, part 1 -n/2 (the mirror
+ * digits), so each phase's two directions carry the same load (the
+ * static baseline splits it the same way); every other offset's parts
+ * travel together.  Odd n: one part.
+ */
+struct unit {
+	uint32_t v, part;
+	int64_t  x; /* the signed offset it travels */
+};
+
+static uint32_t
+retri_units(uint32_t n, struct unit *u)
+{
+	uint32_t parts = n % 2 == 0 ? 2 : 1, v, p, k = 0;
+
+	for (v = 0; v < n; v++)
+		for (p = 0; p < parts; p++) {
+			int64_t x = retri_centre(v, n);
+
+			if (2 * (uint64_t)v == n && p == 1)
+				x = -x; /* the tie's other half */
+			u[k++] = (struct unit){v, p, x};
+		}
+	return (k);
+}
+
+/*
  * Classes per phase k: 0 = digit +1 (to i + 3^k, R side), 1 = digit -1
  * (to i - 3^k, L side).  Two passes over the digits: count, then fill.
  */
 static int
 retri_init(struct a2a *a)
 {
-	uint32_t          n = a->n, s = retri_nphases(n, 3), k, v, c;
+	uint32_t          n = a->n, s = retri_nphases(n, 3), k, c, i, nu;
+	uint32_t          parts = n % 2 == 0 ? 2 : 1;
 	struct circ_prof *p = &a->prof;
+	struct unit      *u;
 	int8_t           *tau;
 	uint64_t         *cnt, total = 0, p3;
 	int               rv = -ENOMEM;
 
-	tau = malloc((size_t)n * s);
+	u = malloc((size_t)n * parts * sizeof(*u));
+	tau = malloc((size_t)n * parts * s);
 	cnt = calloc(2 * (size_t)s, sizeof(*cnt));
-	if (tau == NULL || cnt == NULL)
+	if (u == NULL || tau == NULL || cnt == NULL)
 		goto out;
-	for (v = 0; v < n; v++) {
-		int8_t *t = tau + (size_t)v * s;
+	nu = retri_units(n, u);
+	for (i = 0; i < nu; i++) {
+		int8_t *t = tau + (size_t)i * s;
 
-		if ((rv = retri_digits(retri_centre(v, n), s, t)) != 0)
+		if ((rv = retri_digits(u[i].x, s, t)) != 0)
 			goto out;
 		for (k = 0; k < s; k++)
 			if (t[k] != 0) {
@@ -81,7 +113,7 @@ retri_init(struct a2a *a)
 				total++;
 			}
 	}
-	if ((rv = circ_alloc(p, n, 1, s, 2 * s, total)) != 0)
+	if ((rv = circ_alloc(p, n, parts, s, 2 * s, total)) != 0)
 		goto out;
 	total = 0;
 	for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
@@ -98,8 +130,8 @@ retri_init(struct a2a *a)
 			total += cnt[2 * k + c];
 		}
 	}
-	for (v = 0; v < n; v++) {
-		int8_t *t = tau + (size_t)v * s;
+	for (i = 0; i < nu; i++) {
+		int8_t *t = tau + (size_t)i * s;
 		int64_t pre = 0;
 
 		for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
@@ -108,8 +140,8 @@ retri_init(struct a2a *a)
 				    &p->ph[k].cls[t[k] < 0];
 				struct circ_blk *b = &cl->blk[cl->units++];
 
-				b->v = v;
-				b->part = 0;
+				b->v = u[i].v;
+				b->part = u[i].part;
 				b->pre = pre;
 			}
 			pre += t[k] * (int64_t)p3;
@@ -117,6 +149,7 @@ retri_init(struct a2a *a)
 	}
 	rv = 0;
 out:
+	free(u);
 	free(tau);
 	free(cnt);
 	return (rv);

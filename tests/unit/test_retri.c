@@ -67,7 +67,8 @@ test_retri_centre_and_phases(void **state)
 	assert_int_equal(retri_centre(4, 9), 4);
 	assert_int_equal(retri_centre(5, 9), -4);
 	assert_int_equal(retri_centre(8, 9), -1);
-	/* Even n: the tie n/2 is taken positive. */
+	/* Even n: the tie n/2 is centred positive (ReTri then splits its
+	 * block, one half each way: test_retri_even_tie_split). */
 	assert_int_equal(retri_centre(5, 10), 5);
 	assert_int_equal(retri_centre(6, 10), -4);
 	assert_int_equal(retri_nphases(2, 3), 1);
@@ -111,6 +112,55 @@ test_retri_balance_power_of_three(void **state)
 		sched_free(&sc);
 		a2a_fini(&a);
 	}
+}
+
+/*
+ * Even n: the tie block (offset n/2) is cut in halves that go +n/2 and
+ * -n/2 (mirror digits), so in every phase both directions carry the same
+ * units; schedules validate for every even n up to 200 with every phase
+ * reconfigured and with none; and the closed forms for n = 2 and 4 with
+ * every phase reconfigured (the old whole tie cost beta m/2 and 3 beta m/4).
+ */
+static void
+test_retri_even_tie_split(void **state)
+{
+	struct cost_params cp = {1.7e-6, 1e-6, 8 / 400e9, 1e-6, NULL, 0};
+	uint8_t            all[16], none[16] = {0};
+	uint64_t           m = 256u << 20;
+	struct sched       sc;
+	struct a2a         a;
+	double             c;
+	uint32_t           n, k;
+
+	(void)state;
+	memset(all, 1, sizeof(all));
+	for (n = 2; n <= 200; n += 2) {
+		assert_int_equal(a2a_init(&a, "retri", n), 0);
+		assert_int_equal(a.prof.parts, 2);
+		for (k = 0; k < a2a_nphases(&a); k++)
+			assert_int_equal(a.prof.ph[k].cls[0].units,
+			                 a.prof.ph[k].cls[1].units);
+		assert_int_equal(a2a_build(&a, 2000 * n, all, 1u << 26, &sc),
+		                 0);
+		assert_int_equal(sched_validate(&sc, NULL), 0);
+		sched_free(&sc);
+		assert_int_equal(a2a_build(&a, 2000 * n, none, 1u << 26, &sc),
+		                 0);
+		assert_int_equal(sched_validate(&sc, NULL), 0);
+		sched_free(&sc);
+		a2a_fini(&a);
+	}
+	assert_int_equal(a2a_init(&a, "retri", 2), 0);
+	assert_int_equal(a2a_predict(&a, m, &cp, all, &c), 0);
+	assert_float_equal(c, cp.alpha_s + cp.alpha_h + cp.beta * m / 4,
+	                   1e-15);
+	a2a_fini(&a);
+	assert_int_equal(a2a_init(&a, "retri", 4), 0);
+	assert_int_equal(a2a_predict(&a, m, &cp, all, &c), 0);
+	assert_float_equal(
+	    c, 2 * (cp.alpha_s + cp.alpha_h) + cp.delta + cp.beta * m / 2,
+	    1e-15);
+	a2a_fini(&a);
 }
 
 /* Bridge on n = 2^s moves m/4 each way per phase: n/2 halves. */
@@ -246,6 +296,7 @@ main(void)
 	    cmocka_unit_test(test_retri_digits_out_of_range),
 	    cmocka_unit_test(test_retri_centre_and_phases),
 	    cmocka_unit_test(test_retri_balance_power_of_three),
+	    cmocka_unit_test(test_retri_even_tie_split),
 	    cmocka_unit_test(test_bridge_balance_power_of_two),
 	    cmocka_unit_test(test_retri_subring_membership),
 	    cmocka_unit_test(test_retri_reuse_hops_and_congestion),
