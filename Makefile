@@ -115,6 +115,7 @@ COLL_SRCS := \
 	collectives/a2a.c \
 	collectives/retri.c \
 	collectives/bridge.c \
+	collectives/bruck.c \
 	collectives/baseline.c \
 	collectives/sim.c \
 	collectives/plan_cli.c \

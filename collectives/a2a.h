@@ -35,6 +35,7 @@ struct a2a {
 extern const struct a2a_ops a2a_retri_ops;
 extern const struct a2a_ops a2a_bridge_ops;
 extern const struct a2a_ops a2a_static_ops;
+extern const struct a2a_ops a2a_bruck_ops;
 
 /* Ops by name, or NULL. */
 const struct a2a_ops *a2a_lookup(const char *name);

@@ -61,7 +61,8 @@ const char *
 plan_usage(void)
 {
 	return (
-	    "usage: ocs-plan --algo retri|bridge|static --nodes N [--bytes "
+	    "usage: ocs-plan --algo retri|bridge|static|bruck --nodes N "
+	    "[--bytes "
 	    "SIZE]\n"
 	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
 	    "[--alpha-h TIME]\n"

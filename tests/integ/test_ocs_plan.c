@@ -333,8 +333,8 @@ static void
 test_ocs_plan_bad_input_exit_2(void **state)
 {
 	(void)state;
-	expect_usage_error("--algo", "bruck", "--algo", "bruck", "--nodes",
-	                   "9", "--json", "--validate", NULL);
+	expect_usage_error("--algo", "pairwise", "--algo", "pairwise",
+	                   "--nodes", "9", "--json", "--validate", NULL);
 	expect_usage_error("--nodes", "1", "--algo", "retri", "--nodes", "1",
 	                   "--json", "--validate", NULL);
 	expect_usage_error("--bytes", "12XB", "--algo", "retri", "--nodes",

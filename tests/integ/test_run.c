@@ -193,6 +193,7 @@ test_run_three_algorithms(void **state)
 	json_decref(run_ok(f, "retri", "1MiB", NULL, NULL, 9));
 	json_decref(run_ok(f, "bridge", "1MiB", "--reconfig", "all", 9));
 	json_decref(run_ok(f, "static", "1MiB", NULL, NULL, 9));
+	json_decref(run_ok(f, "bruck", "1MiB", "--reconfig", "auto", 9));
 	/* Uneven block sizes: m not a multiple of n. */
 	json_decref(run_ok(f, "retri", "1000003", "--reconfig", "none", 9));
 }

@@ -125,6 +125,34 @@ test_a2a_static_valid_for_every_n(void **state)
 	run_range("static");
 }
 
+/* Unmirrored Bruck: every n, and twice Bridge's data time with every
+ * phase reconfigured on n = 2^s (whole blocks one way, not halves both
+ * ways: the ReTri paper's motivation). */
+static void
+test_a2a_bruck_valid_for_every_n(void **state)
+{
+	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0};
+	uint8_t            all[16];
+	struct a2a         a, b;
+	double             cb, cr;
+	uint32_t           n;
+
+	(void)state;
+	run_range("bruck");
+	memset(all, 1, sizeof(all));
+	for (n = 2; n <= 1024; n *= 2) {
+		assert_int_equal(a2a_init(&a, "bruck", n), 0);
+		assert_int_equal(a2a_init(&b, "bridge", n), 0);
+		assert_int_equal(
+		    a2a_predict(&a, 1u << 20, &beta_only, all, &cb), 0);
+		assert_int_equal(
+		    a2a_predict(&b, 1u << 20, &beta_only, all, &cr), 0);
+		assert_float_equal(cb, 2 * cr, cr * 1e-12);
+		a2a_fini(&a);
+		a2a_fini(&b);
+	}
+}
+
 static void
 test_a2a_lookup_and_bad_init(void **state)
 {
@@ -134,8 +162,9 @@ test_a2a_lookup_and_bad_init(void **state)
 	assert_non_null(a2a_lookup("retri"));
 	assert_non_null(a2a_lookup("bridge"));
 	assert_non_null(a2a_lookup("static"));
-	assert_null(a2a_lookup("bruck"));
-	assert_int_equal(a2a_init(&a, "bruck", 9), -COLL_EALGO);
+	assert_non_null(a2a_lookup("bruck"));
+	assert_null(a2a_lookup("pairwise"));
+	assert_int_equal(a2a_init(&a, "pairwise", 9), -COLL_EALGO);
 	a2a_fini(&a);
 	assert_int_equal(a2a_init(&a, "retri", 1), -EINVAL);
 	a2a_fini(&a);
@@ -189,6 +218,7 @@ main(void)
 	    cmocka_unit_test(test_a2a_retri_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_bridge_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_static_valid_for_every_n),
+	    cmocka_unit_test(test_a2a_bruck_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_lookup_and_bad_init),
 	    cmocka_unit_test(test_a2a_validate_catches_a_swapped_block),
 	    cmocka_unit_test(test_a2a_build_refuses_too_big),

@@ -98,8 +98,8 @@ test_plan_cli_bad_inputs(void **state)
 	char             e[256];
 
 	(void)state;
-	bad(PARSE(&o, e, "--algo", "bruck", "--nodes", "9"), e, "--algo",
-	    "bruck");
+	bad(PARSE(&o, e, "--algo", "pairwise", "--nodes", "9"), e, "--algo",
+	    "pairwise");
 	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "1"), e, "--nodes",
 	    "\"1\"");
 	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "0"), e, "--nodes",
