@@ -162,11 +162,19 @@ session_join(struct session *s, char *err, size_t errlen)
 		}
 	s->agent_id = jr->agent_id;
 	s->heartbeat_ms = jr->has_heartbeat_ms ? jr->heartbeat_ms : 2000;
+	/* Joining again to the same events: keep the subscription (closing
+	 * a socket whose dialer is still connecting leaks inside nng 1.5). */
+	if (s->have_sub && jr->events &&
+	    strcmp(s->sub_addr, jr->events) == 0) {
+		msg_free(rep);
+		return (0);
+	}
 	if (s->have_sub) {
 		nng_close(s->sub);
 		s->have_sub = 0;
 	}
 	if (jr->events && jr->events[0]) {
+		snprintf(s->sub_addr, sizeof(s->sub_addr), "%s", jr->events);
 		if ((rv = nng_sub0_open(&s->sub)) == 0 &&
 		    (rv = nng_socket_set_size(s->sub, NNG_OPT_RECVMAXSZ,
 		                              MSG_MAX_BYTES)) == 0 &&

@@ -28,6 +28,7 @@ struct session {
 	int        timeout_ms;
 	nng_socket req, sub;
 	int        have_sub;
+	char       sub_addr[256]; /* where sub is dialled */
 	uint32_t   agent_id;
 	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
 	uint32_t   heartbeat_ms;

@@ -35,16 +35,24 @@ a2a_names(void)
 int
 a2a_init(struct a2a *a, const char *name, uint32_t n)
 {
+	return (a2a_init_radix(a, name, n, 0));
+}
+
+int
+a2a_init_radix(struct a2a *a, const char *name, uint32_t n, uint32_t radix)
+{
 	const struct a2a_ops *ops = a2a_lookup(name);
 	int                   rv;
 
 	memset(a, 0, sizeof(*a));
 	if (ops == NULL)
 		return (-COLL_EALGO);
-	if (n < 2)
+	if (n < 2 || (radix != 0 && radix != ops->radix &&
+	              strcmp(ops->name, "retri") != 0))
 		return (-EINVAL);
 	a->ops = ops;
 	a->n = n;
+	a->radix = radix;
 	if ((rv = ops->init(a)) != 0) {
 		a2a_fini(a);
 		return (rv);
@@ -125,6 +133,17 @@ out:
 	return (rv);
 }
 
+uint32_t
+a2a_rings(const struct a2a *a)
+{
+	uint32_t k, r = 1;
+
+	for (k = 0; k < a->prof.nph; k++)
+		r = circ_nring(&a->prof.ph[k]) > r ? circ_nring(&a->prof.ph[k])
+		                                   : r;
+	return (r);
+}
+
 uint64_t
 a2a_ir_blocks(const struct a2a *a)
 {
@@ -142,13 +161,13 @@ a2a_build(const struct a2a *a, uint64_t bytes, const uint8_t *before,
           uint64_t max_blocks, struct sched *s)
 {
 	const struct circ_prof *p = &a->prof;
-	uint32_t                n = a->n, k, i, c, nx = 0, cur = 0, umax = 0;
-	uint32_t               *buf = NULL;
-	uint64_t                nb = a2a_ir_blocks(a);
-	int                     rv;
+	uint32_t  n = a->n, k, i, c, nx = 0, cur = 0, umax = 0, r;
+	uint32_t *buf = NULL;
+	uint64_t  nb = a2a_ir_blocks(a);
+	int       rv;
 
-	rv =
-	    sched_init(s, a->ops->name, SCHED_ALLTOALL, n, 2, p->parts, bytes);
+	rv = sched_init(s, a->ops->name, SCHED_ALLTOALL, n, 2 * a2a_rings(a),
+	                p->parts, bytes);
 	if (rv != 0)
 		return (rv);
 	if (nb > max_blocks || nb > UINT32_MAX)
@@ -173,14 +192,21 @@ a2a_build(const struct a2a *a, uint64_t bytes, const uint8_t *before,
 		rv = sched_add_phase(s, set, (uint32_t)p->ph[k].stride);
 		if (rv < 0)
 			goto out;
-		for (i = 0; set && i < n; i++) {
-			rv = sched_add_circuit(
-			    s, i, SCHED_PORT_R,
-			    (uint32_t)((i + p->ph[k].stride) % n),
-			    SCHED_PORT_L);
-			if (rv != 0)
-				goto out;
-		}
+		for (r = 0; set && r < circ_nring(&p->ph[k]); r++)
+			/* A ring of stride n would join nodes to themselves:
+			 * no circuit (no class is routed on it). */
+			for (i = 0;
+			     circ_stride(&p->ph[k], r) % n != 0 && i < n;
+			     i++) {
+				rv = sched_add_circuit(
+				    s, i, (uint16_t)(2 * r + SCHED_PORT_R),
+				    (uint32_t)((i +
+				                circ_stride(&p->ph[k], r)) %
+				               n),
+				    (uint16_t)(2 * r + SCHED_PORT_L));
+				if (rv != 0)
+					goto out;
+			}
 		for (c = 0; c < p->ph[k].ncls; c++) {
 			const struct circ_class *cl = &p->ph[k].cls[c];
 			struct sched_seg         seg;
@@ -189,12 +215,13 @@ a2a_build(const struct a2a *a, uint64_t bytes, const uint8_t *before,
 
 			if (cl->units == 0)
 				continue;
-			rv = circ_route(n, p->ph[cur].stride, cl->offset,
-			                cl->pref, &hops, &dir);
+			rv = circ_route_cfg(p, cur, cl, &r, &hops, &dir);
 			if (rv != 0)
 				goto out;
 			memset(&seg, 0, sizeof(seg));
-			seg.port = dir > 0 ? SCHED_PORT_R : SCHED_PORT_L;
+			seg.port =
+			    (uint16_t)(2 * r + (dir > 0 ? SCHED_PORT_R
+			                                : SCHED_PORT_L));
 			seg.hops = (uint32_t)hops;
 			for (i = 0; i < n; i++) {
 				uint64_t dst;

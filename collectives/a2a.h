@@ -29,6 +29,7 @@ struct a2a_ops {
 struct a2a {
 	const struct a2a_ops *ops;
 	uint32_t              n;
+	uint32_t              radix; /* ReTri's (3, 5, 7, 9); 0: the ops' */
 	struct circ_prof      prof;
 };
 
@@ -44,7 +45,10 @@ const char *a2a_names(void);
 
 /* Instantiate for n >= 2 nodes.  0, -EINVAL, -ENOMEM, -COLL_EALGO.
  * a2a_fini() is safe after a failed init. */
-int  a2a_init(struct a2a *, const char *name, uint32_t n);
+int a2a_init(struct a2a *, const char *name, uint32_t n);
+/* The same with ReTri's radix b = 2q + 1 (3..9, odd): q rings a phase,
+ * 2q transceivers a node.  Other algorithms take only 0 (their own). */
+int a2a_init_radix(struct a2a *, const char *name, uint32_t n, uint32_t radix);
 void a2a_fini(struct a2a *);
 
 static inline uint32_t
@@ -65,6 +69,11 @@ int a2a_optimise(const struct a2a *, uint64_t bytes,
 /* Predicted cost of one placement (before[k], k = 1..nph-1). */
 int a2a_predict(const struct a2a *, uint64_t bytes, const struct cost_params *,
                 const uint8_t *before, double *cost);
+
+/* Rings a configuration has at most: the instance needs twice as many
+ * transceivers a node (2 for the ring algorithms, radix - 1 for ReTri of
+ * a larger radix). */
+uint32_t a2a_rings(const struct a2a *);
 
 /* Blocks and circuits the IR of this instance will hold (for limits). */
 uint64_t a2a_ir_blocks(const struct a2a *);

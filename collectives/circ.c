@@ -130,14 +130,46 @@ circ_route(uint64_t n, uint64_t stride, int64_t offset, int pref,
 }
 
 int
+circ_route_cfg(const struct circ_prof *p, uint32_t j,
+               const struct circ_class *c, uint32_t *ring, uint64_t *hops,
+               int *dir)
+{
+	const struct circ_phase *ph = &p->ph[j];
+	uint32_t                 nr = circ_nring(ph), own, q, r, n = 0;
+	uint32_t                 order[CIRC_MAX_RINGS];
+	uint64_t                 h;
+	int                      d, rv = -COLL_EUNREACH;
+
+	/* The class's own ring first (it wins ties), then the others. */
+	own = c->ring < nr ? c->ring : 0;
+	order[n++] = own;
+	for (r = 0; r < nr; r++)
+		if (r != own)
+			order[n++] = r;
+	for (q = 0; q < n; q++) {
+		r = order[q];
+		if (circ_route(p->n, circ_stride(ph, r), c->offset, c->pref,
+		               &h, &d) != 0)
+			continue;
+		if (rv == 0 && h >= *hops)
+			continue;
+		*ring = r;
+		*hops = h;
+		*dir = d;
+		rv = 0;
+	}
+	return (rv);
+}
+
+int
 circ_phase_cost(const struct circ_prof *p, uint32_t j, uint32_t k,
                 const struct cost_params *cp, double blk_bytes,
                 struct cost_phase *out)
 {
 	const struct circ_phase *ph = &p->ph[k];
-	double                   load_r = 0, load_l = 0;
+	double                   load[2 * CIRC_MAX_RINGS] = {0}, lmax = 0;
 	uint64_t                 h, hmax = 0;
-	uint32_t                 i, umax = 0;
+	uint32_t                 i, umax = 0, ring;
 	int                      dir, rv;
 
 	if (j > k || k >= p->nph)
@@ -147,22 +179,19 @@ circ_phase_cost(const struct circ_prof *p, uint32_t j, uint32_t k,
 
 		if (c->units == 0)
 			continue;
-		rv = circ_route(p->n, p->ph[j].stride, c->offset, c->pref, &h,
-		                &dir);
-		if (rv != 0)
+		if ((rv = circ_route_cfg(p, j, c, &ring, &h, &dir)) != 0)
 			return (rv);
-		if (dir > 0)
-			load_r += (double)c->units * (double)h;
-		else
-			load_l += (double)c->units * (double)h;
+		load[2 * ring + (dir < 0)] += (double)c->units * (double)h;
 		if (h > hmax)
 			hmax = h;
 		if (c->units > umax)
 			umax = c->units;
 	}
+	for (i = 0; i < 2 * CIRC_MAX_RINGS; i++)
+		lmax = load[i] > lmax ? load[i] : lmax;
 	memset(out, 0, sizeof(*out));
 	out->hops = (uint32_t)hmax;
-	out->link_bytes = (load_r > load_l ? load_r : load_l) * blk_bytes;
+	out->link_bytes = lmax * blk_bytes;
 	out->dir_bytes = umax * blk_bytes;
 	out->total = cp->alpha_s + cp->alpha_h * (double)hmax +
 	             cp->beta * out->link_bytes;

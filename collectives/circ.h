@@ -34,14 +34,36 @@ struct circ_class {
 	int64_t          offset; /* each node i sends to i + offset (mod n) */
 	uint32_t         units;  /* blocks per node: entries in blk */
 	int8_t           pref;   /* +1: R ports (rightwards), -1: L ports */
+	uint8_t          ring;   /* the ring of its own phase it goes on */
 	struct circ_blk *blk;
 };
 
+/*
+ * A phase's configuration, if it sets one: nring rings (0 counts as 1),
+ * ring r of stride stride[r] on transceivers 2r (R: to i + stride) and
+ * 2r + 1 (L).  ReTri of radix 2q + 1 has q rings (strides a * b^k).
+ */
+#define CIRC_MAX_RINGS 4
+
 struct circ_phase {
-	uint64_t           stride; /* circuits if reconfigured before it */
+	uint64_t           stride; /* ring 0's: circuits if reconfigured */
+	uint64_t           more[CIRC_MAX_RINGS]; /* rings 1..: more[r] */
+	uint32_t           nring;
 	uint32_t           ncls;
 	struct circ_class *cls;
 };
+
+static inline uint32_t
+circ_nring(const struct circ_phase *ph)
+{
+	return (ph->nring ? ph->nring : 1);
+}
+
+static inline uint64_t
+circ_stride(const struct circ_phase *ph, uint32_t r)
+{
+	return (r == 0 ? ph->stride : ph->more[r]);
+}
 
 struct circ_prof {
 	uint32_t           n, parts, nph;
@@ -77,6 +99,16 @@ uint32_t circ_blocks(const struct circ_prof *, uint32_t ph, uint32_t cls,
  */
 int circ_route(uint64_t n, uint64_t stride, int64_t offset, int pref,
                uint64_t *hops, int *dir);
+
+/*
+ * Route class c on the configuration of phase j: on the ring of j that
+ * reaches it in the fewest hops (ties: the class's own ring, then the
+ * lower), as circ_route does on one ring.  *ring, *hops, *dir; 0 or
+ * -COLL_EUNREACH.
+ */
+int circ_route_cfg(const struct circ_prof *, uint32_t j,
+                   const struct circ_class *c, uint32_t *ring, uint64_t *hops,
+                   int *dir);
 
 /* Cost of phase k run on the configuration set before phase j (j <= k),
  * not counting any reconfiguration. */

@@ -206,6 +206,11 @@ print_json(const struct plan *pl)
 	uint32_t R;
 
 	json_object_set_new(o, "algo", json_string(pl->o.algo));
+	json_object_set_new(
+	    o, "radix",
+	    json_integer(pl->a.radix ? pl->a.radix : pl->a.ops->radix));
+	json_object_set_new(o, "transceivers",
+	                    json_integer(2 * a2a_rings(&pl->a)));
 	json_object_set_new(o, "nodes", json_integer(pl->o.nodes));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)pl->o.bytes));
 	json_object_set_new(o, "phases", json_integer(pl->nph));
@@ -371,7 +376,8 @@ plan_run(struct plan *pl)
 	uint32_t k;
 	int      rv;
 
-	if ((rv = a2a_init(&pl->a, pl->o.algo, pl->o.nodes)) != 0) {
+	if ((rv = a2a_init_radix(&pl->a, pl->o.algo, pl->o.nodes,
+	                         pl->o.radix)) != 0) {
 		fprintf(stderr, "ocs-plan: %s with %u nodes: %s\n", pl->o.algo,
 		        pl->o.nodes, coll_strerror(rv));
 		return (1);

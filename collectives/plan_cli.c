@@ -28,6 +28,7 @@ enum {
 	OPT_SU_BW,
 	OPT_SU_ALPHA,
 	OPT_TRX,
+	OPT_RADIX,
 };
 
 static const struct option plan_longopts[] = {
@@ -53,6 +54,7 @@ static const struct option plan_longopts[] = {
     {"scaleup-bandwidth", required_argument, NULL, OPT_SU_BW},
     {"scaleup-alpha", required_argument, NULL, OPT_SU_ALPHA},
     {"transceivers", required_argument, NULL, OPT_TRX},
+    {"radix", required_argument, NULL, OPT_RADIX},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -62,8 +64,9 @@ plan_usage(void)
 {
 	return (
 	    "usage: ocs-plan --algo retri|bridge|static|bruck --nodes N "
-	    "[--bytes "
-	    "SIZE]\n"
+	    "[--bytes SIZE]\n"
+	    "                [--radix 3|5|7|9] (retri: radix - 1 "
+	    "transceivers a node)\n"
 	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
 	    "[--alpha-h TIME]\n"
 	    "                [--bandwidth RATE] [--reconfig "
@@ -228,6 +231,15 @@ matrix_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 			             arg));
 		o->gpus = (uint32_t)v;
 		return (0);
+	case OPT_RADIX:
+		if ((rv = parse_uint(arg, 99, &v)) != 0 || v < 3 || v > 9 ||
+		    v % 2 == 0)
+			return (errf(-EINVAL, err, len,
+			             "--radix \"%s\": expected 3, 5, 7 or 9 "
+			             "(ReTri uses radix - 1 transceivers)",
+			             arg));
+		o->radix = (uint32_t)v;
+		return (0);
 	case OPT_TRX:
 		if ((rv = parse_uint(arg, 8, &v)) != 0 || v < 1)
 			return (errf(-EINVAL, err, len,
@@ -378,9 +390,10 @@ parse_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 static int
 check_matrix(struct plan_opts *o, char *err, size_t len)
 {
-	if (o->topology || o->collective || o->chunks || o->steps)
+	if (o->topology || o->collective || o->chunks || o->steps || o->radix)
 		return (errf(-EINVAL, err, len, "%s: not with --matrix",
-		             o->topology     ? "--topology"
+		             o->radix        ? "--radix"
+		             : o->topology   ? "--topology"
 		             : o->collective ? "--collective"
 		             : o->chunks     ? "--chunks"
 		                             : "--steps"));
@@ -439,6 +452,9 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 		if (o->nodes)
 			return (errf(-EINVAL, err, len,
 			             "--nodes: the topology gives the nodes"));
+		if (o->radix)
+			return (errf(-EINVAL, err, len,
+			             "--radix: not with --topology"));
 		if (o->chunks == 0)
 			o->chunks = 1;
 		return (0);
@@ -451,6 +467,9 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 	if (o->algo == NULL)
 		return (errf(-EINVAL, err, len, "--algo: missing (%s)",
 		             a2a_names()));
+	if (o->radix && strcmp(o->algo, "retri") != 0)
+		return (errf(-EINVAL, err, len,
+		             "--radix %u: only with --algo retri", o->radix));
 	if (a2a_lookup(o->algo) == NULL)
 		return (errf(-EINVAL, err, len,
 		             "--algo \"%s\": unknown algorithm (%s)", o->algo,

@@ -43,6 +43,7 @@ struct plan_opts {
 	const char *matrix; /* file or generator */
 	uint32_t    gpus;   /* per server (0 until checked, then >= 1) */
 	uint32_t    planes; /* transceivers a node (0 until checked) */
+	uint32_t    radix;  /* ReTri's, 0: 3 */
 	double      su_rate, su_alpha;
 	int         su_rate_set;
 };

@@ -35,6 +35,23 @@ retri_centre(uint64_t v, uint64_t n)
 }
 
 int
+retri_digits_b(int64_t x, uint32_t s, uint32_t b, int8_t *tau)
+{
+	int64_t  q = (int64_t)(b - 1) / 2;
+	uint32_t k;
+
+	for (k = 0; k < s; k++) {
+		int64_t r = ((x % (int64_t)b) + (int64_t)b) % (int64_t)b;
+
+		if (r > q)
+			r -= (int64_t)b;
+		tau[k] = (int8_t)r;
+		x = (x - r) / (int64_t)b;
+	}
+	return (x == 0 ? 0 : -ERANGE);
+}
+
+int
 retri_digits(int64_t x, uint32_t s, int8_t *tau)
 {
 	uint32_t k;
@@ -82,69 +99,93 @@ retri_units(uint32_t n, struct unit *u)
 }
 
 /*
- * Classes per phase k: 0 = digit +1 (to i + 3^k, R side), 1 = digit -1
- * (to i - 3^k, L side).  Two passes over the digits: count, then fill.
+ * Classes per phase k, radix b = 2q + 1: for a = 1..q, class 2(a-1) is
+ * digit +a (to i + a b^k on ring a-1's R side), class 2(a-1)+1 digit -a
+ * (to i - a b^k, its L side); ring a-1 has stride a b^k.  Two passes over
+ * the digits: count, then fill.
  */
+static uint32_t
+cls_of(int8_t t)
+{
+	return (2 * (uint32_t)(t < 0 ? -t - 1 : t - 1) + (t < 0));
+}
+
+static void
+retri_phases(struct circ_prof *p, uint32_t s, uint32_t b, const uint64_t *cnt)
+{
+	uint32_t q = (b - 1) / 2, k, c;
+	uint64_t total = 0, pk;
+
+	for (k = 0, pk = 1; k < s; k++, pk *= b) {
+		struct circ_phase *ph = &p->ph[k];
+
+		ph->stride = pk;
+		ph->nring = q;
+		for (c = 1; c < q; c++)
+			ph->more[c] = (c + 1) * pk;
+		ph->ncls = 2 * q;
+		ph->cls = p->pool + 2 * q * k;
+		for (c = 0; c < 2 * q; c++) {
+			int64_t a = (int64_t)(c / 2 + 1) * (int64_t)pk;
+
+			ph->cls[c].offset = c % 2 == 0 ? a : -a;
+			ph->cls[c].pref = c % 2 == 0 ? +1 : -1;
+			ph->cls[c].ring = (uint8_t)(c / 2);
+			ph->cls[c].blk = p->blkpool + total;
+			total += cnt[2 * q * k + c];
+		}
+	}
+}
+
 static int
 retri_init(struct a2a *a)
 {
-	uint32_t          n = a->n, s = retri_nphases(n, 3), k, c, i, nu;
-	uint32_t          parts = n % 2 == 0 ? 2 : 1;
+	uint32_t n = a->n, b = a->radix ? a->radix : 3, q = (b - 1) / 2;
+	uint32_t s = retri_nphases(n, b), k, i, nu;
+	uint32_t parts = n % 2 == 0 ? 2 : 1;
 	struct circ_prof *p = &a->prof;
 	struct unit      *u;
 	int8_t           *tau;
-	uint64_t         *cnt, total = 0, p3;
+	uint64_t         *cnt, total = 0, pk;
 	int               rv = -ENOMEM;
 
+	if (b < 3 || b % 2 == 0 || b > RETRI_MAX_RADIX)
+		return (-EINVAL);
 	u = malloc((size_t)n * parts * sizeof(*u));
 	tau = malloc((size_t)n * parts * s);
-	cnt = calloc(2 * (size_t)s, sizeof(*cnt));
+	cnt = calloc(2 * (size_t)q * s, sizeof(*cnt));
 	if (u == NULL || tau == NULL || cnt == NULL)
 		goto out;
 	nu = retri_units(n, u);
 	for (i = 0; i < nu; i++) {
 		int8_t *t = tau + (size_t)i * s;
 
-		if ((rv = retri_digits(u[i].x, s, t)) != 0)
+		if ((rv = retri_digits_b(u[i].x, s, b, t)) != 0)
 			goto out;
 		for (k = 0; k < s; k++)
 			if (t[k] != 0) {
-				cnt[2 * k + (t[k] < 0)]++;
+				cnt[2 * q * k + cls_of(t[k])]++;
 				total++;
 			}
 	}
-	if ((rv = circ_alloc(p, n, parts, s, 2 * s, total)) != 0)
+	if ((rv = circ_alloc(p, n, parts, s, 2 * q * s, total)) != 0)
 		goto out;
-	total = 0;
-	for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
-		struct circ_phase *ph = &p->ph[k];
-
-		ph->stride = p3;
-		ph->ncls = 2;
-		ph->cls = p->pool + 2 * k;
-		for (c = 0; c < 2; c++) {
-			ph->cls[c].offset =
-			    c == 0 ? (int64_t)p3 : -(int64_t)p3;
-			ph->cls[c].pref = c == 0 ? +1 : -1;
-			ph->cls[c].blk = p->blkpool + total;
-			total += cnt[2 * k + c];
-		}
-	}
+	retri_phases(p, s, b, cnt);
 	for (i = 0; i < nu; i++) {
 		int8_t *t = tau + (size_t)i * s;
 		int64_t pre = 0;
 
-		for (k = 0, p3 = 1; k < s; k++, p3 *= 3) {
+		for (k = 0, pk = 1; k < s; k++, pk *= b) {
 			if (t[k] != 0) {
 				struct circ_class *cl =
-				    &p->ph[k].cls[t[k] < 0];
-				struct circ_blk *b = &cl->blk[cl->units++];
+				    &p->ph[k].cls[cls_of(t[k])];
+				struct circ_blk *bk = &cl->blk[cl->units++];
 
-				b->v = u[i].v;
-				b->part = u[i].part;
-				b->pre = pre;
+				bk->v = u[i].v;
+				bk->part = u[i].part;
+				bk->pre = pre;
 			}
-			pre += t[k] * (int64_t)p3;
+			pre += t[k] * (int64_t)pk;
 		}
 	}
 	rv = 0;

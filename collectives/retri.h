@@ -19,4 +19,9 @@ int64_t retri_centre(uint64_t v, uint64_t n);
  * returns 0, or -ERANGE if x needs more than s digits. */
 int retri_digits(int64_t x, uint32_t s, int8_t *tau);
 
+/* The same in balanced base b = 2q + 1 (odd, >= 3): digits -q..q. */
+int retri_digits_b(int64_t x, uint32_t s, uint32_t b, int8_t *tau);
+
+#define RETRI_MAX_RADIX 9 /* 8 transceivers a node, CIRC_MAX_RINGS rings */
+
 #endif

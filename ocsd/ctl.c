@@ -454,6 +454,7 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	o->has_delta = q->has_delta;
 	o->delta = q->delta;
 	o->keep = q->has_keep && q->keep;
+	o->radix = q->has_radix ? q->radix : 0;
 	if (q->n_matrix > 0) {
 		o->matrix = q->matrix;
 		for (o->mn = 1; (size_t)o->mn * o->mn < q->n_matrix; o->mn++)

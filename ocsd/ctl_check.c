@@ -19,6 +19,11 @@ check_matrix(const Ocs__RunRequest *r, char *why, size_t len)
 {
 	size_t n = 0, i;
 
+	if (r->has_radix &&
+	    (r->radix < 3 || r->radix > 9 || r->radix % 2 == 0)) {
+		snprintf(why, len, "run: radix %u (3, 5, 7 or 9)", r->radix);
+		return (-MSG_EFIELD);
+	}
 	if (r->matrix_name && !msg_str_ok(r->matrix_name)) {
 		snprintf(why, len, "run: matrix_name bad");
 		return (-MSG_EFIELD);

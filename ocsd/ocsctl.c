@@ -61,6 +61,7 @@ static const struct cmd {
      "[--alpha-h TIME]\n"
      "       [--delay TIME] [--chunk SIZE] [--keep] [--matrix "
      "FILE|GENERATOR]\n"
+     "       [--radix 3|5|7|9] (retri: radix - 1 transceivers a host)\n"
      "   run --algo fast|spreadout|solstice|eclipse|sorted|auto --matrix "
      "FILE|GENERATOR\n"
      "       --bytes SIZE [...]",

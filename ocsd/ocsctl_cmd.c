@@ -435,6 +435,7 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"chunk", required_argument, NULL, 'c'},
 	    {"keep", no_argument, NULL, 'K'},
 	    {"matrix", required_argument, NULL, 'm'},
+	    {"radix", required_argument, NULL, 'x'},
 	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
@@ -460,6 +461,20 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 		}
 		if (c == 'm') {
 			matrix = optarg;
+			continue;
+		}
+		if (c == 'x') {
+			char         *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg < '0' || *optarg > '9' || *end || v < 3 ||
+			    v > 9 || v % 2 == 0)
+				return (ocsctl_fail("run: --radix \"%s\": 3, "
+				                    "5, 7 or 9",
+				                    optarg) +
+				        1);
+			rq.has_radix = 1;
+			rq.radix = (uint32_t)v;
 			continue;
 		}
 		if (c == '?' || strchr("abrnBshdc", c) == NULL)

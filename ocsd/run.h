@@ -33,6 +33,7 @@ struct run_req {
 	 * shape), pointing into the request; NULL for uniform blocks. */
 	const uint64_t *matrix;
 	uint32_t        mn;
+	uint32_t        radix; /* retri's, 0: 3 */
 	char            matrix_name[128];
 };
 

@@ -90,11 +90,15 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
               char *err, size_t len)
 {
 	int      skew = run_is_skew(q->algo);
-	uint32_t i, need = skew ? 1 : 2;
+	uint32_t i, need = skew ? 1 : q->radix > 3 ? q->radix - 1 : 2;
 
 	if (a2a_lookup(q->algo) == NULL && !skew) {
 		snprintf(err, len, "algo \"%.40s\": unknown (%s; %s)", q->algo,
 		         a2a_names(), skew_names());
+		return (-OCSD_EUSAGE);
+	}
+	if (q->radix && strcmp(q->algo, "retri") != 0) {
+		snprintf(err, len, "radix %u: only with algo retri", q->radix);
 		return (-OCSD_EUSAGE);
 	}
 	if (skew && q->matrix == NULL) {
@@ -137,9 +141,9 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 	for (i = 0; i < *n; i++)
 		if (act[i]->ntrx < need) {
 			snprintf(err, len,
-			         "agent %s has %u transceiver(s); the ring "
-			         "algorithms need 2",
-			         act[i]->host, act[i]->ntrx);
+			         "agent %s has %u transceiver(s); %s needs "
+			         "%u",
+			         act[i]->host, act[i]->ntrx, q->algo, need);
 			return (-OCSD_EREQUEST);
 		}
 	if (q->bytes < 1 || q->bytes > ((uint64_t)1 << 34)) {
@@ -242,11 +246,14 @@ build_a2a(struct run *r, const struct run_req *q, char *err, size_t len)
 {
 	int rv;
 
-	if ((rv = a2a_init(&r->a, r->algo, r->n)) != 0) {
+	if ((rv = a2a_init_radix(&r->a, q->algo, r->n, q->radix)) != 0) {
 		snprintf(err, len, "planning %s on %u nodes: %s", r->algo,
 		         r->n, coll_strerror(rv));
 		return (rv);
 	}
+	if (q->radix > 3)
+		snprintf(r->algo, sizeof(r->algo), "retri (radix %u)",
+		         q->radix);
 	r->nph = a2a_nphases(&r->a);
 	if (r->nph > RUN_MAX_PHASES) {
 		snprintf(err, len, "too many phases");
@@ -405,7 +412,7 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 	/* Every patch into or out of a port of the run goes; what the run
 	 * does not use stays as the operator left it. */
 	for (i = 0; i < r->n; i++)
-		for (p = 0; p < 2 && p < r->node[i]->ntrx; p++)
+		for (p = 0; p < r->s.ports && p < r->node[i]->ntrx; p++)
 			mine[r->node[i]->in[p]] = mine[r->node[i]->out[p]] = 1;
 	for (i = 1; i <= t->n; i++)
 		if (mine[i] || mine[t->out[i]])

@@ -114,6 +114,53 @@ fmt_t(double t, char *b, size_t len)
 	return (b);
 }
 
+/*
+ * ReTri of radix 3, 5, 7 at n = b^s up to about 20 000 nodes: cost-only
+ * planning (profile + R* DP + prediction), best of 5, in this process.
+ */
+static void
+radix_table(void)
+{
+	static const uint32_t radices[] = {3, 5, 7};
+	struct cost_params    cp = {.alpha_s = 1.7e-6,
+	                            .alpha_h = 1e-6,
+	                            .beta = 8.0 / 400e9,
+	                            .delta = 1e-6};
+	char                  b1[32], b2[32];
+	size_t                i;
+
+	printf("\nReTri by radix (radix - 1 transceivers a node), n = b^s, "
+	       "1 MiB per node: plan+cost best of 5 (goal < 10 ms)\n");
+	printf("%5s %6s %3s %3s %12s %11s\n", "radix", "n", "P", "R*",
+	       "predicted", "plan+cost");
+	for (i = 0; i < 3; i++) {
+		uint32_t b = radices[i], n;
+
+		for (n = b * b; n <= 20000; n *= b) {
+			struct reconf_result res;
+			struct a2a           a;
+			double               t0, best = 1e30, pred = 0;
+			uint32_t             rstar = 0, nph = 0;
+			int                  rep;
+
+			for (rep = 0; rep < 5; rep++) {
+				t0 = now();
+				if (a2a_init_radix(&a, "retri", n, b) != 0 ||
+				    a2a_optimise(&a, 1u << 20, &cp, &res) != 0)
+					return;
+				pred = res.best;
+				rstar = res.rstar;
+				nph = a2a_nphases(&a);
+				reconf_free(&res);
+				a2a_fini(&a);
+				best = now() - t0 < best ? now() - t0 : best;
+			}
+			printf("%5u %6u %3u %3u %12s %11s\n", b, n, nph, rstar,
+			       fmt_t(pred, b1, 32), fmt_t(best, b2, 32));
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -181,5 +228,6 @@ main(void)
 			printf("\n");
 			fflush(stdout);
 		}
+	radix_table();
 	return (0);
 }

@@ -114,6 +114,17 @@ setup9(void **state)
 }
 
 static int
+setup25x4(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .run_conf = "deadline = 15s\n", .trx = 4};
+
+	*state = rig_up_opts(25, &o);
+	assert_non_null(*state);
+	return (0);
+}
+
+static int
 setup27(void **state)
 {
 	*state = up(27);
@@ -128,7 +139,8 @@ teardown(void **state)
 
 /* Block deliveries the schedule has: what the agents must verify. */
 static uint64_t
-expected_blocks(const char *algo, uint32_t n, uint64_t bytes, json_t *rb)
+expected_blocks_r(const char *algo, uint32_t radix, uint32_t n, uint64_t bytes,
+                  json_t *rb)
 {
 	struct a2a   a;
 	struct sched s;
@@ -138,7 +150,7 @@ expected_blocks(const char *algo, uint32_t n, uint64_t bytes, json_t *rb)
 	size_t       k;
 	json_t      *v;
 
-	assert_int_equal(a2a_init(&a, algo, n), 0);
+	assert_int_equal(a2a_init_radix(&a, algo, n, radix), 0);
 	json_array_foreach(rb, k, v) before[json_integer_value(v)] = 1;
 	assert_int_equal(a2a_build(&a, bytes, before, 1u << 26, &s), 0);
 	for (i = 0; i < s.nxf; i++)
@@ -146,6 +158,12 @@ expected_blocks(const char *algo, uint32_t n, uint64_t bytes, json_t *rb)
 	sched_free(&s);
 	a2a_fini(&a);
 	return (total);
+}
+
+static uint64_t
+expected_blocks(const char *algo, uint32_t n, uint64_t bytes, json_t *rb)
+{
+	return (expected_blocks_r(algo, 0, n, bytes, rb));
 }
 
 /* ocsctl -j run ...; the report, checked for full verification. */
@@ -746,6 +764,47 @@ test_run_restores_the_operators_map(void **state)
 	free(e);
 }
 
+/*
+ * ReTri of radix 5 on 25 hosts with 4 transceivers each: two rings a
+ * phase (strides b^k and 2 b^k), 2 phases, every block verified, the
+ * schedule's deliveries all counted.
+ */
+static void
+test_run_radix5(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+	json_t    *j, *r;
+	uint64_t   want;
+
+	if (ctl(f, &o, &e, "-j", "run", "--algo", "retri", "--radix", "5",
+	        "--bytes", "1MiB", NULL) != 0)
+		fail_msg("radix 5: %s", e);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	free(o);
+	free(e);
+	r = json_object_get(j, "report");
+	assert_string_equal(json_string_value(json_object_get(r, "algo")),
+	                    "retri (radix 5)");
+	assert_true(json_is_true(json_object_get(r, "verified")));
+	assert_int_equal(json_integer_value(json_object_get(r, "errors")), 0);
+	assert_int_equal(json_array_size(json_object_get(r, "phases")), 2);
+	want = expected_blocks_r(
+	    "retri", 5, 25,
+	    (uint64_t)json_integer_value(json_object_get(r, "bytes")),
+	    json_object_get(r, "reconfigure_before"));
+	assert_int_equal(
+	    json_integer_value(json_object_get(r, "blocks_verified")), want);
+	json_decref(j);
+	/* Radix 7 needs 6 transceivers: refused before anything moves. */
+	assert_int_not_equal(ctl(f, &o, &e, "run", "--algo", "retri",
+	                         "--radix", "7", "--bytes", "1MiB", NULL),
+	                     0);
+	assert_non_null(strstr(e, "needs 6"));
+	free(o);
+	free(e);
+}
+
 static void
 test_run_27_agents(void **state)
 {
@@ -765,6 +824,8 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_skewed, setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_radix5, setup25x4,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_timed_kept_and_sized,
 	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(

@@ -75,6 +75,10 @@ rig_agent_opt(struct rig *r, int h, const char *secret, const char *opt,
 		argv[n++] = "--tls-ca";
 		argv[n++] = r->ca;
 	}
+	if (r->trx[0]) {
+		argv[n++] = "--transceivers";
+		argv[n++] = r->trx;
+	}
 	if (opt != NULL) {
 		argv[n++] = (char *)(uintptr_t)opt;
 		argv[n++] = (char *)(uintptr_t)val;
@@ -168,8 +172,9 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
 	          st,       NULL};
 	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
-	size_t off, cap = 4096 + 64 * (size_t)n;
-	int    h, i, P = 2 * n + 2, ok = 0;
+	int    T = ro->trx > 0 ? ro->trx : 2;
+	size_t off, cap = 4096 + 32 * (size_t)T * n;
+	int    h, i, P = T * n + 2, ok = 0;
 
 	if (r == NULL || n > RIG_MAX || (conf = malloc(cap)) == NULL)
 		goto fail;
@@ -241,11 +246,13 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	    driver, addr, st, ro->timeout ? ro->timeout : "2s", r->sock,
 	    r->dir, r->join, events, tlsconf, r->dir,
 	    run_conf ? run_conf : "");
+	if (T != 2)
+		snprintf(r->trx, sizeof(r->trx), "%d", T);
 	for (h = 0; h < n; h++)
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < T; i++)
 			off += (size_t)snprintf(
 			    conf + off, cap - off, "h%02d.%d = %d %d\n", h, i,
-			    2 * h + i + 1, 2 * h + i + 1 + P);
+			    T * h + i + 1, T * h + i + 1 + P);
 	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
 	write_file(cpath, conf, 0644);
 	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));

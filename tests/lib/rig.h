@@ -21,6 +21,7 @@ struct rig {
 	char        join[80];                  /* where agents join */
 	char        emu_ports[16], emu_st[32]; /* to restart ocs-emu alike */
 	char        ca[300]; /* with TLS: the CA file agents verify with */
+	char        trx[12]; /* transceivers a host, "" for 2 */
 };
 
 struct rig_opts {
@@ -30,6 +31,7 @@ struct rig_opts {
 	const char *timeout;     /* ocsd's driver timeout (default 2s) */
 	int         no_agents;   /* cable n hosts but start no agents */
 	int         tls;         /* agents join over tls+tcp:// */
+	int         trx;         /* transceivers a host (0: 2) */
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra

@@ -163,6 +163,97 @@ test_retri_even_tie_split(void **state)
 	a2a_fini(&a);
 }
 
+/*
+ * ReTri of radix b = 2q + 1 (2q transceivers): balanced base-b digits
+ * round trip; schedules validate for every n in 2..300 and n = 625, 2401
+ * with every phase reconfigured and with none; on n = b^s with every phase
+ * reconfigured the cost is s (as + ah + beta m / b) + (s - 1) delta; and
+ * the optimal placement equals the best of every placement.
+ */
+static void
+radix_valid(uint32_t b, uint32_t n)
+{
+	uint8_t      all[16], none[16] = {0};
+	struct sched sc;
+	struct a2a   a;
+
+	memset(all, 1, sizeof(all));
+	assert_int_equal(a2a_init_radix(&a, "retri", n, b), 0);
+	assert_int_equal(a2a_rings(&a), (b - 1) / 2);
+	assert_int_equal(a2a_build(&a, 64 * n, all, 1u << 26, &sc), 0);
+	if (sched_validate(&sc, NULL) != 0)
+		fail_msg("radix %u n %u: every phase reconfigured", b, n);
+	sched_free(&sc);
+	assert_int_equal(a2a_build(&a, 64 * n, none, 1u << 26, &sc), 0);
+	if (sched_validate(&sc, NULL) != 0)
+		fail_msg("radix %u n %u: no reconfiguration", b, n);
+	sched_free(&sc);
+	a2a_fini(&a);
+}
+
+static void
+test_retri_radix(void **state)
+{
+	static const uint32_t radices[] = {5, 7};
+	struct cost_params    cp = {1.7e-6, 1e-6, 8 / 400e9, 3e-6, NULL, 0};
+	struct reconf_result  res;
+	uint8_t               all[16], pl[16];
+	int8_t                tau[8];
+	uint64_t              m = 64u << 20;
+	struct a2a            a;
+	double                c, best;
+	int64_t               x, v, pk;
+	uint32_t              i, n, b, s, k, mask;
+
+	(void)state;
+	memset(all, 1, sizeof(all));
+	for (x = -1200; x <= 1200; x++) {
+		assert_int_equal(retri_digits_b(x, 5, 5, tau), 0);
+		for (v = 0, k = 0, pk = 1; k < 5; k++, pk *= 5) {
+			assert_true(tau[k] >= -2 && tau[k] <= 2);
+			v += tau[k] * pk;
+		}
+		assert_int_equal(v, x);
+	}
+	assert_int_equal(retri_digits_b(1563, 5, 5, tau), -ERANGE);
+	for (i = 0; i < 2; i++) {
+		b = radices[i];
+		for (n = 2; n <= 300; n++)
+			radix_valid(b, n);
+	}
+	radix_valid(5, 625);
+	radix_valid(7, 2401);
+	for (i = 0; i < 2; i++)
+		for (b = radices[i], n = b, s = 1; n <= 2401; n *= b, s++) {
+			assert_int_equal(a2a_init_radix(&a, "retri", n, b), 0);
+			assert_int_equal(a2a_nphases(&a), s);
+			assert_int_equal(a2a_predict(&a, m, &cp, all, &c), 0);
+			assert_float_equal(c,
+			                   s * (cp.alpha_s + cp.alpha_h +
+			                        cp.beta * (double)m / b) +
+			                       (s - 1) * cp.delta,
+			                   c * 1e-9);
+			/* R* against every placement. */
+			assert_int_equal(a2a_optimise(&a, m, &cp, &res), 0);
+			best = 1e300;
+			for (mask = 0; mask < (1u << (s - 1)); mask++) {
+				memset(pl, 0, sizeof(pl));
+				for (k = 1; k < s; k++)
+					pl[k] = (mask >> (k - 1)) & 1;
+				assert_int_equal(
+				    a2a_predict(&a, m, &cp, pl, &c), 0);
+				best = c < best ? c : best;
+			}
+			assert_float_equal(res.best, best, best * 1e-12);
+			reconf_free(&res);
+			a2a_fini(&a);
+		}
+	/* Not a ReTri radix, or a radix for another algorithm. */
+	assert_int_equal(a2a_init_radix(&a, "retri", 9, 4), -EINVAL);
+	assert_int_equal(a2a_init_radix(&a, "retri", 9, 11), -EINVAL);
+	assert_int_equal(a2a_init_radix(&a, "bridge", 9, 5), -EINVAL);
+}
+
 /* Bridge on n = 2^s moves m/4 each way per phase: n/2 halves. */
 static void
 test_bridge_balance_power_of_two(void **state)
@@ -297,6 +388,7 @@ main(void)
 	    cmocka_unit_test(test_retri_centre_and_phases),
 	    cmocka_unit_test(test_retri_balance_power_of_three),
 	    cmocka_unit_test(test_retri_even_tie_split),
+	    cmocka_unit_test(test_retri_radix),
 	    cmocka_unit_test(test_bridge_balance_power_of_two),
 	    cmocka_unit_test(test_retri_subring_membership),
 	    cmocka_unit_test(test_retri_reuse_hops_and_congestion),
