@@ -146,9 +146,9 @@ vplace(const struct plan *p, uint64_t *at, uint64_t *peak)
 	 * node's own), so that is also where it was first put. */
 	memcpy(at, final, p->nvb * sizeof(*at));
 	for (i = 0; i < p->nvb; i++)
+		/* Never held here: nothing is stored for it. */
 		if (at[i] == UNPLACED)
-			at[i] =
-			    0; /* never held here: a zero-size placeholder */
+			at[i] = 0;
 	*peak = a.peak;
 out:
 	free(a.off);
