@@ -138,6 +138,7 @@ COLL_SRCS := \
 	collectives/skew_eclipse.c \
 	collectives/skew_ir.c \
 	collectives/skew_reuse.c \
+	collectives/msccl.c \
 	collectives/skew_servers.c
 COLL_LIB := $(BUILD)/libcoll.a
 
@@ -310,7 +311,8 @@ UNIT_TESTS := \
 	calient_dev \
 	polatis_dev \
 	tmat \
-	skew
+	skew \
+	msccl
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \

@@ -19,6 +19,7 @@
 #include "collectives/a2a.h"
 #include "collectives/plan_cli.h"
 #include "collectives/sim.h"
+#include "collectives/msccl.h"
 #include "collectives/skplan.h"
 #include "collectives/tplan.h"
 #include "proto/base/units.h"
@@ -369,6 +370,32 @@ materialise(struct plan *pl)
 	return (0);
 }
 
+/* --export msccl FILE: the validated schedule as MSCCL XML. */
+static int export(struct plan *pl)
+{
+	char   err[512], *xml;
+	size_t len;
+	FILE  *f;
+	int    ok;
+
+	if (msccl_export(&pl->s, pl->o.bytes, &xml, &len, err, sizeof(err)) !=
+	    0) {
+		fprintf(stderr, "ocs-plan: %s\n", err);
+		return (1);
+	}
+	ok = (f = fopen(pl->o.export_file, "we")) != NULL &&
+	     fwrite(xml, 1, len, f) == len;
+	if (f != NULL && fclose(f) != 0)
+		ok = 0;
+	free(xml);
+	if (!ok) {
+		fprintf(stderr, "ocs-plan: --export msccl %s: %s\n",
+		        pl->o.export_file, strerror(errno));
+		return (1);
+	}
+	return (0);
+}
+
 static int
 plan_run(struct plan *pl)
 {
@@ -425,7 +452,8 @@ plan_run(struct plan *pl)
 		        coll_strerror(rv));
 		return (1);
 	}
-	if (pl->o.validate || pl->o.phases || pl->o.simulate) {
+	if (pl->o.validate || pl->o.phases || pl->o.simulate ||
+	    pl->o.export_fmt) {
 		if (materialise(pl) != 0)
 			return (1);
 		if (!pl->valid) {
@@ -440,7 +468,7 @@ plan_run(struct plan *pl)
 		fprintf(stderr, "ocs-plan: writing output failed\n");
 		return (1);
 	}
-	return (0);
+	return (pl->o.export_fmt ? export(pl) : 0);
 }
 
 int

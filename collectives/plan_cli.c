@@ -29,6 +29,7 @@ enum {
 	OPT_SU_ALPHA,
 	OPT_TRX,
 	OPT_RADIX,
+	OPT_EXPORT,
 };
 
 static const struct option plan_longopts[] = {
@@ -55,6 +56,7 @@ static const struct option plan_longopts[] = {
     {"scaleup-alpha", required_argument, NULL, OPT_SU_ALPHA},
     {"transceivers", required_argument, NULL, OPT_TRX},
     {"radix", required_argument, NULL, OPT_RADIX},
+    {"export", required_argument, NULL, OPT_EXPORT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -66,7 +68,7 @@ plan_usage(void)
 	    "usage: ocs-plan --algo retri|bridge|static|bruck --nodes N "
 	    "[--bytes SIZE]\n"
 	    "                [--radix 3|5|7|9] (retri: radix - 1 "
-	    "transceivers a node)\n"
+	    "transceivers a node) [--export msccl FILE]\n"
 	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
 	    "[--alpha-h TIME]\n"
 	    "                [--bandwidth RATE] [--reconfig "
@@ -428,6 +430,10 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 static int
 check_mode(struct plan_opts *o, char *err, size_t len)
 {
+	if (o->export_fmt && (o->matrix || o->topology))
+		return (errf(-EINVAL, err, len,
+		             "--export msccl: only with --nodes (retri, "
+		             "bridge, static, bruck) so far"));
 	if (o->matrix != NULL)
 		return (check_matrix(o, err, len));
 	if (o->gpus || o->su_rate_set || o->planes)
@@ -467,6 +473,9 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 	if (o->algo == NULL)
 		return (errf(-EINVAL, err, len, "--algo: missing (%s)",
 		             a2a_names()));
+	if (o->export_fmt && o->simulate)
+		return (
+		    errf(-EINVAL, err, len, "--export: not with --simulate"));
 	if (o->radix && strcmp(o->algo, "retri") != 0)
 		return (errf(-EINVAL, err, len,
 		             "--radix %u: only with --algo retri", o->radix));
@@ -511,6 +520,21 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 			return (errf(-EINVAL, err, len,
 			             "\"%s\": unknown option",
 			             argv[optind - 1]));
+		if (c == OPT_EXPORT) {
+			/* Two values: the format, then the file. */
+			if (strcmp(optarg, "msccl") != 0)
+				return (errf(-EINVAL, err, len,
+				             "--export \"%s\": expected msccl "
+				             "FILE",
+				             optarg));
+			if (optind >= argc || argv[optind][0] == '\0' ||
+			    strncmp(argv[optind], "--", 2) == 0)
+				return (errf(-EINVAL, err, len,
+				             "--export msccl: missing FILE"));
+			o->export_fmt = optarg;
+			o->export_file = argv[optind++];
+			continue;
+		}
 		if ((rv = parse_opt(c, optarg, o, err, len)) != 0)
 			return (rv);
 	}

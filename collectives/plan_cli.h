@@ -44,6 +44,8 @@ struct plan_opts {
 	uint32_t    gpus;   /* per server (0 until checked, then >= 1) */
 	uint32_t    planes; /* transceivers a node (0 until checked) */
 	uint32_t    radix;  /* ReTri's, 0: 3 */
+	/* --export FORMAT FILE (ring algorithms): "msccl". */
+	const char *export_fmt, *export_file;
 	double      su_rate, su_alpha;
 	int         su_rate_set;
 };

@@ -483,6 +483,37 @@ test_ocs_plan_matrix_bad_input(void **state)
 	out_free(&r);
 }
 
+/* --export msccl FILE writes the schedule as MSCCL XML (the unit test
+ * plays it); what it cannot export is refused in one line. */
+static void
+test_ocs_plan_export_msccl(void **state)
+{
+	char       path[] = "/tmp/ocs-plan-xmlXXXXXX", buf[512];
+	int        fd;
+	ssize_t    r;
+	struct out o;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) >= 0);
+	run(&o, "--algo", "retri", "--nodes", "9", "--export", "msccl", path,
+	    NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	r = read(fd, buf, sizeof(buf) - 1);
+	assert_true(r > 100);
+	buf[r] = '\0';
+	assert_non_null(strstr(buf, "<algo name=\"ocsd-retri\""));
+	assert_non_null(strstr(buf, "coll=\"alltoall\""));
+	assert_non_null(strstr(buf, "outofplace=\"1\""));
+	close(fd);
+	unlink(path);
+	expect_usage_error("--export", "chakra", "--algo", "retri", "--nodes",
+	                   "9", "--export", "chakra", "x", NULL);
+	expect_usage_error("--export msccl", "only with --nodes", "--algo",
+	                   "fast", "--matrix", "zipf:8:0.8:1", "--export",
+	                   "msccl", "x", NULL);
+}
+
 static void
 test_ocs_plan_help(void **state)
 {
@@ -510,6 +541,7 @@ main(void)
 	    cmocka_unit_test(test_ocs_plan_help),
 	    cmocka_unit_test(test_ocs_plan_matrix_json),
 	    cmocka_unit_test(test_ocs_plan_matrix_bad_input),
+	    cmocka_unit_test(test_ocs_plan_export_msccl),
 	};
 
 	return (cmocka_run_group_tests_name("ocs_plan", tests, NULL, NULL));
