@@ -56,12 +56,19 @@ static int
 attr(const char *p, const char *k, char *out, size_t len)
 {
 	const char *end = strchr(p, '>'), *a;
-	char        pat[64];
+	char        tag[512], pat[64];
 
+	/* Look inside this tag only. */
+	if (end == NULL || end - p >= (ptrdiff_t)sizeof(tag))
+		return (-1);
+	memcpy(tag, p, (size_t)(end - p));
+	tag[end - p] = '\0';
 	snprintf(pat, sizeof(pat), " %s=\"", k);
-	if ((a = strstr(p, pat)) == NULL || a > end)
+	if ((a = strstr(tag, pat)) == NULL)
 		return (-1);
 	a += strlen(pat);
+	if (strchr(a, '"') == NULL)
+		return (-1);
 	snprintf(out, len, "%.*s", (int)(strchr(a, '"') - a), a);
 	return (0);
 }
