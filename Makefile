@@ -7,6 +7,7 @@
 #   make test     unit, golden and integration tests; ends "N passed, N failed"
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
+#   make run-netns the demo on the namespace testbed (root)
 #   make bench    benchmarks, printed as tables
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
 #   make deps     install missing Debian packages with apt-get
@@ -68,8 +69,11 @@ else
 Q := @
 endif
 
-PKGS := jansson cmocka inih libprotobuf-c libcrypto
+PKGS := jansson cmocka inih libprotobuf-c libcrypto libnl-3.0 \
+	libnl-route-3.0
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+NL_LIBS := $(shell $(PKG_CONFIG) --libs libnl-3.0 libnl-route-3.0)
+PCAP_LIBS := $(shell $(PKG_CONFIG) --libs libpcap 2>/dev/null || echo -lpcap)
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
 INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih)
@@ -221,6 +225,7 @@ AGENT_SRCS := \
 	agent/vplace.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
+	agent/xport_kernel.c \
 	agent/frame.c \
 	agent/crc32c.c \
 	agent/pattern.c
@@ -259,6 +264,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
+	testbed/ocs-emu/emu_kdp.c \
 	testbed/ocs-emu/emu_state.c
 
 # The emulator shares the switch model and the codecs, not the drivers;
@@ -267,7 +273,7 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
-		$(NNG_LIBS) $(CRYPTO_LIBS) -lm
+		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
@@ -323,7 +329,8 @@ INTEG_TESTS := \
 	run \
 	demo \
 	shutdown \
-	reap
+	reap \
+	netns
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -442,7 +449,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test check run memcheck bench fuzz fmt lint clean
+.PHONY: all test check run run-netns memcheck bench fuzz fmt lint clean
 
 all: $(PROGS)
 
@@ -456,6 +463,11 @@ check:
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
+
+# The namespace testbed (root): hosts in network namespaces, the kernel
+# datapath, agents on raw Ethernet.
+run-netns: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-netns.sh $(BIN)
 
 memcheck: $(PROGS)
 	@sh testbed/memcheck.sh $(BIN)

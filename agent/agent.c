@@ -40,12 +40,14 @@ on_signal(int sig)
 }
 
 struct agent {
-	struct session s;
-	char           fibre[256];
-	struct xport   x[EXEC_MAX_PORTS];
-	int            plugged;
-	int            unplugged_said; /* a failure to plug was logged */
-	int            once;           /* exit after one run (tests) */
+	struct session          s;
+	const struct xport_ops *ops; /* fibre (ocs-emu's relay) or kernel */
+	char                    fibre[256];
+	char                    iface[EXEC_MAX_PORTS][16]; /* kernel */
+	struct xport            x[EXEC_MAX_PORTS];
+	int                     plugged;
+	int unplugged_said; /* a failure to plug was logged */
+	int once;           /* exit after one run (tests) */
 };
 
 static void
@@ -53,8 +55,10 @@ usage(FILE *f, int rv)
 {
 	fprintf(f, "usage: ocs-agent [-dv] --controller URL --host NAME "
 	           "--secret-file FILE\n"
-	           "                 --fibre ADDR:PORT|unix:PATH "
-	           "[--transceivers N] [--timeout TIME]\n"
+	           "                 (--fibre ADDR:PORT|unix:PATH "
+	           "[--transceivers N] |\n"
+	           "                  --transport kernel --iface "
+	           "IF[,IF...]) [--timeout TIME]\n"
 	           "                 [--mem-limit SIZE] [--tls-ca FILE] "
 	           "(tls+tcp:// controllers)\n"
 	           "       ocs-agent --help | --version\n");
@@ -79,10 +83,14 @@ plug(struct agent *a)
 	int      rv;
 
 	for (i = 0; i < a->s.ntrx; i++) {
-		rv = xport_open(&a->x[i], &xport_fibre_ops, a->fibre,
-		                a->s.ingress[i], a->s.egress[i], 5000, err,
-		                sizeof(err));
+		rv = xport_open(
+		    &a->x[i], a->ops,
+		    a->ops == &xport_kernel_ops ? a->iface[i] : a->fibre,
+		    a->s.ingress[i], a->s.egress[i], 5000, err, sizeof(err));
 		if (rv != 0) {
+			/* ocsd shows it beside the agent (ocsctl agents). */
+			snprintf(a->s.down, sizeof(a->s.down), "%s.%u: %.*s",
+			         a->s.host, i, 120, err);
 			/* Said once, not at every retry while it lasts. */
 			if (!a->unplugged_said)
 				log_warnx("%s.%u: %s; retrying", a->s.host, i,
@@ -95,7 +103,13 @@ plug(struct agent *a)
 	}
 	a->plugged = 1;
 	a->unplugged_said = 0;
-	log_info("plugged %u transceivers into %s", a->s.ntrx, a->fibre);
+	a->s.down[0] = '\0';
+	if (a->ops == &xport_kernel_ops)
+		log_info("%u transceivers on interfaces %s", a->s.ntrx,
+		         a->s.ifaces);
+	else
+		log_info("plugged %u transceivers into %s", a->s.ntrx,
+		         a->fibre);
 	return (0);
 }
 
@@ -218,6 +232,8 @@ static const struct option longopts[] = {
     {"secret-file", required_argument, NULL, 'S'},
     {"fibre", required_argument, NULL, 'F'},
     {"transceivers", required_argument, NULL, 'T'},
+    {"transport", required_argument, NULL, 'X'},
+    {"iface", required_argument, NULL, 'I'},
     {"timeout", required_argument, NULL, 't'},
     {"once", no_argument, NULL, '1'},
     {"tls-ca", required_argument, NULL, 'C'},
@@ -226,6 +242,37 @@ static const struct option longopts[] = {
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* --iface t0,t1: one interface a transceiver, in order. */
+static int
+parse_ifaces(struct agent *a, const char *arg)
+{
+	const char *p = arg;
+	size_t      n;
+	uint32_t    k = 0;
+
+	if (strlen(arg) >= sizeof(a->s.ifaces))
+		goto bad;
+	while (*p) {
+		n = strcspn(p, ",");
+		if (n == 0 || n >= sizeof(a->iface[0]) || k == EXEC_MAX_PORTS)
+			goto bad;
+		memcpy(a->iface[k], p, n);
+		a->iface[k++][n] = '\0';
+		p += n + (p[n] == ',');
+	}
+	if (k == 0)
+		goto bad;
+	a->s.ntrx = k;
+	snprintf(a->s.ifaces, sizeof(a->s.ifaces), "%s", arg);
+	return (0);
+bad:
+	fprintf(stderr,
+	        "ocs-agent: --iface \"%s\": interface names (up to 15 "
+	        "characters), comma-separated, 1..%d of them\n",
+	        arg, EXEC_MAX_PORTS);
+	return (2);
+}
 
 /* The options into a; 0, or the exit status after saying why. */
 static int
@@ -282,6 +329,23 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 		case 'F':
 			snprintf(a->fibre, sizeof(a->fibre), "%s", optarg);
 			break;
+		case 'X':
+			if (strcmp(optarg, "fibre") &&
+			    strcmp(optarg, "kernel")) {
+				fprintf(stderr,
+				        "ocs-agent: --transport \"%s\": "
+				        "fibre or kernel\n",
+				        optarg);
+				return (2);
+			}
+			a->ops = strcmp(optarg, "kernel") == 0
+			             ? &xport_kernel_ops
+			             : &xport_fibre_ops;
+			break;
+		case 'I':
+			if (parse_ifaces(a, optarg) != 0)
+				return (2);
+			break;
 		case 'T':
 			v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > EXEC_MAX_PORTS) {
@@ -322,9 +386,18 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 			usage(stderr, 2);
 		}
 	}
-	if (optind != argc || !a->s.controller[0] || !a->s.host[0] ||
-	    !*secret || !a->fibre[0])
+	if (optind != argc || !a->s.controller[0] || !a->s.host[0] || !*secret)
 		usage(stderr, 2);
+	if (a->ops == &xport_kernel_ops ? !a->s.ifaces[0] || a->fibre[0]
+	                                : !a->fibre[0] || a->s.ifaces[0]) {
+		fprintf(stderr, "ocs-agent: %s\n",
+		        a->ops == &xport_kernel_ops
+		            ? "--transport kernel takes --iface, not --fibre"
+		            : "--fibre names the switch's relay (--iface "
+		              "goes with --transport kernel)");
+		return (2);
+	}
+	snprintf(a->s.transport, sizeof(a->s.transport), "%s", a->ops->name);
 	/* Unsaid, what the machine has free now: ocsd refuses a run whose
 	 * buffers would not fit, instead of the agent failing in it. */
 	if (a->s.mem_limit == 0)
@@ -387,7 +460,8 @@ serve(struct agent *a)
 		if (a->plugged && exec_drain(a->x, a->s.ntrx) > 0) {
 			log_warnx("a fibre was unplugged at %s; plugging in "
 			          "again",
-			          a->fibre);
+			          a->ops == &xport_kernel_ops ? a->s.ifaces
+			                                      : a->fibre);
 			unplug(a);
 		}
 		if (!a->plugged)
@@ -423,6 +497,7 @@ main(int argc, char **argv)
 		return (1);
 	a->s.ntrx = 2;
 	a->s.timeout_ms = 120000;
+	a->ops = &xport_fibre_ops;
 	if ((rv = parse_args(a, argc, argv, &secret, &verbose)) != 0) {
 		free(a);
 		return (rv);

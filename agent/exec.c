@@ -704,7 +704,9 @@ flush(struct exec *e, uint32_t q)
 		return (fail(e, -EPIPE,
 		             "fibre of port %s lost while sending: "
 		             "%s",
-		             pname(q), strerror((int)-w)));
+		             pname(q),
+		             xport_why(e->port[q].x) ? xport_why(e->port[q].x)
+		                                     : strerror((int)-w)));
 	b->head += (size_t)w;
 	if (b->head == b->tail)
 		b->head = b->tail = 0;
@@ -928,6 +930,9 @@ pull(struct exec *e, uint32_t q)
 	if (r == 0)
 		return (
 		    fail(e, -EPIPE, "fibre of port %s unplugged", pname(q)));
+	if (r < 0 && xport_why(e->port[q].x))
+		return (fail(e, -EPIPE, "port %s: %s", pname(q),
+		             xport_why(e->port[q].x)));
 	if (r < 0)
 		return (fail(e, -EPIPE, "fibre of port %s: %s", pname(q),
 		             strerror((int)-r)));
@@ -1010,6 +1015,8 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	memset(e->send_blk, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	memset(e->send_off, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	dl = t0 + (uint64_t)e->p.deadline_ms * 1000000u;
+	for (i = 0; i < e->p.nports; i++)
+		xport_epoch(e->port[i].x);
 	for (;;) {
 		moved = 0;
 		for (i = 0; i < e->p.nports; i++) {

@@ -117,6 +117,10 @@ session_join(struct session *s, char *err, size_t errlen)
 	j.proof.len = AUTH_PROOF;
 	j.has_mem_limit = s->mem_limit != 0;
 	j.mem_limit = s->mem_limit;
+	if (s->transport[0])
+		j.transport = s->transport;
+	if (s->ifaces[0])
+		j.ifaces = s->ifaces;
 	m.body_case = OCS__MSG__BODY_JOIN;
 	m.join = &j;
 	if (rv == 0) {
@@ -205,6 +209,8 @@ session_poll(struct session *s, struct session_plan *sp, char *err,
 	p.agent_id = s->agent_id;
 	p.has_fibres_up = 1;
 	p.fibres_up = s->fibres_up;
+	if (s->down[0])
+		p.down = s->down;
 	m.body_case = OCS__MSG__BODY_POLL;
 	m.poll = &p;
 	s->run = 0;

@@ -33,9 +33,12 @@ struct session {
 	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
 	uint32_t   heartbeat_ms;
 	uint64_t   seq;
-	uint64_t   run;       /* the run in progress, 0 if none */
-	uint32_t   fibres_up; /* plugged transceivers, said in each Poll */
-	uint64_t   mem_limit; /* said at the join (0: not said) */
+	uint64_t   run;           /* the run in progress, 0 if none */
+	uint32_t   fibres_up;     /* plugged transceivers, said in each Poll */
+	uint64_t   mem_limit;     /* said at the join (0: not said) */
+	char       transport[16]; /* said at the join */
+	char       ifaces[EXEC_MAX_PORTS * 16]; /* kernel: t0,t1 */
+	char       down[200]; /* why fibres are not up, said in each Poll */
 };
 
 enum session_err {

@@ -2,7 +2,7 @@
 /*
  * A host transceiver as the agent sees it: a byte stream out of its TX
  * and into its RX.  Pluggable (ops struct), so a kernel-interface
- * transport can sit beside the fibre-over-TCP one later.  send and recv
+ * transport (xport_kernel.c) sits beside the fibre-over-TCP one.  send and recv
  * never block: they move what they can and return -EAGAIN otherwise; the
  * executor polls xport_fd().
  */
@@ -27,10 +27,17 @@ struct xport_ops {
 	ssize_t (*send)(void *priv, const void *buf, size_t len);
 	/* Bytes moved, 0 when the fibre was unplugged, -EAGAIN, -errno. */
 	ssize_t (*recv)(void *priv, void *buf, size_t len);
+	/* Optional: a phase begins (what is sent from now on starts a new
+	 * stream; the kernel transport numbers its bytes per phase). */
+	void (*epoch)(void *priv);
+	/* Optional: the last error in words, or NULL. */
+	const char *(*why)(void *priv);
 	void (*close)(void *priv);
 };
 
 extern const struct xport_ops xport_fibre_ops;
+/* Raw Ethernet on a network interface; addr is its name. */
+extern const struct xport_ops xport_kernel_ops;
 
 struct xport {
 	const struct xport_ops *ops;
@@ -55,6 +62,17 @@ static inline ssize_t
 xport_recv(struct xport *x, void *b, size_t n)
 {
 	return (x->ops->recv(x->priv, b, n));
+}
+static inline void
+xport_epoch(struct xport *x)
+{
+	if (x->ops->epoch)
+		x->ops->epoch(x->priv);
+}
+static inline const char *
+xport_why(struct xport *x)
+{
+	return (x->ops->why ? x->ops->why(x->priv) : NULL);
 }
 
 #endif

@@ -100,6 +100,8 @@ unpatch_in(struct oxc *x, uint32_t in)
 		x->in_of[out] = 0;
 		x->out_of[in] = 0;
 		x->settle[in] = 0;
+		if (x->carried)
+			x->carried[in] = 0;
 		x->gen++;
 	}
 }
@@ -124,8 +126,17 @@ do_connect(struct oxc *x, const struct drv_patch *p, size_t np, uint64_t now)
 		x->in_of[out] = (uint16_t)in;
 		/* Light passes only once the mirrors have moved. */
 		x->settle[in] = now + x->switch_ns;
+		if (x->carried)
+			x->carried[in] = 0;
 		x->gen++;
 	}
+}
+
+static void
+tell(const struct oxc *x, uint64_t gen0)
+{
+	if (x->changed && x->gen != gen0)
+		x->changed(x->changed_arg);
 }
 
 int
@@ -134,9 +145,12 @@ oxc_connect(struct oxc *x, const struct drv_patch *p, size_t np, uint64_t now,
 {
 	int rv;
 
+	uint64_t gen0 = x->gen;
+
 	if ((rv = check_connect(x, p, np, err)) != 0)
 		return (rv);
 	do_connect(x, p, np, now);
+	tell(x, gen0);
 	return (0);
 }
 
@@ -146,9 +160,12 @@ oxc_connect_prefix(struct oxc *x, const struct drv_patch *p, size_t np,
 {
 	int rv;
 
+	uint64_t gen0 = x->gen;
+
 	if ((rv = check_connect(x, p, np, err)) != 0)
 		return (rv);
 	do_connect(x, p, k < np ? k : np, now);
+	tell(x, gen0);
 	return (0);
 }
 
@@ -156,7 +173,8 @@ int
 oxc_disconnect(struct oxc *x, const uint16_t *ports, size_t np, uint64_t now,
                struct oxc_err *err)
 {
-	size_t i;
+	uint64_t gen0 = x->gen;
+	size_t   i;
 
 	(void)now;
 	if (np == 0)
@@ -172,16 +190,19 @@ oxc_disconnect(struct oxc *x, const uint16_t *ports, size_t np, uint64_t now,
 		else if (x->in_of[pt] != 0)
 			unpatch_in(x, x->in_of[pt]);
 	}
+	tell(x, gen0);
 	return (0);
 }
 
 void
 oxc_clear(struct oxc *x)
 {
+	uint64_t gen0 = x->gen;
 	uint32_t in;
 
 	for (in = 1; in <= x->n; in++)
 		unpatch_in(x, in);
+	tell(x, gen0);
 }
 
 uint32_t
@@ -207,7 +228,7 @@ oxc_settled_at(const struct oxc *x)
 }
 
 int
-oxc_lit(const struct oxc *x, uint32_t in, uint64_t now)
+oxc_passes(const struct oxc *x, uint32_t in, uint64_t now)
 {
 	uint32_t out;
 
@@ -215,6 +236,23 @@ oxc_lit(const struct oxc *x, uint32_t in, uint64_t now)
 		return (0);
 	return (now >= x->settle[in] && !x->closed[in] && !x->closed[out] &&
 	        !x->failed[in] && !x->failed[out]);
+}
+
+int
+oxc_carried_all(const struct oxc *x, uint64_t now)
+{
+	uint32_t in;
+
+	for (in = 1; x->carried && in <= x->n; in++)
+		if (!x->carried[in] && oxc_passes(x, in, now))
+			return (0);
+	return (1);
+}
+
+int
+oxc_lit(const struct oxc *x, uint32_t in, uint64_t now)
+{
+	return (oxc_passes(x, in, now) && (!x->carried || x->carried[in]));
 }
 
 double

@@ -43,6 +43,16 @@ struct oxc {
 	int       busy_replace; /* patching a busy port re-points it */
 	enum oxc_boot boot;
 	uint64_t      gen; /* bumped on every change of patches */
+
+	/* A datapath that carries the light itself (ocs-emu's kernel
+	 * datapath) sets carried: then light from ingress i passes only
+	 * once carried[i] says the datapath forwards it, and every change
+	 * of i's patch clears it, so no reading shows light the datapath
+	 * does not carry yet.  changed, if set, is called (under the
+	 * caller's lock) after every change of patches. */
+	uint8_t *carried; /* [n + 1], or NULL */
+	void (*changed)(void *arg);
+	void *changed_arg;
 };
 
 int  oxc_init(struct oxc *, uint32_t n, uint64_t switch_ns);
@@ -69,6 +79,11 @@ uint32_t oxc_count(const struct oxc *);
 /* The latest time at which a current patch settles (0 if none). */
 uint64_t oxc_settled_at(const struct oxc *);
 
+/* Would the mirrors pass light from ingress `in` now (settled, open,
+ * not failed), whatever a datapath carries? */
+int oxc_passes(const struct oxc *, uint32_t in, uint64_t now);
+/* Does the datapath (if any) carry every path the mirrors pass now? */
+int oxc_carried_all(const struct oxc *, uint64_t now);
 /* Does light from ingress `in` reach its egress now? */
 int oxc_lit(const struct oxc *, uint32_t in, uint64_t now);
 /* Power a monitor on `port` reads now, dBm (OXC_NO_LIGHT if dark). */

@@ -430,6 +430,10 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 	a->ntrx = j->transceivers;
 	a->fibres_up = a->ntrx; /* its first Poll says otherwise */
 	a->mem_limit = j->has_mem_limit ? j->mem_limit : 0;
+	snprintf(a->transport, sizeof(a->transport), "%s",
+	         j->transport ? j->transport : "");
+	snprintf(a->ifaces, sizeof(a->ifaces), "%s",
+	         j->ifaces ? j->ifaces : "");
 	a->pipe = pipe;
 	a->seen_ms = mono_ms();
 	a->node = -1;
@@ -600,6 +604,8 @@ on_request(struct actx *c)
 			a->fibres_up = m->poll->has_fibres_up
 			                   ? m->poll->fibres_up
 			                   : a->ntrx;
+			snprintf(a->down, sizeof(a->down), "%s",
+			         m->poll->down ? m->poll->down : "");
 			hold(c, a, 0);
 			if (ag->ev.poll)
 				ag->ev.poll(ag->ev.arg, a);
@@ -805,6 +811,12 @@ agents_info(struct ocsd *d, struct reply *rp)
 		ai->fibres_up = a->fibres_up;
 		ai->has_mem_limit = a->mem_limit != 0;
 		ai->mem_limit = a->mem_limit;
+		if (a->transport[0])
+			ai->transport = reply_str(rp, a->transport);
+		if (a->ifaces[0])
+			ai->ifaces = reply_str(rp, a->ifaces);
+		if (a->down[0])
+			ai->down = reply_str(rp, a->down);
 		rp->r.agents[rp->r.n_agents++] = ai;
 	}
 }

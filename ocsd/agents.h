@@ -30,6 +30,9 @@ struct agent {
 	uint32_t     pipe;               /* nng pipe it joined on */
 	uint32_t     fibres_up;          /* plugged, as its last Poll said */
 	uint64_t     mem_limit;          /* buffers it may take, 0: unsaid */
+	char         transport[16];      /* as it joined: fibre, kernel */
+	char         ifaces[136];        /* kernel: its interfaces */
+	char         down[200];          /* its last Poll: what is not up */
 	int          lost;
 	uint64_t     seen_ms;
 	struct actx *held; /* its Poll or Ready, held for an answer */

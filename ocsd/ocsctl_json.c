@@ -91,6 +91,15 @@ j_agents(Ocs__AgentInfo **ag, size_t n)
 		if (ag[i]->has_fibres_up)
 			json_object_set_new(t, "fibres_up",
 			                    json_integer(ag[i]->fibres_up));
+		if (ag[i]->transport)
+			json_object_set_new(t, "transport",
+			                    json_string(ag[i]->transport));
+		if (ag[i]->ifaces)
+			json_object_set_new(t, "ifaces",
+			                    json_string(ag[i]->ifaces));
+		if (ag[i]->down)
+			json_object_set_new(t, "down",
+			                    json_string(ag[i]->down));
 		if (ag[i]->has_mem_limit)
 			json_object_set_new(
 			    t, "mem_limit",

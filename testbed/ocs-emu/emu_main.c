@@ -24,6 +24,7 @@
 #include "proto/base/units.h"
 #include "proto/base/version.h"
 #include "testbed/ocs-emu/emu.h"
+#include "testbed/ocs-emu/emu_kdp.h"
 
 static void
 usage(void)
@@ -39,7 +40,8 @@ usage(void)
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--tl1-calient ADDR:PORT]\n"
-	        "               [--fault SPEC]...\n"
+	        "               [--fault SPEC]... [--datapath netns:PREFIX "
+	        "[--rate RATE [--fibre-delay TIME]]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
 	        "       ocs-emu -h|--help | --version\n"
@@ -81,6 +83,9 @@ enum {
 	O_GRACE,
 	O_IDLE,
 	O_TL1C,
+	O_DATAPATH,
+	O_RATE,
+	O_FDELAY,
 };
 
 static const struct option longopts[] = {
@@ -103,6 +108,9 @@ static const struct option longopts[] = {
     {"login-grace", required_argument, NULL, O_GRACE},
     {"session-timeout", required_argument, NULL, O_IDLE},
     {"tl1-calient", required_argument, NULL, O_TL1C},
+    {"datapath", required_argument, NULL, O_DATAPATH},
+    {"rate", required_argument, NULL, O_RATE},
+    {"fibre-delay", required_argument, NULL, O_FDELAY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -146,6 +154,31 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 			return (bad("--session-timeout", a,
 			            "expected a time up to 60min (0: none)"));
 		c->idle_timeout_s = (uint32_t)(t + 0.5);
+		return (0);
+	case O_DATAPATH:
+		if (strncmp(a, "netns:", 6) != 0 || a[6] == '\0' ||
+		    strlen(a + 6) > 20 ||
+		    strspn(a + 6, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                  "abcdefghijklmnopqrstuvwxyz"
+		                  "0123456789_") != strlen(a + 6))
+			return (
+			    bad("--datapath", a,
+			        "expected netns:PREFIX (the testbed of "
+			        "netns.sh; letters, digits, _, up to 20)"));
+		snprintf(c->datapath, sizeof(c->datapath), "%s", a);
+		return (0);
+	case O_RATE:
+		if (unit_parse_rate(a, &t) != 0 || t < 1e6 || t > 16e9)
+			return (bad("--rate", a,
+			            "expected a rate of 1Mbps..16Gbps "
+			            "(Mbps, Gbps, MBps)"));
+		c->rate_bps = (uint64_t)t;
+		return (0);
+	case O_FDELAY:
+		if (unit_parse_time(a, &t) != 0 || t > 1)
+			return (bad("--fibre-delay", a,
+			            "expected a time up to 1s"));
+		c->fibre_delay_ns = (uint64_t)(t * 1e9 + 0.5);
 		return (0);
 	case O_FAULT:
 		if (strlen(faults) + strlen(a) + 2 > flen)
@@ -241,6 +274,28 @@ one_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 	return (face_opt(ch, a, c, faults, flen));
 }
 
+/* One light path, and shaping only where the kernel carries it. */
+static int
+check_datapath(const struct emu_conf *c)
+{
+	if (c->datapath[0] && c->fibre[0]) {
+		fprintf(stderr, "ocs-emu: --fibre and --datapath: one light "
+		                "path or the other\n");
+		return (2);
+	}
+	if ((c->rate_bps || c->fibre_delay_ns) && !c->datapath[0]) {
+		fprintf(stderr, "ocs-emu: --rate and --fibre-delay shape the "
+		                "kernel datapath: give --datapath too\n");
+		return (2);
+	}
+	if (c->fibre_delay_ns && !c->rate_bps) {
+		fprintf(stderr, "ocs-emu: --fibre-delay needs --rate (the "
+		                "delay sits under the line rate)\n");
+		return (2);
+	}
+	return (0);
+}
+
 static int
 parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
            char *faults, size_t flen)
@@ -290,7 +345,7 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 		        argv[optind]);
 		return (2);
 	}
-	return (0);
+	return (check_datapath(c));
 }
 
 struct fibre_arg {
@@ -402,6 +457,24 @@ setup(struct emu *e, const char *faults)
 	return (0);
 }
 
+/* The kernel datapath, opened before any thread (it enters namespaces).
+ * 0, or 1 after saying why. */
+static int
+open_kdp(struct emu *e, struct emu_kdp **kdp)
+{
+	struct emu_kdp_conf kc = {.rate_bps = e->c.rate_bps,
+	                          .delay_ns = e->c.fibre_delay_ns};
+	char                err[512];
+
+	snprintf(kc.prefix, sizeof(kc.prefix), "%s", e->c.datapath + 6);
+	if (emu_kdp_open(e, &kc, kdp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-emu: --datapath %s: %s\n", e->c.datapath,
+		        err);
+		return (1);
+	}
+	return (0);
+}
+
 static void
 emu_free(struct emu *e)
 {
@@ -446,6 +519,7 @@ main(int argc, char **argv)
 	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
 	struct tl1_arg   ta = {.lfd = -1, .stopfd = -1};
 	struct emu_rest *rest = NULL;
+	struct emu_kdp  *kdp = NULL;
 	char             faults[512] = "", rbound[300], cbound[300];
 	pthread_t        fthr, cthr;
 	sigset_t         ss;
@@ -466,6 +540,8 @@ main(int argc, char **argv)
 	}
 	if ((rv = setup(e, faults)) != 0)
 		return (rv);
+	if (e->c.datapath[0] && (rv = open_kdp(e, &kdp)) != 0)
+		return (rv);
 	/* Signals arrive on a descriptor the loop polls. */
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGINT);
@@ -483,6 +559,8 @@ main(int argc, char **argv)
 	if (e->c.fibre[0] &&
 	    (rv = start_fibre(e, &fa, &fthr, fbound, sizeof(fbound))) != 0)
 		return (rv);
+	if (kdp && emu_kdp_start(kdp) != 0)
+		fatalx("cannot start the datapath thread");
 	if (e->c.rest[0]) {
 		if ((rv = emu_rest_start(e, &rest, rbound, sizeof(rbound), err,
 		                         sizeof(err))) != 0) {
@@ -505,6 +583,8 @@ main(int argc, char **argv)
 	printf("ocs-emu: tl1 %s\n", bound);
 	if (e->c.fibre[0])
 		printf("ocs-emu: fibre %s\n", fbound);
+	if (kdp)
+		printf("ocs-emu: datapath %s\n", e->c.datapath);
 	if (rest != NULL)
 		printf("ocs-emu: rest %s\n", rbound);
 	if (ta.stopfd >= 0)
@@ -517,6 +597,7 @@ main(int argc, char **argv)
 	emu_rest_stop(rest);
 	stop_thread(ta.stopfd, ta.lfd, cthr);
 	stop_thread(fa.stopfd, fa.lfd, fthr);
+	emu_kdp_close(kdp);
 	/* A UNIX listener's socket file is ours to remove. */
 	if (fa.stopfd >= 0 && strncmp(e->c.fibre, "unix:", 5) == 0)
 		unlink(e->c.fibre + 5);

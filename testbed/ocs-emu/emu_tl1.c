@@ -511,6 +511,18 @@ sess_io(struct srv *sv, int i, short revents, uint64_t now)
 	return (0);
 }
 
+/* Does the datapath carry every path the mirrors pass? */
+static int
+carrying(struct srv *sv)
+{
+	int rv;
+
+	pthread_mutex_lock(&sv->e->mtx);
+	rv = oxc_carried_all(&sv->e->x, mono_ns());
+	pthread_mutex_unlock(&sv->e->mtx);
+	return (rv);
+}
+
 /* Release answers whose delay is over, run what came in, and close the
  * sessions that are done or idle too long. */
 static void
@@ -524,7 +536,11 @@ sess_work(struct srv *sv, uint64_t now)
 
 		if (s == NULL)
 			continue;
-		if (s->due_ms && now >= s->due_ms) {
+		if (s->due_ms && now >= s->due_ms && !carrying(sv)) {
+			/* The mirrors have moved, the kernel datapath not
+			 * yet: COMPLD once light really passes. */
+			s->due_ms = now + 1;
+		} else if (s->due_ms && now >= s->due_ms) {
 			tl1_buf_put(&s->out, s->held.p, s->held.len);
 			tl1_buf_consume(&s->held, s->held.len);
 			s->due_ms = 0;

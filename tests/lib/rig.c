@@ -53,15 +53,26 @@ int
 rig_agent_opt(struct rig *r, int h, const char *secret, const char *opt,
               const char *val)
 {
-	char  bin[256], host[16], sec[220], log[240];
-	char *argv[16];
-	int   n = 0;
+	char   bin[256], host[16], sec[220], log[240], ns[48], ifaces[64];
+	char  *argv[24];
+	int    n = 0, i;
+	size_t off;
 
 	if (h >= RIG_MAX)
 		return (-1);
 	snprintf(host, sizeof(host), "h%02d", h);
 	snprintf(sec, sizeof(sec), "%s/%s", r->dir, secret);
 	snprintf(log, sizeof(log), "%s/agent-%s.log", r->dir, host);
+	if (r->netns[0]) {
+		snprintf(ns, sizeof(ns), "%s-%s", r->netns, host);
+		/* ip netns exec enters the namespace and execs the agent,
+		 * so the process is the agent's. */
+		argv[n++] = access("/usr/sbin/ip", X_OK) == 0 ? "/usr/sbin/ip"
+		                                              : "/sbin/ip";
+		argv[n++] = "netns";
+		argv[n++] = "exec";
+		argv[n++] = ns;
+	}
 	argv[n++] = (char *)(uintptr_t)proc_bin("ocs-agent", bin, sizeof(bin));
 	argv[n++] = "--controller";
 	argv[n++] = r->join;
@@ -69,8 +80,19 @@ rig_agent_opt(struct rig *r, int h, const char *secret, const char *opt,
 	argv[n++] = host;
 	argv[n++] = "--secret-file";
 	argv[n++] = sec;
-	argv[n++] = "--fibre";
-	argv[n++] = r->fibre;
+	if (r->netns[0]) {
+		argv[n++] = "--transport";
+		argv[n++] = "kernel";
+		argv[n++] = "--iface";
+		argv[n++] = ifaces;
+		for (i = 0, off = 0; i < (r->trx[0] ? atoi(r->trx) : 2); i++)
+			off += (size_t)snprintf(ifaces + off,
+			                        sizeof(ifaces) - off, "%st%d",
+			                        i ? "," : "", i);
+	} else {
+		argv[n++] = "--fibre";
+		argv[n++] = r->fibre;
+	}
 	if (r->ca[0]) {
 		argv[n++] = "--tls-ca";
 		argv[n++] = r->ca;
@@ -106,6 +128,62 @@ rig_wait_agents(struct rig *r, int n, int timeout_ms)
 	}
 	fprintf(stderr, "rig: %d agents idle, expected %d\n", idle, n);
 	return (-1);
+}
+
+/* testbed/netns.sh CMD PREFIX [HOSTS TRX]; its exit status. */
+static int
+netns_sh(const char *cmd, const char *prefix, int hosts, int trx)
+{
+	char  h[16], t[16], *o, *e;
+	char *argv[] = {"sh",
+	                "testbed/netns.sh",
+	                (char *)(uintptr_t)cmd,
+	                (char *)(uintptr_t)prefix,
+	                h,
+	                t,
+	                NULL};
+	int   rv;
+
+	snprintf(h, sizeof(h), "%d", hosts);
+	snprintf(t, sizeof(t), "%d", trx);
+	if (hosts == 0)
+		argv[4] = NULL;
+	rv = proc_run(argv, &o, &e);
+	if (rv != 0)
+		fprintf(stderr, "rig: netns.sh %s %s: %s", cmd, prefix, e);
+	free(o);
+	free(e);
+	return (rv);
+}
+
+/* A prefix no other rig (or run) of this machine uses now. */
+static int
+netns_up(struct rig *r, int n, int trx)
+{
+	/* The process and the microsecond: apart from every other rig. */
+	snprintf(r->netns, sizeof(r->netns), "rig%ux%u", (unsigned)getpid(),
+	         (unsigned)(mono_ns() / 1000 % 1000000));
+	if (netns_sh("up", r->netns, n, trx) != 0) {
+		r->netns[0] = '\0';
+		return (-1);
+	}
+	return (0);
+}
+
+int
+rig_host_sh(struct rig *r, int h, const char *cmd)
+{
+	char  ns[48], *o, *e;
+	char *argv[] = {
+	    "ip", "netns", "exec", ns, "sh", "-c", (char *)(uintptr_t)cmd,
+	    NULL};
+	int rv;
+
+	snprintf(ns, sizeof(ns), "%s-h%02d", r->netns, h);
+	rv = proc_run(argv, &o, &e);
+	free(o);
+	free(e);
+	return (rv);
 }
 
 struct rig *
@@ -170,8 +248,9 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	char       *eargv[] = {
 	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
-	          st,       NULL};
+	          st,       NULL,          NULL,          NULL};
 	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
+	char   dpath[64];
 	int    T = ro->trx > 0 ? ro->trx : 2;
 	size_t off, cap = 4096 + 32 * (size_t)T * n;
 	int    h, i, P = T * n + 2, ok = 0;
@@ -183,6 +262,20 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		goto fail;
 	snprintf(ports, sizeof(ports), "%d", P);
 	snprintf(st, sizeof(st), "%s", switch_time);
+	if (ro->netns) {
+		if (T != 2)
+			snprintf(r->trx, sizeof(r->trx), "%d", T);
+		if (netns_up(r, n, T) != 0)
+			goto fail;
+		/* The kernel carries the light: no fibre listener. */
+		snprintf(dpath, sizeof(dpath), "netns:%s", r->netns);
+		eargv[3] = "--datapath";
+		eargv[4] = dpath;
+		if (ro->netns_rate) {
+			eargv[11] = "--rate";
+			eargv[12] = (char *)(uintptr_t)ro->netns_rate;
+		}
+	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);
 	if (proc_start(&r->emu, eargv, log) != 0 ||
@@ -191,7 +284,9 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	snprintf(r->tl1, sizeof(r->tl1), "%.60s", line + 13);
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
-	snprintf(r->fibre, sizeof(r->fibre), "%.60s", line + 15);
+	/* "ocs-emu: fibre ADDR" or "ocs-emu: datapath netns:P" */
+	if (!ro->netns)
+		snprintf(r->fibre, sizeof(r->fibre), "%.60s", line + 15);
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
@@ -300,6 +395,8 @@ rig_down(struct rig *r)
 	if (r->emu.pid)
 		proc_stop(&r->emu, SIGTERM);
 	dirty |= proc_log_dirty(&r->ocsd) | proc_log_dirty(&r->emu);
+	if (r->netns[0])
+		netns_sh("down", r->netns, 0, 0);
 	proc_rmtree(r->dir);
 	free(r->dir);
 	free(r);

@@ -20,8 +20,9 @@ struct rig {
 	char        tl1[64], fibre[64], sock[200], rest[64];
 	char        join[80];                  /* where agents join */
 	char        emu_ports[16], emu_st[32]; /* to restart ocs-emu alike */
-	char        ca[300]; /* with TLS: the CA file agents verify with */
-	char        trx[12]; /* transceivers a host, "" for 2 */
+	char        ca[300];   /* with TLS: the CA file agents verify with */
+	char        trx[12];   /* transceivers a host, "" for 2 */
+	char        netns[24]; /* the namespace testbed's prefix, or "" */
 };
 
 struct rig_opts {
@@ -32,6 +33,11 @@ struct rig_opts {
 	int         no_agents;   /* cable n hosts but start no agents */
 	int         tls;         /* agents join over tls+tcp:// */
 	int         trx;         /* transceivers a host (0: 2) */
+	/* The namespace testbed (root): hosts in namespaces, the kernel
+	 * datapath, agents on --transport kernel; fibres at netns_rate
+	 * (NULL: unshaped). */
+	int         netns;
+	const char *netns_rate;
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra
@@ -57,6 +63,8 @@ int rig_fault(struct rig *, const char *spec);
 /* Restart ocs-emu on the same addresses (its patches are lost, as a
  * switch's are in a power cycle); 0 or -1. */
 int rig_emu_restart(struct rig *);
+/* Run cmd (sh -c) in host h's namespace; its exit status. */
+int rig_host_sh(struct rig *, int h, const char *cmd);
 /* Wait until n agents are idle; 0 or -1. */
 int rig_wait_agents(struct rig *, int n, int timeout_ms);
 

@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-emu's kernel datapath (--datapath netns:PREFIX): the switch's
+ * cross-connects programmed into the kernel of the namespace testbed that
+ * testbed/netns.sh builds.  Duplex port k is the veth "p<k>" in PREFIX-sw
+ * (ingress k, egress N+k); a patch ingress i -> egress N+j is a u32
+ * match-all filter on p<i>'s ingress hook whose mirred action redirects
+ * every frame out of p<j>.  A port that is unpatched, switching, shut or
+ * failed redirects to "dark" instead, where nothing listens: light that
+ * no patch carries is lost, and the filter's statistics count it.  Each
+ * port has exactly one filter, always replaced in one netlink request, so
+ * there is no moment at which a port forwards where the model does not
+ * say.
+ *
+ * One thread keeps the kernel equal to the model: woken by every change
+ * of patches (oxc's changed hook) and at the next settling time, it moves
+ * changed ports to dark at once and to their new egress once the mirrors
+ * have settled, and only then marks them carried, so no power reading
+ * (hence no light check of ocsd's) shows a path the kernel does not
+ * forward yet.  Netlink sockets are opened in the testbed's namespaces
+ * before any thread starts (setns applies to the calling thread only).
+ *
+ * Fibre shaping (--rate, --fibre-delay): a tbf (and netem) qdisc on every
+ * host transceiver's veth in PREFIX-hNN, the transmitter's line rate.  It
+ * sits at the sender because that is where a queue pushes back on the
+ * socket (a redirected frame over a full queue at the switch would be
+ * lost without a word).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <linux/gen_stats.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_mirred.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/act/mirred.h>
+#include <netlink/route/action.h>
+#include <netlink/route/classifier.h>
+#include <netlink/route/cls/u32.h>
+#include <netlink/route/link.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/netem.h>
+#include <netlink/route/qdisc/tbf.h>
+#include <netlink/route/tc.h>
+
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "testbed/ocs-emu/emu.h"
+#include "testbed/ocs-emu/emu_kdp.h"
+
+#define KDP_PRIO     1
+#define KDP_HANDLE   0x80000800u /* u32 800::800 */
+#define KDP_TICK_NS  10000000u   /* shutters and faults: seen within this */
+#define KDP_STATS_NS 100000000u  /* counters refreshed this often */
+
+struct kport {
+	int      ifindex; /* p<k>, 0 if the testbed has no such port */
+	int      to;      /* ifindex its filter redirects to, 0 = none */
+	uint64_t dark;    /* bytes counted by dark filters since replaced */
+};
+
+struct emu_kdp {
+	struct emu     *e;
+	struct nl_sock *sk; /* in PREFIX-sw */
+	int             sink;
+	uint32_t        n;
+	struct kport   *p; /* [n + 1] */
+	int            *want;
+	uint16_t       *out_at;    /* [n + 1]: the patch programmed */
+	uint64_t       *settle_at; /* [n + 1]: and its settling time */
+	pthread_cond_t  cond;
+	pthread_t       thr;
+	int             started, stop;
+	uint64_t        stats_at;
+	char            prefix[64];
+};
+
+/* ---- netlink in a namespace --------------------------------------------- */
+
+static int
+sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
+{
+	char            path[300];
+	int             self, fd, rv;
+	struct nl_sock *sk;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, len, "namespace %s: %s (netns.sh up builds it)",
+		         ns, strerror(errno));
+		return (-ENOENT);
+	}
+	if ((self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    setns(fd, CLONE_NEWNET) != 0) {
+		rv = -errno;
+		snprintf(err, len, "entering namespace %s: %s", ns,
+		         strerror(errno));
+		close(fd);
+		if (self >= 0)
+			close(self);
+		return (rv);
+	}
+	close(fd);
+	rv = -ENOMEM;
+	if ((sk = nl_socket_alloc()) != NULL &&
+	    (rv = nl_connect(sk, NETLINK_ROUTE)) != 0) {
+		snprintf(err, len, "netlink in %s: %s", ns, nl_geterror(rv));
+		nl_socket_free(sk);
+		sk = NULL;
+		rv = -EIO;
+	}
+	/* Back home, or nothing else in this thread is where it thinks. */
+	if (setns(self, CLONE_NEWNET) != 0) {
+		log_warnx("returning from namespace %s: %s", ns,
+		          strerror(errno));
+		abort();
+	}
+	close(self);
+	*out = sk;
+	return (sk ? 0 : rv);
+}
+
+static int
+ifindex_of(struct nl_sock *sk, const char *name)
+{
+	struct rtnl_link *l;
+	int               ix;
+
+	if (rtnl_link_get_kernel(sk, 0, name, &l) != 0)
+		return (0);
+	ix = rtnl_link_get_ifindex(l);
+	rtnl_link_put(l);
+	return (ix);
+}
+
+/* ---- the filters ---------------------------------------------------------- */
+
+static int
+ingress_qdisc(struct nl_sock *sk, int ifindex, int add)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+	int                rv;
+
+	if (q == NULL)
+		return (-NLE_NOMEM);
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_INGRESS);
+	rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_kind(TC_CAST(q), "ingress");
+	rv = add ? rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_EXCL)
+	         : rtnl_qdisc_delete(sk, q);
+	rtnl_qdisc_put(q);
+	return (rv);
+}
+
+/* Port ifindex's one filter: every frame out of device `to`. */
+static int
+redirect(struct nl_sock *sk, int ifindex, int to)
+{
+	struct rtnl_cls *c = rtnl_cls_alloc();
+	struct rtnl_act *a = rtnl_act_alloc();
+	int              rv = -NLE_NOMEM;
+
+	if (c == NULL || a == NULL)
+		goto out;
+	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
+	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_handle(TC_CAST(c), KDP_HANDLE);
+	if ((rv = rtnl_tc_set_kind(TC_CAST(c), "u32")) != 0)
+		goto out;
+	rtnl_cls_set_prio(c, KDP_PRIO);
+	rtnl_cls_set_protocol(c, ETH_P_ALL);
+	/* Match everything, and stop there (a u32 key that is not
+	 * terminal only leads on to other tables). */
+	if ((rv = rtnl_u32_add_key_uint32(c, 0, 0, 0, 0)) != 0 ||
+	    (rv = rtnl_u32_set_cls_terminal(c)) != 0 ||
+	    (rv = rtnl_tc_set_kind(TC_CAST(a), "mirred")) != 0)
+		goto out;
+	rtnl_mirred_set_action(a, TCA_EGRESS_REDIR);
+	rtnl_mirred_set_policy(a, TC_ACT_STOLEN);
+	rtnl_mirred_set_ifindex(a, (uint32_t)to);
+	if ((rv = rtnl_u32_add_action(c, a)) != 0)
+		goto out;
+	rv = rtnl_cls_add(sk, c, NLM_F_CREATE | NLM_F_REPLACE);
+out:
+	if (a)
+		rtnl_act_put(a);
+	if (c)
+		rtnl_cls_put(c);
+	return (rv);
+}
+
+/* The bytes in one dumped filter's actions.  libnl's classifier objects
+ * do not keep their actions' statistics, so the dump is read here: each
+ * action's TCA_ACT_STATS holds a TCA_STATS_BASIC. */
+static int
+filter_msg(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[TCA_MAX + 1], *ut[TCA_U32_MAX + 1];
+	struct nlattr *acts[TCA_ACT_MAX_PRIO + 1], *at[TCA_ACT_MAX + 1];
+	struct nlattr *st[TCA_STATS_MAX + 1];
+	struct gnet_stats_basic gb;
+	uint64_t               *bytes = arg;
+	int                     i;
+
+	if (nlmsg_parse(nlmsg_hdr(msg), sizeof(struct tcmsg), tb, TCA_MAX,
+	                NULL) != 0 ||
+	    !tb[TCA_OPTIONS] ||
+	    nla_parse_nested(ut, TCA_U32_MAX, tb[TCA_OPTIONS], NULL) != 0 ||
+	    !ut[TCA_U32_ACT] ||
+	    nla_parse_nested(acts, TCA_ACT_MAX_PRIO, ut[TCA_U32_ACT], NULL) !=
+	        0)
+		return (NL_OK);
+	for (i = 1; i <= TCA_ACT_MAX_PRIO; i++) {
+		if (!acts[i] ||
+		    nla_parse_nested(at, TCA_ACT_MAX, acts[i], NULL) != 0 ||
+		    !at[TCA_ACT_STATS] ||
+		    nla_parse_nested(st, TCA_STATS_MAX, at[TCA_ACT_STATS],
+		                     NULL) != 0 ||
+		    !st[TCA_STATS_BASIC] ||
+		    nla_len(st[TCA_STATS_BASIC]) < (int)sizeof(gb))
+			continue;
+		memcpy(&gb, nla_data(st[TCA_STATS_BASIC]), sizeof(gb));
+		/* At the ingress hook a frame's length starts after its
+		 * Ethernet header: count whole frames, as the links do. */
+		*bytes += gb.bytes + (uint64_t)gb.packets * ETH_HLEN;
+	}
+	return (NL_OK);
+}
+
+/* Bytes port ifindex's filter action has counted (0 if unknown). */
+static uint64_t
+filter_bytes(struct nl_sock *sk, int ifindex)
+{
+	struct tcmsg t = {.tcm_family = AF_UNSPEC,
+	                  .tcm_ifindex = ifindex,
+	                  .tcm_parent = TC_HANDLE(0xffff, 0)};
+	uint64_t     b = 0;
+
+	if (nl_send_simple(sk, RTM_GETTFILTER, NLM_F_DUMP, &t, sizeof(t)) < 0)
+		return (0);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, filter_msg, &b);
+	(void)nl_recvmsgs_default(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_DEFAULT, NULL, NULL);
+	return (b);
+}
+
+/* ---- the thread ------------------------------------------------------------ */
+
+/* What each port should do now, under mtx; the next time to look. */
+static uint64_t
+plan_ports(struct emu_kdp *k, uint64_t now)
+{
+	const struct oxc *x = &k->e->x;
+	uint64_t          next = now + KDP_TICK_NS;
+	uint32_t          in, out;
+
+	for (in = 1; in <= k->n; in++) {
+		out = x->out_of[in];
+		k->out_at[in] = (uint16_t)out;
+		k->settle_at[in] = x->settle[in];
+		k->want[in] = k->sink;
+		if (!k->p[in].ifindex || out == 0)
+			continue;
+		if (oxc_passes(x, in, now) && k->p[out - k->n].ifindex)
+			k->want[in] = k->p[out - k->n].ifindex;
+		else if (x->settle[in] > now && x->settle[in] < next)
+			next = x->settle[in];
+	}
+	return (next);
+}
+
+/* Make the kernel do what plan_ports said, outside the lock. */
+static void
+apply(struct emu_kdp *k)
+{
+	uint32_t in;
+	int      rv;
+
+	for (in = 1; in <= k->n; in++) {
+		struct kport *p = &k->p[in];
+
+		if (!p->ifindex || p->to == k->want[in])
+			continue;
+		/* A dark filter's count dies with it: keep it. */
+		if (p->to == k->sink)
+			p->dark += filter_bytes(k->sk, p->ifindex);
+		if ((rv = redirect(k->sk, p->ifindex, k->want[in])) != 0) {
+			log_warnx("datapath: port %u: %s", in,
+			          nl_geterror(rv));
+			p->to = 0; /* tried again next time */
+			continue;
+		}
+		p->to = k->want[in];
+	}
+}
+
+/* Under mtx: carried where the kernel forwards what the model has now. */
+static void
+mark_carried(struct emu_kdp *k)
+{
+	const struct oxc *x = &k->e->x;
+	uint32_t          in;
+
+	for (in = 1; in <= k->n; in++) {
+		uint32_t out = x->out_of[in];
+
+		/* A path with no veth at one end has nothing for the
+		 * kernel to carry: the model alone says. */
+		if (!k->p[in].ifindex || (out && !k->p[out - k->n].ifindex))
+			x->carried[in] = 1;
+		else
+			x->carried[in] = k->want[in] != k->sink &&
+			                 k->p[in].to == k->want[in] &&
+			                 out == k->out_at[in] &&
+			                 x->settle[in] == k->settle_at[in];
+	}
+}
+
+static void
+refresh_counters(struct emu_kdp *k)
+{
+	struct emu       *e = k->e;
+	struct nl_cache  *links;
+	struct rtnl_link *l;
+	uint32_t          j;
+
+	if (rtnl_link_alloc_cache(k->sk, AF_UNSPEC, &links) != 0)
+		return;
+	for (j = 1; j <= k->n; j++) {
+		struct kport *p = &k->p[j];
+		uint64_t      drop = p->dark;
+
+		if (!p->ifindex ||
+		    (l = rtnl_link_get(links, p->ifindex)) == NULL)
+			continue;
+		/* Switch side: what it receives, the host sent in. */
+		__atomic_store_n(&e->cnt_in[j],
+		                 rtnl_link_get_stat(l, RTNL_LINK_RX_BYTES),
+		                 __ATOMIC_RELAXED);
+		__atomic_store_n(&e->cnt_out[k->n + j],
+		                 rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES),
+		                 __ATOMIC_RELAXED);
+		if (p->to == k->sink)
+			drop += filter_bytes(k->sk, p->ifindex);
+		__atomic_store_n(&e->cnt_drop[j], drop, __ATOMIC_RELAXED);
+		rtnl_link_put(l);
+	}
+	nl_cache_free(links);
+}
+
+static void
+changed(void *arg)
+{
+	pthread_cond_signal(&((struct emu_kdp *)arg)->cond);
+}
+
+static void *
+kdp_main(void *arg)
+{
+	struct emu_kdp *k = arg;
+	struct emu     *e = k->e;
+	struct timespec ts;
+	uint64_t        gen, next, now;
+
+	pthread_mutex_lock(&e->mtx);
+	while (!k->stop) {
+		gen = e->x.gen;
+		next = plan_ports(k, mono_ns());
+		pthread_mutex_unlock(&e->mtx);
+		apply(k);
+		now = mono_ns();
+		if (now >= k->stats_at) {
+			refresh_counters(k);
+			k->stats_at = now + KDP_STATS_NS;
+		}
+		pthread_mutex_lock(&e->mtx);
+		mark_carried(k);
+		if (e->x.gen != gen || k->stop)
+			continue;
+		ts.tv_sec = (time_t)(next / 1000000000u);
+		ts.tv_nsec = (long)(next % 1000000000u);
+		pthread_cond_timedwait(&k->cond, &e->mtx, &ts);
+	}
+	pthread_mutex_unlock(&e->mtx);
+	return (NULL);
+}
+
+/* ---- shaping ---------------------------------------------------------------- */
+
+static int
+shape_dev(struct nl_sock *sk, int ifindex, uint64_t rate_bps,
+          uint64_t delay_ns)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc(), *d = NULL;
+	int                rv = -NLE_NOMEM, bytes = (int)(rate_bps / 8);
+
+	if (q == NULL)
+		return (rv);
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+	rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(1, 0));
+	if ((rv = rtnl_tc_set_kind(TC_CAST(q), "tbf")) != 0)
+		goto out;
+	/* A burst of 1 ms of line rate (at least two jumbo frames) and a
+	 * queue the sender's socket buffer never fills: the socket waits,
+	 * the queue never drops. */
+	rtnl_qdisc_tbf_set_rate(
+	    q, bytes, bytes / 1000 > 20000 ? bytes / 1000 : 20000, 0);
+	rtnl_qdisc_tbf_set_limit(q, 64 << 20);
+	if ((rv = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_REPLACE)) != 0 ||
+	    delay_ns == 0)
+		goto out;
+	rv = -NLE_NOMEM;
+	if ((d = rtnl_qdisc_alloc()) == NULL)
+		goto out;
+	rtnl_tc_set_ifindex(TC_CAST(d), ifindex);
+	rtnl_tc_set_parent(TC_CAST(d), TC_HANDLE(1, 1));
+	rtnl_tc_set_handle(TC_CAST(d), TC_HANDLE(10, 0));
+	if ((rv = rtnl_tc_set_kind(TC_CAST(d), "netem")) != 0)
+		goto out;
+	rtnl_netem_set_delay(d, (int)(delay_ns / 1000));
+	rtnl_netem_set_limit(d, 1 << 20);
+	rv = rtnl_qdisc_add(sk, d, NLM_F_CREATE | NLM_F_REPLACE);
+out:
+	if (d)
+		rtnl_qdisc_put(d);
+	rtnl_qdisc_put(q);
+	return (rv);
+}
+
+/* Every t<j> of every PREFIX-hNN. */
+static int
+shape_hosts(struct emu_kdp *k, uint64_t rate_bps, uint64_t delay_ns, char *err,
+            size_t len)
+{
+	DIR           *d;
+	struct dirent *de;
+	char           pre[80], name[16];
+	size_t         pl;
+	int            rv = 0, j, ix, hosts = 0;
+
+	snprintf(pre, sizeof(pre), "%s-h", k->prefix);
+	pl = strlen(pre);
+	if ((d = opendir("/run/netns")) == NULL) {
+		snprintf(err, len, "/run/netns: %s", strerror(errno));
+		return (-ENOENT);
+	}
+	while (rv == 0 && (de = readdir(d)) != NULL) {
+		struct nl_sock *sk;
+
+		if (strncmp(de->d_name, pre, pl) != 0)
+			continue;
+		if ((rv = sock_in_ns(de->d_name, &sk, err, len)) != 0)
+			break;
+		hosts++;
+		for (j = 0; rv == 0 && j < 64; j++) {
+			snprintf(name, sizeof(name), "t%d", j);
+			if ((ix = ifindex_of(sk, name)) == 0)
+				break;
+			if ((rv = shape_dev(sk, ix, rate_bps, delay_ns)) != 0)
+				snprintf(err, len, "%s %s: %s%s", de->d_name,
+				         name, nl_geterror(rv),
+				         delay_ns ? " (a fibre delay needs "
+				                    "sch_netem in the kernel)"
+				                  : "");
+		}
+		nl_socket_free(sk);
+	}
+	closedir(d);
+	if (rv == 0 && hosts == 0) {
+		snprintf(err, len, "no host namespaces %s*", pre);
+		rv = -ENOENT;
+	}
+	return (rv == 0 ? 0 : -EIO);
+}
+
+/* ---- open, start, stop ------------------------------------------------------- */
+
+static int
+find_ports(struct emu_kdp *k, char *err, size_t len)
+{
+	char     name[16];
+	uint32_t j, found = 0;
+	int      rv;
+
+	if ((k->sink = ifindex_of(k->sk, "dark")) == 0) {
+		snprintf(err, len, "%s-sw has no \"dark\" device", k->prefix);
+		return (-ENOENT);
+	}
+	for (j = 1; j <= k->n; j++) {
+		snprintf(name, sizeof(name), "p%u", j);
+		if ((k->p[j].ifindex = ifindex_of(k->sk, name)) == 0)
+			continue;
+		found++;
+		/* Whatever a previous emulator left goes with its qdisc:
+		 * the switch powers up dark. */
+		(void)ingress_qdisc(k->sk, k->p[j].ifindex, 0);
+		if ((rv = ingress_qdisc(k->sk, k->p[j].ifindex, 1)) != 0 ||
+		    (rv = redirect(k->sk, k->p[j].ifindex, k->sink)) != 0) {
+			snprintf(err, len, "%s-sw %s: %s", k->prefix, name,
+			         nl_geterror(rv));
+			return (-EIO);
+		}
+		k->p[j].to = k->sink;
+	}
+	if (found == 0) {
+		snprintf(err, len, "%s-sw has none of the ports p1..p%u",
+		         k->prefix, k->n);
+		return (-ENOENT);
+	}
+	log_info("datapath: %u of %u ports in %s-sw", found, k->n, k->prefix);
+	return (0);
+}
+
+int
+emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
+             char *err, size_t len)
+{
+	struct emu_kdp    *k;
+	pthread_condattr_t ca;
+	char               ns[80];
+	int                rv;
+
+	*out = NULL;
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return (-ENOMEM);
+	k->e = e;
+	k->n = e->x.n;
+	snprintf(k->prefix, sizeof(k->prefix), "%s", c->prefix);
+	k->p = calloc(k->n + 1, sizeof(*k->p));
+	k->want = calloc(k->n + 1, sizeof(*k->want));
+	k->out_at = calloc(k->n + 1, sizeof(*k->out_at));
+	k->settle_at = calloc(k->n + 1, sizeof(*k->settle_at));
+	e->x.carried = calloc(k->n + 1, 1);
+	if (!k->p || !k->want || !k->out_at || !k->settle_at ||
+	    !e->x.carried) {
+		emu_kdp_close(k);
+		return (-ENOMEM);
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	snprintf(ns, sizeof(ns), "%s-sw", c->prefix);
+	if ((rv = sock_in_ns(ns, &k->sk, err, len)) != 0 ||
+	    (rv = find_ports(k, err, len)) != 0 ||
+	    (c->rate_bps &&
+	     (rv = shape_hosts(k, c->rate_bps, c->delay_ns, err, len)) != 0)) {
+		emu_kdp_close(k);
+		return (rv);
+	}
+	*out = k;
+	return (0);
+}
+
+int
+emu_kdp_start(struct emu_kdp *k)
+{
+	pthread_mutex_lock(&k->e->mtx);
+	k->e->x.changed = changed;
+	k->e->x.changed_arg = k;
+	pthread_mutex_unlock(&k->e->mtx);
+	if (pthread_create(&k->thr, NULL, kdp_main, k) != 0)
+		return (-EAGAIN);
+	k->started = 1;
+	return (0);
+}
+
+void
+emu_kdp_close(struct emu_kdp *k)
+{
+	uint32_t j;
+
+	if (k == NULL)
+		return;
+	if (k->started) {
+		pthread_mutex_lock(&k->e->mtx);
+		k->stop = 1;
+		k->e->x.changed = NULL;
+		pthread_cond_signal(&k->cond);
+		pthread_mutex_unlock(&k->e->mtx);
+		pthread_join(k->thr, NULL);
+	}
+	/* Powered off: every port dark (its filter gone with the qdisc). */
+	for (j = 1; k->sk && j <= k->n; j++)
+		if (k->p[j].ifindex)
+			(void)ingress_qdisc(k->sk, k->p[j].ifindex, 0);
+	if (k->sk)
+		nl_socket_free(k->sk);
+	pthread_cond_destroy(&k->cond);
+	free(k->e->x.carried);
+	k->e->x.carried = NULL;
+	free(k->p);
+	free(k->want);
+	free(k->out_at);
+	free(k->settle_at);
+	free(k);
+}

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# make run-netns (root): the namespace testbed.  NODES hosts, each in its
+# own network namespace with two veth transceivers cabled into the
+# switch's namespace (testbed/netns.sh); ocs-emu carries the light in the
+# kernel (tc mirred redirects between its ports, through libnl) over
+# fibres shaped to RATE; ocsd drives it over TL1; one ocs-agent a host
+# sends raw Ethernet on its own interfaces (--transport kernel).  Runs
+# ReTri, Bridge and the static ring, verifies every block, and tears
+# everything down on every way out, as make run does.
+#
+# usage: run-netns.sh BINDIR [NODES] [BYTES] [RATE]
+set -u
+BIN=${1:-bin}
+NODES=${2:-9}
+BYTES=${3:-1MiB}
+RATE=${4:-1Gbps}
+here=$(dirname "$0")
+
+if [ "$(id -u)" != 0 ]; then
+	echo "make run-netns: needs root (network namespaces); make run" \
+		"runs the same without them" >&2
+	exit 2
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-netns.XXXXXX") || exit 1
+prefix="ocsrun$$"
+pids=
+cleanup() {
+	trap '' HUP INT PIPE TERM
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	sh "$here/netns.sh" down "$prefix"
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'echo "make run-netns: interrupted" >&2; exit 130' INT
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
+
+fail() {
+	echo "make run-netns: $*" >&2
+	for f in "$dir"/*.log; do
+		[ -s "$f" ] && { echo "--- $f (last lines)"; tail -n 8 "$f"; } >&2
+	done
+	exit 1
+}
+
+wait_for() {
+	i=0
+	while ! sh -c "$1" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -ge "$2" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
+chmod 600 "$dir/secret"
+
+sh "$here/netns.sh" up "$prefix" "$NODES" 2 9000 ||
+	fail "could not build the namespaces"
+ports=$((2 * NODES))
+"$BIN/ocs-emu" --tl1 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
+	--datapath "netns:$prefix" --rate "$RATE" \
+	>"$dir/emu.out" 2>"$dir/emu.log" &
+pids="$pids $!"
+wait_for "grep -q datapath $dir/emu.out" 50 || fail "ocs-emu did not start"
+tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
+
+{
+	printf '[switch]\ndriver = polatis\naddress = %s\n' "$tl1"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
+	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
+	printf '[state]\ndir = %s/state\n' "$dir"
+	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
+	printf 'events = ipc://%s/events.sock\n' "$dir"
+	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
+	printf 'deadline = 30s\n'
+	printf '[cabling]\n'
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		printf 'h%02d.0 = %d %d\n' "$h" $((2 * h + 1)) \
+			$((2 * h + 1 + ports))
+		printf 'h%02d.1 = %d %d\n' "$h" $((2 * h + 2)) \
+			$((2 * h + 2 + ports))
+		h=$((h + 1))
+	done
+} >"$dir/ocsd.conf"
+
+ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
+
+"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
+pids="$pids $!"
+wait_for "$BIN/ocsctl -s ipc://$dir/ctl.sock status | grep -q ': connected'" \
+	50 || fail "ocsd did not reach the switch"
+
+h=0
+while [ "$h" -lt "$NODES" ]; do
+	host=$(printf 'h%02d' "$h")
+	ip netns exec "$prefix-$host" "$BIN/ocs-agent" \
+		--controller "ipc://$dir/agents.sock" --host "$host" \
+		--secret-file "$dir/secret" --transport kernel --iface t0,t1 \
+		2>"$dir/agent-$host.log" &
+	pids="$pids $!"
+	h=$((h + 1))
+done
+wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
+	-eq $NODES" 100 || fail "the agents did not all join"
+
+echo "make run-netns: $NODES hosts in namespaces $prefix-h*, 2 veth" \
+	"transceivers each, fibres at $RATE;"
+echo "               ocs-emu switching in the kernel (tc mirred, 1 ms);" \
+	"ocsd driving it over TL1"
+ctl agents | head -n 4
+echo
+
+total=0
+for algo in retri bridge static; do
+	ctl run --algo "$algo" --bytes "$BYTES" >"$dir/run.out" 2>&1 ||
+		{ cat "$dir/run.out"; fail "the $algo run failed"; }
+	cat "$dir/run.out"
+	echo
+	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
+		"$dir/run.out")
+	[ -n "$v" ] || fail "the $algo run did not verify"
+	total=$((total + v))
+done
+echo "verified: $total blocks, 0 errors"
+exit 0

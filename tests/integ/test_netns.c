@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_netns.c (root): the namespace testbed.  Hosts in
+ * network namespaces with veth transceivers, ocs-emu's kernel datapath
+ * (tc mirred through libnl) carrying their frames, agents on raw
+ * Ethernet.  Frames the test sends itself show that a patch, a removal
+ * and a re-patch are exactly what the kernel forwards, and that a dark
+ * port drops and counts; every algorithm runs verified through it; a
+ * host whose interface goes down mid-run ends the run with its name; and
+ * no namespace outlives its testbed.  Without root every test is skipped
+ * with the reason.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "proto/base/mono.h"
+#include "tests/lib/rig.h"
+
+#define TEST_TYPE 0x88b6 /* not the agents' EtherType: theirs ignore it */
+
+static int
+need_root(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_netns: skipped: needs root (network "
+		                "namespaces, veth, tc)\n");
+		return (0);
+	}
+	return (1);
+}
+
+/*
+ * In host h's namespace, on interface t0: send `count` frames (recv 0),
+ * or count the frames that arrive within wait_ms (recv 1).  Run in a
+ * child, which alone enters the namespace.  The count, or -1.
+ */
+static int
+frames(struct rig *r, int h, int recv, int count, int wait_ms)
+{
+	char    path[96];
+	int     pfd[2], n = -1, st;
+	pid_t   pid;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/run/netns/%s-h%02d", r->netns, h);
+	if (pipe(pfd) != 0 || (pid = fork()) < 0)
+		return (-1);
+	if (pid == 0) {
+		struct sockaddr_ll sl = {.sll_family = AF_PACKET,
+		                         .sll_protocol = htons(TEST_TYPE)};
+		uint8_t            f[200];
+		int                fd, got = 0, i;
+		uint64_t           dl = mono_ms() + (uint64_t)wait_ms;
+
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
+			_exit(1);
+		sl.sll_ifindex = (int)if_nametoindex("t0");
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK,
+		            htons(TEST_TYPE));
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sl, sizeof(sl)))
+			_exit(1);
+		memset(f, 0xff, 6);
+		memset(f + 6, 0x02, 6);
+		f[12] = TEST_TYPE >> 8;
+		f[13] = TEST_TYPE & 0xff;
+		memset(f + 14, 'x', sizeof(f) - 14);
+		for (i = 0; !recv && i < count; i++)
+			got += send(fd, f, sizeof(f), 0) == sizeof(f);
+		while (recv && mono_ms() < dl) {
+			if (read(fd, f, sizeof(f)) > 0)
+				got++;
+			else
+				mono_sleep_ms(5);
+		}
+		(void)!write(pfd[1], &got, sizeof(got));
+		_exit(0);
+	}
+	close(pfd[1]);
+	k = read(pfd[0], &n, sizeof(n));
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return (k == sizeof(n) ? n : -1);
+}
+
+/* Frames from h00 that reach h01 (h01 listening while h00 sends). */
+static int
+crossing(struct rig *r, int count)
+{
+	pid_t pid;
+	int   pfd[2], n = -1, st;
+
+	if (pipe(pfd) != 0 || (pid = fork()) < 0)
+		return (-1);
+	if (pid == 0) {
+		int got = frames(r, 1, 1, 0, 600);
+
+		(void)!write(pfd[1], &got, sizeof(got));
+		_exit(0);
+	}
+	close(pfd[1]);
+	mono_sleep_ms(200); /* the receiver is bound by then */
+	assert_int_equal(frames(r, 0, 0, count, 0), count);
+	(void)!read(pfd[0], &n, sizeof(n));
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return (n);
+}
+
+static uint64_t
+counter(struct rig *r, const char *port, const char *key)
+{
+	char cmd[64], buf[2048], *p;
+
+	snprintf(cmd, sizeof(cmd), "RTRV-PORT-CNTR::%s:2:;", port);
+	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
+	p = strstr(buf, key);
+	assert_non_null(p);
+	return (strtoull(p + strlen(key), NULL, 10));
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE  *f = fopen(path, "re");
+	char  *b;
+	size_t n;
+
+	if (f == NULL || (b = calloc(1, 65536)) == NULL) {
+		if (f)
+			fclose(f);
+		return (NULL);
+	}
+	n = fread(b, 1, 65535, f);
+	b[n] = '\0';
+	fclose(f);
+	return (b);
+}
+
+static int
+netns_left(const char *prefix)
+{
+	char *argv[] = {"ip", "netns", "list", NULL}, *o, *e;
+	int   left;
+
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	left = strstr(o, prefix) != NULL;
+	free(o);
+	free(e);
+	return (left);
+}
+
+/* Patch, remove, re-patch: the kernel forwards exactly what the map
+ * says, and a dark port drops and counts what it gets. */
+static void
+test_patch_dark(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .trx = 1, .no_agents = 1};
+	struct rig *r;
+	char        buf[2048], prefix[40], cmd[64];
+	uint64_t    drop0;
+
+	(void)state;
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(2, &o));
+	snprintf(prefix, sizeof(prefix), "%s-", r->netns);
+	/* Ports 1, 2 a side on a 4-port switch: h00.0 is 1 -> 5, h01.0 is
+	 * 2 -> 6. */
+	snprintf(cmd, sizeof(cmd), "ENT-PATCH::1,6:2:;");
+	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
+	assert_int_equal(crossing(r, 20), 20);
+	assert_int_equal(rig_tl1(r, "DLT-PATCH::1:2:;", buf, sizeof(buf)), 0);
+	drop0 = counter(r, "1", "DROP=");
+	assert_int_equal(crossing(r, 15), 0);
+	mono_sleep_ms(250); /* counters are read from tc every 100 ms */
+	/* 15 frames of 200 bytes, dropped whole. */
+	assert_int_equal(counter(r, "1", "DROP=") - drop0, 15 * 200);
+	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
+	assert_int_equal(crossing(r, 10), 10);
+	assert_int_equal(rig_down(r), 0);
+	assert_false(netns_left(prefix));
+}
+
+static void
+run_ok(struct rig *r, const char *algo, const char *bytes)
+{
+	char *out, *err;
+	int   rv;
+
+	rv = rig_ctl(r, &out, &err, "run", "--algo", algo, "--bytes", bytes,
+	             NULL);
+	if (rv != 0 || strstr(out, " 0 errors") == NULL)
+		fprintf(stderr, "%s: %s%s", algo, out, err);
+	assert_int_equal(rv, 0);
+	assert_non_null(strstr(out, "verified: "));
+	assert_non_null(strstr(out, " 0 errors"));
+	free(out);
+	free(err);
+}
+
+/* Every algorithm, verified through the kernel datapath. */
+static void
+test_algorithms(void **state)
+{
+	struct rig_opts          o = {.switch_time = "1ms", .netns = 1};
+	static const char *const algos[] = {"retri", "bridge", "static",
+	                                    "bruck"};
+	struct rig              *r;
+	size_t                   i;
+
+	(void)state;
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(5, &o));
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
+		run_ok(r, algos[i], "512KiB");
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* An interface taken down mid-run ends the run, naming host and
+ * interface, and ocsctl agents shows it. */
+static void
+test_iface_down(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .netns_rate = "50Mbps"};
+	struct rig *r;
+	struct proc run;
+	char        bin[256], log[300], cmd[900], *out, *err, *text;
+	char       *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int         st;
+
+	(void)state;
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	snprintf(log, sizeof(log), "%s/run.out", r->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
+	         proc_bin("ocsctl", bin, sizeof(bin)), r->sock, log);
+	assert_int_equal(proc_start(&run, argv, NULL), 0);
+	mono_sleep_ms(400); /* 24 MiB at 50 Mbit/s: the run takes 1.3 s */
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t1 down"), 0);
+	st = proc_wait(&run, 30000);
+	text = slurp(log);
+	if (st <= 0)
+		fprintf(stderr, "run: exit %d: %s\n", st, text ? text : "");
+	assert_true(st > 0); /* it ended, and failed */
+	assert_non_null(text);
+	if (!strstr(text, "h01") || !strstr(text, "t1"))
+		fprintf(stderr, "run said: %s\n", text);
+	assert_non_null(strstr(text, "h01"));
+	assert_non_null(strstr(text, "t1"));
+	free(text);
+	/* The agent says why its fibres are not up. */
+	mono_sleep_ms(1500);
+	assert_int_equal(rig_ctl(r, &out, &err, "agents", NULL), 0);
+	if (!strstr(out, "t1 is down"))
+		fprintf(stderr, "agents: %s\n", out);
+	assert_non_null(strstr(out, "t1 is down"));
+	free(out);
+	free(err);
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t1 up"), 0);
+	assert_int_equal(rig_wait_agents(r, 3, 10000), 0);
+	run_ok(r, "retri", "64KiB");
+	assert_int_equal(rig_down(r), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_patch_dark),
+	    cmocka_unit_test(test_algorithms),
+	    cmocka_unit_test(test_iface_down),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
