@@ -265,6 +265,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
 
 # The emulator shares the switch model and the codecs, not the drivers;
@@ -273,7 +274,7 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
-		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) -lm
+		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'

@@ -1016,7 +1016,8 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	memset(e->send_off, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	dl = t0 + (uint64_t)e->p.deadline_ms * 1000000u;
 	for (i = 0; i < e->p.nports; i++)
-		xport_epoch(e->port[i].x);
+		xport_epoch(e->port[i].x, e->run32, (uint16_t)k,
+		            (uint16_t)e->p.node);
 	for (;;) {
 		moved = 0;
 		for (i = 0; i < e->p.nports; i++) {

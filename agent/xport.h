@@ -27,9 +27,11 @@ struct xport_ops {
 	ssize_t (*send)(void *priv, const void *buf, size_t len);
 	/* Bytes moved, 0 when the fibre was unplugged, -EAGAIN, -errno. */
 	ssize_t (*recv)(void *priv, void *buf, size_t len);
-	/* Optional: a phase begins (what is sent from now on starts a new
-	 * stream; the kernel transport numbers its bytes per phase). */
-	void (*epoch)(void *priv);
+	/* Optional: node begins phase `phase` of run run32 (what is sent
+	 * from now on starts a new stream; the kernel transport numbers its
+	 * bytes per phase and labels its segments for captures). */
+	void (*epoch)(void *priv, uint32_t run32, uint16_t phase,
+	              uint16_t node);
 	/* Optional: the last error in words, or NULL. */
 	const char *(*why)(void *priv);
 	void (*close)(void *priv);
@@ -64,10 +66,10 @@ xport_recv(struct xport *x, void *b, size_t n)
 	return (x->ops->recv(x->priv, b, n));
 }
 static inline void
-xport_epoch(struct xport *x)
+xport_epoch(struct xport *x, uint32_t run32, uint16_t phase, uint16_t node)
 {
 	if (x->ops->epoch)
-		x->ops->epoch(x->priv);
+		x->ops->epoch(x->priv, run32, phase, node);
 }
 static inline const char *
 xport_why(struct xport *x)

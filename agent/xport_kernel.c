@@ -24,7 +24,13 @@
  *	0  magic "OS", version 1, flags 0
  *	4  stream   u32 big endian: the sender's phase stream
  *	8  offset   u64 big endian: of the first payload byte in the stream
- *	16 payload  up to MTU - 16 bytes
+ *	16 run      u32 big endian: low 32 bits of the run id
+ *	20 phase    u16 big endian
+ *	22 src      u16 big endian: the sending node
+ *	24 payload  up to MTU - 24 bytes
+ *
+ * Run, phase and source are there for a capture on the switch's ports
+ * (ocs-emu --capture), which sees segments, not the frames inside.
  *
  * Flow control is the kernel's: the socket's send buffer holds what the
  * interface's queue has not sent (a shaped fibre's tbf pushes back
@@ -48,7 +54,7 @@
 #include "proto/base/mono.h"
 
 #define KX_ETHERTYPE 0x88b5
-#define KX_SHIM      16
+#define KX_SHIM      24
 #define KX_HDR       (ETH_HLEN + KX_SHIM)
 #define KX_BATCH     64
 #define KX_RCVBUF    (64 << 20)
@@ -60,7 +66,8 @@ struct kx {
 	uint8_t mac[ETH_ALEN];
 	size_t  seg; /* payload bytes a segment carries */
 	/* Sending: this phase's stream. */
-	uint32_t stream;
+	uint32_t stream, run32;
+	uint16_t phase, node;
 	uint64_t sent;
 	uint8_t  hdr[KX_BATCH][KX_HDR];
 	/* Receiving: the stream being read, and a segment's remainder. */
@@ -203,12 +210,15 @@ kx_fd(void *priv)
 }
 
 static void
-kx_epoch(void *priv)
+kx_epoch(void *priv, uint32_t run32, uint16_t phase, uint16_t node)
 {
 	struct kx *k = priv;
 
 	k->stream++;
 	k->sent = 0;
+	k->run32 = run32;
+	k->phase = phase;
+	k->node = node;
 }
 
 static void
@@ -225,6 +235,11 @@ fill_hdr(struct kx *k, uint8_t *h, uint64_t off)
 	put_be32(h + 18, k->stream);
 	put_be32(h + 22, (uint32_t)(off >> 32));
 	put_be32(h + 26, (uint32_t)off);
+	put_be32(h + 30, k->run32);
+	h[34] = (uint8_t)(k->phase >> 8);
+	h[35] = (uint8_t)k->phase;
+	h[36] = (uint8_t)(k->node >> 8);
+	h[37] = (uint8_t)k->node;
 }
 
 static ssize_t

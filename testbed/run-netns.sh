@@ -65,7 +65,7 @@ sh "$here/netns.sh" up "$prefix" "$NODES" 2 9000 ||
 	fail "could not build the namespaces"
 ports=$((2 * NODES))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
-	--datapath "netns:$prefix" --rate "$RATE" \
+	--datapath "netns:$prefix" --rate "$RATE" --capture \
 	>"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
 wait_for "grep -q datapath $dir/emu.out" 50 || fail "ocs-emu did not start"
@@ -120,6 +120,8 @@ ctl agents | head -n 4
 echo
 
 total=0
+unlit=0
+caps=0
 for algo in retri bridge static; do
 	ctl run --algo "$algo" --bytes "$BYTES" >"$dir/run.out" 2>&1 ||
 		{ cat "$dir/run.out"; fail "the $algo run failed"; }
@@ -129,6 +131,17 @@ for algo in retri bridge static; do
 		"$dir/run.out")
 	[ -n "$v" ] || fail "the $algo run did not verify"
 	total=$((total + v))
+	# The switch's capture summarises a run once its ports are quiet.
+	caps=$((caps + 1))
+	wait_for "test \$(grep -c '^ocs-emu: capture run' $dir/emu.out) \
+		-ge $caps" 50 || fail "no capture of the $algo run"
+	line=$(grep '^ocs-emu: capture run' "$dir/emu.out" | sed -n "${caps}p")
+	echo "${line#ocs-emu: }" | fold -s -w 78
+	echo
+	u=$(echo "$line" | sed -n 's/.*unlit-circuit frames: \([0-9]*\).*/\1/p')
+	unlit=$((unlit + ${u:-1}))
 done
 echo "verified: $total blocks, 0 errors"
+echo "unlit-circuit frames: $unlit (libpcap on every switch port)"
+[ "$unlit" -eq 0 ] || fail "frames crossed unlit circuits"
 exit 0

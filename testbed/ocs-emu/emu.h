@@ -50,6 +50,7 @@ struct emu_conf {
 	char          datapath[40]; /* "" (the fibre relay) or netns:PREFIX */
 	uint64_t      rate_bps;     /* kernel datapath: fibre line rate */
 	uint64_t      fibre_delay_ns; /* and propagation delay */
+	int           capture;        /* and libpcap on its ports */
 };
 
 /* A CALIENT connection (emu_conn.c): duplex ports a, b; bi a-b or uni

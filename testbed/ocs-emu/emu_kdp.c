@@ -20,6 +20,9 @@
  * forward yet.  Netlink sockets are opened in the testbed's namespaces
  * before any thread starts (setns applies to the calling thread only).
  *
+ * --capture: libpcap on every port and on the sink (emu_cap.c), the proof
+ * that no frame met an unlit circuit.
+ *
  * Fibre shaping (--rate, --fibre-delay): a tbf (and netem) qdisc on every
  * host transceiver's veth in PREFIX-hNN, the transmitter's line rate.  It
  * sits at the sender because that is where a queue pushes back on the
@@ -56,10 +59,12 @@
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu.h"
+#include "testbed/ocs-emu/emu_cap.h"
 #include "testbed/ocs-emu/emu_kdp.h"
 
 #define KDP_PRIO     1
 #define KDP_HANDLE   0x80000800u /* u32 800::800 */
+#define KDP_INGRESS  0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
 #define KDP_TICK_NS  10000000u   /* shutters and faults: seen within this */
 #define KDP_STATS_NS 100000000u  /* counters refreshed this often */
 
@@ -83,16 +88,17 @@ struct emu_kdp {
 	int             started, stop;
 	uint64_t        stats_at;
 	char            prefix[64];
+	struct emu_cap *cap; /* --capture, or NULL */
 };
 
 /* ---- netlink in a namespace --------------------------------------------- */
 
+/* Enter namespace ns in this thread; *self is where to come back to. */
 static int
-sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
+ns_enter(const char *ns, int *self, char *err, size_t len)
 {
-	char            path[300];
-	int             self, fd, rv;
-	struct nl_sock *sk;
+	char path[300];
+	int  fd, rv;
 
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
@@ -100,17 +106,40 @@ sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
 		         ns, strerror(errno));
 		return (-ENOENT);
 	}
-	if ((self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0 ||
+	if ((*self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0 ||
 	    setns(fd, CLONE_NEWNET) != 0) {
 		rv = -errno;
 		snprintf(err, len, "entering namespace %s: %s", ns,
 		         strerror(errno));
 		close(fd);
-		if (self >= 0)
-			close(self);
+		if (*self >= 0)
+			close(*self);
 		return (rv);
 	}
 	close(fd);
+	return (0);
+}
+
+static void
+ns_leave(int self)
+{
+	/* Back home, or nothing else in this thread is where it thinks. */
+	if (setns(self, CLONE_NEWNET) != 0) {
+		log_warnx("returning from a namespace: %s", strerror(errno));
+		abort();
+	}
+	close(self);
+}
+
+/* A netlink socket that lives in namespace ns. */
+static int
+sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
+{
+	struct nl_sock *sk;
+	int             self, rv;
+
+	if ((rv = ns_enter(ns, &self, err, len)) != 0)
+		return (rv);
 	rv = -ENOMEM;
 	if ((sk = nl_socket_alloc()) != NULL &&
 	    (rv = nl_connect(sk, NETLINK_ROUTE)) != 0) {
@@ -119,15 +148,28 @@ sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
 		sk = NULL;
 		rv = -EIO;
 	}
-	/* Back home, or nothing else in this thread is where it thinks. */
-	if (setns(self, CLONE_NEWNET) != 0) {
-		log_warnx("returning from namespace %s: %s", ns,
-		          strerror(errno));
-		abort();
-	}
-	close(self);
+	ns_leave(self);
 	*out = sk;
 	return (sk ? 0 : rv);
+}
+
+/* The capture's packet sockets, opened in the switch's namespace. */
+static int
+open_capture(struct emu_kdp *k, const char *ns, char *err, size_t len)
+{
+	int     *have, self, rv;
+	uint32_t j;
+
+	if ((have = calloc(k->n + 1, sizeof(*have))) == NULL)
+		return (-ENOMEM);
+	for (j = 1; j <= k->n; j++)
+		have[j] = k->p[j].ifindex != 0;
+	if ((rv = ns_enter(ns, &self, err, len)) == 0) {
+		rv = emu_cap_open(&k->cap, k->n, have, err, len);
+		ns_leave(self);
+	}
+	free(have);
+	return (rv);
 }
 
 static int
@@ -155,7 +197,7 @@ ingress_qdisc(struct nl_sock *sk, int ifindex, int add)
 		return (-NLE_NOMEM);
 	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
 	rtnl_tc_set_parent(TC_CAST(q), TC_H_INGRESS);
-	rtnl_tc_set_handle(TC_CAST(q), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_handle(TC_CAST(q), KDP_INGRESS);
 	rtnl_tc_set_kind(TC_CAST(q), "ingress");
 	rv = add ? rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_EXCL)
 	         : rtnl_qdisc_delete(sk, q);
@@ -174,7 +216,7 @@ redirect(struct nl_sock *sk, int ifindex, int to)
 	if (c == NULL || a == NULL)
 		goto out;
 	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
-	rtnl_tc_set_parent(TC_CAST(c), TC_HANDLE(0xffff, 0));
+	rtnl_tc_set_parent(TC_CAST(c), KDP_INGRESS);
 	rtnl_tc_set_handle(TC_CAST(c), KDP_HANDLE);
 	if ((rv = rtnl_tc_set_kind(TC_CAST(c), "u32")) != 0)
 		goto out;
@@ -244,7 +286,7 @@ filter_bytes(struct nl_sock *sk, int ifindex)
 {
 	struct tcmsg t = {.tcm_family = AF_UNSPEC,
 	                  .tcm_ifindex = ifindex,
-	                  .tcm_parent = TC_HANDLE(0xffff, 0)};
+	                  .tcm_parent = KDP_INGRESS};
 	uint64_t     b = 0;
 
 	if (nl_send_simple(sk, RTM_GETTFILTER, NLM_F_DUMP, &t, sizeof(t)) < 0)
@@ -556,7 +598,8 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 	if ((rv = sock_in_ns(ns, &k->sk, err, len)) != 0 ||
 	    (rv = find_ports(k, err, len)) != 0 ||
 	    (c->rate_bps &&
-	     (rv = shape_hosts(k, c->rate_bps, c->delay_ns, err, len)) != 0)) {
+	     (rv = shape_hosts(k, c->rate_bps, c->delay_ns, err, len)) != 0) ||
+	    (c->capture && (rv = open_capture(k, ns, err, len)) != 0)) {
 		emu_kdp_close(k);
 		return (rv);
 	}
@@ -574,7 +617,7 @@ emu_kdp_start(struct emu_kdp *k)
 	if (pthread_create(&k->thr, NULL, kdp_main, k) != 0)
 		return (-EAGAIN);
 	k->started = 1;
-	return (0);
+	return (k->cap ? emu_cap_start(k->cap) : 0);
 }
 
 void
@@ -592,6 +635,7 @@ emu_kdp_close(struct emu_kdp *k)
 		pthread_mutex_unlock(&k->e->mtx);
 		pthread_join(k->thr, NULL);
 	}
+	emu_cap_close(k->cap);
 	/* Powered off: every port dark (its filter gone with the qdisc). */
 	for (j = 1; k->sk && j <= k->n; j++)
 		if (k->p[j].ifindex)

@@ -16,6 +16,7 @@ struct emu_kdp_conf {
 	char     prefix[32]; /* the testbed: PREFIX-sw, PREFIX-hNN */
 	uint64_t rate_bps;   /* a fibre's line rate, 0 = unshaped */
 	uint64_t delay_ns;   /* a fibre's propagation delay (needs rate) */
+	int      capture;    /* libpcap on the ports (emu_cap.c) */
 };
 
 /* Find the testbed's ports and power them up dark, shape the fibres.

@@ -41,7 +41,7 @@ usage(void)
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--tl1-calient ADDR:PORT]\n"
 	        "               [--fault SPEC]... [--datapath netns:PREFIX "
-	        "[--rate RATE [--fibre-delay TIME]]]\n"
+	        "[--rate RATE [--fibre-delay TIME]] [--capture]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
 	        "       ocs-emu -h|--help | --version\n"
@@ -86,6 +86,7 @@ enum {
 	O_DATAPATH,
 	O_RATE,
 	O_FDELAY,
+	O_CAPTURE,
 };
 
 static const struct option longopts[] = {
@@ -111,6 +112,7 @@ static const struct option longopts[] = {
     {"datapath", required_argument, NULL, O_DATAPATH},
     {"rate", required_argument, NULL, O_RATE},
     {"fibre-delay", required_argument, NULL, O_FDELAY},
+    {"capture", no_argument, NULL, O_CAPTURE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -154,6 +156,9 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 			return (bad("--session-timeout", a,
 			            "expected a time up to 60min (0: none)"));
 		c->idle_timeout_s = (uint32_t)(t + 0.5);
+		return (0);
+	case O_CAPTURE:
+		c->capture = 1;
 		return (0);
 	case O_DATAPATH:
 		if (strncmp(a, "netns:", 6) != 0 || a[6] == '\0' ||
@@ -283,9 +288,11 @@ check_datapath(const struct emu_conf *c)
 		                "path or the other\n");
 		return (2);
 	}
-	if ((c->rate_bps || c->fibre_delay_ns) && !c->datapath[0]) {
-		fprintf(stderr, "ocs-emu: --rate and --fibre-delay shape the "
-		                "kernel datapath: give --datapath too\n");
+	if ((c->rate_bps || c->fibre_delay_ns || c->capture) &&
+	    !c->datapath[0]) {
+		fprintf(stderr, "ocs-emu: --rate, --fibre-delay and --capture "
+		                "are for the kernel datapath: give --datapath "
+		                "too\n");
 		return (2);
 	}
 	if (c->fibre_delay_ns && !c->rate_bps) {
@@ -463,7 +470,8 @@ static int
 open_kdp(struct emu *e, struct emu_kdp **kdp)
 {
 	struct emu_kdp_conf kc = {.rate_bps = e->c.rate_bps,
-	                          .delay_ns = e->c.fibre_delay_ns};
+	                          .delay_ns = e->c.fibre_delay_ns,
+	                          .capture = e->c.capture};
 	char                err[512];
 
 	snprintf(kc.prefix, sizeof(kc.prefix), "%s", e->c.datapath + 6);

@@ -47,7 +47,9 @@ need_root(void)
 }
 
 /*
- * In host h's namespace, on interface t0: send `count` frames (recv 0),
+ * In host h's namespace, on interface t0: send `count` frames (recv 0;
+ * recv -1 sends segments of the agents' kind, run 0x7e57 phase 3 from
+ * node 9, which the switch's capture reads),
  * or count the frames that arrive within wait_ms (recv 1).  Run in a
  * child, which alone enters the namespace.  The count, or -1.
  */
@@ -63,8 +65,9 @@ frames(struct rig *r, int h, int recv, int count, int wait_ms)
 	if (pipe(pfd) != 0 || (pid = fork()) < 0)
 		return (-1);
 	if (pid == 0) {
+		uint16_t           type = recv < 0 ? 0x88b5 : TEST_TYPE;
 		struct sockaddr_ll sl = {.sll_family = AF_PACKET,
-		                         .sll_protocol = htons(TEST_TYPE)};
+		                         .sll_protocol = htons(type)};
 		uint8_t            f[200];
 		int                fd, got = 0, i;
 		uint64_t           dl = mono_ms() + (uint64_t)wait_ms;
@@ -73,15 +76,22 @@ frames(struct rig *r, int h, int recv, int count, int wait_ms)
 		if (fd < 0 || setns(fd, CLONE_NEWNET) != 0)
 			_exit(1);
 		sl.sll_ifindex = (int)if_nametoindex("t0");
-		fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK,
-		            htons(TEST_TYPE));
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(type));
 		if (fd < 0 || bind(fd, (struct sockaddr *)&sl, sizeof(sl)))
 			_exit(1);
 		memset(f, 0xff, 6);
 		memset(f + 6, 0x02, 6);
-		f[12] = TEST_TYPE >> 8;
-		f[13] = TEST_TYPE & 0xff;
+		f[12] = (uint8_t)(type >> 8);
+		f[13] = (uint8_t)type;
 		memset(f + 14, 'x', sizeof(f) - 14);
+		if (recv < 0) {
+			static const uint8_t seg[24] = {
+			    'O', 'S', 1, 0, 0, 0, 0,    1,    0, 0, 0, 0,
+			    0,   0,   0, 0, 0, 0, 0x7e, 0x57, 0, 3, 0, 9};
+
+			memcpy(f + 14, seg, sizeof(seg));
+			recv = 0;
+		}
 		for (i = 0; !recv && i < count; i++)
 			got += send(fd, f, sizeof(f), 0) == sizeof(f);
 		while (recv && mono_ms() < dl) {
@@ -217,6 +227,35 @@ run_ok(struct rig *r, const char *algo, const char *bytes)
 	free(err);
 }
 
+/* A segment sent into a dark port is what the capture counts as a
+ * frame on an unlit circuit, with its run, phase and sender. */
+static void
+test_capture_unlit(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .trx = 1,
+	                     .no_agents = 1,
+	                     .netns_capture = 1};
+	struct rig     *r;
+	char            line[512];
+
+	(void)state;
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(2, &o));
+	assert_int_equal(frames(r, 0, -1, 3, 0), 3);
+	/* Summarised once the ports are quiet (half a second). */
+	assert_int_equal(proc_line(&r->emu, line, sizeof(line), 5000), 0);
+	if (!strstr(line, "unlit-circuit frames: 3 (first: phase 3 from "
+	                  "node 9)"))
+		fprintf(stderr, "capture said: %s\n", line);
+	assert_non_null(strstr(line, "capture run 00007e57: 3 frames"));
+	assert_non_null(strstr(
+	    line, "unlit-circuit frames: 3 (first: phase 3 from node 9)"));
+	assert_int_equal(rig_down(r), 0);
+}
+
 /* Every algorithm, verified through the kernel datapath. */
 static void
 test_algorithms(void **state)
@@ -290,6 +329,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_patch_dark),
+	    cmocka_unit_test(test_capture_unlit),
 	    cmocka_unit_test(test_algorithms),
 	    cmocka_unit_test(test_iface_down),
 	};

@@ -248,7 +248,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	char       *eargv[] = {
 	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
-	          st,       NULL,          NULL,          NULL};
+	          st,       NULL,          NULL,          NULL,      NULL};
 	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
 	char   dpath[64];
 	int    T = ro->trx > 0 ? ro->trx : 2;
@@ -275,6 +275,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 			eargv[11] = "--rate";
 			eargv[12] = (char *)(uintptr_t)ro->netns_rate;
 		}
+		if (ro->netns_capture)
+			eargv[ro->netns_rate ? 13 : 11] = "--capture";
 	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);

@@ -38,6 +38,7 @@ struct rig_opts {
 	 * (NULL: unshaped). */
 	int         netns;
 	const char *netns_rate;
+	int         netns_capture; /* ocs-emu --capture */
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The capture of the kernel datapath (ocs-emu --capture): libpcap on
+ * every switch port of the namespace testbed and on its "dark" sink,
+ * reading the kernel transport's segments (EtherType 0x88b5), whose
+ * header names run, phase and sending node (agent/xport_kernel.c).
+ *
+ * What it proves.  A frame redirected to "dark" entered a port that no
+ * lit circuit carried at that instant: the kernel's own verdict, so the
+ * count of frames seen on "dark" is the count of frames that met an
+ * unlit circuit, with no clock to compare.  What it measures: per port,
+ * the time from the last frame of a phase to the first of the next, the
+ * dark time a reconfiguration between them cost as the light saw it.
+ *
+ * A run's summary is printed on stdout when the next run's first frame
+ * arrives or when the ports have been quiet for half a second:
+ *
+ *	ocs-emu: capture run 1a2b3c4d: 5210 frames on 18 ports, unlit-circuit
+ *	frames: 0; gaps between phases (min over ports): 1: 2.103 ms, ...
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include "proto/base/log.h"
+#include "proto/base/mono.h"
+#include "testbed/ocs-emu/emu_cap.h"
+
+#define CAP_PHASES   256
+#define CAP_QUIET_MS 500
+#define CAP_SNAP     64 /* Ethernet header and the segment header */
+
+struct cap_port {
+	pcap_t         *h;
+	uint32_t        port; /* 0 = dark */
+	struct emu_cap *c;
+};
+
+struct emu_cap {
+	struct cap_port *p;
+	uint32_t         np, n;
+	int              stopfd;
+	pthread_t        thr;
+	int              started;
+	/* The run being seen. */
+	uint32_t run;
+	uint64_t frames, unlit, last_ms;
+	uint32_t maxphase, unlit_phase, unlit_src;
+	double  *first, *last; /* [(n + 1) * CAP_PHASES], seconds; 0 = none */
+};
+
+static uint32_t
+be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	        (uint32_t)p[2] << 8 | p[3]);
+}
+
+static void
+flush_run(struct emu_cap *c)
+{
+	char     line[4096];
+	size_t   off;
+	uint32_t k, p, ports = 0;
+
+	if (c->frames == 0 && c->unlit == 0)
+		return;
+	for (p = 1; p <= c->n; p++)
+		for (k = 0; k <= c->maxphase; k++)
+			if (c->first[p * CAP_PHASES + k] > 0) {
+				ports++;
+				break;
+			}
+	off = (size_t)snprintf(line, sizeof(line),
+	                       "ocs-emu: capture run %08x: %llu frames on %u "
+	                       "ports, unlit-circuit frames: %llu",
+	                       c->run, (unsigned long long)c->frames, ports,
+	                       (unsigned long long)c->unlit);
+	if (c->unlit && off < sizeof(line))
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+		                        " (first: phase %u from node %u)",
+		                        c->unlit_phase, c->unlit_src);
+	for (k = 1; k <= c->maxphase && off < sizeof(line); k++) {
+		double gap = -1;
+
+		for (p = 1; p <= c->n; p++) {
+			double a = c->last[p * CAP_PHASES + k - 1];
+			double b = c->first[p * CAP_PHASES + k];
+
+			if (a > 0 && b > 0 && (gap < 0 || b - a < gap))
+				gap = b - a;
+		}
+		if (gap >= 0)
+			off += (size_t)snprintf(
+			    line + off, sizeof(line) - off, "%s%u: %.3f ms",
+			    k == 1 ? "; gaps between phases (min over ports): "
+			           : ", ",
+			    k, gap * 1e3);
+	}
+	printf("%s\n", line);
+	fflush(stdout);
+	c->frames = c->unlit = 0;
+	c->maxphase = 0;
+	memset(c->first, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
+	memset(c->last, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
+}
+
+static void
+on_frame(u_char *user, const struct pcap_pkthdr *ph, const u_char *b)
+{
+	struct cap_port *cp = (struct cap_port *)user;
+	struct emu_cap  *c = cp->c;
+	uint32_t         run, phase, src;
+	double           t;
+	size_t           i;
+
+	if (ph->caplen < 14 + 24 || b[14] != 'O' || b[15] != 'S' || b[16] != 1)
+		return;
+	run = be32(b + 30);
+	phase = (uint32_t)b[34] << 8 | b[35];
+	src = (uint32_t)b[36] << 8 | b[37];
+	if ((c->frames || c->unlit) && run != c->run)
+		flush_run(c);
+	c->run = run;
+	c->last_ms = mono_ms();
+	if (cp->port == 0) {
+		/* Counted once, where it entered; here it only says that
+		 * no lit circuit took it. */
+		if (c->unlit++ == 0) {
+			c->unlit_phase = phase;
+			c->unlit_src = src;
+		}
+		return;
+	}
+	c->frames++;
+	if (phase >= CAP_PHASES)
+		return;
+	if (phase > c->maxphase)
+		c->maxphase = phase;
+	/* Nanosecond stamps (asked for at activation). */
+	t = (double)ph->ts.tv_sec + (double)ph->ts.tv_usec * 1e-9;
+	i = cp->port * CAP_PHASES + phase;
+	if (c->first[i] == 0)
+		c->first[i] = t;
+	c->last[i] = t;
+}
+
+static void *
+cap_main(void *arg)
+{
+	struct emu_cap *c = arg;
+	struct pollfd  *pfd = calloc(c->np + 1, sizeof(*pfd));
+	uint32_t        i;
+
+	if (pfd == NULL)
+		return (NULL);
+	for (i = 0; i < c->np; i++) {
+		pfd[i].fd = pcap_get_selectable_fd(c->p[i].h);
+		pfd[i].events = POLLIN;
+	}
+	pfd[c->np].fd = c->stopfd;
+	pfd[c->np].events = POLLIN;
+	for (;;) {
+		if (poll(pfd, c->np + 1, 100) < 0 && errno != EINTR)
+			break;
+		if (pfd[c->np].revents & POLLIN)
+			break;
+		/* Each handle has a ring with a 50 ms timeout: read them
+		 * all, ready or not, so nothing waits for its batch. */
+		for (i = 0; i < c->np; i++)
+			(void)pcap_dispatch(c->p[i].h, -1, on_frame,
+			                    (u_char *)&c->p[i]);
+		if ((c->frames || c->unlit) &&
+		    mono_ms() - c->last_ms > CAP_QUIET_MS)
+			flush_run(c);
+	}
+	flush_run(c);
+	free(pfd);
+	return (NULL);
+}
+
+static int
+open_one(struct emu_cap *c, const char *dev, uint32_t port, char *err,
+         size_t len)
+{
+	char    eb[PCAP_ERRBUF_SIZE];
+	pcap_t *h;
+
+	if ((h = pcap_create(dev, eb)) == NULL) {
+		snprintf(err, len, "capture on %s: %s", dev, eb);
+		return (-EIO);
+	}
+	pcap_set_snaplen(h, CAP_SNAP);
+	pcap_set_timeout(h, 50);
+	pcap_set_buffer_size(h, 8 << 20);
+	pcap_set_tstamp_precision(h, PCAP_TSTAMP_PRECISION_NANO);
+	if (pcap_activate(h) < 0) {
+		snprintf(err, len, "capture on %s: %s", dev, pcap_geterr(h));
+		pcap_close(h);
+		return (-EIO);
+	}
+	/* Ports: what the hosts send in (every frame once); the sink:
+	 * what was redirected to it. */
+	if (pcap_setdirection(h, port ? PCAP_D_IN : PCAP_D_OUT) != 0 ||
+	    pcap_setnonblock(h, 1, eb) != 0) {
+		snprintf(err, len, "capture on %s: %s", dev, pcap_geterr(h));
+		pcap_close(h);
+		return (-EIO);
+	}
+	c->p[c->np].h = h;
+	c->p[c->np].port = port;
+	c->p[c->np].c = c;
+	c->np++;
+	return (0);
+}
+
+int
+emu_cap_open(struct emu_cap **out, uint32_t n, const int *have, char *err,
+             size_t len)
+{
+	struct emu_cap *c;
+	char            dev[16];
+	uint32_t        j;
+	int             rv;
+
+	*out = NULL;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return (-ENOMEM);
+	c->n = n;
+	c->stopfd = -1;
+	c->p = calloc(n + 1, sizeof(*c->p));
+	c->first = calloc((n + 1) * CAP_PHASES, sizeof(double));
+	c->last = calloc((n + 1) * CAP_PHASES, sizeof(double));
+	if (!c->p || !c->first || !c->last ||
+	    (c->stopfd = eventfd(0, EFD_CLOEXEC)) < 0) {
+		emu_cap_close(c);
+		return (-ENOMEM);
+	}
+	if ((rv = open_one(c, "dark", 0, err, len)) != 0) {
+		emu_cap_close(c);
+		return (rv);
+	}
+	for (j = 1; j <= n; j++) {
+		if (!have[j])
+			continue;
+		snprintf(dev, sizeof(dev), "p%u", j);
+		if ((rv = open_one(c, dev, j, err, len)) != 0) {
+			emu_cap_close(c);
+			return (rv);
+		}
+	}
+	*out = c;
+	return (0);
+}
+
+int
+emu_cap_start(struct emu_cap *c)
+{
+	if (pthread_create(&c->thr, NULL, cap_main, c) != 0)
+		return (-EAGAIN);
+	c->started = 1;
+	return (0);
+}
+
+void
+emu_cap_close(struct emu_cap *c)
+{
+	uint64_t one = 1;
+	uint32_t i;
+
+	if (c == NULL)
+		return;
+	if (c->started) {
+		(void)!write(c->stopfd, &one, sizeof(one));
+		pthread_join(c->thr, NULL);
+	}
+	for (i = 0; i < c->np; i++)
+		pcap_close(c->p[i].h);
+	if (c->stopfd >= 0)
+		close(c->stopfd);
+	free(c->p);
+	free(c->first);
+	free(c->last);
+	free(c);
+}
