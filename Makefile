@@ -226,6 +226,7 @@ AGENT_SRCS := \
 	agent/xport.c \
 	agent/xport_fibre.c \
 	agent/xport_kernel.c \
+	agent/xport_kernel_rx.c \
 	agent/frame.c \
 	agent/crc32c.c \
 	agent/pattern.c
@@ -319,7 +320,8 @@ UNIT_TESTS := \
 	polatis_dev \
 	tmat \
 	skew \
-	msccl
+	msccl \
+	kx
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -345,6 +347,7 @@ TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
+TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
@@ -427,7 +430,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
-	tests/bench/bench_run.c tests/bench/bench_tsyn.c \
+	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
@@ -489,6 +492,16 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+
+$(BUILD)/bench/bench_kdp: $(BUILD)/tests/bench/bench_kdp.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/agent/xport_kernel.o $(BUILD)/agent/xport_kernel_rx.o \
+		$(BUILD)/agent/xport.o \
+		$(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(JANSSON_LIBS) -lm
 
 $(BUILD)/bench/bench_skew: $(BUILD)/tests/bench/bench_skew.o \
 		$(COLL_LIB) $(BASE_LIB)
@@ -592,7 +605,7 @@ $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/lib/proc.o \
 soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
-BENCHES := bench_plan bench_switch bench_run bench_tsyn bench_skew
+BENCHES := bench_plan bench_switch bench_run bench_kdp bench_tsyn bench_skew
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \

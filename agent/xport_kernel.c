@@ -53,32 +53,7 @@
 #include "agent/xport.h"
 #include "proto/base/mono.h"
 
-#define KX_ETHERTYPE 0x88b5
-#define KX_SHIM      24
-#define KX_HDR       (ETH_HLEN + KX_SHIM)
-#define KX_BATCH     64
-#define KX_RCVBUF    (64 << 20)
-#define KX_SNDBUF    (4 << 20)
-
-struct kx {
-	int     fd, ifindex;
-	char    ifname[IF_NAMESIZE];
-	uint8_t mac[ETH_ALEN];
-	size_t  seg; /* payload bytes a segment carries */
-	/* Sending: this phase's stream. */
-	uint32_t stream, run32;
-	uint16_t phase, node;
-	uint64_t sent;
-	uint8_t  hdr[KX_BATCH][KX_HDR];
-	/* Receiving: the stream being read, and a segment's remainder. */
-	uint8_t  from[ETH_ALEN];
-	uint32_t rstream;
-	uint64_t expect;
-	int      have_stream;
-	uint8_t *rbuf;
-	size_t   rhead, rtail;
-	char     why[200];
-};
+#include "agent/xport_kernel.h"
 
 static void
 put_be32(uint8_t *p, uint32_t v)
@@ -87,13 +62,6 @@ put_be32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
-}
-
-static uint32_t
-get_be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	        (uint32_t)p[2] << 8 | p[3]);
 }
 
 /* Up and with a carrier (a veth whose peer is up, a NIC with light)? */
@@ -196,7 +164,7 @@ kx_open(void *priv, const char *ifname, uint32_t ingress, uint32_t egress,
 		         strerror(errno));
 		return (rv);
 	}
-	if ((k->rbuf = malloc(k->seg + KX_HDR)) == NULL)
+	if ((k->stash = malloc(KX_STASH * k->seg)) == NULL)
 		return (-ENOMEM);
 	if (getrandom(&k->stream, sizeof(k->stream), 0) != sizeof(k->stream))
 		k->stream = (uint32_t)mono_ns();
@@ -280,85 +248,6 @@ kx_send(void *priv, const void *buf, size_t len)
 	return ((ssize_t)off);
 }
 
-/* Check one received segment's shim; its payload length, or <0. */
-static ssize_t
-check_seg(struct kx *k, const uint8_t *h, size_t got)
-{
-	uint32_t stream;
-	uint64_t off;
-	char     mac[18];
-
-	if (got < KX_HDR || h[14] != 'O' || h[15] != 'S' || h[16] != 1)
-		return (-EAGAIN); /* not ours: skipped */
-	stream = get_be32(h + 18);
-	off = (uint64_t)get_be32(h + 22) << 32 | get_be32(h + 26);
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", h[6], h[7],
-	         h[8], h[9], h[10], h[11]);
-	if (!k->have_stream || stream != k->rstream ||
-	    memcmp(k->from, h + ETH_ALEN, ETH_ALEN) != 0) {
-		if (off != 0) {
-			snprintf(k->why, sizeof(k->why),
-			         "interface %s: lost the first %llu bytes of "
-			         "a stream from %s",
-			         k->ifname, (unsigned long long)off, mac);
-			return (-EBADMSG);
-		}
-		memcpy(k->from, h + ETH_ALEN, ETH_ALEN);
-		k->rstream = stream;
-		k->expect = 0;
-		k->have_stream = 1;
-	}
-	if (off != k->expect) {
-		snprintf(k->why, sizeof(k->why),
-		         "interface %s: %s %llu bytes from %s (offset %llu, "
-		         "expected %llu)",
-		         k->ifname, off > k->expect ? "lost" : "repeated",
-		         (unsigned long long)(off > k->expect
-		                                  ? off - k->expect
-		                                  : k->expect - off),
-		         mac, (unsigned long long)off,
-		         (unsigned long long)k->expect);
-		return (-EBADMSG);
-	}
-	k->expect += got - KX_HDR;
-	return ((ssize_t)(got - KX_HDR));
-}
-
-static ssize_t
-kx_recv(void *priv, void *buf, size_t len)
-{
-	struct kx *k = priv;
-	size_t     done = 0, n;
-	ssize_t    r, p;
-
-	while (done < len) {
-		if (k->rhead < k->rtail) {
-			n = k->rtail - k->rhead;
-			n = n < len - done ? n : len - done;
-			memcpy((uint8_t *)buf + done, k->rbuf + k->rhead, n);
-			k->rhead += n;
-			done += n;
-			continue;
-		}
-		r = recv(k->fd, k->rbuf, k->seg + KX_HDR, MSG_DONTWAIT);
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR)
-				break;
-			snprintf(k->why, sizeof(k->why), "interface %s: %s",
-			         k->ifname, strerror(errno));
-			return (done ? (ssize_t)done : -errno);
-		}
-		if ((p = check_seg(k, k->rbuf, (size_t)r)) == -EAGAIN)
-			continue;
-		if (p < 0)
-			return (done ? (ssize_t)done : p);
-		k->rhead = KX_HDR;
-		k->rtail = KX_HDR + (size_t)p;
-	}
-	return (done ? (ssize_t)done : -EAGAIN);
-}
-
 static const char *
 kx_why(void *priv)
 {
@@ -375,8 +264,8 @@ kx_close(void *priv)
 	if (k->fd >= 0)
 		close(k->fd);
 	k->fd = -1;
-	free(k->rbuf);
-	k->rbuf = NULL;
+	free(k->stash);
+	k->stash = NULL;
 }
 
 const struct xport_ops xport_kernel_ops = {

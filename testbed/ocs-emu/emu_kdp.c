@@ -343,6 +343,8 @@ apply(struct emu_kdp *k)
 			p->to = 0; /* tried again next time */
 			continue;
 		}
+		log_debug("datapath: port %u to %s", in,
+		          k->want[in] == k->sink ? "dark" : "its egress");
 		p->to = k->want[in];
 	}
 }

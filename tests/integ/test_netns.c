@@ -188,10 +188,10 @@ test_patch_dark(void **state)
 	char        buf[2048], prefix[40], cmd[64];
 	uint64_t    drop0;
 
-	(void)state;
 	if (!need_root())
 		skip();
 	assert_non_null(r = rig_up_opts(2, &o));
+	*state = r; /* torn down even if an assertion fails */
 	snprintf(prefix, sizeof(prefix), "%s-", r->netns);
 	/* Ports 1, 2 a side on a 4-port switch: h00.0 is 1 -> 5, h01.0 is
 	 * 2 -> 6. */
@@ -206,6 +206,7 @@ test_patch_dark(void **state)
 	assert_int_equal(counter(r, "1", "DROP=") - drop0, 15 * 200);
 	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
 	assert_int_equal(crossing(r, 10), 10);
+	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
 	assert_false(netns_left(prefix));
 }
@@ -240,10 +241,10 @@ test_capture_unlit(void **state)
 	struct rig     *r;
 	char            line[512];
 
-	(void)state;
 	if (!need_root())
 		skip();
 	assert_non_null(r = rig_up_opts(2, &o));
+	*state = r; /* torn down even if an assertion fails */
 	assert_int_equal(frames(r, 0, -1, 3, 0), 3);
 	/* Summarised once the ports are quiet (half a second). */
 	assert_int_equal(proc_line(&r->emu, line, sizeof(line), 5000), 0);
@@ -253,6 +254,7 @@ test_capture_unlit(void **state)
 	assert_non_null(strstr(line, "capture run 00007e57: 3 frames"));
 	assert_non_null(strstr(
 	    line, "unlit-circuit frames: 3 (first: phase 3 from node 9)"));
+	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
 }
 
@@ -266,12 +268,13 @@ test_algorithms(void **state)
 	struct rig              *r;
 	size_t                   i;
 
-	(void)state;
 	if (!need_root())
 		skip();
 	assert_non_null(r = rig_up_opts(5, &o));
+	*state = r; /* torn down even if an assertion fails */
 	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
 		run_ok(r, algos[i], "512KiB");
+	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
 }
 
@@ -288,10 +291,10 @@ test_iface_down(void **state)
 	char       *argv[] = {"/bin/sh", "-c", cmd, NULL};
 	int         st;
 
-	(void)state;
 	if (!need_root())
 		skip();
 	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
 	snprintf(log, sizeof(log), "%s/run.out", r->dir);
 	snprintf(cmd, sizeof(cmd),
 	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
@@ -321,17 +324,28 @@ test_iface_down(void **state)
 	assert_int_equal(rig_host_sh(r, 1, "ip link set t1 up"), 0);
 	assert_int_equal(rig_wait_agents(r, 3, 10000), 0);
 	run_ok(r, "retri", "64KiB");
+	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
+}
+
+/* A failed assertion leaves the test early: its testbed goes here. */
+static int
+down(void **state)
+{
+	if (*state)
+		rig_down(*state);
+	*state = NULL;
+	return (0);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_patch_dark),
-	    cmocka_unit_test(test_capture_unlit),
-	    cmocka_unit_test(test_algorithms),
-	    cmocka_unit_test(test_iface_down),
+	    cmocka_unit_test_teardown(test_patch_dark, down),
+	    cmocka_unit_test_teardown(test_capture_unlit, down),
+	    cmocka_unit_test_teardown(test_algorithms, down),
+	    cmocka_unit_test_teardown(test_iface_down, down),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

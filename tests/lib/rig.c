@@ -408,7 +408,7 @@ rig_down(struct rig *r)
 int
 rig_tl1(struct rig *r, const char *cmd, char *buf, size_t sz)
 {
-	char     host[64], port[16], req[512];
+	char     host[64], port[16], req[8192];
 	uint64_t dl = mono_ms() + 5000;
 	size_t   len = 0;
 	ssize_t  k;

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/unit/test_kx.c: the kernel transport's receiving half (reorder
+ * stash, loss and repeat detection, stream changes) fed from a datagram
+ * socket pair, so every order of segments can be played: the bytes come
+ * out whole and in order, or the error names the loss.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent/xport_kernel.h"
+#include "proto/base/mono.h"
+
+#define SEG 100
+
+struct fx {
+	struct kx k;
+	int       tx;
+};
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	int        sv[2];
+
+	assert_non_null(f);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	f->k.fd = sv[0];
+	f->tx = sv[1];
+	f->k.seg = SEG;
+	snprintf(f->k.ifname, sizeof(f->k.ifname), "t9");
+	assert_non_null(f->k.stash = malloc(KX_STASH * SEG));
+	*state = f;
+	return (0);
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	close(f->k.fd);
+	close(f->tx);
+	free(f->k.stash);
+	free(f);
+	return (0);
+}
+
+/* Byte i of stream s carries (s * 7 + i) & 0xff. */
+static void
+put(struct fx *f, uint8_t mac, uint32_t stream, uint64_t off, size_t len)
+{
+	uint8_t b[KX_HDR + SEG];
+	size_t  i;
+
+	memset(b, 0xff, 6);
+	memset(b + 6, mac, 6);
+	b[12] = 0x88;
+	b[13] = 0xb5;
+	b[14] = 'O';
+	b[15] = 'S';
+	b[16] = 1;
+	b[17] = 0;
+	for (i = 0; i < 4; i++) {
+		b[18 + i] = (uint8_t)(stream >> (24 - 8 * i));
+		b[26 + i] = (uint8_t)(off >> (24 - 8 * i));
+	}
+	memset(b + 22, 0, 4);
+	memset(b + 30, 0, 8);
+	for (i = 0; i < len; i++)
+		b[KX_HDR + i] = (uint8_t)(stream * 7 + off + i);
+	assert_int_equal(send(f->tx, b, KX_HDR + len, 0),
+	                 (ssize_t)(KX_HDR + len));
+}
+
+/* Read up to want bytes (in calls of `room`) and check them as stream s
+ * from offset `from`; the bytes read. */
+static size_t
+take(struct fx *f, uint32_t stream, uint64_t from, size_t want, size_t room)
+{
+	uint8_t b[64 * SEG];
+	size_t  got = 0, i;
+	ssize_t r;
+
+	while (got < want) {
+		r = kx_recv(&f->k, b, room < want - got ? room : want - got);
+		if (r <= 0)
+			break;
+		for (i = 0; i < (size_t)r; i++)
+			assert_int_equal(
+			    b[i], (uint8_t)(stream * 7 + from + got + i));
+		got += (size_t)r;
+	}
+	return (got);
+}
+
+static void
+test_in_order(void **state)
+{
+	struct fx *f = *state;
+	int        i;
+
+	for (i = 0; i < 10; i++)
+		put(f, 1, 5, (uint64_t)i * SEG, SEG);
+	put(f, 1, 5, 10 * SEG, 37); /* a short one ends it */
+	assert_int_equal(
+	    take(f, 5, 0, 10 * SEG + 37, sizeof(uint8_t[64 * SEG])),
+	    10 * SEG + 37);
+	assert_int_equal(kx_recv(&f->k, (uint8_t[8]){0}, 8), -EAGAIN);
+}
+
+/* Reordered segments come out in order, whatever room the reader has. */
+static void
+test_reordered(void **state)
+{
+	struct fx       *f = *state;
+	static const int order[] = {0, 2, 1, 3, 6, 4, 5, 7, 9, 8};
+	size_t           rooms[] = {64 * SEG, SEG, 33};
+	size_t           r;
+	int              i;
+
+	for (r = 0; r < 3; r++) {
+		uint32_t st = 10 + (uint32_t)r;
+
+		for (i = 0; i < 10; i++)
+			put(f, 1, st, (uint64_t)order[i] * SEG, SEG);
+		assert_int_equal(take(f, st, 0, 10 * SEG, rooms[r]), 10 * SEG);
+		assert_int_equal(f->k.nst, 0);
+	}
+}
+
+/* The first bytes of a new stream may come after later ones. */
+static void
+test_new_stream_late_start(void **state)
+{
+	struct fx *f = *state;
+
+	put(f, 1, 1, 0, SEG);
+	assert_int_equal(take(f, 1, 0, SEG, 64 * SEG), SEG);
+	put(f, 2, 8, SEG, SEG); /* another sender, its second segment */
+	put(f, 2, 8, 0, SEG);
+	assert_int_equal(take(f, 8, 0, 2 * SEG, 64 * SEG), 2 * SEG);
+}
+
+/* A gap nothing fills is a loss after KX_GAP_MS, named. */
+static void
+test_gap_is_loss(void **state)
+{
+	struct fx *f = *state;
+	uint8_t    b[64 * SEG];
+
+	put(f, 3, 4, 0, SEG);
+	put(f, 3, 4, 2 * SEG, SEG); /* the one at SEG never comes */
+	assert_int_equal(take(f, 4, 0, SEG, sizeof(b)), SEG);
+	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EAGAIN);
+	mono_sleep_ms(KX_GAP_MS + 50);
+	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EBADMSG);
+	assert_non_null(strstr(f->k.why, "lost 100 bytes from "
+	                                 "03:03:03:03:03:03 (offset 100"));
+	/* and it stays said */
+	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EBADMSG);
+}
+
+/* More early segments than the stash holds: a loss at once. */
+static void
+test_stash_full(void **state)
+{
+	struct fx *f = *state;
+	uint8_t    b[64 * SEG];
+	int        i;
+	ssize_t    r;
+
+	put(f, 1, 1, 0, SEG);
+	assert_int_equal(take(f, 1, 0, SEG, sizeof(b)), SEG);
+	for (i = 0; i <= KX_STASH; i++)
+		put(f, 1, 1, (uint64_t)(i + 2) * SEG, SEG);
+	do
+		r = kx_recv(&f->k, b, SEG);
+	while (r > 0);
+	assert_int_equal(r, -EBADMSG);
+	assert_non_null(strstr(f->k.why, "at offset 100"));
+}
+
+static void
+test_repeat(void **state)
+{
+	struct fx *f = *state;
+	uint8_t    b[64 * SEG];
+
+	put(f, 1, 1, 0, SEG);
+	put(f, 1, 1, SEG, SEG);
+	put(f, 1, 1, 0, SEG);
+	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), 2 * SEG);
+	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EBADMSG);
+	assert_non_null(strstr(f->k.why, "came twice"));
+}
+
+/* Not ours (another protocol on the EtherType, a runt): skipped. */
+static void
+test_not_ours(void **state)
+{
+	struct fx *f = *state;
+	uint8_t    junk[20] = {0};
+
+	assert_int_equal(send(f->tx, junk, sizeof(junk), 0), 20);
+	put(f, 1, 1, 0, SEG);
+	assert_int_equal(take(f, 1, 0, SEG, 64 * SEG), SEG);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reordered, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_new_stream_late_start, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_gap_is_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stash_full, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_repeat, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
