@@ -161,7 +161,8 @@ DRV_SRCS := \
 	ocs-drivers/drv_calient_tl1.c \
 	ocs-drivers/oxc.c \
 	ocs-drivers/tl1.c \
-	ocs-drivers/tl1_sess.c
+	ocs-drivers/tl1_sess.c \
+	ocs-drivers/tl1_capture.c
 DRV_LIB := $(BUILD)/libdrv.a
 
 # ---- proto: ocs.proto and its glue ----------------------------------------

@@ -194,6 +194,15 @@ drv_last_error(struct drv *d)
 }
 
 int
+drv_capture(struct drv *d, uint32_t run, struct drv_capture *c)
+{
+	if (d->ops->capture == NULL)
+		return (-ENOTSUP);
+	memset(c, 0, sizeof(*c));
+	return (d->ops->capture(d->priv, run, c));
+}
+
+int
 drv_inject(struct drv *d, const char *spec, char *now, size_t len)
 {
 	if (d->ops->inject == NULL)

@@ -89,6 +89,19 @@ struct drv_batch {
 	size_t                  nconnect;
 };
 
+/* What ocs-emu's capture saw of a run (RTRV-EMU-CAPTURE). */
+#define DRV_CAP_GAPS 256
+struct drv_capture {
+	uint64_t frames, unlit;
+	int      has_first; /* the first unlit frame's phase and node */
+	uint32_t first_phase, first_node;
+	uint32_t ngaps;
+	struct {
+		uint32_t phase;
+		double   ms;
+	} gap[DRV_CAP_GAPS];
+};
+
 struct drv_ops {
 	const char *name;      /* "emu", "polatis", "calient" */
 	size_t      priv_size; /* allocated and zeroed by drv_open() */
@@ -126,6 +139,10 @@ struct drv_ops {
 	 * the duplex port p (ingress p, egress N + p) of a name, known
 	 * once connected.  0, -ENOENT (no such port), -ENOTCONN. */
 	int (*port_lookup)(void *priv, const char *name, uint32_t *p);
+	/* Optional: what an emulated switch's capture saw of a run (the low
+	 * 32 bits of its id), as ocs-emu answers RTRV-EMU-CAPTURE.  A real
+	 * switch refuses it: -DRV_EDENIED.  Never changes a circuit. */
+	int (*capture)(void *priv, uint32_t run, struct drv_capture *);
 };
 
 struct drv {
@@ -166,6 +183,8 @@ const char *drv_last_error(struct drv *);
 int drv_ports_state(struct drv *, const uint16_t *ports, size_t n,
                     struct drv_port_state *st);
 
+/* -ENOTSUP when the driver cannot ask. */
+int drv_capture(struct drv *, uint32_t run, struct drv_capture *);
 /* -ENOTSUP when the driver cannot; -EINVAL for a spec with blanks or
  * separators of the protocol. */
 int drv_inject(struct drv *, const char *spec, char *now, size_t len);

@@ -342,6 +342,20 @@ pol_inject(void *priv, const char *spec, char *now, size_t len)
 	                    mono_ms() + (uint64_t)p->t.timeout_ms));
 }
 
+/* ocs-emu's RTRV-EMU-CAPTURE; a real switch answers IICM. */
+static int
+pol_capture(void *priv, uint32_t run, struct drv_capture *c)
+{
+	struct polatis *p = priv;
+	int             rv;
+
+	p->t.err[0] = '\0';
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
+		return (rv);
+	return (tl1s_capture(&p->t, run, c,
+	                     mono_ms() + (uint64_t)p->t.timeout_ms));
+}
+
 static int
 pol_ports_state(void *priv, const uint16_t *ports, size_t n,
                 struct drv_port_state *st)
@@ -375,5 +389,6 @@ const struct drv_ops drv_polatis_ops = {
     .read_map = pol_read_map,
     .ports_state = pol_ports_state,
     .inject = pol_inject,
+    .capture = pol_capture,
     .last_error = pol_last_error,
 };

@@ -150,4 +150,10 @@ int tl1_auto_fmt(struct tl1_buf *, const char *sid, time_t when,
 
 const char *tl1_status_name(enum tl1_status);
 
+/* ocs-emu's RTRV-EMU-CAPTURE line into *c (tl1_capture.c); 0, or
+ * -EINVAL with the place named in err. */
+struct drv_capture;
+int tl1_capture_parse(const char *line, struct drv_capture *c, char *err,
+                      size_t len);
+
 #endif

@@ -317,6 +317,29 @@ tl1s_ensure(struct tl1s *s, uint64_t                          deadline,
 }
 
 int
+tl1s_capture(struct tl1s *s, uint32_t run, struct drv_capture *c,
+             uint64_t deadline)
+{
+	struct tl1_resp r;
+	char            aid[16];
+	int             rv;
+
+	snprintf(aid, sizeof(aid), "%08x", run);
+	if ((rv = tl1s_ok(s, "RTRV-EMU-CAPTURE", aid, "", &r, deadline)) != 0)
+		return (rv);
+	if (r.nlines != 1 ||
+	    tl1_capture_parse(r.lines[0], c, s->err, sizeof(s->err)) != 0) {
+		if (r.nlines != 1)
+			snprintf(s->err, sizeof(s->err),
+			         "RTRV-EMU-CAPTURE: %zu lines, expected one",
+			         r.nlines);
+		rv = -DRV_EPROTO;
+	}
+	tl1_resp_free(&r);
+	return (rv);
+}
+
+int
 tl1s_inject(struct tl1s *s, const char *spec, char *now, size_t len,
             uint64_t deadline)
 {

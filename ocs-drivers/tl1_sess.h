@@ -57,6 +57,11 @@ int tl1s_ok(struct tl1s *, const char *verb, const char *aid, const char *rest,
 
 /* ocs-emu's SET-EMU-FAULT:::c::SPEC; (the faults now into *now); a real
  * switch refuses it: -DRV_EDENIED. */
+/* ocs-emu's RTRV-EMU-CAPTURE of a run, its line checked and parsed
+ * (tl1_capture_parse); -DRV_EPROTO with the reason in err if bad. */
+struct drv_capture;
+int tl1s_capture(struct tl1s *, uint32_t run, struct drv_capture *,
+                 uint64_t deadline);
 int tl1s_inject(struct tl1s *, const char *spec, char *now, size_t len,
                 uint64_t deadline);
 

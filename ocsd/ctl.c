@@ -89,6 +89,7 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT, NULL},
     {OCS__CTL_REQUEST__OP__PORTS, "show ports", NULL, SW_PORTS, NULL},
     {OCS__CTL_REQUEST__OP__FAULT, "fault", NULL, SW_FAULT, NULL},
+    {OCS__CTL_REQUEST__OP__CAPTURE, "capture", NULL, SW_CAPTURE, NULL},
     {OCS__CTL_REQUEST__OP__RUNS, "runs", cmd_runs, 0, NULL},
 };
 
@@ -151,6 +152,8 @@ done(struct work *w)
 	map_free(&w->job.target);
 	free(w->job.st);
 	w->job.st = NULL;
+	free(w->job.cap);
+	w->job.cap = NULL;
 }
 
 /* Hello: a nonce for this connection's next request. */
@@ -277,7 +280,9 @@ on_request(struct work *w)
 	w->job.op = w->cmd->swop;
 	w->job.plan = w->cmd->plan;
 	w->job.arg = w->job.op == SW_FAULT ? (const void *)w->req->ctl->fault
-	                                   : (const void *)w->req->ctl;
+	             : w->job.op == SW_CAPTURE
+	                 ? (const void *)&w->req->ctl->run_id
+	                 : (const void *)w->req->ctl;
 	w->state = W_WAIT;
 	sw_submit(w->d, &w->job, w->aio);
 }
@@ -540,6 +545,8 @@ on_done(struct work *w)
 			reply_ports(&rp, w->d, w->job.st, w->job.nst_ports,
 			            w->job.nst_egress);
 			nng_mtx_unlock(w->d->mtx);
+		} else if (w->job.op == SW_CAPTURE) {
+			reply_capture(&rp, w->job.cap);
 		} else if (w->job.op == SW_FAULT) {
 			reply_message(&rp, "faults now: %s", w->job.note);
 			log_warnx("ctl: fault from %s: faults now %s", w->peer,

@@ -71,7 +71,7 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	q = m->ctl;
 	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__FAULT) {
+	    q->op > OCS__CTL_REQUEST__OP__CAPTURE) {
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
@@ -103,6 +103,11 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	if (q->op == OCS__CTL_REQUEST__OP__FAULT &&
 	    (q->fault == NULL || !msg_str_ok(q->fault))) {
 		snprintf(why, len, "fault: a spec is needed");
+		return (-MSG_EFIELD);
+	}
+	if (q->op == OCS__CTL_REQUEST__OP__CAPTURE &&
+	    (!q->has_run_id || q->run_id == 0)) {
+		snprintf(why, len, "capture: a run id is needed");
 		return (-MSG_EFIELD);
 	}
 	if (q->op == OCS__CTL_REQUEST__OP__EVICT && q->n_ports != 1) {

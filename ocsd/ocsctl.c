@@ -62,6 +62,8 @@ static const struct cmd {
      "       [--delay TIME] [--chunk SIZE] [--keep] [--matrix "
      "FILE|GENERATOR]\n"
      "       [--radix 3|5|7|9] (retri: radix - 1 transceivers a host)\n"
+     "       [--capture] (ocs-emu's capture of the run, on the "
+     "namespace testbed)\n"
      "   run --algo fast|spreadout|solstice|eclipse|sorted|auto --matrix "
      "FILE|GENERATOR\n"
      "       --bytes SIZE [...]",

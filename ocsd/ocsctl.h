@@ -74,6 +74,9 @@ int ocsctl_fail(const char *fmt, ...)
 
 /* ocsctl_rpc.c: ask ocsd and print its answer as kind.  0, 1 after an
  * error (2 when ocsd found an argument wrong). */
+/* run with --capture: the run, then what the switch's capture saw of it,
+ * printed together; 1 if the capture could not be had. */
+int ocsctl_run_capture(const struct opts *, Ocs__CtlRequest *);
 int ocsctl_request(const struct opts *, Ocs__CtlRequest *, enum out_kind,
                    const char *what);
 

@@ -436,13 +436,14 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"keep", no_argument, NULL, 'K'},
 	    {"matrix", required_argument, NULL, 'm'},
 	    {"radix", required_argument, NULL, 'x'},
+	    {"capture", no_argument, NULL, 'C'},
 	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
 	Ocs__RunRequest rq;
 	const char     *matrix = NULL;
 	struct tmat     m = {0, NULL};
-	int             c, rv;
+	int             c, rv, capture = 0;
 
 	ocs__ctl_request__init(&q);
 	ocs__run_request__init(&rq);
@@ -457,6 +458,10 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 			        1);
 		if (c == 'K') {
 			rq.has_keep = rq.keep = 1;
+			continue;
+		}
+		if (c == 'C') {
+			capture = 1;
 			continue;
 		}
 		if (c == 'm') {
@@ -496,7 +501,8 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	/* A run takes as long as it takes: wait longer than for the rest. */
 	if (!o->timeout_set)
 		o->timeout_ms = 3600 * 1000;
-	rv = ocsctl_request(o, &q, OUT_REPORT, "run");
+	rv = capture ? ocsctl_run_capture(o, &q)
+	             : ocsctl_request(o, &q, OUT_REPORT, "run");
 	tmat_free(&m);
 	return (rv);
 }

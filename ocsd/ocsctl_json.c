@@ -8,6 +8,35 @@
 #include "ocsd/ocsctl.h"
 #include "proto/report.h"
 
+/* run --capture: frames, unlit_frames, and gaps [{phase, seconds}]. */
+static json_t *
+j_capture(const Ocs__CaptureReport *c)
+{
+	json_t *o = json_object(), *g = json_array();
+	size_t  i;
+
+	json_object_set_new(o, "frames", json_integer((json_int_t)c->frames));
+	json_object_set_new(o, "unlit_frames",
+	                    json_integer((json_int_t)c->unlit));
+	if (c->has_first_unlit_phase) {
+		json_object_set_new(o, "first_unlit_phase",
+		                    json_integer(c->first_unlit_phase));
+		json_object_set_new(o, "first_unlit_node",
+		                    json_integer(c->first_unlit_node));
+	}
+	for (i = 0; i < c->n_gaps; i++) {
+		json_t *e = json_object();
+
+		json_object_set_new(e, "phase",
+		                    json_integer(c->gaps[i]->phase));
+		json_object_set_new(e, "seconds",
+		                    json_real(c->gaps[i]->seconds));
+		json_array_append_new(g, e);
+	}
+	json_object_set_new(o, "gaps", g);
+	return (o);
+}
+
 static json_t *
 j_patches(Ocs__Patch **p, size_t n)
 {
@@ -198,6 +227,8 @@ j_reply(const Ocs__CtlReply *r)
 		                    j_agents(r->agents, r->n_agents));
 	if (r->report)
 		json_object_set_new(o, "report", report_to_json(r->report));
+	if (r->capture)
+		json_object_set_new(o, "capture", j_capture(r->capture));
 	if (r->n_ports)
 		json_object_set_new(o, "ports", j_ports(r->ports, r->n_ports));
 	if (r->n_runs) {

@@ -174,6 +174,42 @@ call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
 
 /* Ask, and print the answer as a kind of reply, in the chosen format. */
 int
+ocsctl_run_capture(const struct opts *o, Ocs__CtlRequest *q)
+{
+	Ocs__CtlRequest cq;
+	Ocs__Msg       *rep, *crep = NULL;
+	Ocs__RunReport *rr;
+	int             rv;
+
+	if ((rv = call(o, q, "run", &rep)) != 0)
+		return (rv);
+	/* The capture of this run, asked once the run is over; the run's
+	 * outcome is printed whatever the capture says. */
+	rr = rep->ctl_reply->report;
+	if (rr != NULL) {
+		ocs__ctl_request__init(&cq);
+		cq.op = OCS__CTL_REQUEST__OP__CAPTURE;
+		cq.has_run_id = 1;
+		cq.run_id = rr->run_id;
+		if (call(o, &cq, "capture", &crep) == 0 &&
+		    crep->ctl_reply->capture != NULL)
+			rep->ctl_reply->capture = crep->ctl_reply->capture;
+		else
+			rv = 1;
+	}
+	if (o->out->print[OUT_REPORT](rep->ctl_reply, &o->po) != 0)
+		rv = 1;
+	/* The capture belongs to crep's message: give it back. */
+	rep->ctl_reply->capture = NULL;
+	msg_free(rep);
+	if (crep)
+		msg_free(crep);
+	if (fflush(stdout) != 0)
+		return (ocsctl_fail("writing output: %s", strerror(errno)));
+	return (rv);
+}
+
+int
 ocsctl_request(const struct opts *o, Ocs__CtlRequest *q, enum out_kind kind,
                const char *what)
 {

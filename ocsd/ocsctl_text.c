@@ -330,6 +330,44 @@ t_timeline(const Ocs__RunReport *rr)
 	       unit_fmt_time(data_max, c, sizeof(c)), dt->host);
 }
 
+/* Was the switch reconfigured before phase k? */
+static int
+reconfigured(const Ocs__RunReport *rr, uint32_t k)
+{
+	size_t i;
+
+	for (i = 0; i < rr->n_reconfigure_before; i++)
+		if (rr->reconfigure_before[i] == k)
+			return (1);
+	return (0);
+}
+
+/* What libpcap on the switch's ports saw (run --capture). */
+static void
+t_capture(const Ocs__CaptureReport *c, const Ocs__RunReport *rr)
+{
+	size_t i;
+	char   a[32];
+
+	if (c == NULL)
+		return;
+	printf("capture: %llu frames on the switch's ports, unlit-circuit "
+	       "frames: %llu",
+	       (unsigned long long)c->frames, (unsigned long long)c->unlit);
+	if (c->unlit && c->has_first_unlit_phase)
+		printf(" (the first in phase %u, from node %u)",
+		       c->first_unlit_phase, c->first_unlit_node);
+	for (i = 0; i < c->n_gaps; i++)
+		printf("%s%u%s: %s",
+		       i ? ", "
+		         : "\nno light between phases, the shortest over "
+		           "ports (* reconfigured): ",
+		       c->gaps[i]->phase,
+		       reconfigured(rr, c->gaps[i]->phase) ? "*" : "",
+		       unit_fmt_time(c->gaps[i]->seconds, a, sizeof(a)));
+	printf("\n");
+}
+
 static int
 t_report(const Ocs__CtlReply *r, const struct out_opts *po)
 {
@@ -378,6 +416,7 @@ t_report(const Ocs__CtlReply *r, const struct out_opts *po)
 	t_timeline(rr);
 	if (rr->aborted)
 		printf("aborted: %s\n", rr->aborted);
+	t_capture(r->capture, rr);
 	printf("verified: %llu blocks, %llu errors\n",
 	       (unsigned long long)rr->blocks_verified,
 	       (unsigned long long)rr->errors);

@@ -430,3 +430,31 @@ reply_run(struct reply *rp, const struct run_report *o)
 		timeline(rp, o, rr);
 	rp->r.report = rr;
 }
+
+void
+reply_capture(struct reply *rp, const struct drv_capture *c)
+{
+	Ocs__CaptureReport *r = reply_alloc(rp, sizeof(*r));
+	uint32_t            i;
+
+	if (r == NULL || c == NULL)
+		return;
+	ocs__capture_report__init(r);
+	r->frames = c->frames;
+	r->unlit = c->unlit;
+	r->has_first_unlit_phase = r->has_first_unlit_node = c->has_first;
+	r->first_unlit_phase = c->first_phase;
+	r->first_unlit_node = c->first_node;
+	r->gaps = reply_alloc(rp, (c->ngaps + 1) * sizeof(*r->gaps));
+	for (i = 0; r->gaps && i < c->ngaps; i++) {
+		Ocs__PhaseGap *g = reply_alloc(rp, sizeof(*g));
+
+		if (g == NULL)
+			break;
+		ocs__phase_gap__init(g);
+		g->phase = c->gap[i].phase;
+		g->seconds = c->gap[i].ms / 1e3;
+		r->gaps[r->n_gaps++] = g;
+	}
+	rp->r.capture = r;
+}

@@ -48,6 +48,9 @@ void  reply_show(struct reply *, const struct ocsd *);
 void  reply_status(struct reply *, const struct ocsd *);
 void  reply_diff(struct reply *, const struct ocsd *);
 void  reply_run(struct reply *, const struct run_report *);
+/* CAPTURE: what the switch's capture saw. */
+struct drv_capture;
+void reply_capture(struct reply *, const struct drv_capture *);
 /* Reports kept as JSON (runs.c): a listing without phases, or with
  * whole the one given.  0 or -ENOMEM; reports that do not parse are
  * skipped with a warning. */

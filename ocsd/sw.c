@@ -646,6 +646,35 @@ do_ports(struct ocsd *d, struct sw_job *j)
 	return (rv);
 }
 
+/* A run's capture: only an emulated switch on the namespace testbed
+ * knows the command. */
+static int
+do_capture(struct ocsd *d, struct sw_job *j)
+{
+	uint64_t run = *(const uint64_t *)j->arg;
+	int      rv;
+
+	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+		return (rv);
+	if ((j->cap = malloc(sizeof(*j->cap))) == NULL)
+		return (-ENOMEM);
+	rv = drv_capture(d->drv, (uint32_t)run, j->cap);
+	if (rv == -ENOTSUP)
+		snprintf(j->err, sizeof(j->err),
+		         "the %s driver cannot ask for a capture",
+		         d->conf->driver);
+	else if (rv == -DRV_EDENIED)
+		snprintf(j->err, sizeof(j->err),
+		         "switch %s %s has no capture of run %llu (ocs-emu "
+		         "--datapath netns:P --capture has): %s",
+		         d->conf->driver, d->conf->address,
+		         (unsigned long long)run,
+		         drv_last_error(d->drv) ? drv_last_error(d->drv) : "");
+	else if (rv != 0)
+		sw_error(d, rv, "reading the capture", j->err, sizeof(j->err));
+	return (rv);
+}
+
 /* Faults for a rehearsal: only an emulated switch knows the command. */
 static int
 do_fault(struct ocsd *d, struct sw_job *j)
@@ -915,10 +944,11 @@ worker(void *arg)
 			continue;
 		}
 		if (j) {
-			j->rv = j->op == SW_HOLD    ? do_hold(d, j)
-			        : j->op == SW_PORTS ? do_ports(d, j)
-			        : j->op == SW_FAULT ? do_fault(d, j)
-			                            : do_read(d, j);
+			j->rv = j->op == SW_HOLD      ? do_hold(d, j)
+			        : j->op == SW_PORTS   ? do_ports(d, j)
+			        : j->op == SW_FAULT   ? do_fault(d, j)
+			        : j->op == SW_CAPTURE ? do_capture(d, j)
+			                              : do_read(d, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}

@@ -46,6 +46,7 @@ enum sw_op {
 	SW_RELOAD,  /* swap in a new configuration (reconnect if needed) */
 	SW_PORTS,   /* read every port's power and state (st, 1..2N) */
 	SW_FAULT,   /* arm faults on an emulated switch (arg: the spec) */
+	SW_CAPTURE, /* what an emulated switch's capture saw (arg: run id) */
 };
 
 struct sw_job {
@@ -66,6 +67,8 @@ struct sw_job {
 	 * the caller frees it), and the switch's map at the time. */
 	struct drv_port_state *st;
 	uint32_t               nst_ports, nst_egress;
+	/* SW_CAPTURE: the answer (malloc'd; the caller frees it). */
+	struct drv_capture *cap;
 
 	/* The worker's. */
 	nng_aio       *aio;

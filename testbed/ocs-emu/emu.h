@@ -14,6 +14,7 @@
 #include "ocs-drivers/oxc.h"
 #include "ocs-drivers/rest.h"
 #include "proto/base/mono.h"
+#include "testbed/ocs-emu/emu_kdp.h"
 
 /*
  * Injected faults (emu_fault.c), set by --fault and by the control
@@ -91,7 +92,11 @@ struct emu {
 	struct emu_port *port;
 
 	struct rest_names names; /* CALIENT's names of duplex ports 1..N */
-	struct emu_conns  conns; /* CALIENT's connections */
+	/* The kernel datapath's capture (emu_kdp_capture), or NULL; a
+	 * pointer so the faces do not link the datapath. */
+	int (*capture)(struct emu_kdp *, uint32_t run, char *out, size_t len);
+	struct emu_kdp  *kdp;
+	struct emu_conns conns; /* CALIENT's connections */
 };
 
 #define EMU_LABEL_MAX 32 /* characters of a port label */

@@ -13,7 +13,9 @@
  * dark time a reconfiguration between them cost as the light saw it.
  *
  * A run's summary is printed on stdout when the next run's first frame
- * arrives or when the ports have been quiet for half a second:
+ * arrives or when the ports have been quiet for half a second, and kept
+ * for queries (TL1 RTRV-EMU-CAPTURE, which ocsctl run --capture sends
+ * through ocsd):
  *
  *	ocs-emu: capture run 1a2b3c4d: 5210 frames on 18 ports, unlit-circuit
  *	frames: 0; gaps between phases (min over ports): 1: 2.103 ms, ...
@@ -36,11 +38,17 @@
 #define CAP_PHASES   256
 #define CAP_QUIET_MS 500
 #define CAP_SNAP     64 /* Ethernet header and the segment header */
+#define CAP_KEEP     16 /* summaries of past runs kept for queries */
 
 struct cap_port {
 	pcap_t         *h;
 	uint32_t        port; /* 0 = dark */
 	struct emu_cap *c;
+};
+
+struct cap_sum {
+	uint32_t run;
+	char     text[1024]; /* the query's answer: FRAMES=..,UNLIT=.. */
 };
 
 struct emu_cap {
@@ -49,6 +57,11 @@ struct emu_cap {
 	int              stopfd;
 	pthread_t        thr;
 	int              started;
+	/* Guards the run being seen and the summaries (queries come from
+	 * the control faces' threads). */
+	pthread_mutex_t mtx;
+	struct cap_sum  kept[CAP_KEEP];
+	uint32_t        nkept;
 	/* The run being seen. */
 	uint32_t run;
 	uint64_t frames, unlit, last_ms;
@@ -63,31 +76,38 @@ be32(const uint8_t *p)
 	        (uint32_t)p[2] << 8 | p[3]);
 }
 
+/* The run being seen, for a query (text: FRAMES=n,UNLIT=u[,FIRST=P/S],
+ * GAPS=1:ms&2:ms...) and for the log line. */
 static void
-flush_run(struct emu_cap *c)
+summarise(const struct emu_cap *c, char *text, size_t tl, char *line,
+          size_t ll)
 {
-	char     line[4096];
-	size_t   off;
+	size_t   o1, o2;
 	uint32_t k, p, ports = 0;
+	int      gaps = 0;
 
-	if (c->frames == 0 && c->unlit == 0)
-		return;
 	for (p = 1; p <= c->n; p++)
 		for (k = 0; k <= c->maxphase; k++)
 			if (c->first[p * CAP_PHASES + k] > 0) {
 				ports++;
 				break;
 			}
-	off = (size_t)snprintf(line, sizeof(line),
-	                       "ocs-emu: capture run %08x: %llu frames on %u "
-	                       "ports, unlit-circuit frames: %llu",
-	                       c->run, (unsigned long long)c->frames, ports,
-	                       (unsigned long long)c->unlit);
-	if (c->unlit && off < sizeof(line))
-		off += (size_t)snprintf(line + off, sizeof(line) - off,
-		                        " (first: phase %u from node %u)",
-		                        c->unlit_phase, c->unlit_src);
-	for (k = 1; k <= c->maxphase && off < sizeof(line); k++) {
+	o1 = (size_t)snprintf(text, tl, "FRAMES=%llu,UNLIT=%llu",
+	                      (unsigned long long)c->frames,
+	                      (unsigned long long)c->unlit);
+	o2 = (size_t)snprintf(line, ll,
+	                      "ocs-emu: capture run %08x: %llu frames on %u "
+	                      "ports, unlit-circuit frames: %llu",
+	                      c->run, (unsigned long long)c->frames, ports,
+	                      (unsigned long long)c->unlit);
+	if (c->unlit && o1 < tl && o2 < ll) {
+		o1 += (size_t)snprintf(text + o1, tl - o1, ",FIRST=%u/%u",
+		                       c->unlit_phase, c->unlit_src);
+		o2 += (size_t)snprintf(line + o2, ll - o2,
+		                       " (first: phase %u from node %u)",
+		                       c->unlit_phase, c->unlit_src);
+	}
+	for (k = 1; k <= c->maxphase && o1 < tl && o2 < ll; k++) {
 		double gap = -1;
 
 		for (p = 1; p <= c->n; p++) {
@@ -97,19 +117,62 @@ flush_run(struct emu_cap *c)
 			if (a > 0 && b > 0 && (gap < 0 || b - a < gap))
 				gap = b - a;
 		}
-		if (gap >= 0)
-			off += (size_t)snprintf(
-			    line + off, sizeof(line) - off, "%s%u: %.3f ms",
-			    k == 1 ? "; gaps between phases (min over ports): "
-			           : ", ",
-			    k, gap * 1e3);
+		if (gap < 0)
+			continue;
+		o1 += (size_t)snprintf(text + o1, tl - o1, "%s%u:%.3f",
+		                       gaps ? "&" : ",GAPS=", k, gap * 1e3);
+		o2 += (size_t)snprintf(line + o2, ll - o2, "%s%u: %.3f ms",
+		                       gaps ? ", "
+		                            : "; gaps between phases (min "
+		                              "over ports): ",
+		                       k, gap * 1e3);
+		gaps = 1;
 	}
+}
+
+/* The run is over: say it, keep its summary, start afresh.  Under mtx. */
+static void
+flush_run(struct emu_cap *c)
+{
+	char            line[4096];
+	struct cap_sum *s;
+
+	if (c->frames == 0 && c->unlit == 0)
+		return;
+	s = &c->kept[c->nkept++ % CAP_KEEP];
+	s->run = c->run;
+	summarise(c, s->text, sizeof(s->text), line, sizeof(line));
 	printf("%s\n", line);
 	fflush(stdout);
 	c->frames = c->unlit = 0;
 	c->maxphase = 0;
 	memset(c->first, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
 	memset(c->last, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
+}
+
+int
+emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
+{
+	char     line[4096];
+	uint32_t i;
+	int      rv = -ENOENT;
+
+	pthread_mutex_lock(&c->mtx);
+	if ((c->frames || c->unlit) && c->run == run) {
+		summarise(c, out, len, line, sizeof(line));
+		rv = 0;
+	}
+	for (i = 0; rv != 0 && i < CAP_KEEP && i < c->nkept; i++) {
+		const struct cap_sum *s =
+		    &c->kept[(c->nkept - 1 - i) % CAP_KEEP];
+
+		if (s->run == run) {
+			snprintf(out, len, "%s", s->text);
+			rv = 0;
+		}
+	}
+	pthread_mutex_unlock(&c->mtx);
+	return (rv);
 }
 
 static void
@@ -174,14 +237,18 @@ cap_main(void *arg)
 			break;
 		/* Each handle has a ring with a 50 ms timeout: read them
 		 * all, ready or not, so nothing waits for its batch. */
+		pthread_mutex_lock(&c->mtx);
 		for (i = 0; i < c->np; i++)
 			(void)pcap_dispatch(c->p[i].h, -1, on_frame,
 			                    (u_char *)&c->p[i]);
 		if ((c->frames || c->unlit) &&
 		    mono_ms() - c->last_ms > CAP_QUIET_MS)
 			flush_run(c);
+		pthread_mutex_unlock(&c->mtx);
 	}
+	pthread_mutex_lock(&c->mtx);
 	flush_run(c);
+	pthread_mutex_unlock(&c->mtx);
 	free(pfd);
 	return (NULL);
 }
@@ -235,6 +302,7 @@ emu_cap_open(struct emu_cap **out, uint32_t n, const int *have, char *err,
 		return (-ENOMEM);
 	c->n = n;
 	c->stopfd = -1;
+	pthread_mutex_init(&c->mtx, NULL);
 	c->p = calloc(n + 1, sizeof(*c->p));
 	c->first = calloc((n + 1) * CAP_PHASES, sizeof(double));
 	c->last = calloc((n + 1) * CAP_PHASES, sizeof(double));
@@ -288,5 +356,6 @@ emu_cap_close(struct emu_cap *c)
 	free(c->p);
 	free(c->first);
 	free(c->last);
+	pthread_mutex_destroy(&c->mtx);
 	free(c);
 }

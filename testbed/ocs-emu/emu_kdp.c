@@ -610,6 +610,12 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 }
 
 int
+emu_kdp_capture(struct emu_kdp *k, uint32_t run, char *out, size_t len)
+{
+	return (k->cap ? emu_cap_query(k->cap, run, out, len) : -ENOTSUP);
+}
+
+int
 emu_kdp_start(struct emu_kdp *k)
 {
 	pthread_mutex_lock(&k->e->mtx);

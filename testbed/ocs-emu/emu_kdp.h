@@ -25,6 +25,8 @@ int emu_kdp_open(struct emu *, const struct emu_kdp_conf *, struct emu_kdp **,
                  char *err, size_t len);
 /* Start following the model. */
 int emu_kdp_start(struct emu_kdp *);
+/* What --capture saw of a run (emu_cap.h); -ENOTSUP without it. */
+int emu_kdp_capture(struct emu_kdp *, uint32_t run, char *out, size_t len);
 /* Stop, and leave every port dark. */
 void emu_kdp_close(struct emu_kdp *);
 

@@ -569,6 +569,10 @@ main(int argc, char **argv)
 		return (rv);
 	if (kdp && emu_kdp_start(kdp) != 0)
 		fatalx("cannot start the datapath thread");
+	pthread_mutex_lock(&e->mtx);
+	e->kdp = kdp;
+	e->capture = kdp ? emu_kdp_capture : NULL;
+	pthread_mutex_unlock(&e->mtx);
 	if (e->c.rest[0]) {
 		if ((rv = emu_rest_start(e, &rest, rbound, sizeof(rbound), err,
 		                         sizeof(err))) != 0) {
@@ -605,6 +609,10 @@ main(int argc, char **argv)
 	emu_rest_stop(rest);
 	stop_thread(ta.stopfd, ta.lfd, cthr);
 	stop_thread(fa.stopfd, fa.lfd, fthr);
+	pthread_mutex_lock(&e->mtx);
+	e->kdp = NULL; /* the TL1 face is stopped; nothing else asks */
+	e->capture = NULL;
+	pthread_mutex_unlock(&e->mtx);
 	emu_kdp_close(kdp);
 	/* A UNIX listener's socket file is ours to remove. */
 	if (fa.stopfd >= 0 && strncmp(e->c.fibre, "unix:", 5) == 0)

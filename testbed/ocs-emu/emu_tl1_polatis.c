@@ -432,6 +432,40 @@ emu_tl1_cmd_set_fault(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	lines_free(&l);
 }
 
+/* RTRV-EMU-CAPTURE::<run>:<ctag>; (an ocs-emu extension): what the
+ * kernel datapath's capture saw of a run (hex, the low 32 bits of its
+ * id), "FRAMES=..,UNLIT=..[,FIRST=..][,GAPS=..]" (emu_cap.h). */
+static void
+cmd_rtrv_emu_capture(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	struct lines  l = {0};
+	char          text[1100], *end;
+	unsigned long run = strtoul(c->aid ? c->aid : "", &end, 16);
+	int           rv;
+
+	if (!c->aid || !*c->aid || *end || run > UINT32_MAX) {
+		deny(sv, s, c->ctag, "IIAC", "Invalid run: %s",
+		     c->aid ? c->aid : "");
+		return;
+	}
+	rv = sv->e->capture ? sv->e->capture(sv->e->kdp, (uint32_t)run, text,
+	                                     sizeof(text))
+	                    : -ENOTSUP;
+	if (rv == -ENOTSUP) {
+		deny(sv, s, c->ctag, "SNVS",
+		     "No capture (ocs-emu --datapath netns:P --capture)");
+		return;
+	}
+	if (rv != 0) {
+		deny(sv, s, c->ctag, "IIAC", "No frame of run %08lx seen",
+		     run);
+		return;
+	}
+	addl(&l, "%s", text);
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
 const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
     {"ACT-USER", 0, cmd_act_user},
     {"CANC-USER", 1, cmd_canc_user},
@@ -451,6 +485,7 @@ const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
     {"RLS-ARC-EQPT", 1, cmd_rls_arc_eqpt},
     {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
     {"SET-EMU-FAULT", 0, emu_tl1_cmd_set_fault},
+    {"RTRV-EMU-CAPTURE", 1, cmd_rtrv_emu_capture},
 };
 const size_t emu_tl1_polatis_nverbs =
     sizeof(emu_tl1_polatis_verbs) / sizeof(emu_tl1_polatis_verbs[0]);

@@ -217,13 +217,15 @@ run_ok(struct rig *r, const char *algo, const char *bytes)
 	char *out, *err;
 	int   rv;
 
-	rv = rig_ctl(r, &out, &err, "run", "--algo", algo, "--bytes", bytes,
-	             NULL);
+	rv = rig_ctl(r, &out, &err, "run", "--capture", "--algo", algo,
+	             "--bytes", bytes, NULL);
 	if (rv != 0 || strstr(out, " 0 errors") == NULL)
 		fprintf(stderr, "%s: %s%s", algo, out, err);
 	assert_int_equal(rv, 0);
 	assert_non_null(strstr(out, "verified: "));
 	assert_non_null(strstr(out, " 0 errors"));
+	/* libpcap on the switch's ports: no frame met an unlit circuit */
+	assert_non_null(strstr(out, "unlit-circuit frames: 0\n"));
 	free(out);
 	free(err);
 }
@@ -262,7 +264,8 @@ test_capture_unlit(void **state)
 static void
 test_algorithms(void **state)
 {
-	struct rig_opts          o = {.switch_time = "1ms", .netns = 1};
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .netns_capture = 1};
 	static const char *const algos[] = {"retri", "bridge", "static",
 	                                    "bruck"};
 	struct rig              *r;
@@ -283,13 +286,15 @@ test_algorithms(void **state)
 static void
 test_iface_down(void **state)
 {
-	struct rig_opts o = {
-	    .switch_time = "1ms", .netns = 1, .netns_rate = "50Mbps"};
-	struct rig *r;
-	struct proc run;
-	char        bin[256], log[300], cmd[900], *out, *err, *text;
-	char       *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	int         st;
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .netns_rate = "50Mbps",
+	                     .netns_capture = 1};
+	struct rig     *r;
+	struct proc     run;
+	char            bin[256], log[300], cmd[900], *out, *err, *text;
+	char           *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int             st;
 
 	if (!need_root())
 		skip();

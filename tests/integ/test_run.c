@@ -411,6 +411,15 @@ test_run_any_n(void **state)
 		                 2);
 		free(o);
 		free(e);
+		/* A switch without a capture (the relay) says so; the run
+		 * itself is reported, verified, and the exit status is 1. */
+		assert_int_equal(ctl(f, &o, &e, "run", "--capture", "--algo",
+		                     "static", "--bytes", "4KiB", NULL),
+		                 1);
+		assert_non_null(strstr(o, "verified: "));
+		assert_non_null(strstr(e, "No capture"));
+		free(o);
+		free(e);
 	}
 }
 
