@@ -6,8 +6,9 @@
 # other ends are the switch's duplex ports p1, p2, ... in one namespace
 # PREFIX-sw, transceiver j of host h on port h*T+j+1 (ingress h*T+j+1,
 # egress PORTS+h*T+j+1 on a switch of PORTS ports a side, as make run
-# cables them).  The switch namespace also holds "dark", where light that
-# no patch carries is sent to die (ocs-emu's kernel datapath counts it).
+# cables them).  The switch namespace also holds the veth pair dark /
+# darkpeer, where light that no patch carries is sent to die (ocs-emu's
+# kernel datapath counts it).
 # IPv6 is off on every interface so nothing but the hosts' own frames
 # crosses the plant.
 #

@@ -150,6 +150,8 @@ flush_run(struct emu_cap *c)
 	memset(c->last, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
 }
 
+static void on_frame(u_char *, const struct pcap_pkthdr *, const u_char *);
+
 int
 emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
 {
@@ -158,6 +160,11 @@ emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
 	int      rv = -ENOENT;
 
 	pthread_mutex_lock(&c->mtx);
+	/* What the kernel holds for us is read first: a query comes right
+	 * after the run's last frames. */
+	for (i = 0; i < c->np; i++)
+		(void)pcap_dispatch(c->p[i].h, -1, on_frame,
+		                    (u_char *)&c->p[i]);
 	if ((c->frames || c->unlit) && c->run == run) {
 		summarise(c, out, len, line, sizeof(line));
 		rv = 0;
@@ -189,6 +196,11 @@ on_frame(u_char *user, const struct pcap_pkthdr *ph, const u_char *b)
 	run = be32(b + 30);
 	phase = (uint32_t)b[34] << 8 | b[35];
 	src = (uint32_t)b[36] << 8 | b[37];
+	/* Frames of an earlier run (one aborted, whose queues still drain)
+	 * belong to no report: a new run starts only with a later id. */
+	if ((c->frames || c->unlit) && run != c->run &&
+	    (int32_t)(run - c->run) < 0)
+		return;
 	if ((c->frames || c->unlit) && run != c->run)
 		flush_run(c);
 	c->run = run;
@@ -266,6 +278,9 @@ open_one(struct emu_cap *c, const char *dev, uint32_t port, char *err,
 	}
 	pcap_set_snaplen(h, CAP_SNAP);
 	pcap_set_timeout(h, 50);
+	/* Every frame readable at once (no ring block held back for its
+	 * timeout): a run's summary is asked for right after the run. */
+	pcap_set_immediate_mode(h, 1);
 	pcap_set_buffer_size(h, 8 << 20);
 	pcap_set_tstamp_precision(h, PCAP_TSTAMP_PRECISION_NANO);
 	if (pcap_activate(h) < 0) {

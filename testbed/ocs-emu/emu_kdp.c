@@ -5,12 +5,15 @@
  * testbed/netns.sh builds.  Duplex port k is the veth "p<k>" in PREFIX-sw
  * (ingress k, egress N+k); a patch ingress i -> egress N+j is a u32
  * match-all filter on p<i>'s ingress hook whose mirred action redirects
- * every frame out of p<j>.  A port that is unpatched, switching, shut or
- * failed redirects to "dark" instead, where nothing listens: light that
- * no patch carries is lost, and the filter's statistics count it.  Each
- * port has exactly one filter, always replaced in one netlink request, so
- * there is no moment at which a port forwards where the model does not
- * say.
+ * every frame out of p<j>.  Below it (a later priority) every port has a
+ * second one for good, redirecting to "dark", where nothing listens: a
+ * port that is unpatched, switching, shut or failed has a patch filter
+ * that passes everything on (mirred "continue"), so what it gets falls
+ * through to the dark one, whose statistics count what no patch carried.
+ * Each change replaces the patch filter's action in one netlink request,
+ * so there is no moment at which a port
+ * forwards where the model does not say; a reconfiguration's requests go
+ * in one batch, their answers read after.
  *
  * One thread keeps the kernel equal to the model: woken by every change
  * of patches (oxc's changed hook) and at the next settling time, it moves
@@ -62,27 +65,34 @@
 #include "testbed/ocs-emu/emu_cap.h"
 #include "testbed/ocs-emu/emu_kdp.h"
 
-#define KDP_PRIO     1
-#define KDP_HANDLE   0x80000800u /* u32 800::800 */
-#define KDP_INGRESS  0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
-#define KDP_TICK_NS  10000000u   /* shutters and faults: seen within this */
-#define KDP_STATS_NS 100000000u  /* counters refreshed this often */
+#define KDP_PRIO      1 /* the patch: to the egress port, when lit */
+#define KDP_PRIO_DARK 2 /* always there: what no patch takes, to "dark" */
+/* u32 keeps a hash table per priority, numbered from 800 as they are
+ * made: the patch filter's is made first. */
+#define KDP_HANDLE      0x80000800u /* 800::800 */
+#define KDP_HANDLE_DARK 0x80100800u /* 801::800 */
+#define KDP_WINDOW      32 /* requests sent before their answers are read */
+#define KDP_INGRESS     0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
+#define KDP_TICK_NS     10000000u   /* shutters and faults: seen within this */
+#define KDP_STATS_NS    100000000u  /* counters refreshed this often */
 
 struct kport {
-	int      ifindex; /* p<k>, 0 if the testbed has no such port */
-	int      to;      /* ifindex its filter redirects to, 0 = none */
-	uint64_t dark;    /* bytes counted by dark filters since replaced */
+	int ifindex; /* p<k>, 0 if the testbed has no such port */
+	int to;      /* where its patch filter redirects: 0 none, -1 unknown */
 };
 
 struct emu_kdp {
 	struct emu     *e;
 	struct nl_sock *sk; /* in PREFIX-sw */
 	int             sink;
+	int             pass; /* darkpeer: where a dark port's copy goes */
 	uint32_t        n;
 	struct kport   *p; /* [n + 1] */
 	int            *want;
 	uint16_t       *out_at;    /* [n + 1]: the patch programmed */
 	uint64_t       *settle_at; /* [n + 1]: and its settling time */
+	struct nl_msg **msgs;      /* [n]: one batch of changes */
+	uint32_t       *chg;       /* [n]: the ports they change */
 	pthread_cond_t  cond;
 	pthread_t       thr;
 	int             started, stop;
@@ -142,7 +152,8 @@ sock_in_ns(const char *ns, struct nl_sock **out, char *err, size_t len)
 		return (rv);
 	rv = -ENOMEM;
 	if ((sk = nl_socket_alloc()) != NULL &&
-	    (rv = nl_connect(sk, NETLINK_ROUTE)) != 0) {
+	    ((rv = nl_connect(sk, NETLINK_ROUTE)) != 0 ||
+	     (rv = nl_socket_set_buffer_size(sk, 1 << 20, 1 << 20)) != 0)) {
 		snprintf(err, len, "netlink in %s: %s", ns, nl_geterror(rv));
 		nl_socket_free(sk);
 		sk = NULL;
@@ -205,9 +216,18 @@ ingress_qdisc(struct nl_sock *sk, int ifindex, int add)
 	return (rv);
 }
 
-/* Port ifindex's one filter: every frame out of device `to`. */
+/*
+ * The request to add or replace port ifindex's filter of priority prio:
+ * every frame out of device `to`.  With pass set (the patch filter of a
+ * dark port) the frame is only mirrored there (to darkpeer, whose copies
+ * die at dark's receive side, unseen by the capture, which watches what
+ * dark sends) and goes on to the next priority, the dark filter, whose
+ * count thus never restarts (a replace
+ * changes a u32 filter's actions, never its selector, and its actions'
+ * counts start again).  Into *msg (the caller sends and frees it).
+ */
 static int
-redirect(struct nl_sock *sk, int ifindex, int to)
+filter_req(int ifindex, uint16_t prio, int to, int pass, struct nl_msg **msg)
 {
 	struct rtnl_cls *c = rtnl_cls_alloc();
 	struct rtnl_act *a = rtnl_act_alloc();
@@ -217,29 +237,71 @@ redirect(struct nl_sock *sk, int ifindex, int to)
 		goto out;
 	rtnl_tc_set_ifindex(TC_CAST(c), ifindex);
 	rtnl_tc_set_parent(TC_CAST(c), KDP_INGRESS);
-	rtnl_tc_set_handle(TC_CAST(c), KDP_HANDLE);
+	rtnl_tc_set_handle(TC_CAST(c), prio == KDP_PRIO_DARK ? KDP_HANDLE_DARK
+	                                                     : KDP_HANDLE);
 	if ((rv = rtnl_tc_set_kind(TC_CAST(c), "u32")) != 0)
 		goto out;
-	rtnl_cls_set_prio(c, KDP_PRIO);
+	rtnl_cls_set_prio(c, prio);
 	rtnl_cls_set_protocol(c, ETH_P_ALL);
-	/* Match everything, and stop there (a u32 key that is not
-	 * terminal only leads on to other tables). */
+	/* Match everything, and stop there (a u32 key that is not terminal
+	 * only leads on to other tables). */
 	if ((rv = rtnl_u32_add_key_uint32(c, 0, 0, 0, 0)) != 0 ||
 	    (rv = rtnl_u32_set_cls_terminal(c)) != 0 ||
 	    (rv = rtnl_tc_set_kind(TC_CAST(a), "mirred")) != 0)
 		goto out;
-	rtnl_mirred_set_action(a, TCA_EGRESS_REDIR);
-	rtnl_mirred_set_policy(a, TC_ACT_STOLEN);
+	rtnl_mirred_set_action(a, pass ? TCA_EGRESS_MIRROR : TCA_EGRESS_REDIR);
+	rtnl_mirred_set_policy(a, pass ? TC_ACT_UNSPEC : TC_ACT_STOLEN);
 	rtnl_mirred_set_ifindex(a, (uint32_t)to);
 	if ((rv = rtnl_u32_add_action(c, a)) != 0)
 		goto out;
-	rv = rtnl_cls_add(sk, c, NLM_F_CREATE | NLM_F_REPLACE);
+	rv = rtnl_cls_build_add_request(c, NLM_F_CREATE | NLM_F_REPLACE, msg);
 out:
 	if (a)
 		rtnl_act_put(a);
 	if (c)
 		rtnl_cls_put(c);
 	return (rv);
+}
+
+/*
+ * Send n requests at once and then take their n answers: one round trip
+ * for a whole reconfiguration, where a request each (libnl's
+ * rtnl_cls_add waits for every ACK) costs one per port.  0, or the
+ * first error (every request is answered either way).
+ */
+static int
+send_all(struct nl_sock *sk, struct nl_msg **m, size_t n)
+{
+	size_t i, j, sent;
+	int    rv = 0, r;
+
+	/* In windows, so the answers never outgrow the socket's receive
+	 * buffer (an answer the kernel cannot queue is lost, and waiting
+	 * for it would wait for ever). */
+	for (i = 0; i < n; i += KDP_WINDOW) {
+		for (sent = 0, j = i; j < n && j < i + KDP_WINDOW; j++) {
+			if ((r = nl_send_auto(sk, m[j])) < 0 && rv == 0)
+				rv = r;
+			sent += r >= 0;
+			nlmsg_free(m[j]);
+		}
+		for (j = 0; j < sent; j++)
+			if ((r = nl_wait_for_ack(sk)) < 0 && rv == 0)
+				rv = r;
+	}
+	return (rv);
+}
+
+/* One filter now (setup). */
+static int
+filter_set(struct nl_sock *sk, int ifindex, uint16_t prio, int to, int pass)
+{
+	struct nl_msg *m;
+	int            rv;
+
+	if ((rv = filter_req(ifindex, prio, to, pass, &m)) != 0)
+		return (rv);
+	return (send_all(sk, &m, 1));
 }
 
 /* The bytes in one dumped filter's actions.  libnl's classifier objects
@@ -255,7 +317,11 @@ filter_msg(struct nl_msg *msg, void *arg)
 	uint64_t               *bytes = arg;
 	int                     i;
 
-	if (nlmsg_parse(nlmsg_hdr(msg), sizeof(struct tcmsg), tb, TCA_MAX,
+	const struct tcmsg *t = nlmsg_data(nlmsg_hdr(msg));
+
+	/* The dark filter only: its priority is tcm_info's upper half. */
+	if ((t->tcm_info >> 16) != KDP_PRIO_DARK ||
+	    nlmsg_parse(nlmsg_hdr(msg), sizeof(struct tcmsg), tb, TCA_MAX,
 	                NULL) != 0 ||
 	    !tb[TCA_OPTIONS] ||
 	    nla_parse_nested(ut, TCA_U32_MAX, tb[TCA_OPTIONS], NULL) != 0 ||
@@ -322,31 +388,43 @@ plan_ports(struct emu_kdp *k, uint64_t now)
 	return (next);
 }
 
-/* Make the kernel do what plan_ports said, outside the lock. */
+/*
+ * Make the kernel do what plan_ports said, outside the lock: each changed
+ * port's patch filter replaced, pointing at its egress or passing all on
+ * to the dark filter; one batch, which the kernel takes in order.
+ */
 static void
 apply(struct emu_kdp *k)
 {
-	uint32_t in;
-	int      rv;
+	struct nl_msg **m = k->msgs;
+	uint32_t        in, n = 0;
+	int             rv;
 
 	for (in = 1; in <= k->n; in++) {
 		struct kport *p = &k->p[in];
+		int           dark = k->want[in] == k->sink;
 
-		if (!p->ifindex || p->to == k->want[in])
+		if (!p->ifindex || p->to == (dark ? 0 : k->want[in]))
 			continue;
-		/* A dark filter's count dies with it: keep it. */
-		if (p->to == k->sink)
-			p->dark += filter_bytes(k->sk, p->ifindex);
-		if ((rv = redirect(k->sk, p->ifindex, k->want[in])) != 0) {
-			log_warnx("datapath: port %u: %s", in,
-			          nl_geterror(rv));
-			p->to = 0; /* tried again next time */
-			continue;
-		}
-		log_debug("datapath: port %u to %s", in,
-		          k->want[in] == k->sink ? "dark" : "its egress");
-		p->to = k->want[in];
+		if (filter_req(p->ifindex, KDP_PRIO,
+		               dark ? k->pass : k->want[in], dark, &m[n]) == 0)
+			k->chg[n++] = in;
 	}
+	if (n == 0)
+		return;
+	if ((rv = send_all(k->sk, m, n)) != 0) {
+		/* Which failed is not known: do them all again next time. */
+		log_warnx("datapath: %u port changes: %s", n, nl_geterror(rv));
+		for (in = 0; in < n; in++)
+			k->p[k->chg[in]].to = -1;
+		return;
+	}
+	for (in = 0; in < n; in++) {
+		uint32_t j = k->chg[in];
+
+		k->p[j].to = k->want[j] == k->sink ? 0 : k->want[j];
+	}
+	log_debug("datapath: %u ports changed in one batch", n);
 }
 
 /* Under mtx: carried where the kernel forwards what the model has now. */
@@ -383,7 +461,6 @@ refresh_counters(struct emu_kdp *k)
 		return;
 	for (j = 1; j <= k->n; j++) {
 		struct kport *p = &k->p[j];
-		uint64_t      drop = p->dark;
 
 		if (!p->ifindex ||
 		    (l = rtnl_link_get(links, p->ifindex)) == NULL)
@@ -395,9 +472,9 @@ refresh_counters(struct emu_kdp *k)
 		__atomic_store_n(&e->cnt_out[k->n + j],
 		                 rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES),
 		                 __ATOMIC_RELAXED);
-		if (p->to == k->sink)
-			drop += filter_bytes(k->sk, p->ifindex);
-		__atomic_store_n(&e->cnt_drop[j], drop, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->cnt_drop[j],
+		                 filter_bytes(k->sk, p->ifindex),
+		                 __ATOMIC_RELAXED);
 		rtnl_link_put(l);
 	}
 	nl_cache_free(links);
@@ -538,8 +615,10 @@ find_ports(struct emu_kdp *k, char *err, size_t len)
 	uint32_t j, found = 0;
 	int      rv;
 
-	if ((k->sink = ifindex_of(k->sk, "dark")) == 0) {
-		snprintf(err, len, "%s-sw has no \"dark\" device", k->prefix);
+	if ((k->sink = ifindex_of(k->sk, "dark")) == 0 ||
+	    (k->pass = ifindex_of(k->sk, "darkpeer")) == 0) {
+		snprintf(err, len, "%s-sw has no \"dark\" veth pair",
+		         k->prefix);
 		return (-ENOENT);
 	}
 	for (j = 1; j <= k->n; j++) {
@@ -550,13 +629,18 @@ find_ports(struct emu_kdp *k, char *err, size_t len)
 		/* Whatever a previous emulator left goes with its qdisc:
 		 * the switch powers up dark. */
 		(void)ingress_qdisc(k->sk, k->p[j].ifindex, 0);
+		/* The patch filter first (passing all on): it takes hash
+		 * table 800, the dark one 801. */
 		if ((rv = ingress_qdisc(k->sk, k->p[j].ifindex, 1)) != 0 ||
-		    (rv = redirect(k->sk, k->p[j].ifindex, k->sink)) != 0) {
+		    (rv = filter_set(k->sk, k->p[j].ifindex, KDP_PRIO, k->pass,
+		                     1)) != 0 ||
+		    (rv = filter_set(k->sk, k->p[j].ifindex, KDP_PRIO_DARK,
+		                     k->sink, 0)) != 0) {
 			snprintf(err, len, "%s-sw %s: %s", k->prefix, name,
 			         nl_geterror(rv));
 			return (-EIO);
 		}
-		k->p[j].to = k->sink;
+		k->p[j].to = 0; /* no patch filter: dark */
 	}
 	if (found == 0) {
 		snprintf(err, len, "%s-sw has none of the ports p1..p%u",
@@ -586,9 +670,11 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 	k->want = calloc(k->n + 1, sizeof(*k->want));
 	k->out_at = calloc(k->n + 1, sizeof(*k->out_at));
 	k->settle_at = calloc(k->n + 1, sizeof(*k->settle_at));
+	k->msgs = calloc(k->n + 1, sizeof(*k->msgs));
+	k->chg = calloc(k->n + 1, sizeof(*k->chg));
 	e->x.carried = calloc(k->n + 1, 1);
-	if (!k->p || !k->want || !k->out_at || !k->settle_at ||
-	    !e->x.carried) {
+	if (!k->p || !k->want || !k->out_at || !k->settle_at || !k->msgs ||
+	    !k->chg || !e->x.carried) {
 		emu_kdp_close(k);
 		return (-ENOMEM);
 	}
@@ -657,5 +743,7 @@ emu_kdp_close(struct emu_kdp *k)
 	free(k->want);
 	free(k->out_at);
 	free(k->settle_at);
+	free(k->msgs);
+	free(k->chg);
 	free(k);
 }

@@ -281,6 +281,21 @@ test_algorithms(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
+/* Do n agents show every fibre up? */
+static int
+all_up(struct rig *r, int n)
+{
+	char *o, *e, *p;
+	int   k = 0;
+
+	if (rig_ctl(r, &o, &e, "agents", NULL) == 0)
+		for (p = o; (p = strstr(p, " 2/2 ")) != NULL; p++)
+			k++;
+	free(o);
+	free(e);
+	return (k == n);
+}
+
 /* An interface taken down mid-run ends the run, naming host and
  * interface, and ocsctl agents shows it. */
 static void
@@ -294,7 +309,7 @@ test_iface_down(void **state)
 	struct proc     run;
 	char            bin[256], log[300], cmd[900], *out, *err, *text;
 	char           *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	int             st;
+	int             st, i;
 
 	if (!need_root())
 		skip();
@@ -328,6 +343,10 @@ test_iface_down(void **state)
 	free(err);
 	assert_int_equal(rig_host_sh(r, 1, "ip link set t1 up"), 0);
 	assert_int_equal(rig_wait_agents(r, 3, 10000), 0);
+	/* Its fibres up again, all three hosts take part. */
+	for (i = 0; i < 100 && !all_up(r, 3); i++)
+		mono_sleep_ms(50);
+	assert_true(all_up(r, 3));
 	run_ok(r, "retri", "64KiB");
 	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
