@@ -27,45 +27,8 @@ polatis | calient | calient-tl1) ;;
 	"calient-tl1" >&2; exit 2 ;;
 esac
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-demo.XXXXXX") || exit 1
-pids=
-cleanup() {
-	trap '' HUP INT PIPE TERM # nothing may cut the clean-up short
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	sleep 0.2
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$dir"
-}
-# Every way out runs cleanup: a signal the shell does not trap would end
-# it without the EXIT trap (the reader of our output gone, as with
-# "make run | head", is SIGPIPE; a closed terminal is SIGHUP).
-trap cleanup EXIT
-trap 'echo "make run: interrupted" >&2; exit 130' INT
-trap 'exit 129' HUP
-trap 'exit 141' PIPE
-trap 'exit 143' TERM
-
-fail() {
-	echo "make run: $*" >&2
-	for f in "$dir"/*.log; do
-		[ -s "$f" ] && { echo "--- $f (last lines)"; tail -n 8 "$f"; } >&2
-	done
-	exit 1
-}
-
-# Wait up to $2 tenths of a second for command $1 to succeed.
-wait_for() {
-	i=0
-	while ! sh -c "$1" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.1
-	done
-	return 0
-}
-
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
-chmod 600 "$dir/secret"
+what="make run"
+. "$(dirname "$0")/demo-lib.sh"
 
 ports=$((2 * NODES + 2))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \

@@ -23,43 +23,10 @@ if [ "$(id -u)" != 0 ]; then
 		"runs the same without them" >&2
 	exit 2
 fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/ocs-netns.XXXXXX") || exit 1
 prefix="ocsrun$$"
-pids=
-cleanup() {
-	trap '' HUP INT PIPE TERM
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	sleep 0.2
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	sh "$here/netns.sh" down "$prefix"
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'echo "make run-netns: interrupted" >&2; exit 130' INT
-trap 'exit 129' HUP
-trap 'exit 141' PIPE
-trap 'exit 143' TERM
-
-fail() {
-	echo "make run-netns: $*" >&2
-	for f in "$dir"/*.log; do
-		[ -s "$f" ] && { echo "--- $f (last lines)"; tail -n 8 "$f"; } >&2
-	done
-	exit 1
-}
-
-wait_for() {
-	i=0
-	while ! sh -c "$1" >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.1
-	done
-	return 0
-}
-
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
-chmod 600 "$dir/secret"
+what="make run-netns"
+demo_cleanup_more() { sh "$here/netns.sh" down "$prefix"; }
+. "$here/demo-lib.sh"
 
 sh "$here/netns.sh" up "$prefix" "$NODES" 2 9000 ||
 	fail "could not build the namespaces"
