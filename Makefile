@@ -35,7 +35,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	valgrind curl openssl groff-base systemd iproute2
+	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -217,7 +217,15 @@ OCSCTL_SRCS := \
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
-	$(BIN)/ocs-agent
+	$(BIN)/ocs-agent $(BIN)/ocs-sweep
+
+SWEEP_SRCS := \
+	testbed/sweep/ocs-sweep.c \
+	testbed/sweep/sweep_list.c \
+	testbed/sweep/sweep_csv.c \
+	testbed/sweep/sweep_point.c \
+	testbed/sweep/sweep_model.c \
+	testbed/sweep/sweep_plot.c
 
 AGENT_SRCS := \
 	agent/agent.c \
@@ -287,6 +295,13 @@ $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
 
+# Sweeps: the collectives library's model and simulator, a CSV, gnuplot.
+$(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
+		$(INIH_LIBS) -lm
+
 # ---- tests -----------------------------------------------------------------
 # Unit tests link the unit under test and what it needs (TEST_DEPS_<name>).
 UNIT_TESTS := \
@@ -322,7 +337,8 @@ UNIT_TESTS := \
 	tmat \
 	skew \
 	msccl \
-	kx
+	kx \
+	sweep
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -334,6 +350,7 @@ INTEG_TESTS := \
 	demo \
 	shutdown \
 	reap \
+	ocs_sweep \
 	netns
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
@@ -349,6 +366,8 @@ AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/vplace.o $(BUILD)/agent/frame
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
+TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
+	sweep_csv.o sweep_point.o sweep_model.o) $(COLL_LIB)
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
@@ -424,7 +443,8 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
 ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
-	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) proto/msg.c proto/auth.c \
+	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
+	proto/auth.c \
 	proto/link.c proto/plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
@@ -530,7 +550,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
-MAN1 := collectives/ocs-plan.1
+MAN1 := collectives/ocs-plan.1 testbed/sweep/ocs-sweep.1
 MAN5 := ocsd/ocsd.conf.5
 MAN8 := ocsd/ocsd.8 ocsd/ocsctl.8 agent/ocs-agent.8 testbed/ocs-emu/ocs-emu.8
 UNITS := ocsd/ocsd.service.in agent/ocs-agent.service.in \
@@ -565,7 +585,7 @@ install: $(PROGS) $(BUILD)/install/ocs-plan
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/topologies $(DESTDIR)$(DOCDIR)/examples
-	$(Q)install -m 755 $(BIN)/ocsctl $(BIN)/ocs-emu \
+	$(Q)install -m 755 $(BIN)/ocsctl $(BIN)/ocs-emu $(BIN)/ocs-sweep \
 		$(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
 	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent $(DESTDIR)$(SBINDIR)
 	$(Q)install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
@@ -585,7 +605,8 @@ install: $(PROGS) $(BUILD)/install/ocs-plan
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ocsctl $(DESTDIR)$(BINDIR)/ocs-emu \
-		$(DESTDIR)$(BINDIR)/ocs-plan $(DESTDIR)$(SBINDIR)/ocsd \
+		$(DESTDIR)$(BINDIR)/ocs-plan $(DESTDIR)$(BINDIR)/ocs-sweep \
+		$(DESTDIR)$(SBINDIR)/ocsd \
 		$(DESTDIR)$(SBINDIR)/ocs-agent
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
@@ -613,7 +634,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat
+	topo report cal_tl1 tmat sweep
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -635,6 +656,8 @@ FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 	ocs-drivers/rest_state.c ocs-drivers/rest_plan.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tmat := $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
+	$(BASE_SRCS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
 FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \

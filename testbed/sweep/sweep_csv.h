@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-sweep's CSV: one row a point, the columns of SWEEP_CSV_HEADER;
+ * empty cells for what was not computed.  reconfigure_before lists the
+ * phases before which the switch is reconfigured, separated by ';'.  A
+ * point is known by algo, nodes, bytes, delta_s and model, so a sweep
+ * run again skips the points already in its file.
+ */
+#ifndef OCS_SWEEP_CSV_H
+#define OCS_SWEEP_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SWEEP_CSV_HEADER                                                   \
+	"algo,nodes,bytes,delta_s,reconfigurations,reconfigure_before,"    \
+	"predicted_s,simulated_s,measured_s,measured_min_s,measured_max_s," \
+	"repeats,verified_blocks,model"
+
+struct sweep_row {
+	char     algo[16];
+	uint32_t nodes;
+	uint64_t bytes;
+	double   delta_s;
+	uint32_t reconfs;
+	char     before[256]; /* "1;2", "" for none */
+	double   predicted_s, simulated_s; /* NAN: not computed */
+	double   measured_s, measured_min_s, measured_max_s;
+	uint32_t repeats;
+	uint64_t verified;
+	char     model[64];
+};
+
+/* The row as one CSV line with its newline; its length, or -1 if it does
+ * not fit. */
+int sweep_row_fmt(const struct sweep_row *, char *buf, size_t len);
+/* One line (without its newline) into a row; 0, or -1 with the column
+ * named in err. */
+int sweep_row_parse(const char *line, struct sweep_row *, char *err,
+                    size_t len);
+/* The point's key: algo,nodes,bytes,delta,model. */
+void sweep_row_key(const struct sweep_row *, char *buf, size_t len);
+
+/* The keys of a file's rows, sorted, for resuming. */
+struct sweep_done {
+	char **key;
+	size_t n, cap;
+};
+/* Read path (absent: nothing done).  A last line without its newline (a
+ * sweep killed while writing it) is cut off the file.  0, or -1 with the
+ * file and line named in err. */
+int  sweep_done_load(struct sweep_done *, const char *path, char *err,
+                     size_t len);
+int  sweep_done_has(const struct sweep_done *, const char *key);
+void sweep_done_free(struct sweep_done *);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libFuzzer target: ocs-sweep's readers of outside input, the value
+ * lists (as sizes, times and counts) and the CSV rows a resumed sweep
+ * reads back: no crash, and what is accepted is sorted, distinct and in
+ * range, and a row written back reads the same.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testbed/sweep/sweep_csv.h"
+#include "testbed/sweep/sweep_list.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	struct sweep_row r, back;
+	char            *s = malloc(len + 1), err[300], line[1200];
+	double          *v;
+	size_t           n, i;
+	int              k;
+
+	if (s == NULL)
+		return (0);
+	memcpy(s, data, len);
+	s[len] = '\0';
+	for (k = 0; k < 3; k++)
+		if (sweep_list_parse(s, (enum sweep_kind)k, &v, &n, err,
+		                     sizeof(err)) == 0) {
+			if (n == 0 || n > SWEEP_LIST_MAX)
+				abort();
+			for (i = 1; i < n; i++)
+				if (!(v[i] > v[i - 1]))
+					abort();
+			free(v);
+		}
+	if (sweep_row_parse(s, &r, err, sizeof(err)) == 0) {
+		int w = sweep_row_fmt(&r, line, sizeof(line));
+
+		if (w > 0) {
+			line[w - 1] = '\0';
+			if (sweep_row_parse(line, &back, err, sizeof(err)) !=
+			        0 ||
+			    back.nodes != r.nodes || back.bytes != r.bytes ||
+			    strcmp(back.algo, r.algo) != 0)
+				abort();
+		}
+	}
+	free(s);
+	return (0);
+}

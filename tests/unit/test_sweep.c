@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/unit/test_sweep.c: ocs-sweep's parts that read input: value lists
+ * (every bad form), the CSV (a row out and back, and what resuming reads:
+ * keys, a torn last line cut off, a foreign file refused), the model file
+ * (bad keys and values named with their line), and one model point
+ * against ocs-plan's library.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testbed/sweep/sweep.h"
+#include "testbed/sweep/sweep_csv.h"
+#include "testbed/sweep/sweep_list.h"
+
+static void
+test_lists(void **state)
+{
+	double *v;
+	size_t  n;
+	char    err[300];
+
+	(void)state;
+	assert_int_equal(sweep_list_parse("1KiB..256MiB*4", SWEEP_SIZE, &v, &n,
+	                                  err, sizeof(err)),
+	                 0);
+	assert_int_equal(n, 10); /* 1K 4K 16K ... 256M */
+	assert_true(v[0] == 1024 && v[9] == 268435456.0);
+	free(v);
+	assert_int_equal(sweep_list_parse("1us..100ms*10,150ms", SWEEP_TIME,
+	                                  &v, &n, err, sizeof(err)),
+	                 0);
+	assert_int_equal(n, 7);
+	assert_true(fabs(v[5] - 0.1) < 1e-12 && fabs(v[6] - 0.15) < 1e-12);
+	free(v);
+	/* Sorted, duplicates once. */
+	assert_int_equal(sweep_list_parse("27,9,9,3..81*3", SWEEP_COUNT, &v,
+	                                  &n, err, sizeof(err)),
+	                 0);
+	assert_int_equal(n, 4);
+	assert_true(v[0] == 3 && v[1] == 9 && v[2] == 27 && v[3] == 81);
+	free(v);
+	{
+		static const char *const badsz[] = {"",
+		                                    ",",
+		                                    "0",
+		                                    "1KiB..",
+		                                    "1KiB..1MiB",
+		                                    "1KiB..1MiB*1",
+		                                    "1KiB..1MiB*0.5",
+		                                    "1MiB..1KiB*2",
+		                                    "1KiB..1MiB*x",
+		                                    "abc",
+		                                    "-1KiB",
+		                                    "1KiB..1TiB*1.0001"};
+		size_t                   i;
+
+		for (i = 0; i < sizeof(badsz) / sizeof(badsz[0]); i++) {
+			err[0] = '\0';
+			assert_int_equal(sweep_list_parse(badsz[i], SWEEP_SIZE,
+			                                  &v, &n, err,
+			                                  sizeof(err)),
+			                 -1);
+			assert_true(err[0] != '\0');
+			assert_null(v);
+		}
+	}
+	assert_int_equal(
+	    sweep_list_parse("2h", SWEEP_TIME, &v, &n, err, sizeof(err)), -1);
+	assert_int_equal(
+	    sweep_list_parse("0", SWEEP_COUNT, &v, &n, err, sizeof(err)), -1);
+	assert_int_equal(
+	    sweep_list_parse("9x", SWEEP_COUNT, &v, &n, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "\"9x\""));
+}
+
+static void
+test_csv_round_trip(void **state)
+{
+	struct sweep_row r = {0}, back;
+	char             line[1100], err[200], k1[200], k2[200];
+	int              len;
+
+	(void)state;
+	snprintf(r.algo, sizeof(r.algo), "retri");
+	r.nodes = 81;
+	r.bytes = 268435456;
+	r.delta_s = 1.5e-5;
+	r.reconfs = 2;
+	snprintf(r.before, sizeof(r.before), "2;3");
+	r.predicted_s = 0.0123456789;
+	r.simulated_s = NAN;
+	r.measured_s = r.measured_min_s = r.measured_max_s = NAN;
+	snprintf(r.model, sizeof(r.model), "lab-a");
+	assert_true((len = sweep_row_fmt(&r, line, sizeof(line))) > 0);
+	assert_string_equal(line, "retri,81,268435456,1.5e-05,2,2;3,"
+	                          "0.0123456789,,,,,0,0,lab-a\n");
+	line[len - 1] = '\0';
+	assert_int_equal(sweep_row_parse(line, &back, err, sizeof(err)), 0);
+	assert_true(isnan(back.simulated_s) && isnan(back.measured_s));
+	assert_string_equal(back.before, "2;3");
+	sweep_row_key(&r, k1, sizeof(k1));
+	sweep_row_key(&back, k2, sizeof(k2));
+	assert_string_equal(k1, k2);
+	/* Every column is checked, and named. */
+	assert_int_equal(sweep_row_parse("retri,81", &back, err, sizeof(err)),
+	                 -1);
+	assert_non_null(strstr(err, "columns"));
+	assert_int_equal(sweep_row_parse("retri,x,1,1,0,,1,,,,,0,0,m", &back,
+	                                 err, sizeof(err)),
+	                 -1);
+	assert_non_null(strstr(err, "column nodes"));
+	assert_int_equal(sweep_row_parse("retri,9,1,1,0,1-2,1,,,,,0,0,m",
+	                                 &back, err, sizeof(err)),
+	                 -1);
+	assert_non_null(strstr(err, "reconfigure_before"));
+	assert_int_equal(sweep_row_parse("retri,9,1,,0,,1,,,,,0,0,m", &back,
+	                                 err, sizeof(err)),
+	                 -1);
+	assert_non_null(strstr(err, "delta_s"));
+}
+
+static void
+test_resume_reads(void **state)
+{
+	char              path[] = "/tmp/test_sweep_XXXXXX", err[300], sz[32];
+	struct sweep_done d;
+	FILE             *f;
+	int               fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "%s\n", SWEEP_CSV_HEADER);
+	fprintf(f, "retri,9,1024,1e-06,1,1,6e-06,,,,,0,0,default\n");
+	fprintf(f, "static,9,1024,1e-06,0,,7e-06,,,,,0,0,default\n");
+	fprintf(f, "bridge,9,10"); /* killed while writing this one */
+	fclose(f);
+	assert_int_equal(sweep_done_load(&d, path, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 2);
+	assert_true(sweep_done_has(&d, "static,9,1024,1e-06,default"));
+	assert_false(sweep_done_has(&d, "bridge,9,1024,1e-06,default"));
+	sweep_done_free(&d);
+	/* The torn line is gone from the file. */
+	f = fopen(path, "r");
+	fseek(f, -2, SEEK_END);
+	assert_int_equal(fread(sz, 1, 2, f), 2);
+	assert_true(sz[1] == '\n' && sz[0] == 't');
+	fclose(f);
+	/* A file that is not ours is refused with its name. */
+	f = fopen(path, "w");
+	fprintf(f, "a,b,c\n1,2,3\n");
+	fclose(f);
+	assert_int_equal(sweep_done_load(&d, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":1: not a sweep's CSV"));
+	/* A bad row is named with its line. */
+	f = fopen(path, "w");
+	fprintf(f, "%s\nretri,9,1024,oops,1,1,6e-06,,,,,0,0,default\n",
+	        SWEEP_CSV_HEADER);
+	fclose(f);
+	assert_int_equal(sweep_done_load(&d, path, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":2: column delta_s"));
+	unlink(path);
+	/* No file yet: nothing done. */
+	assert_int_equal(sweep_done_load(&d, path, err, sizeof(err)), 0);
+	assert_int_equal(d.n, 0);
+}
+
+static void
+model_file(const char *text, char *err, size_t len, int want)
+{
+	char               path[] = "/tmp/test_sweep_model_XXXXXX";
+	struct sweep_model m = {"default", 400e9, 1.7e-6, 1e-6};
+	int                fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(sweep_model_load(&m, path, err, len), want);
+	if (want == 0) {
+		assert_string_equal(m.name, "lab");
+		assert_true(m.bps == 10e9 && fabs(m.alpha_s - 2e-5) < 1e-15);
+		assert_true(m.alpha_h == 1e-6); /* left as it was */
+	}
+	unlink(path);
+}
+
+static void
+test_model_file(void **state)
+{
+	char err[400];
+
+	(void)state;
+	model_file("[model]\nname = lab\nbandwidth = 10Gbps\nalpha_s = 20us\n",
+	           err, sizeof(err), 0);
+	model_file("[model]\nname = lab\n\nalpha_x = 1us\n", err, sizeof(err),
+	           -1);
+	assert_non_null(strstr(err, ":4: unknown key \"alpha_x\""));
+	model_file("[model]\nbandwidth = fast\n", err, sizeof(err), -1);
+	assert_non_null(strstr(err, ":2: bandwidth \"fast\": bad value"));
+	model_file("[run]\nalpha_s = 1us\n", err, sizeof(err), -1);
+	assert_non_null(strstr(err, ":2: section [run]"));
+	model_file("[model]\nname = a,b\n", err, sizeof(err), -1);
+	assert_non_null(strstr(err, ":2: name"));
+}
+
+/* A point is the library's optimum: R* and its cost. */
+static void
+test_point(void **state)
+{
+	struct sweep     s = {0};
+	struct sweep_row r = {0};
+	char             err[200];
+
+	(void)state;
+	s.m.bps = 400e9;
+	s.m.alpha_s = 1.7e-6;
+	s.m.alpha_h = 1e-6;
+	s.simulate = 1;
+	snprintf(r.algo, sizeof(r.algo), "retri");
+	r.nodes = 27;
+	r.bytes = 1 << 20;
+	r.delta_s = 1e-6;
+	assert_int_equal(sweep_point(&s, &r, err, sizeof(err)), 0);
+	/* Every phase reconfigured at 1 us for 1 MiB (the paper's regime),
+	 * and the simulator close to the model. */
+	assert_int_equal(r.reconfs, 2);
+	assert_string_equal(r.before, "1;2");
+	assert_true(r.predicted_s > 0 && !isnan(r.simulated_s));
+	assert_true(fabs(r.simulated_s / r.predicted_s - 1) < 0.2);
+	r.delta_s = 1;
+	assert_int_equal(sweep_point(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.reconfs, 0);
+	s.reconf = SWEEP_ALL;
+	assert_int_equal(sweep_point(&s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.reconfs, 2);
+	assert_true(r.predicted_s > 2.0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lists),
+	    cmocka_unit_test(test_csv_round_trip),
+	    cmocka_unit_test(test_resume_reads),
+	    cmocka_unit_test(test_model_file),
+	    cmocka_unit_test(test_point),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
