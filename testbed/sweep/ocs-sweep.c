@@ -137,9 +137,11 @@ default_pairs(struct sweep *s)
 	size_t i, j, a, b;
 
 	for (i = 0; i < 3; i++) {
-		for (a = 0; a < s->nalgo && strcmp(s->algo[a], order[i][0]); a++)
+		for (a = 0; a < s->nalgo && strcmp(s->algo[a], order[i][0]);
+		     a++)
 			;
-		for (b = 0; b < s->nalgo && strcmp(s->algo[b], order[i][1]); b++)
+		for (b = 0; b < s->nalgo && strcmp(s->algo[b], order[i][1]);
+		     b++)
 			;
 		for (j = 0; a < s->nalgo && b < s->nalgo && j < s->nnodes &&
 		            s->npair < SWEEP_MAX_PAIRS;
@@ -162,7 +164,8 @@ parse_algos(struct sweep *s, const char *arg)
 		return (bad("--algo", arg, "too long"));
 	snprintf(spec, sizeof(spec), "%s", arg);
 	s->nalgo = 0;
-	for (a = strtok_r(spec, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+	for (a = strtok_r(spec, ",", &save); a;
+	     a = strtok_r(NULL, ",", &save)) {
 		if (s->nalgo == SWEEP_MAX_ALGOS || a2a_lookup(a) == NULL) {
 			fprintf(stderr,
 			        "ocs-sweep: --algo \"%s\": expected %s, at "
@@ -329,11 +332,11 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 	json_object_set_new(o, "command", cmd);
 	json_object_set_new(o, "version", json_string(OCS_VERSION));
 	if (uname(&u) == 0)
-		json_object_set_new(o, "machine",
-		                    json_pack("{s:s,s:s,s:s,s:i}", "host",
-		                              u.nodename, "kernel", u.release,
-		                              "arch", u.machine, "cores",
-		                              (int)sysconf(_SC_NPROCESSORS_ONLN)));
+		json_object_set_new(
+		    o, "machine",
+		    json_pack("{s:s,s:s,s:s,s:i}", "host", u.nodename,
+		              "kernel", u.release, "arch", u.machine, "cores",
+		              (int)sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "model",
 	                    json_pack("{s:s,s:f,s:f,s:f}", "name", s->m.name,
 	                              "bandwidth_bps", s->m.bps, "alpha_s",
@@ -346,7 +349,8 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 	strftime(tb, sizeof(tb), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object_set_new(o, "ended", json_string(tb));
 	json_object_set_new(o, "points", json_integer((json_int_t)total));
-	json_object_set_new(o, "points_done_now", json_integer((json_int_t)done));
+	json_object_set_new(o, "points_done_now",
+	                    json_integer((json_int_t)done));
 	json_object_set_new(o, "interrupted", json_boolean(stop));
 	snprintf(path, sizeof(path), "%s/meta.json", s->out);
 	rv = json_dump_file(o, path, JSON_INDENT(2));
@@ -362,7 +366,8 @@ progress(size_t k, size_t total, uint64_t t0, int last)
 	if (el < 1 && !last)
 		return;
 	fprintf(stderr, "\rocs-sweep: %zu/%zu points, %.1f s, ETA %.1f s   %s",
-	        k, total, el, k ? el / k * (total - k) : 0.0, last ? "\n" : "");
+	        k, total, el, k ? el / k * (total - k) : 0.0,
+	        last ? "\n" : "");
 }
 
 /* Run every point not yet in the CSV, appending as they come. */
@@ -372,7 +377,7 @@ run_points(const struct sweep *s, FILE *csv, const struct sweep_done *d,
 {
 	struct sweep_row r;
 	size_t           ia, in, ib, id, k = 0;
-	size_t total = s->nalgo * s->nnodes * s->nbytes * s->ndelay;
+	size_t           total = s->nalgo * s->nnodes * s->nbytes * s->ndelay;
 	uint64_t         t0 = mono_ns(), said = 0;
 	char             line[1100], key[200], err[300];
 
@@ -386,28 +391,30 @@ run_points(const struct sweep *s, FILE *csv, const struct sweep_done *d,
 					r.nodes = (uint32_t)s->nodes[in];
 					r.bytes = (uint64_t)s->bytes[ib];
 					r.delta_s = s->delay[id];
-					snprintf(r.model, sizeof(r.model), "%s",
-					         s->m.name);
+					snprintf(r.model, sizeof(r.model),
+					         "%s", s->m.name);
 					r.measured_s = r.measured_min_s =
 					    r.measured_max_s = NAN;
 					k++;
 					sweep_row_key(&r, key, sizeof(key));
 					if (sweep_done_has(d, key))
 						continue;
-					if (sweep_point(s, &r, err, sizeof(err)) !=
-					    0) {
-						fprintf(stderr,
-						        "\nocs-sweep: %s: %s\n",
-						        key, err);
+					if (sweep_point(s, &r, err,
+					                sizeof(err)) != 0) {
+						fprintf(
+						    stderr,
+						    "\nocs-sweep: %s: %s\n",
+						    key, err);
 						return (1);
 					}
 					if (sweep_row_fmt(&r, line,
 					                  sizeof(line)) < 0 ||
 					    fputs(line, csv) == EOF ||
 					    fflush(csv) != 0) {
-						fprintf(stderr, "\nocs-sweep: "
-						                "writing the CSV "
-						                "failed\n");
+						fprintf(stderr,
+						        "\nocs-sweep: "
+						        "writing the CSV "
+						        "failed\n");
 						return (1);
 					}
 					(*ndone)++;
@@ -424,8 +431,8 @@ run_points(const struct sweep *s, FILE *csv, const struct sweep_done *d,
 static int
 load_rows(const char *path, struct sweep_row **rows, size_t *n)
 {
-	char  line[1100], err[200];
-	FILE *f = fopen(path, "re");
+	char   line[1100], err[200];
+	FILE  *f = fopen(path, "re");
 	size_t cap = 0;
 
 	*rows = NULL;
@@ -477,21 +484,22 @@ sweep_main(struct sweep *s, int argc, char **argv)
 	if (fresh)
 		fprintf(csv, "%s\n", SWEEP_CSV_HEADER);
 	if (d.n)
-		fprintf(stderr, "ocs-sweep: %s: %zu points done before, "
-		                "resuming\n",
+		fprintf(stderr,
+		        "ocs-sweep: %s: %zu points done before, "
+		        "resuming\n",
 		        path, d.n);
 	rv = run_points(s, csv, &d, &ndone);
 	sweep_done_free(&d);
 	if (fclose(csv) != 0 && rv == 0)
 		rv = 1;
-	if (write_meta(s, argc, argv, t0, ndone, s->nalgo * s->nnodes *
-	                                              s->nbytes * s->ndelay) !=
-	    0)
+	if (write_meta(s, argc, argv, t0, ndone,
+	               s->nalgo * s->nnodes * s->nbytes * s->ndelay) != 0)
 		fprintf(stderr, "ocs-sweep: writing %s/meta.json failed\n",
 		        s->out);
 	if (rv == 130)
-		fprintf(stderr, "ocs-sweep: interrupted; %s is whole up to "
-		                "the last point (run again to resume)\n",
+		fprintf(stderr,
+		        "ocs-sweep: interrupted; %s is whole up to "
+		        "the last point (run again to resume)\n",
 		        path);
 	if (rv != 0 || !s->plots)
 		return (rv);

@@ -12,7 +12,8 @@
 static int
 cell(char *b, size_t len, double v)
 {
-	return (isnan(v) ? snprintf(b, len, ",") : snprintf(b, len, ",%.9g", v));
+	return (isnan(v) ? snprintf(b, len, ",")
+	                 : snprintf(b, len, ",%.9g", v));
 }
 
 int
@@ -34,19 +35,26 @@ sweep_row_fmt(const struct sweep_row *r, char *buf, size_t len)
 	if (o < len)
 		o += (size_t)cell(buf + o, len - o, r->measured_max_s);
 	if (o < len)
-		o += (size_t)snprintf(buf + o, len - o, ",%u,%llu,%s\n",
-		                      r->repeats,
-		                      (unsigned long long)r->verified,
-		                      r->model);
+		o += (size_t)snprintf(
+		    buf + o, len - o, ",%u,%llu,%s\n", r->repeats,
+		    (unsigned long long)r->verified, r->model);
 	return (o < len ? (int)o : -1);
 }
 
-static const char *const cols[] = {
-    "algo",           "nodes",          "bytes",
-    "delta_s",        "reconfigurations", "reconfigure_before",
-    "predicted_s",    "simulated_s",    "measured_s",
-    "measured_min_s", "measured_max_s", "repeats",
-    "verified_blocks", "model"};
+static const char *const cols[] = {"algo",
+                                   "nodes",
+                                   "bytes",
+                                   "delta_s",
+                                   "reconfigurations",
+                                   "reconfigure_before",
+                                   "predicted_s",
+                                   "simulated_s",
+                                   "measured_s",
+                                   "measured_min_s",
+                                   "measured_max_s",
+                                   "repeats",
+                                   "verified_blocks",
+                                   "model"};
 
 /* A number cell: empty is NAN when allowed. */
 static int
@@ -69,9 +77,10 @@ fill(struct sweep_row *r, int i, const char *s)
 
 	switch (i) {
 	case 0:
-		return (*s == '\0' || strlen(s) >= sizeof(r->algo)
-		            ? -1
-		            : (snprintf(r->algo, sizeof(r->algo), "%s", s), 0));
+		return (
+		    *s == '\0' || strlen(s) >= sizeof(r->algo)
+		        ? -1
+		        : (snprintf(r->algo, sizeof(r->algo), "%s", s), 0));
 	case 5:
 		return (strlen(s) >= sizeof(r->before) ||
 		                strspn(s, "0123456789;") != strlen(s)
@@ -79,10 +88,10 @@ fill(struct sweep_row *r, int i, const char *s)
 		            : (snprintf(r->before, sizeof(r->before), "%s", s),
 		               0));
 	case 13:
-		return (*s == '\0' || strlen(s) >= sizeof(r->model)
-		            ? -1
-		            : (snprintf(r->model, sizeof(r->model), "%s", s),
-		               0));
+		return (
+		    *s == '\0' || strlen(s) >= sizeof(r->model)
+		        ? -1
+		        : (snprintf(r->model, sizeof(r->model), "%s", s), 0));
 	case 6:
 		return (num(s, &r->predicted_s, 1));
 	case 7:

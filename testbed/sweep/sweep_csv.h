@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SWEEP_CSV_HEADER                                                   \
-	"algo,nodes,bytes,delta_s,reconfigurations,reconfigure_before,"    \
-	"predicted_s,simulated_s,measured_s,measured_min_s,measured_max_s," \
+#define SWEEP_CSV_HEADER                                                      \
+	"algo,nodes,bytes,delta_s,reconfigurations,reconfigure_before,"       \
+	"predicted_s,simulated_s,measured_s,measured_min_s,measured_max_s,"   \
 	"repeats,verified_blocks,model"
 
 struct sweep_row {
@@ -23,7 +23,7 @@ struct sweep_row {
 	uint64_t bytes;
 	double   delta_s;
 	uint32_t reconfs;
-	char     before[256]; /* "1;2", "" for none */
+	char     before[256];              /* "1;2", "" for none */
 	double   predicted_s, simulated_s; /* NAN: not computed */
 	double   measured_s, measured_min_s, measured_max_s;
 	uint32_t repeats;

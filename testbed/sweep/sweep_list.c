@@ -100,9 +100,9 @@ sweep_list_parse(const char *spec, enum sweep_kind k, double **v, size_t *n,
 		char shown[64];
 
 		snprintf(shown, sizeof(shown), "%s", item);
-		if (strstr(item, "..") ? range(item, k, v, n, &cap) != 0
-		                       : one(item, k, &x) != 0 ||
-		                             add(v, n, &cap, x) != 0) {
+		if (strstr(item, "..")
+		        ? range(item, k, v, n, &cap) != 0
+		        : one(item, k, &x) != 0 || add(v, n, &cap, x) != 0) {
 			snprintf(err, len,
 			         "\"%s\": expected a %s or FROM..TO*FACTOR "
 			         "(factor > 1; %d values at most)",

@@ -148,7 +148,8 @@ heat(const struct sweep *s, const struct sweep_pair *p,
 			if (!ra || !rb || !(ra->predicted_s > 0))
 				continue;
 			fprintf(d, "%zu %zu %.6g %u\n", i, j,
-			        rb->predicted_s / ra->predicted_s, ra->reconfs);
+			        rb->predicted_s / ra->predicted_s,
+			        ra->reconfs);
 			lo = fmin(lo, rb->predicted_s / ra->predicted_s);
 			hi = fmax(hi, rb->predicted_s / ra->predicted_s);
 			cells++;
@@ -179,9 +180,10 @@ heat(const struct sweep *s, const struct sweep_pair *p,
 	tics(gp, "x", xs, nx, 0);
 	tics(gp, "y", ys, ny, 1);
 	cbtics(gp, fmin(lo, 1 / fmax(hi, 1)), fmax(hi, 1 / fmax(lo, 1e-9)));
-	fprintf(gp, "plot '%s.dat' using 1:2:3 with image notitle, \\\n"
-	            "     '' using 1:2:(sprintf(\"%%d\", $4)) with labels "
-	            "font \",8\" notitle\n",
+	fprintf(gp,
+	        "plot '%s.dat' using 1:2:3 with image notitle, \\\n"
+	        "     '' using 1:2:(sprintf(\"%%d\", $4)) with labels "
+	        "font \",8\" notitle\n",
 	        base);
 	if (fclose(gp) != 0)
 		goto io;
@@ -218,7 +220,8 @@ times(const struct sweep *s, const struct sweep_row *r, size_t n,
 				    !isnan(r[k].predicted_s)) {
 					if (got++ == 0)
 						fprintf(d, "\"%s n=%u\"\n",
-						        s->algo[i], r[k].nodes);
+						        s->algo[i],
+						        r[k].nodes);
 					fprintf(d, "%.9g %.9g\n", r[k].delta_s,
 					        r[k].predicted_s);
 				}

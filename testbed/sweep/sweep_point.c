@@ -58,8 +58,7 @@ simulate(const struct a2a *a, uint64_t bytes, const struct cost_params *cp,
 }
 
 int
-sweep_point(const struct sweep *sw, struct sweep_row *r, char *err,
-            size_t len)
+sweep_point(const struct sweep *sw, struct sweep_row *r, char *err, size_t len)
 {
 	struct cost_params   cp = {0};
 	struct reconf_result res = {0};
