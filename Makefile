@@ -114,6 +114,9 @@ COLL_SRCS := \
 	collectives/sched.c \
 	collectives/sched_validate.c \
 	collectives/cost.c \
+	collectives/cmodel.c \
+	collectives/topo_teccl.c \
+	collectives/topo_taccl.c \
 	collectives/circ.c \
 	collectives/reconf.c \
 	collectives/a2a.c \
@@ -186,6 +189,16 @@ $(BUILD)/proto/ocs.pb-c.o: $(BUILD)/proto/ocs.pb-c.c
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-cast-qual -Wno-missing-prototypes \
 		-c -o $@ $<
 
+# Chakra execution traces (ocs-plan --export chakra): ASTRA-sim's schema.
+CHAKRA_OBJS := $(BUILD)/proto/chakra.o $(BUILD)/proto/chakra_et_def.pb-c.o
+.SECONDARY: $(BUILD)/proto/chakra_et_def.pb-c.h \
+	$(BUILD)/proto/chakra_et_def.pb-c.c
+$(BUILD)/proto/chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
+$(BUILD)/proto/chakra_et_def.pb-c.o: $(BUILD)/proto/chakra_et_def.pb-c.c
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-cast-qual -Wno-missing-prototypes \
+		-c -o $@ $<
+
 $(MSG_LIB): $(MSG_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -224,7 +237,10 @@ SWEEP_SRCS := \
 	testbed/sweep/sweep_list.c \
 	testbed/sweep/sweep_csv.c \
 	testbed/sweep/sweep_point.c \
-	testbed/sweep/sweep_model.c \
+	testbed/sweep/sweep_bed.c \
+	testbed/sweep/sweep_measure.c \
+	testbed/sweep/sweep_cal.c \
+	testbed/sweep/sweep_jobs.c \
 	testbed/sweep/sweep_plot.c
 
 AGENT_SRCS := \
@@ -290,17 +306,18 @@ $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
 $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
 		$(BUILD)/collectives/skplan.o $(BUILD)/collectives/tmat_load.o \
-		$(COLL_LIB) $(BASE_LIB)
+		$(CHAKRA_OBJS) $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
+		$(INIH_LIBS) $(PROTOBUF_LIBS) -lm
 
 # Sweeps: the collectives library's model and simulator, a CSV, gnuplot.
 $(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
-		$(INIH_LIBS) -lm
+		$(INIH_LIBS) -pthread -lm
 
 # ---- tests -----------------------------------------------------------------
 # Unit tests link the unit under test and what it needs (TEST_DEPS_<name>).
@@ -338,7 +355,8 @@ UNIT_TESTS := \
 	skew \
 	msccl \
 	kx \
-	sweep
+	sweep \
+	chakra
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -351,6 +369,7 @@ INTEG_TESTS := \
 	shutdown \
 	reap \
 	ocs_sweep \
+	relay \
 	netns
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
@@ -367,7 +386,9 @@ AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/vplace.o $(BUILD)/agent/frame
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
-	sweep_csv.o sweep_point.o sweep_model.o) $(COLL_LIB)
+	sweep_csv.o sweep_point.o) $(COLL_LIB)
+TEST_DEPS_chakra := $(CHAKRA_OBJS)
+$(BUILD)/tests/unit/test_chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
@@ -439,12 +460,23 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
+# The model in-process; the measured sweeps through bin/ocs-sweep.
+$(BUILD)/bench/bench_sweep: $(BUILD)/tests/bench/bench_sweep.o \
+		$(BUILD)/testbed/sweep/sweep_point.o \
+		$(BUILD)/testbed/sweep/sweep_list.o \
+		$(BUILD)/testbed/sweep/sweep_csv.o $(BUILD)/tests/lib/proc.o \
+		$(COLL_LIB) $(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(INIH_LIBS) -lm
+
 # ---- generic rules ---------------------------------------------------------
 ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
 	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
-	proto/auth.c \
+	proto/auth.c proto/chakra.c \
 	proto/link.c proto/plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
@@ -452,7 +484,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
-	tests/bench/bench_skew.c tests/soak/soak.c
+	tests/bench/bench_skew.c tests/bench/bench_sweep.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -528,7 +560,8 @@ $(BUILD)/bench/bench_skew: $(BUILD)/tests/bench/bench_skew.o \
 		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
+		$(INIH_LIBS) -lm
 
 $(BUILD)/bench/bench_tsyn: $(BUILD)/tests/bench/bench_tsyn.o \
 		$(BUILD)/collectives/tplan.o $(COLL_LIB) $(BASE_LIB)
@@ -574,9 +607,10 @@ $(BUILD)/install/tplan.o: collectives/tplan.c $(BUILD)/install/datadir \
 $(BUILD)/install/ocs-plan: $(BUILD)/collectives/ocs-plan.o \
 		$(BUILD)/install/tplan.o $(BUILD)/collectives/skplan.o \
 		$(BUILD)/collectives/tmat_load.o \
-		$(COLL_LIB) $(BASE_LIB)
+		$(CHAKRA_OBJS) $(COLL_LIB) $(BASE_LIB)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
+		$(INIH_LIBS) $(PROTOBUF_LIBS) -lm
 
 .PHONY: install uninstall
 install: $(PROGS) $(BUILD)/install/ocs-plan
@@ -627,7 +661,8 @@ $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/lib/proc.o \
 soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
-BENCHES := bench_plan bench_switch bench_run bench_kdp bench_tsyn bench_skew
+BENCHES := bench_plan bench_switch bench_run bench_kdp bench_tsyn bench_skew \
+	bench_sweep
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
@@ -657,7 +692,8 @@ FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tmat := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
-	$(BASE_SRCS)
+	collectives/cmodel.c $(BASE_SRCS)
+FUZZ_LIBS_sweep := $(INIH_LIBS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
 FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
@@ -671,7 +707,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS_$*) $(DRV_LDLIBS) \
-		-pthread -lm
+		$(INIH_LIBS) -pthread -lm
 
 # Each target runs FUZZ_TIME seconds from the committed seeds; the
 # summary line per target carries the executions count.
@@ -713,7 +749,8 @@ lint:
 		grep -v '"proto/base/' || \
 		{ echo "lint: proto/base/ depends upward"; exit 1; }
 	$(Q)! grep -nE '#include "$(LINT_OURS)|<nng/' collectives/*.[ch] | \
-		grep -vE '"(collectives|proto/base)/' || \
+		grep -vE '"(collectives|proto/base)/' | \
+		grep -v '^collectives/ocs-plan.c:.*"proto/chakra.h"' || \
 		{ echo "lint: collectives/ depends upward"; exit 1; }
 	$(Q)! grep -nE '#include "$(LINT_OURS)' ocs-drivers/*.[ch] | \
 		grep -vE '"(ocs-drivers|proto/base)/' || \

@@ -194,7 +194,8 @@ circ_phase_cost(const struct circ_prof *p, uint32_t j, uint32_t k,
 	out->link_bytes = lmax * blk_bytes;
 	out->dir_bytes = umax * blk_bytes;
 	out->total = cp->alpha_s + cp->alpha_h * (double)hmax +
-	             cp->beta * out->link_bytes;
+	             cp->beta * out->link_bytes +
+	             cost_sf(cp, out->hops, out->dir_bytes);
 	return (0);
 }
 

@@ -70,7 +70,8 @@ cost_sched(const struct sched *s, const struct cost_params *cp, double *total,
 		c.link_bytes = (double)maxload * blk;
 		c.dir_bytes = (double)maxblk * blk;
 		c.total = c.reconf + cp->alpha_s + cp->alpha_h * c.hops +
-		          cp->beta * c.link_bytes;
+		          cp->beta * c.link_bytes +
+		          cost_sf(cp, c.hops, c.dir_bytes);
 		sum += c.total;
 		if (per_phase)
 			per_phase[p] = c;

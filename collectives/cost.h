@@ -10,6 +10,12 @@
  * for the spec's uniform phases, and the per-link maximum for uneven
  * traffic).  A reconfiguration before phase k adds delta_k.  Block bytes
  * are the real-valued m / (n * parts), which keeps closed forms exact.
+ *
+ * Measured testbeds add one term (sf_bytes > 0): a relay forwards a frame
+ * only once it holds all of it, so each hop after the first delays the
+ * tail by one frame, beta * min(sf_bytes, D) with D the largest
+ * transfer's bytes: (h - 1) * beta * min(sf_bytes, D).  With sf_bytes 0
+ * (the papers' model, every closed form) it is absent.
  */
 #ifndef COLL_COST_H
 #define COLL_COST_H
@@ -27,7 +33,18 @@ struct cost_params {
 	 * reconfiguring before phase k (k >= 1); overrides delta. */
 	const double *delta_k;
 	uint32_t      ndelta_k; /* entries in delta_k (index 0 unused) */
+	double        sf_bytes; /* store-and-forward frame, 0: none */
 };
+
+/* The store-and-forward term of a phase (see above). */
+static inline double
+cost_sf(const struct cost_params *p, uint32_t hops, double dir_bytes)
+{
+	if (p->sf_bytes <= 0 || hops < 2)
+		return (0);
+	return ((double)(hops - 1) * p->beta *
+	        (dir_bytes < p->sf_bytes ? dir_bytes : p->sf_bytes));
+}
 
 static inline double
 cost_delta(const struct cost_params *p, uint32_t k)

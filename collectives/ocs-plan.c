@@ -20,6 +20,7 @@
 #include "collectives/plan_cli.h"
 #include "collectives/sim.h"
 #include "collectives/msccl.h"
+#include "proto/chakra.h"
 #include "collectives/skplan.h"
 #include "collectives/tplan.h"
 #include "proto/base/units.h"
@@ -370,7 +371,8 @@ materialise(struct plan *pl)
 	return (0);
 }
 
-/* --export msccl FILE: the validated schedule as MSCCL XML. */
+/* --export msccl FILE: the validated schedule as MSCCL XML; --export
+ * chakra PREFIX: as Chakra traces, reconfigurations lasting delta. */
 static int export(struct plan *pl)
 {
 	char   err[512], *xml;
@@ -378,6 +380,15 @@ static int export(struct plan *pl)
 	FILE  *f;
 	int    ok;
 
+	if (strcmp(pl->o.export_fmt, "chakra") == 0) {
+		if (chakra_export(&pl->s, pl->cp.delta, pl->o.export_file, err,
+		                  sizeof(err)) != 0) {
+			fprintf(stderr, "ocs-plan: --export chakra: %s\n",
+			        err);
+			return (1);
+		}
+		return (0);
+	}
 	if (msccl_export(&pl->s, pl->o.bytes, &xml, &len, err, sizeof(err)) !=
 	    0) {
 		fprintf(stderr, "ocs-plan: %s\n", err);
@@ -496,6 +507,7 @@ main(int argc, char **argv)
 		free(pl);
 		return (0);
 	}
+	pl->o.chakra = chakra_export;
 	if (pl->o.matrix != NULL) {
 		ex = skplan_run(&pl->o);
 		free(pl);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collectives/a2a.h"
+#include "collectives/cmodel.h"
 #include "collectives/plan_cli.h"
 #include "collectives/skew.h"
 #include "collectives/tsyn.h"
@@ -30,6 +31,7 @@ enum {
 	OPT_TRX,
 	OPT_RADIX,
 	OPT_EXPORT,
+	OPT_MODEL,
 };
 
 static const struct option plan_longopts[] = {
@@ -57,6 +59,7 @@ static const struct option plan_longopts[] = {
     {"transceivers", required_argument, NULL, OPT_TRX},
     {"radix", required_argument, NULL, OPT_RADIX},
     {"export", required_argument, NULL, OPT_EXPORT},
+    {"model", required_argument, NULL, OPT_MODEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -68,10 +71,10 @@ plan_usage(void)
 	    "usage: ocs-plan --algo retri|bridge|static|bruck --nodes N "
 	    "[--bytes SIZE]\n"
 	    "                [--radix 3|5|7|9] (retri: radix - 1 "
-	    "transceivers a node) [--export msccl FILE]\n"
+	    "transceivers a node) [--export msccl FILE | chakra PREFIX]\n"
 	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
 	    "[--alpha-h TIME]\n"
-	    "                [--bandwidth RATE] [--reconfig "
+	    "                [--bandwidth RATE] [--model FILE] [--reconfig "
 	    "auto|none|all|k1,k2,...]\n"
 	    "                [--validate] [--phases] [--json] [--simulate "
 	    "[--chunk SIZE]]\n"
@@ -79,15 +82,16 @@ plan_usage(void)
 	    "Mbps Gbps\n"
 	    "defaults: --bytes 1MiB --delay 1us --alpha-s 1.7us --alpha-h 1us "
 	    "--bandwidth 400Gbps --reconfig auto\n"
-	    "       ocs-plan --algo ten|mteg|scalecc|sph|ring --topology "
+	    "       ocs-plan --algo ten|mteg|scalecc|sph|spt|ring --topology "
 	    "FILE|GENERATOR|NAME\n"
 	    "                --collective allgather|reducescatter|allreduce "
 	    "--bytes SIZE\n"
-	    "                [--chunks C] [--json] [--validate] [--steps]\n"
+	    "                [--chunks C] [--json] [--validate] [--steps] "
+	    "[--export chakra PREFIX]\n"
 	    "GENERATOR: ring:N:RATE:TIME mesh:RxC:RATE:TIME "
 	    "torus:AxBxC:RATE:TIME\n"
 	    "           subring:N:S1[,S2...]:RATE:TIME\n"
-	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 "
+	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 wan2p wan3p wan4p "
 	    "(collectives/topologies)\n"
 	    "       ocs-plan --algo fast|spreadout|solstice|eclipse|auto "
 	    "--matrix FILE|GENERATOR\n"
@@ -96,7 +100,7 @@ plan_usage(void)
 	    "                [--scaleup-bandwidth RATE] [--scaleup-alpha "
 	    "TIME]\n"
 	    "                [--transceivers T] [--json] [--validate] "
-	    "[--phases]\n"
+	    "[--phases] [--export chakra PREFIX]\n"
 	    "MATRIX: a CSV or JSON file, uniform:N:BYTES zipf:N:S:SEED[:MAX]\n"
 	    "        moe:N:EXPERTS:TOPK:TOKENS:SEED hotspot:N:K:FACTOR "
 	    "(SIZE: bytes a node)\n"
@@ -298,12 +302,30 @@ topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 			             "--chunks \"%s\": expected 1..4096",
 			             arg));
 		o->chunks = (uint32_t)v;
+		o->chunks_set = 1;
 		return (0);
 	case OPT_STEPS:
 		o->steps = 1;
 		return (0);
 	}
 	return (matrix_opt(c, arg, o, err, len));
+}
+
+/* --model FILE: its rate and latencies (options after it override), and
+ * its reconfiguration overhead on top of every --delay. */
+static int
+load_model(const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	struct cmodel m = {"", o->rate, o->alpha_s, o->alpha_h, 0, 0};
+	char          why[400];
+
+	if (cmodel_load(&m, arg, why, sizeof(why)) != 0)
+		return (errf(-EINVAL, err, len, "--model %s", why));
+	o->rate = m.bps;
+	o->alpha_s = m.alpha_s;
+	o->alpha_h = m.alpha_h;
+	o->reconf_s = m.reconf_s;
+	return (0);
 }
 
 static int
@@ -331,6 +353,7 @@ parse_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 		o->nodes = (uint32_t)v;
 		return (0);
 	case 'b':
+		o->bytes_set = 1;
 		if ((rv = unit_parse_size(arg, &o->bytes)) != 0)
 			return (errf(-EINVAL, err, len,
 			             "--bytes \"%s\": %s (B, KB, MB, GB, KiB, "
@@ -368,6 +391,8 @@ parse_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 	case 'V':
 		o->validate = 1;
 		return (0);
+	case OPT_MODEL:
+		return (load_model(arg, o, err, len));
 	case 'p':
 		o->phases = 1;
 		return (0);
@@ -430,7 +455,8 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 static int
 check_mode(struct plan_opts *o, char *err, size_t len)
 {
-	if (o->export_fmt && (o->matrix || o->topology))
+	if (o->export_fmt && strcmp(o->export_fmt, "msccl") == 0 &&
+	    (o->matrix || o->topology))
 		return (errf(-EINVAL, err, len,
 		             "--export msccl: only with --nodes (retri, "
 		             "bridge, static, bruck) so far"));
@@ -448,7 +474,7 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 		if (o->algo == NULL || tsyn_algo_parse(o->algo, &ta) != 0)
 			return (errf(-EINVAL, err, len,
 			             "--algo \"%s\": %s with --topology (ten, "
-			             "mteg, scalecc, sph, ring)",
+			             "mteg, scalecc, sph, spt, ring)",
 			             o->algo ? o->algo : "",
 			             o->algo ? "unknown" : "missing"));
 		if (o->collective == NULL)
@@ -522,15 +548,18 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 			             argv[optind - 1]));
 		if (c == OPT_EXPORT) {
 			/* Two values: the format, then the file. */
-			if (strcmp(optarg, "msccl") != 0)
+			if (strcmp(optarg, "msccl") != 0 &&
+			    strcmp(optarg, "chakra") != 0)
 				return (errf(-EINVAL, err, len,
 				             "--export \"%s\": expected msccl "
-				             "FILE",
+				             "FILE or chakra PREFIX",
 				             optarg));
 			if (optind >= argc || argv[optind][0] == '\0' ||
 			    strncmp(argv[optind], "--", 2) == 0)
 				return (errf(-EINVAL, err, len,
-				             "--export msccl: missing FILE"));
+				             "--export %s: missing %s", optarg,
+				             optarg[0] == 'm' ? "FILE"
+				                              : "PREFIX"));
 			o->export_fmt = optarg;
 			o->export_file = argv[optind++];
 			continue;
@@ -541,6 +570,8 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 	if (optind < argc)
 		return (errf(-EINVAL, err, len, "\"%s\": unexpected argument",
 		             argv[optind]));
+	for (c = 0; c < (int)o->ndelay; c++)
+		o->delay[c] += o->reconf_s;
 	return (check_mode(o, err, len));
 }
 

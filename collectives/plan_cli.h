@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sched;
+
 #define PLAN_MAX_NODES  (1u << 24)
 #define PLAN_MAX_PHASES 64
 
@@ -28,6 +30,7 @@ struct plan_opts {
 	uint32_t         ndelay;
 	const char      *delay_arg;
 	double           alpha_s, alpha_h, rate; /* s, s, bit/s */
+	double           reconf_s; /* --model: added to every delay */
 	enum plan_reconf reconf;
 	uint32_t         rlist[PLAN_MAX_PHASES];
 	uint32_t         nrlist;
@@ -38,16 +41,22 @@ struct plan_opts {
 	const char *topology;   /* file, generator or shipped name */
 	const char *collective; /* allgather | reducescatter | allreduce */
 	uint32_t    chunks;     /* per GPU share (default 1) */
-	int         steps;      /* print every slot's sends */
+	int         chunks_set, bytes_set; /* given on the command line */
+	int         steps;                 /* print every slot's sends */
 	/* Skewed All-to-All mode (--matrix): skew.h. */
 	const char *matrix; /* file or generator */
 	uint32_t    gpus;   /* per server (0 until checked, then >= 1) */
 	uint32_t    planes; /* transceivers a node (0 until checked) */
 	uint32_t    radix;  /* ReTri's, 0: 3 */
-	/* --export FORMAT FILE (ring algorithms): "msccl". */
+	/* --export FORMAT FILE: "msccl" (ring algorithms) or "chakra"
+	 * (any schedule; export_file is the prefix).  The program sets
+	 * chakra, the writer (proto/chakra.h; the library cannot reach
+	 * protobuf-c), for the modes to call on a validated schedule. */
 	const char *export_fmt, *export_file;
-	double      su_rate, su_alpha;
-	int         su_rate_set;
+	int (*chakra)(const struct sched *, double reconf_s,
+	              const char *prefix, char *err, size_t len);
+	double su_rate, su_alpha;
+	int    su_rate_set;
 };
 
 /*

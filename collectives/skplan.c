@@ -65,6 +65,9 @@ plan_and_check(struct skrun *r)
 	rv = skew_build(&r->pl, m, &s);
 	if (rv == 0 && (rv = sched_validate(&s, &ve)) != 0)
 		snprintf(r->err, sizeof(r->err), "schedule: %s", ve.msg);
+	else if (rv == 0 && r->o->export_fmt && r->o->chakra)
+		rv = r->o->chakra(&s, r->sp.cp.delta, r->o->export_file,
+		                  r->err, sizeof(r->err));
 	else if (rv != 0)
 		snprintf(r->err, sizeof(r->err), "schedule: %s",
 		         coll_strerror(rv));

@@ -289,6 +289,21 @@ parse_nodes(struct topo *t, json_t *nodes, char *err, size_t errlen)
 	return (0);
 }
 
+/* A JSON value as an error message shows it: "text", a number, or what
+ * it is. */
+static const char *
+vtext(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		snprintf(buf, len, "\"%.40s\"", json_string_value(v));
+	else if (json_is_number(v))
+		snprintf(buf, len, "%g", json_number_value(v));
+	else
+		snprintf(buf, len, "%s",
+		         v == NULL ? "missing" : "not a string");
+	return (buf);
+}
+
 static int
 parse_links(struct topo *t, json_t *links, char *err, size_t errlen)
 {
@@ -297,6 +312,7 @@ parse_links(struct topo *t, json_t *links, char *err, size_t errlen)
 	int32_t u, w;
 	double  bw, lat, km;
 	int     rv, both;
+	char    vb[64];
 
 	if (!json_is_array(links) || json_array_size(links) == 0)
 		return (errf(-COLL_ETOPO, err, errlen,
@@ -323,21 +339,21 @@ parse_links(struct topo *t, json_t *links, char *err, size_t errlen)
 		if (u == w)
 			return (errf(-COLL_ETOPO, err, errlen,
 			             "links[%zu]: %s to itself", i, s));
-		if (quantity(json_object_get(o, "bandwidth"), 1, &bw) != 0 ||
-		    !(bw > 0))
-			return (
-			    errf(-COLL_ETOPO, err, errlen,
-			         "links[%zu].bandwidth: expected a rate such "
-			         "as \"50GBps\" or \"100Gbps\"",
-			         i));
+		v = json_object_get(o, "bandwidth");
+		if (quantity(v, 1, &bw) != 0 || !(bw > 0))
+			return (errf(
+			    -COLL_ETOPO, err, errlen,
+			    "links[%zu].bandwidth: %s: expected a rate such "
+			    "as \"50GBps\" or \"100Gbps\"",
+			    i, vtext(v, vb, sizeof(vb))));
 		lat = 0;
 		v = json_object_get(o, "latency");
 		if (v != NULL && (quantity(v, 0, &lat) != 0 || lat > 10))
-			return (
-			    errf(-COLL_ETOPO, err, errlen,
-			         "links[%zu].latency: expected a time up to "
-			         "10s such as \"700ns\"",
-			         i));
+			return (errf(
+			    -COLL_ETOPO, err, errlen,
+			    "links[%zu].latency: %s: expected a time up to "
+			    "10s such as \"700ns\"",
+			    i, vtext(v, vb, sizeof(vb))));
 		v = json_object_get(o, "distance_km");
 		if (v != NULL) {
 			km = json_is_number(v) ? json_number_value(v) : -1;
@@ -623,8 +639,8 @@ fail:
 /* ---- shipped files ---------------------------------------------------- */
 
 static const char *const builtins[] = {
-    "dgx1",   "dgx2",    "amd",  "ndv2:1", "ndv2:2", "ndv2:4",
-    "ndv2:8", "ndv2:10", "wan2", "wan3",   NULL,
+    "dgx1",    "dgx2", "amd",  "ndv2:1", "ndv2:2", "ndv2:4", "ndv2:8",
+    "ndv2:10", "wan2", "wan3", "wan2p",  "wan3p",  "wan4p",  NULL,
 };
 
 const char *
@@ -648,5 +664,5 @@ const char *
 topo_builtin_names(void)
 {
 	return ("dgx1, dgx2, amd, ndv2:1, ndv2:2, ndv2:4, ndv2:8, ndv2:10, "
-	        "wan2, wan3");
+	        "wan2, wan3, wan2p, wan3p, wan4p");
 }

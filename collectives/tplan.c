@@ -17,6 +17,8 @@
 
 #include "collectives/coll.h"
 #include "collectives/plan_cli.h"
+#include "collectives/topo_taccl.h"
+#include "collectives/topo_teccl.h"
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
 #include "proto/base/mono.h"
@@ -55,14 +57,68 @@ builtin_path(const char *file, char *out, size_t len)
 	return (-ENOENT);
 }
 
+/* A TE-CCL input read: its topology (shipped, or its Mesh built). */
+static int
+load_teccl(const char *spec, const struct topo_teccl *x, struct topo *t,
+           char *err, size_t errlen)
+{
+	char     why[400];
+	uint32_t i;
+	int      rv;
+
+	if (x->builtin[0] == '\0')
+		rv = topo_teccl_mesh(x, t, why, sizeof(why));
+	else if ((rv = tplan_load(x->builtin, t, why, sizeof(why))) == 0 &&
+	         x->alpha_links)
+		for (i = 0; i < t->nlink; i++)
+			t->link[i].alpha = x->alpha;
+	if (rv != 0)
+		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
+	return (rv);
+}
+
+/* PROFILE,SKETCH: a TACCL profile and its sketch. */
+static int
+load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
+{
+	char  *pf = strdup(spec), *sk, *pb = NULL, *sb = NULL, why[400];
+	size_t pl = 0, sl = 0;
+	int    rv;
+
+	if (pf == NULL)
+		return (-ENOMEM);
+	sk = strchr(pf, ',');
+	*sk++ = '\0';
+	if ((rv = path_read(pf, 16u << 20, &pb, &pl, why, sizeof(why))) == 0 &&
+	    (rv = path_read(sk, 16u << 20, &sb, &sl, why, sizeof(why))) == 0 &&
+	    (rv = topo_taccl_parse(pb, pl, sb, sl, t, why, sizeof(why))) ==
+	        -ENOENT)
+		snprintf(why, sizeof(why),
+		         "%s: not a TACCL profile (PROFILE,SKETCH)", pf);
+	if (rv != 0)
+		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
+	free(pf);
+	free(pb);
+	free(sb);
+	return (rv);
+}
+
 int
 tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 {
-	char        file[64], path[PATH_MAX + 64], why[400];
-	char       *buf = NULL;
-	size_t      len = 0;
-	int         rv;
-	const char *src = spec;
+	return (tplan_load_teccl(spec, t, NULL, err, errlen));
+}
+
+int
+tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
+                 char *err, size_t errlen)
+{
+	struct topo_teccl x;
+	char              file[64], path[PATH_MAX + 64], why[400];
+	char             *buf = NULL;
+	size_t            len = 0;
+	int               rv;
+	const char       *src = spec;
 
 	if ((rv = topo_generate(spec, t, why, sizeof(why))) != -ENOENT) {
 		if (rv != 0)
@@ -70,6 +126,8 @@ tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 			         why);
 		return (rv);
 	}
+	if (strchr(spec, ',') != NULL)
+		return (load_taccl_pair(spec, t, err, errlen));
 	if (topo_builtin_file(spec, file, sizeof(file)) != NULL) {
 		if (builtin_path(file, path, sizeof(path)) != 0) {
 			snprintf(err, errlen,
@@ -91,7 +149,19 @@ tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
 		return (rv);
 	}
-	rv = topo_parse(buf, len, t, why, sizeof(why));
+	if ((rv = topo_teccl_parse(buf, len, &x, why, sizeof(why))) !=
+	    -ENOENT) {
+		free(buf);
+		if (rv == 0 && inst != NULL)
+			*inst = x;
+		if (rv == 0)
+			return (load_teccl(spec, &x, t, err, errlen));
+		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
+		return (rv);
+	}
+	if ((rv = topo_taccl_parse(buf, len, NULL, 0, t, why, sizeof(why))) ==
+	    -ENOENT)
+		rv = topo_parse(buf, len, t, why, sizeof(why));
 	free(buf);
 	if (rv != 0)
 		snprintf(err, errlen, "--topology \"%s\": %s: %s", spec, src,
@@ -184,9 +254,44 @@ progress(void *arg, double done)
 	fflush(stderr);
 }
 
+/* A TE-CCL input's instance: its chunks and sizes unless given, and
+ * what it asks for said. */
+static int
+teccl_instance(const struct plan_opts *o, const struct topo_teccl *x,
+               const struct topo *t, struct tsyn_params *q)
+{
+	char b[32];
+
+	if (x->alltoall) {
+		fprintf(stderr,
+		        "ocs-plan: --topology \"%s\": "
+		        "InstanceParams.collective 2 is an AllToAll; "
+		        "ocs-plan synthesises allgather, reducescatter "
+		        "and allreduce on a topology (All-to-All is "
+		        "--nodes or --matrix)\n",
+		        o->topology);
+		return (2);
+	}
+	if (!o->chunks_set)
+		q->chunks = x->num_chunks;
+	if (!o->bytes_set)
+		q->bytes = (uint64_t)llround(x->chunk_bytes * x->num_chunks *
+		                             t->ngpu);
+	fprintf(
+	    stderr, "ocs-plan: TE-CCL input: %s, %u chunk%s of %s a GPU%s\n",
+	    x->name, q->chunks, q->chunks == 1 ? "" : "s",
+	    unit_fmt_size(
+	        (uint64_t)llround((double)q->bytes / t->ngpu / q->chunks), b,
+	        sizeof(b)),
+	    o->bytes_set || o->chunks_set ? " (as given on the command line)"
+	                                  : "");
+	return (0);
+}
+
 int
 tplan_run(const struct plan_opts *o)
 {
+	struct topo_teccl  tx;
 	struct prog        pr = {0, 0, 0};
 	struct tsyn_params q;
 	struct topo        t;
@@ -202,9 +307,15 @@ tplan_run(const struct plan_opts *o)
 	q.coll = coll_of(o->collective);
 	q.bytes = o->bytes;
 	q.chunks = o->chunks;
-	if ((rv = tplan_load(o->topology, &t, err, sizeof(err))) != 0) {
+	memset(&tx, 0, sizeof(tx));
+	if ((rv = tplan_load_teccl(o->topology, &t, &tx, err, sizeof(err))) !=
+	    0) {
 		fprintf(stderr, "ocs-plan: %s\n", err);
 		return (2);
+	}
+	if (tx.num_chunks && (rv = teccl_instance(o, &tx, &t, &q)) != 0) {
+		topo_free(&t);
+		return (rv);
 	}
 	t0 = mono_s();
 	pr.t0 = t0;
@@ -272,6 +383,10 @@ tplan_run(const struct plan_opts *o)
 	 * for or not. */
 	if (!valid) {
 		fprintf(stderr, "ocs-plan: invalid schedule: %s\n", err);
+		rv = 1;
+	} else if (rv == 0 && o->export_fmt && o->chakra &&
+	           o->chakra(&s, 0, o->export_file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-plan: --export chakra: %s\n", err);
 		rv = 1;
 	}
 	sched_free(&s);

@@ -11,6 +11,11 @@
 /* A topology from --topology: generator, shipped name or file.  0 or a
  * negative code with one line in err. */
 int tplan_load(const char *spec, struct topo *, char *err, size_t errlen);
+/* The same, a TE-CCL input's instance in *inst (num_chunks 0 if spec is
+ * not one; inst nullable). */
+struct topo_teccl;
+int tplan_load_teccl(const char *spec, struct topo *, struct topo_teccl *inst,
+                     char *err, size_t errlen);
 
 /* Run the mode; the exit status. */
 int tplan_run(const struct plan_opts *);

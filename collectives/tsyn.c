@@ -19,7 +19,7 @@
 static const struct tsyn_ops *const tsyn_algos[] = {
     [TSYN_TEN] = &tsyn_ten_ops,         [TSYN_MTEG] = &tsyn_mteg_ops,
     [TSYN_SCALECC] = &tsyn_scalecc_ops, [TSYN_SPH] = &tsyn_sph_ops,
-    [TSYN_RING] = &tsyn_ring_ops,
+    [TSYN_RING] = &tsyn_ring_ops,       [TSYN_SPT] = &tsyn_spt_ops,
 };
 #define TSYN_NALGOS (sizeof(tsyn_algos) / sizeof(tsyn_algos[0]))
 
@@ -147,12 +147,8 @@ tsyn_synth(const struct topo *t, const struct tsyn_params *q, struct sched *s,
 		return (-COLL_EALGO);
 	}
 	if (!ops->reduces && q->coll != SCHED_ALLGATHER) {
-		/* SCALE-CCL's border routers cut through, which does not
-		 * run backwards into a reduction. */
-		snprintf(err, errlen,
-		         "%s synthesises AllGather only (SCALE-CCL has no "
-		         "reduction)",
-		         ops->name);
+		snprintf(err, errlen, "%s synthesises AllGather only (%s)",
+		         ops->name, ops->why_not);
 		return (-COLL_EALGO);
 	}
 	if ((rv = tsyn_model_init(&m, t, q->bytes, q->chunks)) != 0) {

@@ -36,6 +36,7 @@ enum tsyn_algo {
 	TSYN_SCALECC, /* event-driven WAN-aware forwarding (SCALE-CCL) */
 	TSYN_SPH,     /* shortest-path routing, FIFO queues */
 	TSYN_RING,    /* one ring over the GPUs */
+	TSYN_SPT,     /* shortest-path trees, FIFO queues (reduces) */
 };
 
 struct tsyn_params {

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The two baselines of SCALE-CCL, both fixed routes played through FIFO
- * link queues in slots:
+ * The baselines of SCALE-CCL, fixed routes played through FIFO link
+ * queues in slots:
  *
- * sph  every chunk goes down the shortest-path tree (link latency in
- *      slots, ties to the lower link index) from its owner to every GPU,
- *      branches that reach no GPU pruned; a node that receives a chunk
- *      queues it on its tree links at once;
+ * sph  the paper's: every chunk goes to every GPU by its own shortest
+ *      path (link latency in slots, ties to the lower link index), one
+ *      copy a destination "without duplicate elimination": two
+ *      destinations behind one link get two copies over it;
+ * spt  the same paths merged into the shortest-path tree from the owner
+ *      (branches that reach no GPU pruned), one copy a link; a node that
+ *      receives a chunk queues it on its tree links at once.  A tree is
+ *      what ReduceScatter plays backwards, so spt reduces and sph does
+ *      not;
  * ring one ring over the GPUs in index order, each ring hop along the
  *      shortest path between the two GPUs (through switches if need be);
  *      chunk k goes round from its owner, n - 1 ring hops, except that a
@@ -137,7 +142,7 @@ noroute(const struct tsyn_model *m, uint32_t from, uint32_t to, char *err,
 	         m->t->node[from].name, m->t->node[to].name);
 }
 
-/* sph: the pruned shortest-path tree of every chunk. */
+/* spt: the pruned shortest-path tree of every chunk. */
 static int
 build_sph(const struct tsyn_model *m, struct route *r, char *err, size_t len)
 {
@@ -196,6 +201,48 @@ out:
 	free(pred);
 	free(edge_of);
 	free(want);
+	return (rv);
+}
+
+/* sph: a path of its own from the owner to every other GPU. */
+static int
+build_sph_dest(const struct tsyn_model *m, struct route *r, char *err,
+               size_t len)
+{
+	const struct topo *t = m->t;
+	uint32_t          *dist = calloc(t->n, sizeof(*dist));
+	uint32_t          *pred = calloc(t->n, sizeof(*pred));
+	uint32_t          *path = calloc(t->n, sizeof(*path));
+	uint32_t           k, g, u, o, h, parent;
+	int                rv = 0;
+
+	if (!dist || !pred || !path) {
+		rv = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < m->nchunk && rv == 0; k++) {
+		o = tsyn_owner(m, k);
+		spt(m, o, dist, pred);
+		for (g = 0; g < t->ngpu && rv == 0; g++) {
+			if ((u = t->gpu_node[g]) == o)
+				continue;
+			if (dist[u] == NONE) {
+				noroute(m, o, u, err, len);
+				rv = -COLL_EUNREACH;
+				goto out;
+			}
+			for (h = 0; u != o; u = t->link[pred[u]].src)
+				path[h++] = pred[u];
+			for (parent = NONE; h > 0 && rv == 0; h--) {
+				rv = edge_add(r, path[h - 1], k, parent);
+				parent = (uint32_t)r->n - 1;
+			}
+		}
+	}
+out:
+	free(dist);
+	free(pred);
+	free(path);
 	return (rv);
 }
 
@@ -269,6 +316,7 @@ struct fifo {
 	uint32_t *has;                /* [n * nchunk]: when u has chunk k */
 	size_t    npend, sent;
 	uint32_t  last;
+	int       dedup; /* a node takes a chunk once (trees) */
 };
 
 static void
@@ -313,10 +361,10 @@ fifo_init(struct fifo *f, const struct tsyn_model *m, const struct route *r)
 }
 
 /*
- * Queue edge e on its link.  A node gets each chunk once: an edge to a
- * node that has it (or has it coming) is passed over, and its children
- * go on from there, so every plan is a tree per chunk, which
- * ReduceScatter needs.
+ * Queue edge e on its link.  With dedup a node gets each chunk once: an
+ * edge to a node that has it (or has it coming) is passed over, and its
+ * children go on from there, so every plan is a tree per chunk, which
+ * ReduceScatter needs.  Without (the paper's SPH) every copy is sent.
  */
 static void
 enq(struct fifo *f, uint32_t e, uint32_t now)
@@ -326,7 +374,7 @@ enq(struct fifo *f, uint32_t e, uint32_t now)
 	uint32_t           h =
 	    f->has[(size_t)t->link[l].dst * f->m->nchunk + f->r->chunk[e]];
 
-	if (h != NONE) {
+	if (h != NONE && f->dedup) {
 		f->land[e] = h > now ? h : now;
 		f->pending[f->npend++] = e;
 		f->sent++;
@@ -379,8 +427,14 @@ send_heads(struct fifo *f, struct tsyn_plan *p, uint32_t now)
 			return (rv);
 		f->busy[l] = now + m->occ[l];
 		f->land[he] = now + m->lat[l];
-		f->has[(size_t)t->link[l].dst * m->nchunk + f->r->chunk[he]] =
-		    f->land[he];
+		{
+			uint32_t *h =
+			    &f->has[(size_t)t->link[l].dst * m->nchunk +
+			            f->r->chunk[he]];
+
+			if (*h == NONE || f->land[he] < *h)
+				*h = f->land[he];
+		}
 		f->last = f->land[he] > f->last ? f->land[he] : f->last;
 		f->pending[f->npend++] = he;
 		f->sent++;
@@ -405,8 +459,8 @@ next_event(const struct fifo *f, uint32_t now)
 }
 
 static int
-play(const struct tsyn_model *m, struct route *r, struct tsyn_plan *p,
-     char *err, size_t len)
+play(const struct tsyn_model *m, struct route *r, int dedup,
+     struct tsyn_plan *p, char *err, size_t len)
 {
 	struct fifo f;
 	uint32_t    now = 0;
@@ -415,6 +469,7 @@ play(const struct tsyn_model *m, struct route *r, struct tsyn_plan *p,
 
 	if ((rv = fifo_init(&f, m, r)) != 0)
 		goto out;
+	f.dedup = dedup;
 	for (e = 0; e < r->n; e++)
 		if (r->parent[e] == NONE)
 			enq(&f, (uint32_t)e, now);
@@ -431,20 +486,24 @@ out:
 	return (rv);
 }
 
+enum route_kind { R_SPT, R_SPH, R_RING };
+
 static int
-fifo(const struct tsyn_model *m, int ring, struct tsyn_plan *p, char *err,
-     size_t len)
+fifo(const struct tsyn_model *m, enum route_kind k, struct tsyn_plan *p,
+     char *err, size_t len)
 {
 	struct route r;
 	int          rv;
 
 	memset(&r, 0, sizeof(r));
 	memset(p, 0, sizeof(*p));
-	rv = ring ? build_ring(m, &r, err, len) : build_sph(m, &r, err, len);
+	rv = k == R_RING  ? build_ring(m, &r, err, len)
+	     : k == R_SPH ? build_sph_dest(m, &r, err, len)
+	                  : build_sph(m, &r, err, len);
 	if (rv == 0)
 		rv = children(&r);
 	if (rv == 0)
-		rv = play(m, &r, p, err, len);
+		rv = play(m, &r, k != R_SPH, p, err, len);
 	route_free(&r);
 	if (rv != 0)
 		tsyn_plan_free(p);
@@ -455,20 +514,35 @@ static int
 tsyn_sph(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
          size_t len)
 {
-	return (fifo(m, 0, p, err, len));
+	return (fifo(m, R_SPH, p, err, len));
+}
+
+static int
+tsyn_spt(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
+         size_t len)
+{
+	return (fifo(m, R_SPT, p, err, len));
 }
 
 static int
 tsyn_ring(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
           size_t len)
 {
-	return (fifo(m, 1, p, err, len));
+	return (fifo(m, R_RING, p, err, len));
 }
 
 const struct tsyn_ops tsyn_sph_ops = {
     .name = "sph",
-    .reduces = 1,
+    .reduces = 0,
+    .why_not = "its copies a destination are no tree to play backwards; "
+               "spt is SPH's tree",
     .allgather = tsyn_sph,
+};
+
+const struct tsyn_ops tsyn_spt_ops = {
+    .name = "spt",
+    .reduces = 1,
+    .allgather = tsyn_spt,
 };
 
 const struct tsyn_ops tsyn_ring_ops = {

@@ -67,11 +67,13 @@ int tsyn_reachable(const struct topo *, char *err, size_t errlen);
  * An algorithm, after a2a.h: its name, and an AllGather plan on m's
  * topology (0, -ENOMEM, -COLL_ETOOBIG, -COLL_EUNREACH, said in err).
  * reduces: its plan may be played backwards on the reversed links into a
- * ReduceScatter (cut-through routers may not).  One symbol per file.
+ * ReduceScatter (cut-through routers may not); if not, why_not says why.
+ * One symbol per file.
  */
 struct tsyn_ops {
 	const char *name;
 	int         reduces;
+	const char *why_not;
 	int (*allgather)(const struct tsyn_model *, struct tsyn_plan *,
 	                 char *err, size_t errlen);
 };
@@ -80,6 +82,7 @@ extern const struct tsyn_ops tsyn_ten_ops;     /* tsyn_ten.c */
 extern const struct tsyn_ops tsyn_mteg_ops;    /* tsyn_mteg.c */
 extern const struct tsyn_ops tsyn_scalecc_ops; /* tsyn_scalecc.c */
 extern const struct tsyn_ops tsyn_sph_ops;     /* tsyn_fifo.c */
+extern const struct tsyn_ops tsyn_spt_ops;     /* tsyn_fifo.c */
 extern const struct tsyn_ops tsyn_ring_ops;    /* tsyn_fifo.c */
 
 #endif

@@ -9,10 +9,18 @@
  * into `chunks` subchunks.  Events are "node u may forward subchunk k from
  * slot t" (its arrival, or its head's at a BR) and "link free"; at each:
  *
+ * - the datacentre's border (the paper's rules): a GPU offers its own
+ *   region's subchunks to its BR, and of the GPUs that hold one the
+ *   uplink that delivers first keeps it (least-waiting-first GPU-to-BR
+ *   queues); a BR gives a remote subchunk to one GPU of its region, the
+ *   one whose link delivers first, and lets the region's fast links
+ *   spread it (each sibling takes it once), and never sends a subchunk
+ *   back into the region it came from; a BR sends a copy over each WAN
+ *   link whose region has it neither held nor coming;
  * - load-aware neighbour forwarding: u knows what each neighbour holds or
- *   has coming.  To GPUs of its own region a GPU or a BR/switch
- *   broadcasts (every one that lacks it).  Towards other regions (a BR,
- *   a switch, or a GPU in another region) it forwards to one neighbour:
+ *   has coming.  To GPUs of its own region a GPU or a switch broadcasts
+ *   (every one that lacks it).  Towards other regions (a switch, or a
+ *   GPU in another region) it forwards to one neighbour:
  *   among those that lack it and whose region nobody has it for yet, the
  *   one with the best score, the earliest delivery (the link's queue
  *   finish plus its latency; link availability and queue occupancy in
@@ -145,17 +153,66 @@ is_local_gpu(const struct scc *s, uint32_t u, uint32_t v)
 	return (gu == gv);
 }
 
+/* Does k still need to reach v (nothing there, nothing coming)? */
+static int
+lacks(const struct scc *s, uint32_t v, uint32_t k)
+{
+	return (s->at[ix(s, v, k)] == NONE && s->qent[ix(s, v, k)] == NONE);
+}
+
+/*
+ * The datacentre's border: u in region g and v its border router.
+ * Outwards: a GPU offers its own region's subchunks to its router, and
+ * of the GPUs that hold one the uplink that delivers first keeps it
+ * (enqueue drops the later copy): SCALE-CCL's least-waiting-first
+ * GPU-to-router queues.  Inwards: a router gives a remote subchunk to
+ * one GPU of its region, the one whose link delivers first, and the
+ * region's fast links spread it (each sibling gets it once).  1 if l was
+ * the border (handled, or the inward choice updated), else 0.
+ */
+static int
+border(struct scc *s, uint32_t u, uint32_t l, uint32_t k, uint32_t now,
+       uint32_t *in_best, uint32_t *in_est, int *rv)
+{
+	const struct topo *t = s->t;
+	uint32_t           v = t->link[l].dst, est;
+	int                home = grp(s, tsyn_owner(s->m, k));
+
+	*rv = 0;
+	if (grp(s, u) < 0 || grp(s, u) != grp(s, v))
+		return (0);
+	if (t->node[u].kind == TOPO_GPU && t->node[v].kind == TOPO_ROUTER) {
+		if (home == grp(s, u))
+			*rv = enqueue(s, l, k, now);
+		return (1);
+	}
+	if (t->node[u].kind != TOPO_ROUTER || t->node[v].kind != TOPO_GPU)
+		return (0);
+	if (home != grp(s, u) && lacks(s, v, k) &&
+	    (*in_best == NONE || (est = estimate(s, l, now)) < *in_est)) {
+		*in_best = l;
+		*in_est = estimate(s, l, now);
+	}
+	return (1); /* a home subchunk does not go back in */
+}
+
 /* u may forward k from slot now: the forwarding rules. */
 static int
 forward(struct scc *s, uint32_t u, uint32_t k, uint32_t now)
 {
 	const struct topo *t = s->t;
 	uint32_t           e, best = NONE, best_est = 0, best_prog = 0;
+	uint32_t           in_best = NONE, in_est = 0;
 	int                rv;
 
 	for (e = t->out_off[u]; e < t->out_off[u + 1]; e++) {
 		uint32_t l = t->out[e], v = t->link[l].dst;
 
+		if (border(s, u, l, k, now, &in_best, &in_est, &rv)) {
+			if (rv != 0)
+				return (rv);
+			continue;
+		}
 		if (is_local_gpu(s, u, v)) {
 			/* Broadcast inside the region. */
 			if ((rv = enqueue(s, l, k, now)) != 0)
@@ -164,6 +221,14 @@ forward(struct scc *s, uint32_t u, uint32_t k, uint32_t now)
 		}
 		if (region_served(s, v, k))
 			continue;
+		/* Router to router: each WAN link reaches a region of its
+		 * own, so every unserved one gets a copy. */
+		if (t->node[u].kind == TOPO_ROUTER &&
+		    t->node[v].kind == TOPO_ROUTER) {
+			if ((rv = enqueue(s, l, k, now)) != 0)
+				return (rv);
+			continue;
+		}
 		{
 			uint32_t est = estimate(s, l, now);
 			uint32_t prog =
@@ -179,6 +244,8 @@ forward(struct scc *s, uint32_t u, uint32_t k, uint32_t now)
 			}
 		}
 	}
+	if (in_best != NONE && (rv = enqueue(s, in_best, k, now)) != 0)
+		return (rv);
 	if (best != NONE)
 		return (enqueue(s, best, k, now));
 	return (0);
@@ -434,5 +501,7 @@ out:
 const struct tsyn_ops tsyn_scalecc_ops = {
     .name = "scalecc",
     .reduces = 0,
+    .why_not = "SCALE-CCL has no reduction: its border routers cut "
+               "through, which does not run backwards",
     .allgather = tsyn_scalecc,
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collectives/cmodel.h"
 #include "ocs-drivers/drv.h"
 #include "ocs-drivers/rest.h"
 #include "ocsd/conf.h"
@@ -344,6 +345,34 @@ v_chunk(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 	return (1);
 }
 
+static int beside(const char *name, char *path, size_t len);
+
+/* model = FILE (collectives/cmodel.h): the model's parameters from a
+ * calibration, relative paths beside this file; keys after it override
+ * what it says. */
+static int
+v_model(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	struct conf  *c = p->c;
+	struct cmodel m = {
+	    "", c->run_bps, c->run_alpha_s, c->run_alpha_h, c->run_reconf_s,
+	    0};
+	char path[PATH_MAX], why[400];
+
+	(void)f;
+	snprintf(path, sizeof(path), "%s", val);
+	if (val[0] == '\0' || beside(c->path, path, sizeof(path)) != 0)
+		return (bad(p, k->key, val, "a model file's path"));
+	if (cmodel_load(&m, path, why, sizeof(why)) != 0)
+		return (bad(p, k->key, val, "%s", why));
+	c->run_bps = m.bps;
+	c->run_alpha_s = m.alpha_s;
+	c->run_alpha_h = m.alpha_h;
+	c->run_reconf_s = m.reconf_s;
+	snprintf(c->run_model, sizeof(c->run_model), "%s", m.name);
+	return (1);
+}
+
 static int
 v_reconcile(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
@@ -400,6 +429,8 @@ static const struct conf_key conf_keys[] = {
     {"run", "bandwidth", v_rate, FIELD(run_bps), 0, 0, NULL},
     {"run", "alpha_s", v_seconds, FIELD(run_alpha_s), 0, 3600, ""},
     {"run", "alpha_h", v_seconds, FIELD(run_alpha_h), 0, 3600, ""},
+    {"run", "reconf_overhead", v_seconds, FIELD(run_reconf_s), 0, 3600, ""},
+    {"run", "model", v_model, NOFIELD, 0, 0, NULL},
     {"run", "deadline", v_ms_floor, FIELD(run_deadline_ms), 0.1, 3600,
      "at least 100ms"},
     {"run", "chunk", v_chunk, FIELD(run_chunk), 1024, 1 << 20, NULL},

@@ -38,6 +38,10 @@
  *   bandwidth = 10Gbps          ; the model's per-link rate
  *   alpha_s = 200us             ; the model's per-phase start-up
  *   alpha_h = 50us              ; the model's per-hop latency
+ *   reconf_overhead = 300us     ; the model's cost of a reconfiguration
+ *                               ; beyond the switch's delta
+ *   model = lab.model           ; or all four from a model file
+ *                               ; (ocs-sweep --calibrate; cmodel.h)
  *   chunk = 64KiB               ; frame payload
  *   deadline = 30s              ; any phase, or a barrier, at most
  *
@@ -104,6 +108,8 @@ struct conf {
 	char                secret_file[PATH_MAX];
 	uint32_t            heartbeat_ms;
 	double              run_bps, run_alpha_s, run_alpha_h;
+	double              run_reconf_s;  /* a reconfiguration beyond delta */
+	char                run_model[64]; /* the model file's name, or "" */
 	uint32_t            run_chunk, run_deadline_ms;
 	struct conf_trx    *trx;
 	size_t              ntrx;

@@ -171,7 +171,12 @@ set_params(const struct conf *c, const struct run_req *q, struct run *r,
 	    8.0 / (q->bandwidth_bps > 0 ? q->bandwidth_bps : c->run_bps);
 	r->cp.alpha_s = q->has_alpha_s ? q->alpha_s : c->run_alpha_s;
 	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : c->run_alpha_h;
-	r->cp.delta = q->has_delta ? q->delta : c->switch_ms / 1e3;
+	/* The switch's delta, and what a reconfiguration costs beyond it
+	 * (the command, read-back and light check; calibrated). */
+	r->cp.delta =
+	    (q->has_delta ? q->delta : c->switch_ms / 1e3) + c->run_reconf_s;
+	/* Agents relay multi-hop blocks a frame at a time. */
+	r->cp.sf_bytes = r->chunk;
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
 	      isfinite(r->cp.beta))) {
 		snprintf(err, len, "bad model parameters");

@@ -83,7 +83,12 @@ def ndv2(k):
             "nodes": nodes, "links": links}
 
 
-def wan(dcs, dist):
+def wan(dcs, dist, paper=False):
+    """paper: SCALE-CCL's stated defaults inside a datacentre, 50 GB/s
+    and 0.7 us on every GPU-GPU and GPU-router link; otherwise the
+    illustrative 25 GB/s, 2 us (GPU-GPU) and 12.5 GB/s, 5 us (router)."""
+    gg = ("50GBps", "700ns") if paper else ("25GBps", "2us")
+    gr = ("50GBps", "700ns") if paper else ("12.5GBps", "5us")
     nodes, links = [], []
     for d in dcs:
         nodes.append({"name": "br-" + d, "kind": "router", "group": d})
@@ -93,19 +98,26 @@ def wan(dcs, dist):
         for j in range(4):
             g = "%s-g%d" % (d, j)
             links.append({"src": g, "dst": "br-" + d,
-                          "bandwidth": "12.5GBps", "latency": "5us",
+                          "bandwidth": gr[0], "latency": gr[1],
                           "both": True})
             for i in range(j + 1, 4):
                 links.append({"src": g, "dst": "%s-g%d" % (d, i),
-                              "bandwidth": "25GBps", "latency": "2us",
+                              "bandwidth": gg[0], "latency": gg[1],
                               "both": True})
     for (a, b), km in dist.items():
         links.append({"src": "br-" + a, "dst": "br-" + b,
                       "bandwidth": "12.5GBps", "latency": "10us",
                       "distance_km": km, "both": True})
-    return {"name": "wan%d" % len(dcs),
-            "source": "illustrative, after SCALE-CCL's setting (see gen.py)",
-            "nodes": nodes, "links": links}
+    if paper:
+        src = ("SCALE-CCL's stated defaults inside each datacentre (50 "
+               "GB/s, 0.7 us, GPU-GPU and GPU-router), 12.5 GB/s WAN "
+               "links with fibre latency; 4 GPUs a datacentre (see gen.py)")
+    else:
+        src = ("illustrative, after SCALE-CCL's setting: 25 GB/s 2 us "
+               "GPU-GPU, 12.5 GB/s 5 us GPU-router, 12.5 GB/s WAN links "
+               "with fibre latency (see gen.py)")
+    return {"name": "wan%d%s" % (len(dcs), "p" if paper else ""),
+            "source": src, "nodes": nodes, "links": links}
 
 
 def main():
@@ -131,9 +143,15 @@ def main():
     for k in (1, 2, 4, 8, 10):
         write("ndv2-%d" % k, ndv2(k))
     write("wan2", wan(["east", "west"], {("east", "west"): 1500}))
-    write("wan3", wan(["east", "west", "north"],
-                      {("east", "west"): 1500, ("west", "north"): 2200,
-                       ("north", "east"): 900}))
+    d3 = {("east", "west"): 1500, ("west", "north"): 2200,
+          ("north", "east"): 900}
+    d4 = dict(d3)
+    d4.update({("south", "east"): 1100, ("south", "west"): 1300,
+               ("south", "north"): 2000})
+    write("wan3", wan(["east", "west", "north"], d3))
+    write("wan2p", wan(["east", "west"], {("east", "west"): 1500}, True))
+    write("wan3p", wan(["east", "west", "north"], d3, True))
+    write("wan4p", wan(["east", "west", "north", "south"], d4, True))
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ struct emu_conf {
 	uint32_t      login_grace_ms; /* TL1: no login by then, closed */
 	uint32_t      idle_timeout_s; /* TL1 session timeout at start */
 	char          datapath[40]; /* "" (the fibre relay) or netns:PREFIX */
-	uint64_t      rate_bps;     /* kernel datapath: fibre line rate */
+	uint64_t      rate_bps;     /* fibre line rate, 0: unmetered */
 	uint64_t      fibre_delay_ns; /* and propagation delay */
 	int           capture;        /* and libpcap on its ports */
 };

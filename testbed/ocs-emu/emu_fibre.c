@@ -12,9 +12,16 @@
  * is moved by reference rather than copied through user space.  A fibre
  * whose peer cannot take more stops being read (TCP backpressure to the
  * sender) until the peer drains, as a link runs at its slower end.
+ *
+ * With a line rate (--rate) every transmitter is a token bucket: what a
+ * fibre reads from its host is metered at the rate, and a fibre out of
+ * tokens is not read until a timer says it has enough again, so a
+ * run's data time is set by the configured rate, not by this machine's
+ * CPU, and TCP pushes back on the sender as a real NIC's queue does.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "proto/base/log.h"
@@ -30,6 +38,11 @@
 
 #define PIPE_BYTES (1u << 20)
 #define MAX_FIBRES 4096
+/* A metered fibre is read again once it has two milliseconds of its rate
+ * in tokens, within these bounds: few wake-ups, and little more than a
+ * line rate's worth at once at the start of a burst. */
+#define TB_GRANT_MIN (4u << 10)
+#define TB_GRANT_MAX (16u << 10)
 
 struct fconn {
 	int           fd, pr, pw;
@@ -40,6 +53,9 @@ struct fconn {
 	struct fconn *target;
 	uint64_t      gen; /* patch generation the pending bytes follow */
 	int           blocked, waiters, events;
+	double        tokens; /* bytes it may still send now */
+	uint64_t      tb_ns;  /* when tokens was last brought up */
+	uint64_t      due_ns; /* out of tokens until then, or 0 */
 };
 
 struct fsrv {
@@ -48,14 +64,18 @@ struct fsrv {
 	struct fconn **by_in, **by_out;
 	struct fconn  *all[MAX_FIBRES];
 	int            nall;
+	double         rate;  /* bytes a ns, 0: unmetered */
+	double         depth; /* the bucket, bytes */
+	double         grant; /* tokens a fibre waits for, bytes */
+	int            tfd;   /* timerfd for the earliest due_ns */
 };
 
 static void
 set_events(struct fsrv *f, struct fconn *c)
 {
 	struct epoll_event ev = {0};
-	int want = (c->blocked ? 0 : EPOLLIN) | (c->waiters ? EPOLLOUT : 0) |
-	           EPOLLRDHUP;
+	int                want = (c->blocked || c->due_ns ? 0 : EPOLLIN) |
+	           (c->waiters ? EPOLLOUT : 0) | EPOLLRDHUP;
 
 	if (want == c->events)
 		return;
@@ -178,15 +198,42 @@ corrupt(struct fsrv *f, struct fconn *c)
 	}
 }
 
+/* How much fibre c may read now: everything unmetered; with a rate the
+ * tokens it has, or 0 after setting when it has a grant's again. */
+static size_t
+grant(struct fsrv *f, struct fconn *c)
+{
+	uint64_t now;
+	double   need;
+
+	if (f->rate == 0)
+		return (PIPE_BYTES);
+	now = mono_ns();
+	c->tokens += (double)(now - c->tb_ns) * f->rate;
+	if (c->tokens > f->depth)
+		c->tokens = f->depth;
+	c->tb_ns = now;
+	need = f->grant;
+	if (c->tokens >= need)
+		return (c->tokens < PIPE_BYTES ? (size_t)c->tokens
+		                               : PIPE_BYTES);
+	c->due_ns = now + (uint64_t)((need - c->tokens) / f->rate) + 1;
+	set_events(f, c);
+	return (0);
+}
+
 /* Move what fibre c sends; stops when it has nothing or must wait. */
 static void
 carry(struct fsrv *f, struct fconn *c)
 {
 	ssize_t n;
+	size_t  may;
 
 	for (;;) {
 		if (c->pending == 0) {
-			n = splice(c->fd, NULL, c->pw, NULL, PIPE_BYTES,
+			if (c->due_ns || (may = grant(f, c)) == 0)
+				return;
+			n = splice(c->fd, NULL, c->pw, NULL, may,
 			           SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n == 0) {
 				close_conn(f, c);
@@ -198,6 +245,7 @@ carry(struct fsrv *f, struct fconn *c)
 				return;
 			}
 			c->pending = (size_t)n;
+			c->tokens -= (double)n;
 			__atomic_add_fetch(&f->e->cnt_in[c->in], (uint64_t)n,
 			                   __ATOMIC_RELAXED);
 			if ((c->target = route(f, c->in, &c->gen)) == NULL) {
@@ -313,11 +361,45 @@ accept_fibre(struct fsrv *f, int lfd)
 	c->fd = fd;
 	c->pr = p[0];
 	c->pw = p[1];
+	c->tokens = f->depth;
+	c->tb_ns = mono_ns();
 	c->events = EPOLLIN | EPOLLRDHUP;
 	ev.events = (uint32_t)c->events;
 	ev.data.ptr = c;
 	epoll_ctl(f->ep, EPOLL_CTL_ADD, fd, &ev);
 	f->all[f->nall++] = c;
+}
+
+/* Read again the metered fibres whose tokens are due, and set the timer
+ * for the next one. */
+static void
+metered(struct fsrv *f)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	uint64_t          now = mono_ns(), next = 0;
+	int               i;
+
+	for (i = 0; i < f->nall; i++) {
+		struct fconn *c = f->all[i];
+
+		if (c->due_ns && c->due_ns <= now) {
+			c->due_ns = 0;
+			set_events(f, c);
+			if (!c->blocked && c->in)
+				carry(f, c); /* may close it: look again */
+			i = -1;
+			now = mono_ns();
+			next = 0;
+			continue;
+		}
+		if (c->due_ns && (next == 0 || c->due_ns < next))
+			next = c->due_ns;
+	}
+	if (next) {
+		its.it_value.tv_sec = (time_t)(next / 1000000000u);
+		its.it_value.tv_nsec = (long)(next % 1000000000u);
+	}
+	timerfd_settime(f->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 int
@@ -333,7 +415,13 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 	f.by_out = calloc(2 * e->x.n + 1, sizeof(*f.by_out));
 	f.ep = epoll_create1(EPOLL_CLOEXEC);
 	f.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0) {
+	f.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	f.rate = (double)e->c.rate_bps / 8e9;
+	/* A grant, and a millisecond more so that a late timer loses
+	 * nothing. */
+	f.grant = fmin(fmax(f.rate * 2e6, TB_GRANT_MIN), TB_GRANT_MAX);
+	f.depth = f.grant + f.rate * 1e6;
+	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0 || f.tfd < 0) {
 		rv = -ENOMEM;
 		goto out;
 	}
@@ -343,6 +431,8 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 	epoll_ctl(f.ep, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.ptr = &f.devnull; /* marks the stop fd */
 	epoll_ctl(f.ep, EPOLL_CTL_ADD, stopfd, &ev);
+	ev.data.ptr = &f.tfd; /* marks the meter's timer */
+	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.tfd, &ev);
 	for (;;) {
 		for (blocked = 0, i = 0; i < f.nall; i++)
 			blocked |= f.all[i]->blocked;
@@ -358,6 +448,12 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 				goto out;
 			if (evs[i].data.ptr == &f.ep) {
 				accept_fibre(&f, lfd);
+				continue;
+			}
+			if (evs[i].data.ptr == &f.tfd) {
+				uint64_t x;
+
+				(void)!read(f.tfd, &x, sizeof(x));
 				continue;
 			}
 			/* Writable: resume the fibres waiting on it. */
@@ -390,6 +486,8 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 		for (i = 0; i < f.nall; i++)
 			if (f.all[i]->blocked && f.all[i]->gen != gen_now(&f))
 				drop_pending(&f, f.all[i]);
+		if (f.rate > 0)
+			metered(&f);
 	}
 out:
 	while (f.nall > 0)
@@ -400,5 +498,7 @@ out:
 		close(f.ep);
 	if (f.devnull >= 0)
 		close(f.devnull);
+	if (f.tfd >= 0)
+		close(f.tfd);
 	return (rv);
 }

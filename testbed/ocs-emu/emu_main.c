@@ -40,8 +40,8 @@ usage(void)
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--tl1-calient ADDR:PORT]\n"
-	        "               [--fault SPEC]... [--datapath netns:PREFIX "
-	        "[--rate RATE [--fibre-delay TIME]] [--capture]]\n"
+	        "               [--fault SPEC]... [--rate RATE] "
+	        "[--datapath netns:PREFIX [--fibre-delay TIME] [--capture]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
 	        "       ocs-emu -h|--help | --version\n"
@@ -288,11 +288,9 @@ check_datapath(const struct emu_conf *c)
 		                "path or the other\n");
 		return (2);
 	}
-	if ((c->rate_bps || c->fibre_delay_ns || c->capture) &&
-	    !c->datapath[0]) {
-		fprintf(stderr, "ocs-emu: --rate, --fibre-delay and --capture "
-		                "are for the kernel datapath: give --datapath "
-		                "too\n");
+	if ((c->fibre_delay_ns || c->capture) && !c->datapath[0]) {
+		fprintf(stderr, "ocs-emu: --fibre-delay and --capture are for "
+		                "the kernel datapath: give --datapath too\n");
 		return (2);
 	}
 	if (c->fibre_delay_ns && !c->rate_bps) {
@@ -537,13 +535,16 @@ main(int argc, char **argv)
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (1);
 	if ((rv = parse_args(argc, argv, &e->c, &verbose, faults,
-	                     sizeof(faults))) != 0)
+	                     sizeof(faults))) != 0) {
+		free(e);
 		return (rv);
+	}
 	log_init("ocs-emu", 1, verbose);
 	if (net_hostport(e->c.tl1, "3082", host, sizeof(host), port,
 	                 sizeof(port)) != 0) {
 		fprintf(stderr, "ocs-emu: --tl1 \"%s\": expected ADDR:PORT\n",
 		        e->c.tl1);
+		free(e);
 		return (2);
 	}
 	if ((rv = setup(e, faults)) != 0)

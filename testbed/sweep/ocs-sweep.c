@@ -7,7 +7,9 @@
  *	ocs-sweep --algo retri,bridge,static --nodes 9,27 --bytes 1KiB..1GiB*4
  *	          --delay 1us..100ms*10 [--simulate] [--model FILE]
  *	          [--bandwidth R --alpha-s T --alpha-h T] [--reconfig auto|none|all]
- *	          [--out DIR] [--plots] [--compare A:N/B:M,...]
+ *	          [--out DIR] [--plots] [--compare A:N/B:M,...] [--jobs J]
+ *	          [--measure (--local [--rate R] | --ocsd ADDRESS) [--repeat K]]
+ *	ocs-sweep --calibrate (--local | --ocsd ADDRESS) --out FILE
  *	ocs-sweep --preset retri-paper --out DIR [--plots]
  */
 #include <errno.h>
@@ -48,7 +50,11 @@ usage(FILE *f, int rv)
 	        "                 [--simulate] [--model FILE | --bandwidth "
 	        "RATE --alpha-s TIME --alpha-h TIME]\n"
 	        "                 [--reconfig auto|none|all] [--out DIR] "
-	        "[--plots] [--compare A:N/B:M,...]\n"
+	        "[--plots] [--compare A:N/B:M,...] [--jobs J]\n"
+	        "                 [--measure (--local [--rate RATE] | --ocsd "
+	        "ADDRESS) [--repeat K]]\n"
+	        "       ocs-sweep --calibrate (--local [--rate RATE] | --ocsd "
+	        "ADDRESS) --out FILE [--nodes N] [--bytes S1,S2]\n"
 	        "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
 	        "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
 	        "1us..100ms*10, 3..81*3\n");
@@ -67,7 +73,8 @@ load_model(struct sweep *s, const char *path)
 {
 	char err[400];
 
-	if (sweep_model_load(&s->m, path, err, sizeof(err)) != 0) {
+	s->model_given = 1;
+	if (cmodel_load(&s->m, path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-sweep: --model %s\n", err);
 		return (2);
 	}
@@ -124,6 +131,7 @@ preset(struct sweep *s, const char *name)
 	                     &s->ndelay, err, sizeof(err)) != 0)
 		return (bad("--preset", name, err));
 	s->preset = name;
+	s->model_given = 1;
 	return (parse_pairs(s, "retri:81/static:64,retri:81/bridge:64,"
 	                       "retri:9/static:8,retri:243/static:256"));
 }
@@ -206,6 +214,12 @@ static const struct option longopts[] = {
     {"compare", required_argument, NULL, 'c'},
     {"preset", required_argument, NULL, 'p'},
     {"measure", no_argument, NULL, 'M'},
+    {"local", no_argument, NULL, 'L'},
+    {"ocsd", required_argument, NULL, 'O'},
+    {"repeat", required_argument, NULL, 'R'},
+    {"rate", required_argument, NULL, 'T'},
+    {"calibrate", no_argument, NULL, 'C'},
+    {"jobs", required_argument, NULL, 'J'},
     {"help", no_argument, NULL, 'H'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -218,6 +232,7 @@ model_opt(struct sweep *s, int ch, const char *v)
 	double x;
 
 	snprintf(s->m.name, sizeof(s->m.name), "custom");
+	s->model_given = 1;
 	if (ch == 'B')
 		return (unit_parse_rate(v, &s->m.bps) != 0
 		            ? bad("--bandwidth", v, "a rate (400Gbps)")
@@ -228,6 +243,8 @@ model_opt(struct sweep *s, int ch, const char *v)
 	*(ch == 's' ? &s->m.alpha_s : &s->m.alpha_h) = x;
 	return (0);
 }
+
+static int measure_opt(struct sweep *, int, char *);
 
 static int
 one_opt(struct sweep *s, int ch, char *v)
@@ -264,6 +281,7 @@ one_opt(struct sweep *s, int ch, char *v)
 		if (*v == '\0' || strlen(v) >= sizeof(s->out) - 40)
 			return (bad("--out", v, "a directory path"));
 		snprintf(s->out, sizeof(s->out), "%s", v);
+		s->cal_out = s->out;
 		return (0);
 	case 'P':
 		s->plots = 1;
@@ -273,12 +291,103 @@ one_opt(struct sweep *s, int ch, char *v)
 	case 'p':
 		return (preset(s, v));
 	case 'M':
-		fprintf(stderr, "ocs-sweep: --measure: measured points are "
-		                "not in this version; the model and the "
-		                "simulator are (--simulate)\n");
-		return (2);
+		s->measure = 1;
+		return (0);
+	case 'C':
+		s->calibrate = 1;
+		return (0);
+	case 'L':
+		s->local = 1;
+		return (0);
+	case 'O':
+		if (*v == '\0' || strlen(v) > 400)
+			return (bad("--ocsd", v, "ocsd's control address"));
+		s->ocsd = v;
+		return (0);
+	}
+	return (measure_opt(s, ch, v));
+}
+
+static int
+measure_opt(struct sweep *s, int ch, char *v)
+{
+	double x;
+	char  *end;
+	long   k;
+
+	switch (ch) {
+	case 'R':
+		k = strtol(v, &end, 10);
+		if (*v == '\0' || *end != '\0' || k < 1 || k > 100)
+			return (bad("--repeat", v, "1..100 runs a point"));
+		s->repeat = (uint32_t)k;
+		return (0);
+	case 'J':
+		k = strtol(v, &end, 10);
+		if (*v == '\0' || *end != '\0' || k < 1 || k > SWEEP_MAX_JOBS)
+			return (bad("--jobs", v, "1..64 threads"));
+		s->jobs = (unsigned)k;
+		return (0);
+	case 'T':
+		if (unit_parse_rate(v, &x) != 0 || x < 1e6 || x > 16e9)
+			return (bad("--rate", v, "a rate of 1Mbps..16Gbps"));
+		snprintf(s->rate, sizeof(s->rate), "%s", v);
+		return (0);
 	}
 	return (usage(stderr, 2));
+}
+
+/* --measure, --calibrate and their options together; 0 or 2. */
+static int
+check_measure(struct sweep *s)
+{
+	size_t i;
+
+	if (s->measure && s->calibrate)
+		return (bad("--calibrate", "", "not with --measure"));
+	if (s->jobs > 1 && (s->measure || s->calibrate))
+		return (bad("--jobs", "",
+		            "model and simulator points only "
+		            "(a testbed runs one point at a "
+		            "time)"));
+	if ((s->measure || s->calibrate) && s->local == !!s->ocsd) {
+		fprintf(stderr,
+		        "ocs-sweep: --%s: one of --local or --ocsd "
+		        "ADDRESS (where the runs are)\n",
+		        s->measure ? "measure" : "calibrate");
+		return (2);
+	}
+	if (!s->measure && !s->calibrate && (s->local || s->ocsd))
+		return (bad(s->local ? "--local" : "--ocsd",
+		            s->ocsd ? s->ocsd : "",
+		            "with --measure or --calibrate"));
+	if (s->repeat == 0)
+		s->repeat = 1;
+	if (s->rate[0] == '\0')
+		snprintf(s->rate, sizeof(s->rate), "100Mbps");
+	for (i = 0; s->local && i < s->nnodes; i++)
+		if (s->nodes[i] > BED_MAX_AGENTS)
+			return (bad("--nodes", "",
+			            "at most 96 agents on the "
+			            "local testbed"));
+	if (s->calibrate) {
+		if (s->cal_out == NULL)
+			return (bad("--calibrate", "",
+			            "--out FILE: where the model goes"));
+		return (0);
+	}
+	if (s->measure && s->local && !s->model_given) {
+		/* The relay's rate is known; the rest is make run's guess
+		 * until a calibration says better. */
+		snprintf(s->m.name, sizeof(s->m.name), "guess");
+		unit_parse_rate(s->rate, &s->m.bps);
+		s->m.alpha_s = 1e-3;
+		s->m.alpha_h = 300e-6;
+		fprintf(stderr, "ocs-sweep: no --model: the model is the "
+		                "relay's rate and guessed latencies "
+		                "(ocs-sweep --calibrate measures them)\n");
+	}
+	return (0);
 }
 
 static int
@@ -306,6 +415,8 @@ parse_args(struct sweep *s, int argc, char **argv)
 	}
 	if (optind != argc)
 		return (bad("argument", argv[optind], "unexpected"));
+	if ((rv = check_measure(s)) != 0 || s->calibrate)
+		return (rv);
 	if (!s->nalgo || !s->nnodes || !s->nbytes || !s->ndelay) {
 		fprintf(stderr, "ocs-sweep: --algo, --nodes, --bytes and "
 		                "--delay are needed (or --preset)\n");
@@ -338,9 +449,20 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 		              "kernel", u.release, "arch", u.machine, "cores",
 		              (int)sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "model",
-	                    json_pack("{s:s,s:f,s:f,s:f}", "name", s->m.name,
-	                              "bandwidth_bps", s->m.bps, "alpha_s",
-	                              s->m.alpha_s, "alpha_h", s->m.alpha_h));
+	                    json_pack("{s:s,s:f,s:f,s:f,s:f}", "name",
+	                              s->m.name, "bandwidth_bps", s->m.bps,
+	                              "alpha_s", s->m.alpha_s, "alpha_h",
+	                              s->m.alpha_h, "reconf_overhead_s",
+	                              s->m.reconf_s));
+	if (s->measure)
+		json_object_set_new(
+		    o, "measure",
+		    s->local ? json_pack("{s:s,s:s,s:i}", "testbed", "local",
+		                         "fibre_rate", s->rate, "repeat",
+		                         (int)s->repeat)
+		             : json_pack("{s:s,s:s,s:i}", "testbed", "ocsd",
+		                         "address", s->ocsd, "repeat",
+		                         (int)s->repeat));
 	gmtime_r(&t0, &tm);
 	strftime(tb, sizeof(tb), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object_set_new(o, "started", json_string(tb));
@@ -370,61 +492,196 @@ progress(size_t k, size_t total, uint64_t t0, int last)
 	        last ? "\n" : "");
 }
 
-/* Run every point not yet in the CSV, appending as they come. */
-static int
-run_points(const struct sweep *s, FILE *csv, const struct sweep_done *d,
-           size_t *ndone)
-{
-	struct sweep_row r;
-	size_t           ia, in, ib, id, k = 0;
-	size_t           total = s->nalgo * s->nnodes * s->nbytes * s->ndelay;
-	uint64_t         t0 = mono_ns(), said = 0;
-	char             line[1100], key[200], err[300];
+struct pt {
+	uint32_t ia, in, ib, id;
+};
 
+/* Measured on a local testbed: one testbed a delay, so delay first. */
+static int
+cmp_pt(const void *a, const void *b)
+{
+	const struct pt *x = a, *y = b;
+
+	if (x->id != y->id)
+		return (x->id < y->id ? -1 : 1);
+	if (x->ia != y->ia)
+		return (x->ia < y->ia ? -1 : 1);
+	if (x->in != y->in)
+		return (x->in < y->in ? -1 : 1);
+	return (x->ib < y->ib ? -1 : x->ib > y->ib);
+}
+
+static struct pt *
+points(const struct sweep *s, size_t *n)
+{
+	struct pt *p;
+	uint32_t   ia, in, ib, id;
+	size_t     k = 0;
+
+	*n = s->nalgo * s->nnodes * s->nbytes * s->ndelay;
+	if ((p = calloc(*n, sizeof(*p))) == NULL)
+		return (NULL);
 	for (ia = 0; ia < s->nalgo; ia++)
 		for (in = 0; in < s->nnodes; in++)
 			for (ib = 0; ib < s->nbytes; ib++)
-				for (id = 0; id < s->ndelay && !stop; id++) {
-					memset(&r, 0, sizeof(r));
-					snprintf(r.algo, sizeof(r.algo), "%s",
-					         s->algo[ia]);
-					r.nodes = (uint32_t)s->nodes[in];
-					r.bytes = (uint64_t)s->bytes[ib];
-					r.delta_s = s->delay[id];
-					snprintf(r.model, sizeof(r.model),
-					         "%s", s->m.name);
-					r.measured_s = r.measured_min_s =
-					    r.measured_max_s = NAN;
-					k++;
-					sweep_row_key(&r, key, sizeof(key));
-					if (sweep_done_has(d, key))
-						continue;
-					if (sweep_point(s, &r, err,
-					                sizeof(err)) != 0) {
-						fprintf(
-						    stderr,
-						    "\nocs-sweep: %s: %s\n",
-						    key, err);
-						return (1);
-					}
-					if (sweep_row_fmt(&r, line,
-					                  sizeof(line)) < 0 ||
-					    fputs(line, csv) == EOF ||
-					    fflush(csv) != 0) {
-						fprintf(stderr,
-						        "\nocs-sweep: "
-						        "writing the CSV "
-						        "failed\n");
-						return (1);
-					}
-					(*ndone)++;
-					if (mono_ns() - said > 200000000u) {
-						progress(k, total, t0, 0);
-						said = mono_ns();
-					}
-				}
+				for (id = 0; id < s->ndelay; id++)
+					p[k++] = (struct pt){ia, in, ib, id};
+	if (s->measure && s->local)
+		qsort(p, *n, sizeof(*p), cmp_pt);
+	return (p);
+}
+
+static void
+fill_row(const struct sweep *s, const struct pt *p, struct sweep_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->algo, sizeof(r->algo), "%s", s->algo[p->ia]);
+	r->nodes = (uint32_t)s->nodes[p->in];
+	r->bytes = (uint64_t)s->bytes[p->ib];
+	r->delta_s = s->delay[p->id];
+	snprintf(r->model, sizeof(r->model), "%s", s->m.name);
+	r->measured_s = r->measured_min_s = r->measured_max_s = NAN;
+}
+
+/* Is the row measured?  Locally every point (the testbed brought up at
+ * its delay); on a running ocsd those at its switch's delay. */
+static int
+measured(const struct sweep *s, struct sweep_bed *b, const struct sweep_row *r,
+         char *err, size_t len)
+{
+	double most = 0;
+	size_t i;
+
+	if (!s->measure)
+		return (0);
+	if (!s->local)
+		return (fabs(r->delta_s - b->switch_s) <= 1e-9 * b->switch_s);
+	if (b->local && b->switch_s == r->delta_s)
+		return (1);
+	bed_down(b);
+	for (i = 0; i < s->nnodes; i++)
+		most = fmax(most, s->nodes[i]);
+	fprintf(stderr,
+	        "\nocs-sweep: a local testbed with %g agents, "
+	        "switching time %g s, fibres at %s\n",
+	        most, r->delta_s, s->rate);
+	return (bed_up(b, (uint32_t)most, r->delta_s, &s->m, err, len) == 0
+	            ? 1
+	            : -1);
+}
+
+static int
+put_row(FILE *csv, const struct sweep_row *r)
+{
+	char line[1100];
+
+	if (sweep_row_fmt(r, line, sizeof(line)) < 0 ||
+	    fputs(line, csv) == EOF || fflush(csv) != 0) {
+		fprintf(stderr, "\nocs-sweep: writing the CSV failed\n");
+		return (-1);
+	}
+	return (0);
+}
+
+struct jctx {
+	const struct sweep      *s;
+	const struct pt         *p;
+	const struct sweep_done *d;
+	FILE                    *csv;
+	size_t                  *ndone, total;
+	uint64_t                 t0, said;
+};
+
+static int
+jfill(void *u, size_t k, struct sweep_row *r)
+{
+	struct jctx *c = u;
+	char         key[200];
+
+	fill_row(c->s, &c->p[k], r);
+	sweep_row_key(r, key, sizeof(key));
+	return (sweep_done_has(c->d, key));
+}
+
+static int
+jemit(void *u, size_t k, const struct sweep_row *r)
+{
+	struct jctx *c = u;
+
+	if (put_row(c->csv, r) != 0)
+		return (-1);
+	(*c->ndone)++;
+	if (mono_ns() - c->said > 200000000u) {
+		progress(k + 1, c->total, c->t0, 0);
+		c->said = mono_ns();
+	}
+	return (0);
+}
+
+/* Model points on s->jobs threads. */
+static int
+run_jobs(const struct sweep *s, const struct pt *p, size_t total, FILE *csv,
+         const struct sweep_done *d, size_t *ndone)
+{
+	static const struct sweep_jobs_ops ops = {jfill, jemit};
+	struct jctx c = {s, p, d, csv, ndone, total, mono_ns(), 0};
+	char        err[400];
+	int         rv;
+
+	rv = sweep_jobs_run(s, s->jobs, total, &ops, &c, &stop, err,
+	                    sizeof(err));
+	if (rv != 0 && !stop)
+		fprintf(stderr, "\nocs-sweep: %s\n", err);
+	progress(stop ? 0 : total, total, c.t0, 1);
+	return (stop ? 130 : rv != 0);
+}
+
+/* Run every point not yet in the CSV, appending as they come. */
+static int
+run_points(const struct sweep *s, struct sweep_bed *b, FILE *csv,
+           const struct sweep_done *d, size_t *ndone)
+{
+	struct sweep_row r;
+	struct pt       *p;
+	size_t           k, total;
+	uint64_t         t0 = mono_ns(), said = 0;
+	char             key[200], err[1200];
+	int              m, rv = 0;
+
+	if ((p = points(s, &total)) == NULL)
+		return (1);
+	if (s->jobs > 1 && !s->measure) {
+		rv = run_jobs(s, p, total, csv, d, ndone);
+		free(p);
+		return (rv);
+	}
+	for (k = 0; k < total && !stop && rv == 0; k++) {
+		fill_row(s, &p[k], &r);
+		sweep_row_key(&r, key, sizeof(key));
+		if (sweep_done_has(d, key))
+			continue;
+		if (sweep_point(s, &r, err, sizeof(err)) != 0 ||
+		    (m = measured(s, b, &r, err, sizeof(err))) < 0 ||
+		    (m && sweep_measure(s, b, &r, err, sizeof(err)) != 0)) {
+			if (!stop)
+				fprintf(stderr, "\nocs-sweep: %s: %s\n", key,
+				        err);
+			rv = 1;
+			break;
+		}
+		if (put_row(csv, &r) != 0) {
+			rv = 1;
+			break;
+		}
+		(*ndone)++;
+		if (m || mono_ns() - said > 200000000u) {
+			progress(k + 1, total, t0, 0);
+			said = mono_ns();
+		}
+	}
 	progress(k, total, t0, 1);
-	return (stop ? 130 : 0);
+	free(p);
+	return (stop ? 130 : rv);
 }
 
 /* Every row of the CSV (for the plots). */
@@ -458,8 +715,47 @@ load_rows(const char *path, struct sweep_row **rows, size_t *n)
 	return (0);
 }
 
+/* A running ocsd: its agents must be enough, and its switch's delay is
+ * where measured rows go (added to the list if missing). */
 static int
-sweep_main(struct sweep *s, int argc, char **argv)
+attach(struct sweep *s, struct sweep_bed *b)
+{
+	char    err[600];
+	double *nd;
+	size_t  i;
+
+	if (bed_attach(b, s->ocsd, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-sweep: %s\n", err);
+		return (1);
+	}
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i] > b->nagents) {
+			fprintf(
+			    stderr,
+			    "ocs-sweep: --nodes %g: ocsd at %s has %u idle "
+			    "agents\n",
+			    s->nodes[i], s->ocsd, b->nagents);
+			return (2);
+		}
+	for (i = 0; i < s->ndelay && s->delay[i] < b->switch_s; i++)
+		;
+	if (i < s->ndelay && s->delay[i] == b->switch_s)
+		return (0);
+	if ((nd = realloc(s->delay, (s->ndelay + 1) * sizeof(*nd))) == NULL)
+		return (1);
+	memmove(nd + i + 1, nd + i, (s->ndelay - i) * sizeof(*nd));
+	nd[i] = b->switch_s;
+	s->delay = nd;
+	s->ndelay++;
+	fprintf(stderr,
+	        "ocs-sweep: the switch's delay %g s added to --delay "
+	        "(measured rows are there)\n",
+	        b->switch_s);
+	return (0);
+}
+
+static int
+sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 {
 	struct sweep_done d;
 	struct sweep_row *rows;
@@ -469,6 +765,8 @@ sweep_main(struct sweep *s, int argc, char **argv)
 	FILE             *csv;
 	int               rv, fresh;
 
+	if (s->measure && !s->local && (rv = attach(s, b)) != 0)
+		return (rv);
 	if (mkdir(s->out, 0755) != 0 && errno != EEXIST)
 		return (bad("--out", s->out, strerror(errno)));
 	snprintf(path, sizeof(path), "%s/sweep.csv", s->out);
@@ -488,7 +786,8 @@ sweep_main(struct sweep *s, int argc, char **argv)
 		        "ocs-sweep: %s: %zu points done before, "
 		        "resuming\n",
 		        path, d.n);
-	rv = run_points(s, csv, &d, &ndone);
+	rv = run_points(s, b, csv, &d, &ndone);
+	bed_down(b);
 	sweep_done_free(&d);
 	if (fclose(csv) != 0 && rv == 0)
 		rv = 1;
@@ -519,7 +818,9 @@ int
 main(int argc, char **argv)
 {
 	struct sweep     s;
+	struct sweep_bed b;
 	struct sigaction sa;
+	char             err[300];
 	int              rv;
 
 	memset(&s, 0, sizeof(s));
@@ -528,7 +829,13 @@ main(int argc, char **argv)
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		rv = sweep_main(&s, argc, argv);
+		if (bed_init(&b, s.rate, err, sizeof(err)) != 0) {
+			fprintf(stderr, "ocs-sweep: %s\n", err);
+			rv = 1;
+		} else if (s.calibrate)
+			rv = sweep_calibrate(&s, &b);
+		else
+			rv = sweep_main(&s, &b, argc, argv);
 	}
 	free(s.nodes);
 	free(s.bytes);

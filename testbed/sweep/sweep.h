@@ -8,18 +8,18 @@
 #ifndef OCS_SWEEP_H
 #define OCS_SWEEP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectives/cmodel.h"
 #include "collectives/cost.h"
+#include "testbed/sweep/sweep_bed.h"
 #include "testbed/sweep/sweep_csv.h"
 
-enum sweep_reconf { SWEEP_AUTO, SWEEP_NONE, SWEEP_ALL };
+#include <jansson.h>
 
-struct sweep_model {
-	char   name[64]; /* the CSV's model column */
-	double bps, alpha_s, alpha_h;
-};
+enum sweep_reconf { SWEEP_AUTO, SWEEP_NONE, SWEEP_ALL };
 
 /* One pair a heatmap compares: time(b at nb) / time(a at na). */
 struct sweep_pair {
@@ -29,31 +29,60 @@ struct sweep_pair {
 
 #define SWEEP_MAX_ALGOS 8
 #define SWEEP_MAX_PAIRS 16
+#define SWEEP_MAX_JOBS  64
 
 struct sweep {
-	const char        *algo[SWEEP_MAX_ALGOS];
-	size_t             nalgo;
-	double            *nodes, *bytes, *delay;
-	size_t             nnodes, nbytes, ndelay;
-	struct sweep_model m;
-	enum sweep_reconf  reconf;
-	int                simulate, plots;
-	char               out[512];
-	struct sweep_pair  pair[SWEEP_MAX_PAIRS];
-	size_t             npair;
-	const char        *preset;
+	const char       *algo[SWEEP_MAX_ALGOS];
+	size_t            nalgo;
+	double           *nodes, *bytes, *delay;
+	size_t            nnodes, nbytes, ndelay;
+	struct cmodel     m;
+	enum sweep_reconf reconf;
+	int               simulate, plots;
+	char              out[512];
+	struct sweep_pair pair[SWEEP_MAX_PAIRS];
+	size_t            npair;
+	const char       *preset;
+	/* Measured points (--measure) and calibration (--calibrate): on a
+	 * local testbed (--local, relay at rate) or a running ocsd. */
+	int         measure, calibrate, local, model_given;
+	const char *ocsd;
+	uint32_t    repeat;
+	char        rate[32];
+	const char *cal_out;
+	unsigned    jobs; /* threads for model points, 0 or 1: this one */
 };
-
-/* Read a model file into m (sweep_model.c); 0, or -1 with the file,
- * line and key in err. */
-int sweep_model_load(struct sweep_model *m, const char *path, char *err,
-                     size_t len);
 
 /* The model's point (and the simulator's, with simulate): the row's
  * algo, nodes, bytes, delta_s and model are set by the caller.  0, or
  * <0 with the reason in err. */
 int sweep_point(const struct sweep *, struct sweep_row *, char *err,
                 size_t len);
+
+/* The point measured on the bed (sweep_measure.c): the row's plan run
+ * s->repeat times, verified; 0, or -1 with the reason in err. */
+int sweep_measure(const struct sweep *, const struct sweep_bed *,
+                  struct sweep_row *, char *err, size_t len);
+/* One run of the row's algo, nodes and bytes with ocsctl's --reconfig
+ * argument; its verified JSON report (a new reference) in *report. */
+int sweep_run_once(const struct sweep_bed *, const struct sweep_row *,
+                   const char *reconfig, json_t **report, char *err,
+                   size_t len);
+/* --calibrate (sweep_cal.c): a few verified runs on the bed, the model
+ * fitted to them written to s->cal_out.  Exit status (0, 1). */
+int sweep_calibrate(struct sweep *, struct sweep_bed *);
+
+/* --jobs (sweep_jobs.c): fill(u, k, row) sets point k's row (called from
+ * worker threads; nonzero: skip it), emit(u, k, row) writes a computed
+ * row (the calling thread, in order of k; nonzero: stop).  0, or <0 with
+ * the reason in err; an interruption (*stop) ends early with 0. */
+struct sweep_jobs_ops {
+	int (*fill)(void *u, size_t k, struct sweep_row *);
+	int (*emit)(void *u, size_t k, const struct sweep_row *);
+};
+int sweep_jobs_run(const struct sweep *, unsigned jobs, size_t n,
+                   const struct sweep_jobs_ops *, void *u,
+                   volatile sig_atomic_t *stop, char *err, size_t len);
 
 /* Heatmaps of every pair and completion-time plots from the CSV's rows
  * (sweep_plot.c), PNGs in s->out.  0, or -1 with the reason in err. */

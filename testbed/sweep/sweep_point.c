@@ -72,10 +72,7 @@ sweep_point(const struct sweep *sw, struct sweep_row *r, char *err, size_t len)
 		         coll_strerror(rv));
 		return (rv);
 	}
-	cp.alpha_s = sw->m.alpha_s;
-	cp.alpha_h = sw->m.alpha_h;
-	cp.beta = 8.0 / sw->m.bps;
-	cp.delta = r->delta_s;
+	cmodel_params(&sw->m, r->delta_s, &cp);
 	nph = a2a_nphases(&a);
 	if ((before = calloc(nph + 1, 1)) == NULL ||
 	    (rv = a2a_optimise(&a, r->bytes, &cp, &res)) != 0) {

@@ -36,8 +36,8 @@ int
 main(void)
 {
 	static const char *const topos[] = {
-	    "dgx1",   "dgx2",   "amd",     "ndv2:1", "ndv2:2",
-	    "ndv2:4", "ndv2:8", "ndv2:10", "wan2",   "wan3",
+	    "dgx1",    "dgx2", "amd",  "ndv2:1", "ndv2:2", "ndv2:4", "ndv2:8",
+	    "ndv2:10", "wan2", "wan3", "wan2p",  "wan3p",  "wan4p",
 	};
 	static const struct {
 		uint64_t    bytes;
@@ -50,7 +50,7 @@ main(void)
 	    {1000000000, 4, "1GB/4"},
 	};
 	static const enum tsyn_algo algos[] = {
-	    TSYN_TEN, TSYN_MTEG, TSYN_SCALECC, TSYN_SPH, TSYN_RING};
+	    TSYN_TEN, TSYN_MTEG, TSYN_SCALECC, TSYN_SPH, TSYN_SPT, TSYN_RING};
 	char   err[400], b1[32], b2[32], b3[32];
 	size_t i, j, a;
 	int    bad = 0;

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: ocs-sweep's readers of outside input, the value
- * lists (as sizes, times and counts) and the CSV rows a resumed sweep
- * reads back: no crash, and what is accepted is sorted, distinct and in
- * range, and a row written back reads the same.
+ * lists (as sizes, times and counts), the CSV rows a resumed sweep
+ * reads back and the model file (collectives/cmodel.c): no crash, and
+ * what is accepted is sorted, distinct and in range, a row written back
+ * reads the same, and an accepted model has a positive bandwidth.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/cmodel.h"
 #include "testbed/sweep/sweep_csv.h"
 #include "testbed/sweep/sweep_list.h"
 
@@ -49,6 +51,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			    strcmp(back.algo, r.algo) != 0)
 				abort();
 		}
+	}
+	{
+		struct cmodel m = {"x", 1e9, 0, 0, 0, 0};
+
+		if (cmodel_parse(&m, s, "fuzz", err, sizeof(err)) == 0 &&
+		    !(m.bps > 0 && m.alpha_s >= 0 && m.alpha_h >= 0 &&
+		      m.reconf_s >= 0))
+			abort();
 	}
 	free(s);
 	return (0);

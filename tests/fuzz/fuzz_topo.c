@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: topology files and generator specs (ocs-plan
- * --topology).  The first byte picks one; what is accepted must be a
- * consistent topology, and a small one is synthesised and validated.
+ * --topology), TE-CCL inputs (their Mesh built) and TACCL profiles.  The
+ * first byte picks one; what is accepted must be a consistent topology,
+ * and a small one is synthesised and validated.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/topo_taccl.h"
+#include "collectives/topo_teccl.h"
 #include "collectives/tsyn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
@@ -44,8 +47,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(text, data + 1, len - 1);
 	text[len - 1] = '\0';
 	err[0] = '\0';
-	if (data[0] & 1)
+	if (data[0] % 4 == 1)
 		rv = topo_generate(text, &t, err, sizeof(err));
+	else if (data[0] % 4 == 2) {
+		struct topo_teccl x;
+
+		rv = topo_teccl_parse(text, len - 1, &x, err, sizeof(err));
+		if (rv == 0 && x.builtin[0] != '\0')
+			rv = -ENOENT; /* a shipped file: not read here */
+		else if (rv == 0)
+			rv = topo_teccl_mesh(&x, &t, err, sizeof(err));
+	} else if (data[0] % 4 == 3)
+		rv = topo_taccl_parse(text, len - 1, NULL, 0, &t, err,
+		                      sizeof(err));
 	else
 		rv = topo_parse(text, len - 1, &t, err, sizeof(err));
 	if (rv == 0) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -252,8 +253,8 @@ expect_usage_error(const char *opt, const char *val, ...)
 static void
 test_ocs_plan_topology_json(void **state)
 {
-	static const char *const algos[] = {"ten", "mteg", "scalecc", "sph",
-	                                    "ring"};
+	static const char *const algos[] = {"ten", "mteg", "scalecc",
+	                                    "sph", "spt",  "ring"};
 	struct out               r;
 	json_t                  *j;
 	size_t                   i;
@@ -507,11 +508,106 @@ test_ocs_plan_export_msccl(void **state)
 	assert_non_null(strstr(buf, "outofplace=\"1\""));
 	close(fd);
 	unlink(path);
-	expect_usage_error("--export", "chakra", "--algo", "retri", "--nodes",
-	                   "9", "--export", "chakra", "x", NULL);
+	expect_usage_error("--export", "expected msccl FILE or chakra",
+	                   "--algo", "retri", "--nodes", "9", "--export",
+	                   "dot", "x", NULL);
 	expect_usage_error("--export msccl", "only with --nodes", "--algo",
 	                   "fast", "--matrix", "zipf:8:0.8:1", "--export",
 	                   "msccl", "x", NULL);
+}
+
+/* Ranks' files PREFIX.0.et .. PREFIX.(n-1).et, and no more. */
+static void
+et_files(const char *prefix, unsigned n)
+{
+	char        path[300];
+	struct stat st;
+	unsigned    r;
+
+	for (r = 0; r <= n; r++) {
+		snprintf(path, sizeof(path), "%s.%u.et", prefix, r);
+		if (r == n) {
+			assert_int_not_equal(stat(path, &st), 0);
+			break;
+		}
+		assert_int_equal(stat(path, &st), 0);
+		assert_true(st.st_size > 20);
+		unlink(path);
+	}
+}
+
+/* --export chakra PREFIX for each kind of schedule (test_chakra reads
+ * the traces back); a prefix it cannot write to is an error, exit 1. */
+static void
+test_ocs_plan_export_chakra(void **state)
+{
+	char       dir[] = "/tmp/ocs-plan-etXXXXXX", prefix[300];
+	struct out o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/a2a", dir);
+	run(&o, "--algo", "retri", "--nodes", "9", "--reconfig", "all",
+	    "--delay", "1ms", "--export", "chakra", prefix, NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	et_files(prefix, 9);
+	run(&o, "--algo", "ten", "--topology", "ring:5:100Gbps:1us",
+	    "--collective", "allreduce", "--bytes", "1MiB", "--export",
+	    "chakra", prefix, NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	et_files(prefix, 5);
+	run(&o, "--algo", "fast", "--matrix", "zipf:8:0.8:1", "--export",
+	    "chakra", prefix, NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	et_files(prefix, 8);
+	run(&o, "--algo", "static", "--nodes", "4", "--export", "chakra",
+	    "/nonexistent/dir/t", NULL);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.e, "/nonexistent/dir/t.0.et"));
+	out_free(&o);
+	rmdir(dir);
+}
+
+/* --topology reads a TE-CCL input: its topology, and its chunks and
+ * chunk size unless given; a bad field named, exit 2. */
+static void
+test_ocs_plan_teccl_input(void **state)
+{
+	char        path[] = "/tmp/ocs-plan-tecclXXXXXX";
+	const char *good =
+	    "{\"TopologyParams\": {\"name\": \"NDv2\", \"option\": 1, "
+	    "\"chassis\": 2, \"chunk_size\": 0.0625}, \"GurobiParams\": "
+	    "{\"time_limit\": 2}, \"InstanceParams\": {\"collective\": 1, "
+	    "\"num_chunks\": 2, \"epoch_type\": 2}}";
+	const char *bad;
+	struct out  o;
+	int         fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, good, strlen(good)), (ssize_t)strlen(good));
+	close(fd);
+	run(&o, "--algo", "ten", "--topology", path, "--collective",
+	    "allgather", "--validate", NULL);
+	assert_int_equal(o.status, 0);
+	assert_non_null(
+	    strstr(o.e, "TE-CCL input: NDv2, 2 chunks of 59.6 MiB"));
+	assert_non_null(strstr(o.o, "on ndv2:2: 16 GPUs"));
+	assert_non_null(strstr(o.o, "2 chunks per GPU"));
+	out_free(&o);
+	assert_true((fd = open(path, O_WRONLY | O_TRUNC)) >= 0);
+	bad = "{\"TopologyParams\": {\"nodes\": 8}}";
+	assert_int_equal(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+	close(fd);
+	run(&o, "--algo", "ten", "--topology", path, "--collective",
+	    "allgather", NULL);
+	assert_int_equal(o.status, 2);
+	assert_non_null(strstr(o.e, "TopologyParams.nodes: unknown"));
+	out_free(&o);
+	unlink(path);
 }
 
 static void
@@ -542,6 +638,8 @@ main(void)
 	    cmocka_unit_test(test_ocs_plan_matrix_json),
 	    cmocka_unit_test(test_ocs_plan_matrix_bad_input),
 	    cmocka_unit_test(test_ocs_plan_export_msccl),
+	    cmocka_unit_test(test_ocs_plan_export_chakra),
+	    cmocka_unit_test(test_ocs_plan_teccl_input),
 	};
 
 	return (cmocka_run_group_tests_name("ocs_plan", tests, NULL, NULL));

@@ -3,7 +3,10 @@
  * tests/integ/test_ocs_sweep.c: bin/ocs-sweep as a user runs it: a small
  * sweep with the simulator and plots (CSV complete, PNGs drawn, meta.json
  * read back), run again (nothing redone), interrupted half way and
- * resumed (no row lost or twice), and bad input (one line, exit 2).
+ * resumed (no row lost or twice), and bad input (one line, exit 2);
+ * measured on a local testbed it starts itself (every point a verified
+ * run, interrupted and resumed, the measured/model plot drawn, nothing
+ * left running), and a calibration whose model file ocs-plan reads.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 
 #include "proto/base/mono.h"
 #include "tests/lib/proc.h"
+#include "tests/lib/rig.h"
 
 static char *
 sweep_bin(char *buf, size_t len)
@@ -147,6 +151,8 @@ test_interrupt_and_resume(void **state)
 	                      "--delay",
 	                      "1us..1s*2",
 	                      "--simulate",
+	                      "--jobs",
+	                      "2",
 	                      "--out",
 	                      dir,
 	                      NULL};
@@ -173,6 +179,281 @@ test_interrupt_and_resume(void **state)
 	assert_false(dups);
 	proc_rmtree(dir);
 	free(dir);
+}
+
+/* Rows whose measured cells are filled (measured_s, repeats, blocks). */
+static int
+measured_rows(const char *dir, int repeats)
+{
+	char  path[300], line[1200];
+	int   n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sweep.csv", dir);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char  *col[16], *save = NULL, *t;
+		int    c = 0;
+		double m;
+
+		if (strncmp(line, "algo,", 5) == 0)
+			continue;
+		/* strsep keeps empty cells */
+		for (t = line; c < 16 && (col[c] = strsep(&t, ",")) != NULL;)
+			c++;
+		(void)save;
+		if (c < 14)
+			continue;
+		m = atof(col[8]);
+		if (m > 0 && atof(col[9]) <= m && atof(col[10]) >= m &&
+		    atoi(col[11]) == repeats && atoll(col[12]) > 0)
+			n++;
+	}
+	fclose(f);
+	return (n);
+}
+
+/* Measured on the local testbed, 3 agents, 2 x 2 x 2 points: stopped
+ * after the first rows, resumed, every row a verified run, once. */
+static void
+test_measure_local(void **state)
+{
+	char       *dir = proc_tmpdir("sweep"), bin[256], *o, *e, log[300];
+	char       *argv[] = {sweep_bin(bin, sizeof(bin)),
+	                      "--algo",
+	                      "retri,static",
+	                      "--nodes",
+	                      "3",
+	                      "--bytes",
+	                      "64KiB,256KiB",
+	                      "--delay",
+	                      "1ms,5ms",
+	                      "--measure",
+	                      "--local",
+	                      "--rate",
+	                      "200Mbps",
+	                      "--repeat",
+	                      "2",
+	                      "--plots",
+	                      "--out",
+	                      dir,
+	                      NULL};
+	struct proc p;
+	json_t     *meta;
+	char        path[300];
+	int         dups, n = 0, i, st;
+
+	(void)state;
+	snprintf(log, sizeof(log), "%s/err.log", dir);
+	assert_int_equal(proc_start(&p, argv, log), 0);
+	for (i = 0; i < 600 && (n = rows(dir, &dups)) < 2; i++)
+		mono_sleep_ms(50);
+	assert_true(n >= 2);
+	kill(p.pid, SIGINT);
+	st = proc_wait(&p, 30000);
+	n = rows(dir, &dups);
+	if (st == 0)
+		fprintf(stderr, "(the sweep finished before the signal)\n");
+	else
+		assert_int_equal(st, 130);
+	assert_false(dups);
+	assert_int_equal(measured_rows(dir, 2), n);
+	st = proc_run(argv, &o, &e);
+	if (st != 0 || !strstr(e, "points done before, resuming"))
+		fprintf(stderr, "%s", e);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(e, "points done before, resuming"));
+	free(o);
+	free(e);
+	assert_int_equal(rows(dir, &dups), 8);
+	assert_false(dups);
+	assert_int_equal(measured_rows(dir, 2), 8);
+	assert_true(png_ok(dir, "ratio.png"));
+	assert_true(png_ok(dir, "heat-retri-3-vs-static-3.png"));
+	assert_true(png_ok(dir, "heat-retri-3-vs-static-3-measured.png"));
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	assert_non_null(meta = json_load_file(path, 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(meta, "measure"), "testbed")),
+	                    "local");
+	json_decref(meta);
+	proc_rmtree(dir);
+	free(dir);
+}
+
+/* Through a running ocsd (the rig's, 3 agents, 1 ms switching): its delay
+ * joins the list and only its rows are measured; more nodes than agents
+ * are refused. */
+static void
+test_measure_ocsd(void **state)
+{
+	struct rig *r = rig_up(3, "1ms", NULL);
+	char       *dir = proc_tmpdir("sweep"), bin[256], *o, *e;
+	char       *argv[] = {sweep_bin(bin, sizeof(bin)),
+	                      "--algo",
+	                      "retri,static",
+	                      "--nodes",
+	                      "3",
+	                      "--bytes",
+	                      "64KiB",
+	                      "--delay",
+	                      "5ms",
+	                      "--measure",
+	                      "--ocsd",
+	                      NULL,
+	                      "--out",
+	                      dir,
+	                      NULL};
+	int         dups, st;
+
+	(void)state;
+	assert_non_null(r);
+	argv[11] = r->sock;
+	st = proc_run(argv, &o, &e);
+	if (st != 0)
+		fprintf(stderr, "%s", e);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(e, "delay 0.001 s added"));
+	free(o);
+	free(e);
+	assert_int_equal(rows(dir, &dups), 4);
+	assert_false(dups);
+	assert_int_equal(measured_rows(dir, 1), 2);
+	argv[4] = "4";
+	assert_int_equal(proc_run(argv, &o, &e), 2);
+	assert_non_null(strstr(e, "has 3 idle agents"));
+	free(o);
+	free(e);
+	assert_int_equal(rig_down(r), 0);
+	proc_rmtree(dir);
+	free(dir);
+}
+
+/* A calibration on 3 local agents writes a model file ocs-plan reads; its
+ * bandwidth is the relay's rate or below (framing), never above. */
+static void
+test_calibrate_local(void **state)
+{
+	char *dir = proc_tmpdir("sweep"), bin[256], pbin[256], *o, *e;
+	char  model[300];
+	char *argv[] = {sweep_bin(bin, sizeof(bin)),
+	                "--calibrate",
+	                "--local",
+	                "--nodes",
+	                "3",
+	                "--bytes",
+	                "256KiB,1MiB",
+	                "--rate",
+	                "200Mbps",
+	                "--out",
+	                model,
+	                NULL};
+	char *plan[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-plan", pbin, sizeof(pbin)),
+	    "--algo",
+	    "retri",
+	    "--nodes",
+	    "9",
+	    "--model",
+	    model,
+	    NULL};
+	double bps;
+	FILE  *f;
+	char   line[200];
+	int    have = 0;
+
+	(void)state;
+	snprintf(model, sizeof(model), "%s/lab.model", dir);
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	assert_non_null(strstr(e, "measured/model"));
+	free(o);
+	free(e);
+	assert_non_null(f = fopen(model, "r"));
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "bandwidth = %lfbps", &bps) == 1)
+			have = 1;
+	fclose(f);
+	assert_true(have && bps > 0 && bps <= 200e6 * 1.02);
+	assert_int_equal(proc_run(plan, &o, &e), 0);
+	assert_non_null(strstr(o, "model: "));
+	free(o);
+	free(e);
+	proc_rmtree(dir);
+	free(dir);
+}
+
+/* argv (NULL-terminated after the program) exits 2 with one line. */
+static void
+refused(const char *says, ...)
+{
+	char   *argv[24], bin[256], *o, *e;
+	va_list ap;
+	int     n = 0;
+
+	argv[n++] = sweep_bin(bin, sizeof(bin));
+	va_start(ap, says);
+	while (n < 23 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	assert_int_equal(proc_run(argv, &o, &e), 2);
+	if (!strstr(e, says))
+		fprintf(stderr, "said: %s", e);
+	assert_non_null(strstr(e, says));
+	assert_ptr_equal(strchr(e, '\n'), e + strlen(e) - 1);
+	free(o);
+	free(e);
+}
+
+/* --jobs 3 writes the very CSV one job writes. */
+static void
+test_jobs_same_csv(void **state)
+{
+	char *d1 = proc_tmpdir("sweep"), *d3 = proc_tmpdir("sweep");
+	char  bin[256], *o, *e, c1[300], c3[300],
+	    *argv[] = {sweep_bin(bin, sizeof(bin)),
+	               "--algo",
+	               "retri,bridge,static",
+	               "--nodes",
+	               "9,27",
+	               "--bytes",
+	               "1KiB..4MiB*4",
+	               "--delay",
+	               "1us..10ms*10",
+	               "--simulate",
+	               "--out",
+	               d1,
+	               "--jobs",
+	               "1",
+	               NULL};
+	FILE *f1, *f3;
+	int   a, b;
+
+	(void)state;
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	free(o);
+	free(e);
+	argv[11] = d3;
+	argv[13] = "3";
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	free(o);
+	free(e);
+	snprintf(c1, sizeof(c1), "%s/sweep.csv", d1);
+	snprintf(c3, sizeof(c3), "%s/sweep.csv", d3);
+	assert_non_null(f1 = fopen(c1, "r"));
+	assert_non_null(f3 = fopen(c3, "r"));
+	do {
+		a = fgetc(f1);
+		b = fgetc(f3);
+		assert_int_equal(a, b);
+	} while (a != EOF);
+	fclose(f1);
+	fclose(f3);
+	proc_rmtree(d1);
+	proc_rmtree(d3);
+	free(d1);
+	free(d3);
 }
 
 static void
@@ -213,6 +494,21 @@ test_bad_input(void **state)
 	bad("--compare", "retri/static", "--compare");
 	bad("--preset", "nope", "--preset \"nope\"");
 	bad("--model", "/nonexistent/model.ini", "--model");
+	bad("--repeat", "0", "--repeat \"0\"");
+	bad("--rate", "5", "--rate \"5\"");
+	bad("--jobs", "0", "--jobs \"0\"");
+	refused("--jobs", "--algo", "retri", "--nodes", "9", "--bytes", "1MiB",
+	        "--delay", "1ms", "--measure", "--local", "--jobs", "2", NULL);
+	refused("one of --local or --ocsd", "--algo", "retri", "--nodes", "9",
+	        "--bytes", "1MiB", "--delay", "1ms", "--measure", NULL);
+	refused("--local", "--algo", "retri", "--nodes", "9", "--bytes",
+	        "1MiB", "--delay", "1ms", "--local", NULL);
+	refused("one of --local or --ocsd", "--measure", "--local", "--ocsd",
+	        "ipc:///x", "--algo", "retri", "--nodes", "9", "--bytes",
+	        "1MiB", "--delay", "1ms", NULL);
+	refused("--out FILE", "--calibrate", "--local", NULL);
+	refused("--nodes", "--algo", "retri", "--nodes", "200", "--bytes",
+	        "1MiB", "--delay", "1ms", "--measure", "--local", NULL);
 }
 
 int
@@ -222,6 +518,10 @@ main(void)
 	    cmocka_unit_test(test_small_sweep_plots_resume),
 	    cmocka_unit_test(test_interrupt_and_resume),
 	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_jobs_same_csv),
+	    cmocka_unit_test(test_measure_local),
+	    cmocka_unit_test(test_measure_ocsd),
+	    cmocka_unit_test(test_calibrate_local),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -131,7 +131,7 @@ test_a2a_static_valid_for_every_n(void **state)
 static void
 test_a2a_bruck_valid_for_every_n(void **state)
 {
-	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0};
+	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0, 0};
 	uint8_t            all[16];
 	struct a2a         a, b;
 	double             cb, cr;

@@ -4,12 +4,15 @@
  * kind of bad key or value rejected with the line, key and value named.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ocsd/conf.h"
@@ -94,6 +97,55 @@ bad_line(const char *section, const char *line, const char *want)
 	snprintf(text, sizeof(text), "t.conf:%d:", lines + 1);
 	if (strncmp(err, text, strlen(text)) != 0)
 		fail_msg("error \"%s\" should start with \"%s\"", err, text);
+}
+
+/* [run] model = FILE: the file's parameters, relative to the conf's
+ * directory, keys after it winning; a bad model file named with its
+ * line. */
+static void
+test_conf_model_file(void **state)
+{
+	char         dir[] = "/tmp/test_conf_XXXXXX", path[300], text[2048];
+	char         err[512];
+	struct conf *c;
+	FILE        *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lab.model", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("; calibrated\n[model]\nname = lab\nbandwidth = 2Gbps\n"
+	      "alpha_s = 1ms\nalpha_h = 300us\nreconf_overhead = 400us\n",
+	      f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/ocsd.conf", dir);
+	snprintf(text, sizeof(text),
+	         "%s[run]\nmodel = lab.model\n"
+	         "alpha_h = 100us\n",
+	         GOOD);
+	assert_int_equal(conf_parse(text, path, &c, err, sizeof(err)), 0);
+	assert_true(c->run_bps == 2e9 && fabs(c->run_alpha_s - 1e-3) < 1e-12);
+	assert_true(fabs(c->run_alpha_h - 100e-6) < 1e-12 &&
+	            fabs(c->run_reconf_s - 400e-6) < 1e-12);
+	assert_string_equal(c->run_model, "lab");
+	conf_free(c);
+	snprintf(text, sizeof(text), "%s[run]\nmodel = nowhere.model\n", GOOD);
+	assert_int_equal(conf_parse(text, path, &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "model: \"nowhere.model\""));
+	assert_non_null(strstr(err, "nowhere.model: No such file"));
+	snprintf(path, sizeof(path), "%s/lab.model", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("[model]\nbandwidth = 2Gbps\nalpha_q = 1ms\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/ocsd.conf", dir);
+	snprintf(text, sizeof(text), "%s[run]\nmodel = lab.model\n", GOOD);
+	assert_int_equal(conf_parse(text, path, &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "lab.model:3: unknown key \"alpha_q\""));
+	snprintf(path, sizeof(path), "%s/lab.model", dir);
+	unlink(path);
+	rmdir(dir);
 }
 
 static void
@@ -310,6 +362,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_conf_good),
+	    cmocka_unit_test(test_conf_model_file),
 	    cmocka_unit_test(test_conf_bad_values),
 	    cmocka_unit_test(test_conf_whole_file_checks),
 	    cmocka_unit_test(test_conf_startup_checks),

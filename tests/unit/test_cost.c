@@ -212,6 +212,42 @@ test_cost_per_phase_breakdown(void **state)
 	a2a_fini(&a);
 }
 
+/* The store-and-forward term: exactly (h - 1) * beta * min(F, D) a phase,
+ * the same from the IR (cost_sched) and from the profile the optimiser
+ * uses (a2a_predict), absent in one-hop phases and with F = 0. */
+static void
+test_cost_store_and_forward(void **state)
+{
+	struct cost_params cp = {
+	    .alpha_s = 1, .alpha_h = 10, .beta = 0.001, .delta = 100};
+	struct cost_phase pc[3], pf[3];
+	struct a2a        a;
+	struct sched      sc;
+	uint8_t           before[3] = {0, 0, 1};
+	double            plain, sf, pred;
+	uint32_t          k;
+
+	(void)state;
+	assert_int_equal(a2a_init(&a, "retri", 27), 0);
+	assert_int_equal(a2a_build(&a, 27000, before, 1u << 26, &sc), 0);
+	assert_int_equal(cost_sched(&sc, &cp, &plain, pc), 0);
+	cp.sf_bytes = 4000; /* below the phase-1 transfer's 9000 bytes */
+	assert_int_equal(cost_sched(&sc, &cp, &sf, pf), 0);
+	for (k = 0; k < 3; k++)
+		close_enough(pf[k].total - pc[k].total,
+		             pc[k].hops > 1 ? (pc[k].hops - 1) * 0.001 * 4000
+		                            : 0,
+		             "per phase", 27, k);
+	close_enough(sf - plain, 2 * 0.001 * 4000, "whole", 27, 0);
+	assert_int_equal(a2a_predict(&a, 27000, &cp, before, &pred), 0);
+	close_enough(pred, sf, "profile vs IR", 27, 0);
+	cp.sf_bytes = 1e9; /* a frame above the transfer: the transfer */
+	assert_int_equal(cost_sched(&sc, &cp, &sf, pf), 0);
+	close_enough(sf - plain, 2 * 0.001 * 9000, "whole block", 27, 0);
+	sched_free(&sc);
+	a2a_fini(&a);
+}
+
 int
 main(void)
 {
@@ -221,6 +257,7 @@ main(void)
 	    cmocka_unit_test(test_cost_retri_extremes),
 	    cmocka_unit_test(test_cost_static_closed_form),
 	    cmocka_unit_test(test_cost_per_phase_breakdown),
+	    cmocka_unit_test(test_cost_store_and_forward),
 	};
 
 	return (cmocka_run_group_tests_name("cost", tests, NULL, NULL));

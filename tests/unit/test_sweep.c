@@ -177,14 +177,14 @@ test_resume_reads(void **state)
 static void
 model_file(const char *text, char *err, size_t len, int want)
 {
-	char               path[] = "/tmp/test_sweep_model_XXXXXX";
-	struct sweep_model m = {"default", 400e9, 1.7e-6, 1e-6};
-	int                fd = mkstemp(path);
+	char          path[] = "/tmp/test_sweep_model_XXXXXX";
+	struct cmodel m = {"default", 400e9, 1.7e-6, 1e-6, 0, 0};
+	int           fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	assert_int_equal(sweep_model_load(&m, path, err, len), want);
+	assert_int_equal(cmodel_load(&m, path, err, len), want);
 	if (want == 0) {
 		assert_string_equal(m.name, "lab");
 		assert_true(m.bps == 10e9 && fabs(m.alpha_s - 2e-5) < 1e-15);

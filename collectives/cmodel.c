@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The model file (see cmodel.h), read with inih and written with stdio;
+ * the units are ocs-plan's (proto/base/units.h), so what a calibration
+ * writes reads back exactly to the printed precision.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectives/cmodel.h"
+#include "proto/base/units.h"
+
+struct mctx {
+	struct cmodel *m;
+	char           err[300];
+};
+
+static int
+model_kv(void *u, const char *sec, const char *k, const char *v)
+{
+	struct mctx *c = u;
+	double       x;
+	int          ok;
+
+	if (strcmp(sec, "model") != 0) {
+		snprintf(c->err, sizeof(c->err), "section [%s]: only [model]",
+		         sec);
+		return (0);
+	}
+	if (strcmp(k, "name") == 0) {
+		ok = *v && strlen(v) < sizeof(c->m->name) &&
+		     strpbrk(v, ", \t\"") == NULL;
+		if (ok)
+			snprintf(c->m->name, sizeof(c->m->name), "%s", v);
+	} else if (strcmp(k, "frame") == 0) {
+		uint64_t sz;
+
+		ok = unit_parse_size(v, &sz) == 0 && sz <= (1u << 30);
+		if (ok)
+			c->m->frame = (double)sz;
+	} else if (strcmp(k, "bandwidth") == 0)
+		ok = unit_parse_rate(v, &c->m->bps) == 0 && c->m->bps > 0;
+	else if (strcmp(k, "alpha_s") == 0 || strcmp(k, "alpha_h") == 0 ||
+	         strcmp(k, "reconf_overhead") == 0) {
+		ok = unit_parse_time(v, &x) == 0 && x < 1;
+		if (ok)
+			*(k[0] == 'r'   ? &c->m->reconf_s
+			  : k[6] == 's' ? &c->m->alpha_s
+			                : &c->m->alpha_h) = x;
+	} else {
+		snprintf(c->err, sizeof(c->err), "unknown key \"%.60s\"", k);
+		return (0);
+	}
+	if (!ok)
+		snprintf(c->err, sizeof(c->err), "%s \"%.60s\": bad value", k,
+		         v);
+	return (ok);
+}
+
+static int
+finish(struct mctx *c, int rv, const char *name, char *err, size_t len)
+{
+	/* inih answers the line of the first error. */
+	if (rv > 0 || c->err[0]) {
+		snprintf(err, len, "%s:%d: %s", name, rv,
+		         c->err[0] ? c->err : "cannot read the line");
+		return (-1);
+	}
+	return (0);
+}
+
+int
+cmodel_load(struct cmodel *m, const char *path, char *err, size_t len)
+{
+	struct mctx c = {m, ""};
+	int         rv = ini_parse(path, model_kv, &c);
+
+	if (rv < 0) {
+		snprintf(err, len, "%s: %s", path,
+		         rv == -1 ? strerror(errno) : "out of memory");
+		return (-1);
+	}
+	return (finish(&c, rv, path, err, len));
+}
+
+int
+cmodel_parse(struct cmodel *m, const char *text, const char *name, char *err,
+             size_t len)
+{
+	struct mctx c = {m, ""};
+
+	return (
+	    finish(&c, ini_parse_string(text, model_kv, &c), name, err, len));
+}
+
+int
+cmodel_write(const struct cmodel *m, const char *path, const char *comment)
+{
+	char        tmp[4200];
+	const char *l, *e;
+	FILE       *f;
+	int         rv = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return (-ENAMETOOLONG);
+	if ((f = fopen(tmp, "we")) == NULL)
+		return (-errno);
+	for (l = comment; l && *l; l = *e ? e + 1 : e) {
+		e = l + strcspn(l, "\n");
+		fprintf(f, "; %.*s\n", (int)(e - l), l);
+	}
+	/* Rates in bits a second and times in nanoseconds: exact enough
+	 * to read back, and every reader takes the units. */
+	fprintf(f,
+	        "[model]\nname = %s\nbandwidth = %.0fbps\nalpha_s = "
+	        "%.0fns\nalpha_h = %.0fns\nreconf_overhead = %.0fns\n"
+	        "frame = %.0fB\n",
+	        m->name, m->bps, m->alpha_s * 1e9, m->alpha_h * 1e9,
+	        m->reconf_s * 1e9, m->frame);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+		rv = -errno;
+	if (fclose(f) != 0 && rv == 0)
+		rv = -errno;
+	if (rv == 0 && rename(tmp, path) != 0)
+		rv = -errno;
+	if (rv != 0)
+		unlink(tmp);
+	return (rv);
+}
+
+void
+cmodel_params(const struct cmodel *m, double delta, struct cost_params *cp)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->alpha_s = m->alpha_s;
+	cp->alpha_h = m->alpha_h;
+	cp->beta = 8.0 / m->bps;
+	cp->delta = delta + m->reconf_s;
+	cp->sf_bytes = m->frame;
+}
