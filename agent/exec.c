@@ -470,6 +470,9 @@ setup_slots(struct exec *e)
 		return (-ENOMEM);
 	for (i = 0; i < e->nslots; i++)
 		e->freel[e->nfree++] = e->nslots - 1 - i;
+	/* Touched now: a page's first fault is setup, not data time (a
+	 * NIC's buffers are registered before a run, too). */
+	memset(e->slab, 0, e->nslots * e->slot_bytes);
 	return (0);
 }
 
@@ -484,8 +487,10 @@ setup_vslots(struct exec *e)
 	if (!e->vat || !e->vheld || !e->slots ||
 	    vplace(&e->p, e->vat, &e->vslab) != 0)
 		return (-ENOMEM);
-	e->slab = malloc(e->vslab + 1);
-	return (e->slab != NULL ? 0 : -ENOMEM);
+	if ((e->slab = malloc(e->vslab + 1)) == NULL)
+		return (-ENOMEM);
+	memset(e->slab, 0, e->vslab + 1);
+	return (0);
 }
 
 /* The node's own blocks, filled with the pattern: B[node, d].part for

@@ -64,10 +64,14 @@ node_main(void *arg)
 	uint32_t          k;
 
 	v->rv = exec_new(&e, &v->p, v->x, NULL, v->err, sizeof(v->err));
+	/* Phase 0 starts when every node is set up, as ocsd's first
+	 * barrier makes it: no node's data time holds another's setup. */
+	pthread_barrier_wait(v->start);
 	for (k = 0; v->rv == 0 && k < v->p.nph; k++) {
 		v->rv = exec_phase(e, k, &d, v->err, sizeof(v->err));
 		v->verified += d.verified;
 		v->bytes += d.recv;
+		v->relayed += d.relayed;
 		v->data_ns += d.data_ns;
 	}
 	if (v->rv == 0)
@@ -79,12 +83,21 @@ node_main(void *arg)
 void
 xrun(struct xrun_node *v, uint32_t n)
 {
-	uint32_t i;
+	pthread_barrier_t start;
+	uint32_t          i, m = 0;
 
 	for (i = 0; i < n; i++)
-		if (!v[i].skip)
+		m += !v[i].skip;
+	if (m == 0)
+		return;
+	pthread_barrier_init(&start, NULL, m);
+	for (i = 0; i < n; i++)
+		if (!v[i].skip) {
+			v[i].start = &start;
 			pthread_create(&v[i].t, NULL, node_main, &v[i]);
+		}
 	for (i = 0; i < n; i++)
 		if (!v[i].skip)
 			pthread_join(v[i].t, NULL);
+	pthread_barrier_destroy(&start);
 }

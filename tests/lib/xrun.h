@@ -21,17 +21,20 @@ struct xrun_fd {
 extern const struct xport_ops xrun_fd_ops;
 
 struct xrun_node {
-	pthread_t      t;
-	struct plan    p;
-	struct xport   x[2];
-	struct xrun_fd fd[2];
-	int            rv, skip;
-	char           err[512];
-	uint64_t       verified, bytes;
-	uint64_t       data_ns; /* the phases only, not the setup */
+	pthread_t          t;
+	struct plan        p;
+	struct xport       x[2];
+	struct xrun_fd     fd[2];
+	int                rv, skip;
+	char               err[512];
+	uint64_t           verified, bytes;
+	uint64_t           data_ns; /* the phases only, not the setup */
+	uint64_t           relayed; /* bytes passed on for others */
+	pthread_barrier_t *start;   /* xrun's: all set up before phase 0 */
 };
 
-/* Run every node not marked skip, each in a thread, to the end. */
+/* Run every node not marked skip, each in a thread, to the end; phase 0
+ * starts once all are set up. */
 void xrun(struct xrun_node *, uint32_t n);
 
 #endif

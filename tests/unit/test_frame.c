@@ -34,6 +34,30 @@ test_crc32c_check_values(void **state)
 	assert_int_equal(crc32c(0, "", 0), 0);
 }
 
+/*
+ * Long buffers take the three-lane path: against values from an
+ * independent bitwise CRC32C (Python, in the commit that added this),
+ * and every split of a continuation equal to one pass.
+ */
+static void
+test_crc32c_long(void **state)
+{
+	static uint8_t buf[70001];
+	size_t         i, cut[] = {1, 8, 1023, 3072, 3073, 9216, 40000};
+	uint32_t       whole;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)((i * 7) ^ (i >> 8));
+	whole = crc32c(0, buf, sizeof(buf));
+	assert_int_equal(whole, 0x14e0610a);
+	assert_int_equal(crc32c(0, buf, 65536 + 36), 0xc086616a);
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		assert_int_equal(crc32c(crc32c(0, buf, cut[i]), buf + cut[i],
+		                        sizeof(buf) - cut[i]),
+		                 whole);
+}
+
 static void
 test_pattern_any_offset(void **state)
 {
@@ -129,6 +153,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_crc32c_check_values),
+	    cmocka_unit_test(test_crc32c_long),
 	    cmocka_unit_test(test_pattern_any_offset),
 	    cmocka_unit_test(test_frame_roundtrip_and_crc),
 	    cmocka_unit_test(test_auth_proof_known_answer),
