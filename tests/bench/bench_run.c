@@ -31,6 +31,7 @@
 
 #include "agent/exec.h"
 #include "agent/frame.h"
+#include "ocs-drivers/drv.h"
 #include "collectives/a2a.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
@@ -508,6 +509,95 @@ out:
 
 /* ---- runs through ocsd ---------------------------------------------------- */
 
+/* The patches of configuration c of s, as the rig cables node i
+ * (transceiver p on ingress 2i+p+1, egress that + P). */
+static size_t
+cfg_patches(const struct sched *s, uint32_t c, uint32_t P,
+            struct drv_patch *out)
+{
+	const struct sched_cfg *g = &s->cfg[c];
+	size_t                  m = 0;
+	uint32_t                i;
+
+	for (i = 0; i < g->ncirc; i++) {
+		const struct sched_circuit *e = &s->circ[g->circ_off + i];
+		uint16_t ia = (uint16_t)(2 * e->a + e->pa + 1),
+		         ib = (uint16_t)(2 * e->b + e->pb + 1);
+
+		out[m++] = (struct drv_patch){ia, (uint16_t)(ib + P)};
+		if (!e->oneway)
+			out[m++] = (struct drv_patch){ib, (uint16_t)(ia + P)};
+	}
+	return (m);
+}
+
+/*
+ * The reconfigurations of an n-node ReTri run with every phase
+ * reconfigured, sent straight to the rig's switch through the polatis
+ * driver as ocsd's worker does them: the batch, the read-back, the power
+ * of the new paths' ports.  Median ms of `rounds` passes; -1 on failure.
+ */
+static double
+reconf_direct(const struct rig *r, uint32_t n, int rounds)
+{
+	struct drv_opts o = {
+	    .user = "root", .password = "root", .timeout_ms = 10000};
+	uint32_t              P = (uint32_t)atoi(r->emu_ports), k, i;
+	struct drv_patch      cur[64], nxt[64];
+	struct drv_port_state st[128];
+	uint16_t              ins[64], ports[128], *map;
+	uint8_t               before[64];
+	double                t[512], t0, rv = -1;
+	size_t                nc = 0, nn, nt = 0;
+	struct drv_batch      b;
+	struct sched          s;
+	struct a2a            a;
+	struct drv           *d = NULL;
+	int                   rd;
+
+	memset(before, 1, sizeof(before));
+	if ((map = calloc(P + 1, sizeof(*map))) == NULL ||
+	    a2a_init(&a, "retri", n) != 0)
+		return (-1);
+	if (a2a_build(&a, 8192, before, 1u << 20, &s) != 0 ||
+	    drv_open(&d, "polatis", r->tl1, &o) != 0)
+		goto out;
+	for (rd = 0; rd < rounds; rd++)
+		for (k = 0; k <= s.nph && nt < 512; k++) {
+			/* The last pass puts the switch back as it was. */
+			nn = k < s.nph ? cfg_patches(&s, s.ph[k].cfg, P, nxt)
+			               : 0;
+			for (i = 0; i < nc; i++)
+				ins[i] = cur[i].in;
+			for (i = 0; i < nn; i++) {
+				ports[2 * i] = nxt[i].in;
+				ports[2 * i + 1] = nxt[i].out;
+			}
+			b = (struct drv_batch){ins, nc, nxt, nn};
+			t0 = now_s();
+			if (drv_apply(d, &b) != 0 ||
+			    drv_read_map(d, map, P) != 0 ||
+			    (nn &&
+			     drv_ports_state(d, ports, 2 * nn, st) != 0)) {
+				fprintf(stderr, "bench_run: switch: %s\n",
+				        drv_last_error(d));
+				goto out;
+			}
+			if (k < s.nph)
+				t[nt++] = (now_s() - t0) * 1e3;
+			memcpy(cur, nxt, nn * sizeof(*nxt));
+			nc = nn;
+		}
+	rv = median(t, (int)nt);
+out:
+	if (d)
+		drv_close(d);
+	free(map);
+	sched_free(&s);
+	a2a_fini(&a);
+	return (rv);
+}
+
 static json_t *
 run_json(struct rig *r, char *const *args)
 {
@@ -546,11 +636,15 @@ main(void)
 	struct relay_rig         rr;
 	struct stream            st[18];
 	double rtt_tcp, rtt_fib, rtt_2p, direct, relay, ctrl9 = 0, reconf9 = 0;
+	double direct9 = -1;
 	double bw_link, a_h, emu_cpu, emu_cpu_u, relay_u;
 	double x_direct, x_tcp, x_unix, p_direct, p_tcp, p_unix;
 	char   upath[128];
 	char   cmd[4096], bws[32], as[32], ah[32], dl[32];
 	int    a, b, i, k, n = 9;
+
+	struct rig_opts quiet0 = {.switch_time = "0", .quiet = 1};
+	struct rig_opts quiet1 = {.switch_time = "1ms", .quiet = 1};
 
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -654,7 +748,7 @@ main(void)
 	printf("   %6s %7s %12s %12s %14s\n", "agents", "phases", "control",
 	       "reconf", "control/RTT");
 	for (k = 0; k < 3; k++) {
-		struct rig *r = rig_up(ns[k], "0", NULL);
+		struct rig *r = rig_up_opts(ns[k], &quiet0);
 		double      c[512], rc[512];
 		int         nc = 0, run;
 		char       *args[] = {"--algo",     "retri", "--bytes", "8KiB",
@@ -684,9 +778,20 @@ main(void)
 		if (k == 0) {
 			ctrl9 = median(c, nc);
 			reconf9 = median(rc, nc);
+			/* The same batches straight to the same switch, now
+			 * that the runs have put it back. */
+			direct9 = reconf_direct(r, (uint32_t)ns[k], 5);
 		}
 		rig_down(r);
 	}
+
+	if (direct9 <= 0)
+		return (1);
+	printf("   reconfiguration at 9 agents: through ocsd %.3f ms (the "
+	       "runs' reconf_s), the same batches\n   straight to the "
+	       "switch through the driver %.3f ms (batch, read-back, port "
+	       "power): %.2fx\n",
+	       reconf9 * 1e3, direct9, reconf9 * 1e3 / direct9);
 
 	/* 4. measured against the calibrated model, 9 agents, 1 ms switch */
 	bw_link = relay / (2 * n) * 8;
@@ -703,7 +808,7 @@ main(void)
 	printf("   %-7s %7s %4s %12s %12s %7s\n", "algo", "size", "R",
 	       "measured", "model", "ratio");
 	{
-		struct rig *r = rig_up(n, "1ms", NULL);
+		struct rig *r = rig_up_opts(n, &quiet1);
 
 		if (r == NULL)
 			return (1);

@@ -773,6 +773,105 @@ test_run_restores_the_operators_map(void **state)
 	free(e);
 }
 
+/* The switch's patches as ocs-emu reports them, "in,out;" each. */
+static void
+patches(struct fx *f, char *out, size_t sz)
+{
+	char     buf[8192], *p = buf;
+	unsigned in, eg;
+	size_t   off = 0;
+	int      n;
+
+	assert_int_equal(rig_tl1(f, "RTRV-PATCH:::2:;", buf, sizeof(buf)), 0);
+	out[0] = '\0';
+	while ((p = strchr(p, '"')) != NULL) {
+		if (sscanf(p, "\"%u,%u\"%n", &in, &eg, &n) == 2) {
+			off += (size_t)snprintf(out + off, sz - off, "%u,%u;",
+			                        in, eg);
+			assert_true(off < sz);
+			p += n;
+		} else
+			p++;
+	}
+}
+
+/* Does ocsd's log (all its lives) say this? */
+static int
+ocsd_log_has(struct fx *f, const char *what)
+{
+	char  path[300], line[1024];
+	FILE *lf;
+	int   yes = 0;
+
+	snprintf(path, sizeof(path), "%s/ocsd.log", f->dir);
+	if ((lf = fopen(path, "r")) == NULL)
+		return (0);
+	while (!yes && fgets(line, sizeof(line), lf) != NULL)
+		yes = strstr(line, what) != NULL;
+	fclose(lf);
+	return (yes);
+}
+
+/*
+ * ocsd killed (-9) in the middle of a run: the switch keeps the run's
+ * circuits, and the run's intent on disk (written once, before phase 0)
+ * explains them; the restarted ocsd says a run was in progress, puts the
+ * operator's map back (the run's circuits go, the operator's circuit
+ * stays, nothing else changes), forgets the intent, and the next run
+ * works (issue 16).
+ */
+static void
+test_run_ocsd_killed_mid_run(void **state)
+{
+	struct fx  *f = *state;
+	struct proc run;
+	char        before[4096], now[4096], intent[300], *o, *e;
+	int         i;
+
+	assert_int_equal(ctl(f, &o, &e, "clear", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "connect", "h00.0", "h00.1", NULL), 0);
+	free(o);
+	free(e);
+	patches(f, before, sizeof(before));
+	assert_true(strlen(before) > 0);
+	run_bg(f, &run, "retri", "32MiB", "all");
+	for (i = 0; i < 1000; i++) {
+		patches(f, now, sizeof(now));
+		if (strcmp(now, before) != 0)
+			break;
+		mono_sleep_ms(5);
+	}
+	assert_string_not_equal(now, before);
+	proc_stop(&f->ocsd, SIGKILL);
+	/* What the switch holds now is nobody's map, and the disk says
+	 * why. */
+	snprintf(intent, sizeof(intent), "%s/state/run.state", f->dir);
+	assert_int_equal(access(intent, F_OK), 0);
+	patches(f, now, sizeof(now));
+	assert_string_not_equal(now, before);
+	assert_int_equal(rig_ocsd_restart(f), 0);
+	for (i = 0; i < 200; i++) {
+		patches(f, now, sizeof(now));
+		if (strcmp(now, before) == 0)
+			break;
+		mono_sleep_ms(20);
+	}
+	assert_string_equal(now, before);
+	assert_true(ocsd_log_has(f, "was in progress when ocsd stopped"));
+	assert_true(ocsd_log_has(f, "the switch holds the desired map"));
+	assert_int_equal(access(intent, F_OK), -1);
+	assert_int_equal(ctl(f, &o, &e, "-j", "map", "diff", NULL), 0);
+	assert_non_null(strstr(o, "\"in_sync\": true"));
+	free(o);
+	free(e);
+	/* The operator's ocsctl lost its ocsd: it is not waited for. */
+	proc_stop(&run, SIGTERM);
+	wait_agents(f, 9);
+	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
+}
+
 /*
  * ReTri of radix 5 on 25 hosts with 4 transceivers each: two rings a
  * phase (strides b^k and 2 b^k), 2 phases, every block verified, the
@@ -856,6 +955,8 @@ main(void)
 	        test_run_restores_the_operators_map, setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_operator_abort, setup9,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_ocsd_killed_mid_run,
+	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
 	                                    teardown),
 	};

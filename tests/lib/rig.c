@@ -203,6 +203,36 @@ rig_fault(struct rig *r, const char *spec)
 	return (rig_tl1(r, cmd, buf, sizeof(buf)));
 }
 
+/* ocsd again with the same configuration and state directory, once the
+ * last one is gone (stopped by the caller, any way); 0 once it answers
+ * and holds the switch, -1 otherwise. */
+int
+rig_ocsd_restart(struct rig *r)
+{
+	char  bin[256], cpath[300], log[300], *o, *e;
+	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
+	                "-d",
+	                "-v",
+	                "-f",
+	                cpath,
+	                NULL};
+	int   i, ok = 0;
+
+	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
+	snprintf(log, sizeof(log), "%s/ocsd.log", r->dir);
+	if (proc_start(&r->ocsd, argv, log) != 0)
+		return (-1);
+	for (i = 0; i < 100 && !ok; i++) {
+		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 &&
+		     strstr(o, ": connected") != NULL;
+		free(o);
+		free(e);
+		if (!ok)
+			mono_sleep_ms(50);
+	}
+	return (ok ? 0 : -1);
+}
+
 int
 rig_emu_restart(struct rig *r)
 {
@@ -353,6 +383,11 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
 	write_file(cpath, conf, 0644);
 	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));
+	if (ro->quiet) { /* no -v: info level, as in service */
+		oargv[2] = "-f";
+		oargv[3] = cpath;
+		oargv[4] = NULL;
+	}
 	snprintf(log, sizeof(log), "%s/ocsd.log", r->dir);
 	if (proc_start(&r->ocsd, oargv, log) != 0)
 		goto fail;

@@ -39,6 +39,9 @@ struct rig_opts {
 	int         netns;
 	const char *netns_rate;
 	int         netns_capture; /* ocs-emu --capture */
+	/* ocsd logs at info level, as in service (benches: a debug line
+	 * per phase is time on the path they measure). */
+	int quiet;
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra
@@ -64,6 +67,9 @@ int rig_fault(struct rig *, const char *spec);
 /* Restart ocs-emu on the same addresses (its patches are lost, as a
  * switch's are in a power cycle); 0 or -1. */
 int rig_emu_restart(struct rig *);
+/* Start ocsd again (same configuration and state) after the caller
+ * stopped it; 0 once it answers and holds the switch, -1 otherwise. */
+int rig_ocsd_restart(struct rig *);
 /* Run cmd (sh -c) in host h's namespace; its exit status. */
 int rig_host_sh(struct rig *, int h, const char *cmd);
 /* Wait until n agents are idle; 0 or -1. */
