@@ -143,10 +143,15 @@ fit(const struct cal_run *c, size_t nc, double delta, struct cmodel *m)
 	det = shh * sll - shl * shl;
 	ah = det > 0 ? (shd * sll - sld * shl) / det : -1;
 	beta = det > 0 ? (sld * shh - shd * shl) / det : -1;
-	if (ah < 0) { /* no latency to see: the bytes alone */
+	if (det <= 0) { /* no latency to see: the bytes alone */
 		ah = 0;
 		beta = sld / sll;
-	}
+	} else if (ah < 0)
+		/* Less than nothing a hop: a metered relay's bucket, full
+		 * after the barrier, lets its depth through at once each
+		 * phase.  The slope is still the line's rate; a fit through
+		 * the origin would give it that burst as bandwidth. */
+		ah = 0;
 	if (!(beta > 0))
 		return (-1);
 	for (i = 0; i < nc; i++) {
