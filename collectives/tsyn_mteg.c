@@ -12,12 +12,21 @@
  * in the fewest slots after leaving a copy the tree holds.  We run that
  * Dijkstra on the physical nodes, each label keeping its cost and its
  * slot (waiting at a node is storage edges; a link is taken at its first
- * free window), which avoids building the n x H graph.  The path joins the tree, its transmission edges are removed
- * (the link-slots are reserved) for later broadcasts, and the next
- * nearest terminal follows until every GPU is reached.  Broadcasts go
- * largest first (all chunks weigh the same here: then by chunk index).
- * When a broadcast does not fit in H, H doubles and everything starts
- * again; the H used is reported.
+ * free window), which avoids building the n x H graph.  The path joins
+ * the tree, its transmission edges are removed (the link-slots are
+ * reserved) for later broadcasts, and the next nearest terminal follows
+ * until every GPU is reached.
+ *
+ * H is a deadline, not only a size: the first H that fits everything
+ * (doubled from a guess) is then bisected down, with four edge costs
+ * (TM's slots since the tree; arrival slot plus 1 or 2 slots a link-slot
+ * taken; slots since the tree plus link-slots), and at each deadline a
+ * broadcast that does not fit moves to the front of the order and the
+ * broadcasts are laid again (while that gets further).  A loose horizon
+ * let the first broadcasts take the early link-slots the last ones
+ * needed; under a tight one a tree that would delay another does not fit
+ * and is laid first or another way.  (Dense n x H labels were tried: no
+ * better on AMD, 20x slower.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,19 +37,22 @@
 #include "collectives/heap.h"
 #include "collectives/tsyn_int.h"
 
-#define NONE UINT32_MAX
+#define NONE  UINT32_MAX
+#define STALE 8 /* reorders without progress before a deadline is given up */
 
 struct mteg {
 	const struct tsyn_model *m;
 	const struct topo       *t;
-	uint32_t                 H;
-	uint8_t                 *used; /* [nlink * H] reserved slots */
-	uint32_t                *hold; /* [n]: tree holds the chunk from */
-	uint32_t                *arr;  /* [n]: arrival slot of the label */
-	uint32_t                *cost; /* [n]: slots since the tree */
-	uint32_t                *pred; /* [n]: link of the best path */
-	uint32_t                *dep;  /* [n]: departure slot on pred */
-	uint8_t                 *done; /* [n]: settled */
+	uint32_t                 H; /* deadline: last slot a chunk lands */
+	uint32_t                 stride;  /* slots allocated a link in used */
+	uint32_t                 mu, lam; /* cost weights (see settle) */
+	uint32_t                *order;   /* [nchunk]: broadcast order */
+	uint8_t                 *used;    /* [nlink * H] reserved slots */
+	uint32_t                *hold;    /* [n]: tree holds the chunk from */
+	uint32_t                *arr;     /* [n]: arrival slot of the label */
+	uint32_t                *cost;    /* [n]: slots since the tree */
+	uint32_t                *pred;    /* [n]: link of the best path */
+	uint32_t                *dep;     /* [n]: departure slot on pred */
 	struct heap              pq;
 };
 
@@ -49,7 +61,7 @@ struct mteg {
 static uint32_t
 window(const struct mteg *g, uint32_t l, uint32_t a)
 {
-	const uint8_t *u = g->used + (size_t)l * g->H;
+	const uint8_t *u = g->used + (size_t)l * g->stride;
 	uint32_t       occ = g->m->occ[l], lat = g->m->lat[l], d = a, i;
 
 	while (d + lat <= g->H && d + occ <= g->H) {
@@ -66,47 +78,44 @@ window(const struct mteg *g, uint32_t l, uint32_t a)
 static uint64_t
 key(uint32_t cost, uint32_t slot, uint32_t node)
 {
+	/* A cost past 30 bits (weighted costs on huge horizons) saturates:
+	 * the order among those is then by slot, still a valid search. */
+	if (cost >= 1u << 30)
+		cost = (1u << 30) - 1;
 	return ((uint64_t)cost << 34 | (uint64_t)slot << 12 | node);
 }
 
 /* TM's search from the tree: cost is slots since leaving a tree node
  * (storage and transmission edges alike), each label also keeps its slot
  * for the link windows; Dijkstra on a binary heap.  (One label per node:
- * where a costlier label would catch an earlier window, it is lost.) */
+ * where a costlier label would catch an earlier window, it is lost.)
+ * The search is incremental over one broadcast: a node joining the tree
+ * only lowers labels, and the link-slots a joining path takes are the
+ * joined nodes' own labels, so every other label stays a feasible path
+ * and the queue is simply continued from the new tree nodes. */
 static int
-nearest(struct mteg *g)
+settle(struct mteg *g)
 {
 	const struct topo *t = g->t;
-	uint32_t           u, e;
+	uint32_t           e;
 	int                rv;
 
-	g->pq.n = 0;
-	for (u = 0; u < t->n; u++) {
-		g->arr[u] = g->hold[u];
-		g->cost[u] = g->hold[u] == NONE ? NONE : 0;
-		g->pred[u] = NONE;
-		g->done[u] = 0;
-		if (g->hold[u] != NONE &&
-		    (rv = heap_push(&g->pq, key(0, g->hold[u], u))) != 0)
-			return (rv);
-	}
 	while (g->pq.n > 0) {
 		uint64_t k = heap_pop(&g->pq);
 		uint32_t best = (uint32_t)(k & 0xfff);
 
-		if (g->done[best] ||
-		    k != key(g->cost[best], g->arr[best], best))
+		if (k != key(g->cost[best], g->arr[best], best))
 			continue;
-		g->done[best] = 1;
 		for (e = t->out_off[best]; e < t->out_off[best + 1]; e++) {
 			uint32_t l = t->out[e], v = t->link[l].dst, d, nt, nc;
 
-			if (g->done[v] || g->hold[v] != NONE)
+			if (g->hold[v] != NONE)
 				continue;
 			if ((d = window(g, l, g->arr[best])) == NONE)
 				continue;
 			nt = d + g->m->lat[l];
-			nc = g->cost[best] + (nt - g->arr[best]);
+			nc = g->cost[best] + (nt - g->arr[best]) +
+			     g->lam * g->m->occ[l];
 			if (nc < g->cost[v] ||
 			    (nc == g->cost[v] && nt < g->arr[v])) {
 				g->arr[v] = nt;
@@ -122,29 +131,92 @@ nearest(struct mteg *g)
 	return (0);
 }
 
+/* Node u holds the chunk from slot a: a tree node, a source again. */
+static int
+join(struct mteg *g, uint32_t u, uint32_t a)
+{
+	g->hold[u] = a;
+	g->arr[u] = a;
+	g->cost[u] = g->mu * a;
+	return (heap_push(&g->pq, key(g->cost[u], a, u)));
+}
+
+/* Labels afresh from the tree nodes alone. */
+static int
+research(struct mteg *g)
+{
+	uint32_t u;
+	int      rv;
+
+	g->pq.n = 0;
+	for (u = 0; u < g->t->n; u++) {
+		if (g->hold[u] != NONE) {
+			if ((rv = join(g, u, g->hold[u])) != 0)
+				return (rv);
+		} else {
+			g->cost[u] = NONE;
+			g->arr[u] = NONE;
+		}
+	}
+	return (settle(g));
+}
+
+/* The nearest GPU not in the tree, or NONE. */
+static uint32_t
+pick(const struct mteg *g)
+{
+	const struct topo *t = g->t;
+	uint32_t           v = NONE, u, gi;
+
+	for (gi = 0; gi < t->ngpu; gi++) {
+		u = t->gpu_node[gi];
+		if (g->hold[u] == NONE && g->cost[u] != NONE &&
+		    (v == NONE || g->cost[u] < g->cost[v] ||
+		     (g->cost[u] == g->cost[v] && g->arr[u] < g->arr[v])))
+			v = u;
+	}
+	return (v);
+}
+
+/* Whether v's path back to the tree still departs every node after it
+ * holds the chunk: a label lowered since (a cheaper but later arrival)
+ * breaks the paths built on it, and then the search starts afresh. */
+static int
+path_ok(const struct mteg *g, uint32_t v)
+{
+	const struct topo *t = g->t;
+	uint32_t           x, y;
+
+	for (x = v; g->hold[x] == NONE; x = y) {
+		y = t->link[g->pred[x]].src;
+		if ((g->hold[y] != NONE ? g->hold[y] : g->arr[y]) > g->dep[x])
+			return (0);
+	}
+	return (1);
+}
+
 /* One broadcast; 0, or 1 if it does not fit in H. */
 static int
 broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 {
 	const struct topo *t = g->t;
-	uint32_t           left = t->ngpu - 1, u, gi;
+	uint32_t           left = t->ngpu - 1, u;
 	int                rv;
 
 	for (u = 0; u < t->n; u++)
 		g->hold[u] = NONE;
 	g->hold[tsyn_owner(g->m, k)] = 0;
+	if ((rv = research(g)) != 0)
+		return (rv);
 	while (left > 0) {
-		uint32_t v = NONE, x;
+		uint32_t v, x;
 
-		if ((rv = nearest(g)) != 0)
+		if ((rv = settle(g)) != 0)
 			return (rv);
-		for (gi = 0; gi < t->ngpu; gi++) {
-			u = t->gpu_node[gi];
-			if (g->hold[u] == NONE && g->cost[u] != NONE &&
-			    (v == NONE || g->cost[u] < g->cost[v] ||
-			     (g->cost[u] == g->cost[v] &&
-			      g->arr[u] < g->arr[v])))
-				v = u;
+		if ((v = pick(g)) != NONE && !path_ok(g, v)) {
+			if ((rv = research(g)) != 0)
+				return (rv);
+			v = pick(g);
 		}
 		if (v == NONE)
 			return (1);
@@ -152,9 +224,10 @@ broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 		for (x = v; g->hold[x] == NONE; x = t->link[g->pred[x]].src) {
 			uint32_t l = g->pred[x], d = g->dep[x];
 
-			memset(g->used + (size_t)l * g->H + d, 1,
+			memset(g->used + (size_t)l * g->stride + d, 1,
 			       g->m->occ[l]);
-			g->hold[x] = g->arr[x];
+			if ((rv = join(g, x, g->arr[x])) != 0)
+				return (rv);
 			if (t->node[x].kind == TOPO_GPU)
 				left--;
 			if (g->arr[x] > *last)
@@ -166,17 +239,134 @@ broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 	return (0);
 }
 
+/* Every broadcast within deadline g->H: 0 and the plan in p, 1 if one
+ * does not fit, or an error. */
+static int
+attempt(struct mteg *g, struct tsyn_plan *p)
+{
+	const struct tsyn_model *m = g->m;
+	uint32_t                 i, last = 0, x, far = 0, stale = 0;
+	int                      rv = 1;
+
+	for (i = 0; i < m->nchunk; i++)
+		g->order[i] = i;
+	while (rv == 1 && stale <= STALE) {
+		memset(g->used, 0, (size_t)g->t->nlink * g->stride);
+		p->n = 0;
+		last = 0;
+		for (i = 0; i < m->nchunk; i++)
+			if ((rv = broadcast(g, g->order[i], p, &last)) != 0)
+				break;
+		if (rv != 1)
+			break;
+		/* The broadcast that did not fit goes first next time (the
+		 * squeaky wheel), while that gets further down the order. */
+		if (i > far) {
+			far = i;
+			stale = 0;
+		} else {
+			stale++;
+		}
+		x = g->order[i];
+		memmove(g->order + 1, g->order, i * sizeof(*g->order));
+		g->order[0] = x;
+	}
+	if (rv != 0)
+		return (rv);
+	p->slots = last;
+	p->horizon = g->H;
+	return (0);
+}
+
+/* Horizon doubled from a first guess until every broadcast fits. */
+static int
+first_fit(struct mteg *g, struct tsyn_plan *p, char *err, size_t errlen)
+{
+	const struct tsyn_model *m = g->m;
+	const struct topo       *t = g->t;
+	uint32_t                 maxlat = 1, l;
+	int                      rv;
+
+	for (l = 0; l < t->nlink; l++)
+		if (m->lat[l] > maxlat)
+			maxlat = m->lat[l];
+	/* A first horizon: every chunk once through the slowest link. */
+	for (g->H = 64; g->H < 2 * maxlat + m->nchunk; g->H *= 2)
+		;
+	for (;;) {
+		free(g->used);
+		g->stride = g->H;
+		if (g->H > TSYN_MAX_SLOTS ||
+		    (uint64_t)t->nlink * g->H > (1u << 28) ||
+		    (g->used = calloc((size_t)t->nlink * g->H, 1)) == NULL) {
+			g->used = NULL;
+			snprintf(err, errlen,
+			         "horizon %u slots x %u links: too large",
+			         g->H, t->nlink);
+			return (-COLL_ETOOBIG);
+		}
+		if ((rv = attempt(g, p)) <= 0)
+			return (rv);
+		/* Did not fit: a longer horizon (every GPU is reachable). */
+		g->H *= 2;
+	}
+}
+
+/*
+ * The deadline bisected below the first fit's completion, with each cost
+ * (see nearest): a tight horizon is what makes the trees share the links,
+ * since a broadcast that would take a link-slot another one needs fails
+ * to fit rather than delaying it.  The best plan is kept in *best.
+ */
+static int
+tighten(struct mteg *g, struct tsyn_plan *best, struct tsyn_plan *tmp)
+{
+	static const uint32_t    w[][2] = {{0, 0}, {1, 1}, {1, 2}, {0, 1}};
+	const struct tsyn_model *m = g->m;
+	uint32_t                 c, lo, hi;
+	int                      rv;
+
+	for (c = 0; c < sizeof(w) / sizeof(w[0]); c++) {
+		g->mu = w[c][0];
+		g->lam = w[c][1];
+		lo = 1;
+		hi = best->slots;
+		while (lo < hi) {
+			g->H = lo + (hi - lo) / 2;
+			if ((rv = attempt(g, tmp)) < 0)
+				return (rv);
+			if (rv > 0) {
+				lo = g->H + 1;
+				continue;
+			}
+			hi = tmp->slots;
+			if (tmp->slots < best->slots) {
+				struct tsyn_plan x = *best;
+
+				*best = *tmp;
+				*tmp = x;
+			}
+		}
+		if (m->progress)
+			m->progress(m->progress_arg,
+			            (double)(c + 1) /
+			                (sizeof(w) / sizeof(w[0])));
+	}
+	return (0);
+}
+
 static int
 tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
           size_t errlen)
 {
 	const struct topo *t = m->t;
 	struct mteg        g;
-	uint32_t           k, last, maxlat = 1, l;
+	struct tsyn_plan   tmp;
 	int                rv = 0;
 
 	memset(&g, 0, sizeof(g));
 	memset(p, 0, sizeof(*p));
+	memset(&tmp, 0, sizeof(tmp));
 	g.m = m;
 	g.t = t;
 	g.hold = calloc(t->n, sizeof(uint32_t));
@@ -184,51 +374,16 @@ tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 	g.cost = calloc(t->n, sizeof(uint32_t));
 	g.pred = calloc(t->n, sizeof(uint32_t));
 	g.dep = calloc(t->n, sizeof(uint32_t));
-	g.done = calloc(t->n, 1);
-	if (!g.hold || !g.arr || !g.cost || !g.pred || !g.dep || !g.done) {
+	g.order = calloc(m->nchunk, sizeof(uint32_t));
+	if (!g.hold || !g.arr || !g.cost || !g.pred || !g.dep || !g.order) {
 		rv = -ENOMEM;
 		goto out;
 	}
-	if ((rv = tsyn_reachable(t, err, errlen)) != 0)
+	if ((rv = tsyn_reachable(t, err, errlen)) != 0 ||
+	    (rv = first_fit(&g, p, err, errlen)) != 0 ||
+	    (rv = tighten(&g, p, &tmp)) != 0)
 		goto out;
-	for (l = 0; l < t->nlink; l++)
-		if (m->lat[l] > maxlat)
-			maxlat = m->lat[l];
-	/* A first horizon: every chunk once through the slowest link. */
-	for (g.H = 64; g.H < 2 * maxlat + m->nchunk; g.H *= 2)
-		;
-	for (;;) {
-		free(g.used);
-		if (g.H > TSYN_MAX_SLOTS ||
-		    (uint64_t)t->nlink * g.H > (1u << 28) ||
-		    (g.used = calloc((size_t)t->nlink * g.H, 1)) == NULL) {
-			g.used = NULL;
-			snprintf(err, errlen,
-			         "horizon %u slots x %u links: too large", g.H,
-			         t->nlink);
-			rv = -COLL_ETOOBIG;
-			goto out;
-		}
-		p->n = 0;
-		last = 0;
-		for (k = 0; k < m->nchunk; k++) {
-			if (m->progress && (k & 15) == 0)
-				m->progress(m->progress_arg,
-				            (double)k / m->nchunk);
-			if ((rv = broadcast(&g, k, p, &last)) != 0)
-				break;
-		}
-		if (rv < 0)
-			goto out;
-		if (rv == 0)
-			break;
-		/* Did not fit: a longer horizon (every GPU is reachable). */
-		g.H *= 2;
-		rv = 0;
-	}
 	tsyn_plan_sort(p);
-	p->slots = last;
-	p->horizon = g.H;
 out:
 	free(g.used);
 	free(g.hold);
@@ -236,8 +391,9 @@ out:
 	free(g.cost);
 	free(g.pred);
 	free(g.dep);
-	free(g.done);
+	free(g.order);
 	heap_free(&g.pq);
+	tsyn_plan_free(&tmp);
 	if (rv != 0)
 		tsyn_plan_free(p);
 	return (rv);
