@@ -12,7 +12,8 @@
 #include "collectives/a2a.h"
 
 static const struct a2a_ops *const a2a_algos[] = {
-    &a2a_retri_ops, &a2a_bridge_ops, &a2a_bruck_ops, &a2a_static_ops, NULL,
+    &a2a_retri_ops,  &a2a_bridge_ops, &a2a_bruck_ops,
+    &a2a_bruck2_ops, &a2a_static_ops, NULL,
 };
 
 const struct a2a_ops *
@@ -29,7 +30,7 @@ a2a_lookup(const char *name)
 const char *
 a2a_names(void)
 {
-	return ("retri, bridge, static, bruck");
+	return ("retri, bridge, static, bruck, bruck2");
 }
 
 int

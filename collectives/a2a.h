@@ -37,6 +37,7 @@ extern const struct a2a_ops a2a_retri_ops;
 extern const struct a2a_ops a2a_bridge_ops;
 extern const struct a2a_ops a2a_static_ops;
 extern const struct a2a_ops a2a_bruck_ops;
+extern const struct a2a_ops a2a_bruck2_ops;
 
 /* Ops by name, or NULL. */
 const struct a2a_ops *a2a_lookup(const char *name);

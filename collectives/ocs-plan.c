@@ -95,17 +95,22 @@ by_source(const struct sched *s, const struct sched_phase *ph)
 	return (idx);
 }
 
+/* R and L of ring 0; R2, L2 ... of the further rings (ports 2r, 2r+1:
+ * ReTri of a larger radix, two-port Bruck). */
 static const char *
-port_name(uint16_t port)
+port_name(uint16_t port, char *buf, size_t len)
 {
-	return (port == SCHED_PORT_R ? "R" : port == SCHED_PORT_L ? "L" : "?");
+	if (port == SCHED_PORT_R || port == SCHED_PORT_L)
+		return (port == SCHED_PORT_R ? "R" : "L");
+	snprintf(buf, len, "%c%u", port % 2 ? 'L' : 'R', port / 2u + 1);
+	return (buf);
 }
 
 static int
 print_phases_text(const struct plan *pl)
 {
 	const struct sched *s = &pl->s;
-	char                t[32];
+	char                t[32], pn[16];
 	uint32_t            p, i, from = 0;
 
 	for (p = 0; p < s->nph; p++) {
@@ -135,10 +140,11 @@ print_phases_text(const struct plan *pl)
 			const struct sched_xfer *x =
 			    &s->xf[ph->xfer_off + idx[i]];
 
-			printf("  %6u %6u %4s %5u %12llu\n", x->src, x->dst,
-			       port_name(s->seg[x->seg_off].port),
-			       sched_xfer_hops(s, x),
-			       (unsigned long long)x->bytes);
+			printf(
+			    "  %6u %6u %4s %5u %12llu\n", x->src, x->dst,
+			    port_name(s->seg[x->seg_off].port, pn, sizeof(pn)),
+			    sched_xfer_hops(s, x),
+			    (unsigned long long)x->bytes);
 		}
 		free(idx);
 	}
@@ -179,12 +185,14 @@ phases_json(const struct plan *pl)
 			const struct sched_xfer *x =
 			    &s->xf[ph->xfer_off + idx[i]];
 			json_t *t = json_object();
+			char    pn[16];
 
 			json_object_set_new(t, "src", json_integer(x->src));
 			json_object_set_new(t, "dst", json_integer(x->dst));
 			json_object_set_new(
 			    t, "port",
-			    json_string(port_name(s->seg[x->seg_off].port)));
+			    json_string(port_name(s->seg[x->seg_off].port, pn,
+			                          sizeof(pn))));
 			json_object_set_new(
 			    t, "hops", json_integer(sched_xfer_hops(s, x)));
 			json_object_set_new(t, "blocks",

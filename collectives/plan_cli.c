@@ -68,7 +68,8 @@ const char *
 plan_usage(void)
 {
 	return (
-	    "usage: ocs-plan --algo retri|bridge|static|bruck --nodes N "
+	    "usage: ocs-plan --algo retri|bridge|static|bruck|bruck2 --nodes "
+	    "N "
 	    "[--bytes SIZE]\n"
 	    "                [--radix 3|5|7|9] (retri: radix - 1 "
 	    "transceivers a node) [--export msccl FILE | chakra PREFIX]\n"
@@ -459,7 +460,7 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 	    (o->matrix || o->topology))
 		return (errf(-EINVAL, err, len,
 		             "--export msccl: only with --nodes (retri, "
-		             "bridge, static, bruck) so far"));
+		             "bridge, static, bruck, bruck2) so far"));
 	if (o->matrix != NULL)
 		return (check_matrix(o, err, len));
 	if (o->gpus || o->su_rate_set || o->planes)

@@ -55,7 +55,7 @@ static const struct cmd {
      "the joined host agents, their state and fibres; evict: forget one\n"
      "(a live one joins again)"},
     {"run", ocsctl_run,
-     "--algo retri|bridge|static|bruck --bytes SIZE [--reconfig "
+     "--algo retri|bridge|static|bruck|bruck2 --bytes SIZE [--reconfig "
      "auto|none|all|k,...]\n"
      "       [--nodes all|N] [--bandwidth RATE] [--alpha-s TIME] "
      "[--alpha-h TIME]\n"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/a2a.h"
 #include "collectives/skew.h"
 #include "ocsd/run_int.h"
 #include "proto/base/units.h"
@@ -83,14 +84,33 @@ bad:
 	return (-OCSD_EUSAGE);
 }
 
+/* Transceivers a node needs, into *need: two a ring of the
+ * configurations the algorithm sets on n nodes (ReTri of radix 2q + 1
+ * and two-port Bruck set more than one), one for the skewed planners.
+ * 0 or a2a_init_radix()'s error. */
+static int
+transceivers(const struct run_req *q, int skew, uint32_t n, uint32_t *need)
+{
+	struct a2a a;
+	int        rv;
+
+	*need = 1;
+	if (skew)
+		return (0);
+	if ((rv = a2a_init_radix(&a, q->algo, n, q->radix)) == 0)
+		*need = 2 * a2a_rings(&a);
+	a2a_fini(&a);
+	return (rv);
+}
+
 /* The request against the agents there are: 0, -OCSD_EUSAGE (a bad
  * argument) or -OCSD_EREQUEST. */
 static int
 check_request(const struct run_req *q, struct agent **act, uint32_t *n,
               char *err, size_t len)
 {
-	int      skew = run_is_skew(q->algo);
-	uint32_t i, need = skew ? 1 : q->radix > 3 ? q->radix - 1 : 2;
+	int      skew = run_is_skew(q->algo), rv;
+	uint32_t i, need;
 
 	if (a2a_lookup(q->algo) == NULL && !skew) {
 		snprintf(err, len, "algo \"%.40s\": unknown (%s; %s)", q->algo,
@@ -137,6 +157,11 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 		         "a collective needs at least 2 agents, %u joined",
 		         *n);
 		return (-OCSD_EREQUEST);
+	}
+	if ((rv = transceivers(q, skew, *n, &need)) != 0) {
+		snprintf(err, len, "algo %s (radix %u) on %u nodes: %s",
+		         q->algo, q->radix, *n, coll_strerror(rv));
+		return (rv == -ENOMEM ? -ENOMEM : -OCSD_EUSAGE);
 	}
 	for (i = 0; i < *n; i++)
 		if (act[i]->ntrx < need) {

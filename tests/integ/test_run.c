@@ -212,6 +212,18 @@ test_run_three_algorithms(void **state)
 	json_decref(run_ok(f, "bridge", "1MiB", "--reconfig", "all", 9));
 	json_decref(run_ok(f, "static", "1MiB", NULL, NULL, 9));
 	json_decref(run_ok(f, "bruck", "1MiB", "--reconfig", "auto", 9));
+	/* Two-port Bruck needs 4 transceivers a host; these have 2. */
+	{
+		char *o, *e;
+
+		assert_int_not_equal(ctl(f, &o, &e, "run", "--algo", "bruck2",
+		                         "--bytes", "1MiB", NULL),
+		                     0);
+		if (strstr(e, "needs 4") == NULL)
+			fail_msg("bruck2 on 2 transceivers: %s", e);
+		free(o);
+		free(e);
+	}
 	/* Uneven block sizes: m not a multiple of n. */
 	json_decref(run_ok(f, "retri", "1000003", "--reconfig", "none", 9));
 }
@@ -872,38 +884,53 @@ test_run_ocsd_killed_mid_run(void **state)
 	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
 }
 
+/* A run on the 25 hosts: its report verified, nph phases, and every
+ * delivery of the schedule counted. */
+static void
+run_on_25(struct fx *f, const char *algo, uint32_t radix, const char *label,
+          size_t nph)
+{
+	char    *o, *e, rs[8];
+	json_t  *j, *r;
+	uint64_t want;
+
+	snprintf(rs, sizeof(rs), "%u", radix ? radix : 3);
+	if (ctl(f, &o, &e, "-j", "run", "--algo", algo, "--bytes", "1MiB",
+	        radix ? "--radix" : NULL, rs, NULL) != 0)
+		fail_msg("%s: %s", label, e);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	free(o);
+	free(e);
+	r = json_object_get(j, "report");
+	assert_string_equal(json_string_value(json_object_get(r, "algo")),
+	                    label);
+	assert_true(json_is_true(json_object_get(r, "verified")));
+	assert_int_equal(json_integer_value(json_object_get(r, "errors")), 0);
+	assert_int_equal(json_array_size(json_object_get(r, "phases")), nph);
+	want = expected_blocks_r(
+	    algo, radix, 25,
+	    (uint64_t)json_integer_value(json_object_get(r, "bytes")),
+	    json_object_get(r, "reconfigure_before"));
+	assert_int_equal(
+	    json_integer_value(json_object_get(r, "blocks_verified")), want);
+	json_decref(j);
+}
+
 /*
  * ReTri of radix 5 on 25 hosts with 4 transceivers each: two rings a
  * phase (strides b^k and 2 b^k), 2 phases, every block verified, the
- * schedule's deliveries all counted.
+ * schedule's deliveries all counted; then two-port Bruck on them.
  */
 static void
 test_run_radix5(void **state)
 {
 	struct fx *f = *state;
 	char      *o, *e;
-	json_t    *j, *r;
-	uint64_t   want;
 
-	if (ctl(f, &o, &e, "-j", "run", "--algo", "retri", "--radix", "5",
-	        "--bytes", "1MiB", NULL) != 0)
-		fail_msg("radix 5: %s", e);
-	assert_non_null(j = json_loads(o, 0, NULL));
-	free(o);
-	free(e);
-	r = json_object_get(j, "report");
-	assert_string_equal(json_string_value(json_object_get(r, "algo")),
-	                    "retri (radix 5)");
-	assert_true(json_is_true(json_object_get(r, "verified")));
-	assert_int_equal(json_integer_value(json_object_get(r, "errors")), 0);
-	assert_int_equal(json_array_size(json_object_get(r, "phases")), 2);
-	want = expected_blocks_r(
-	    "retri", 5, 25,
-	    (uint64_t)json_integer_value(json_object_get(r, "bytes")),
-	    json_object_get(r, "reconfigure_before"));
-	assert_int_equal(
-	    json_integer_value(json_object_get(r, "blocks_verified")), want);
-	json_decref(j);
+	run_on_25(f, "retri", 5, "retri (radix 5)", 2);
+	/* Two-port Bruck on the same hosts: two rings a phase, all four
+	 * transceivers, 3 phases on 25 hosts. */
+	run_on_25(f, "bruck2", 0, "bruck2", 3);
 	/* Radix 7 needs 6 transceivers: refused before anything moves. */
 	assert_int_not_equal(ctl(f, &o, &e, "run", "--algo", "retri",
 	                         "--radix", "7", "--bytes", "1MiB", NULL),

@@ -125,32 +125,66 @@ test_a2a_static_valid_for_every_n(void **state)
 	run_range("static");
 }
 
+/* a's data time is factor times b's with every phase on fresh
+ * circuits, beta only (1 MiB a node), and a needs rings_a rings. */
+static void
+data_time_ratio(const char *a_name, const char *b_name, uint32_t n,
+                double factor, uint32_t rings_a)
+{
+	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0, 0};
+	uint8_t            all[16];
+	struct a2a         a, b;
+	double             ca, cb;
+
+	memset(all, 1, sizeof(all));
+	assert_int_equal(a2a_init(&a, a_name, n), 0);
+	assert_int_equal(a2a_init(&b, b_name, n), 0);
+	assert_int_equal(a2a_rings(&a), rings_a);
+	assert_int_equal(a2a_predict(&a, 1u << 20, &beta_only, all, &ca), 0);
+	assert_int_equal(a2a_predict(&b, 1u << 20, &beta_only, all, &cb), 0);
+	assert_float_equal(ca, factor * cb, cb * 1e-12);
+	a2a_fini(&a);
+	a2a_fini(&b);
+}
+
 /* Unmirrored Bruck: every n, and twice Bridge's data time with every
  * phase reconfigured on n = 2^s (whole blocks one way, not halves both
  * ways: the ReTri paper's motivation). */
 static void
 test_a2a_bruck_valid_for_every_n(void **state)
 {
-	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0, 0};
-	uint8_t            all[16];
-	struct a2a         a, b;
-	double             cb, cr;
-	uint32_t           n;
+	uint32_t n;
 
 	(void)state;
 	run_range("bruck");
-	memset(all, 1, sizeof(all));
-	for (n = 2; n <= 1024; n *= 2) {
-		assert_int_equal(a2a_init(&a, "bruck", n), 0);
-		assert_int_equal(a2a_init(&b, "bridge", n), 0);
-		assert_int_equal(
-		    a2a_predict(&a, 1u << 20, &beta_only, all, &cb), 0);
-		assert_int_equal(
-		    a2a_predict(&b, 1u << 20, &beta_only, all, &cr), 0);
-		assert_float_equal(cb, 2 * cr, cr * 1e-12);
+	for (n = 2; n <= 1024; n *= 2)
+		data_time_ratio("bruck", "bridge", n, 2, 1);
+}
+
+/* Two-port Bruck: every n; on n = 3^s with every phase reconfigured
+ * each node sends a third of its blocks on each of two rings one hop,
+ * as ReTri does on one ring's two sides: the same data time, on twice
+ * the transceivers. */
+static void
+test_a2a_bruck2_valid_for_every_n(void **state)
+{
+	struct a2a a, b;
+	uint32_t   n;
+
+	(void)state;
+	run_range("bruck2");
+	for (n = 3; n <= 2187; n *= 3) {
+		data_time_ratio("bruck2", "retri", n, 1, 2);
+		assert_int_equal(a2a_init(&a, "bruck2", n), 0);
+		assert_int_equal(a2a_init(&b, "retri", n), 0);
+		assert_int_equal(a2a_nphases(&a), a2a_nphases(&b));
 		a2a_fini(&a);
 		a2a_fini(&b);
 	}
+	/* n = 2: one phase, one ring (no offset has a digit 2). */
+	assert_int_equal(a2a_init(&a, "bruck2", 2), 0);
+	assert_int_equal(a2a_rings(&a), 1);
+	a2a_fini(&a);
 }
 
 static void
@@ -163,6 +197,7 @@ test_a2a_lookup_and_bad_init(void **state)
 	assert_non_null(a2a_lookup("bridge"));
 	assert_non_null(a2a_lookup("static"));
 	assert_non_null(a2a_lookup("bruck"));
+	assert_non_null(a2a_lookup("bruck2"));
 	assert_null(a2a_lookup("pairwise"));
 	assert_int_equal(a2a_init(&a, "pairwise", 9), -COLL_EALGO);
 	a2a_fini(&a);
@@ -219,6 +254,7 @@ main(void)
 	    cmocka_unit_test(test_a2a_bridge_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_static_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_bruck_valid_for_every_n),
+	    cmocka_unit_test(test_a2a_bruck2_valid_for_every_n),
 	    cmocka_unit_test(test_a2a_lookup_and_bad_init),
 	    cmocka_unit_test(test_a2a_validate_catches_a_swapped_block),
 	    cmocka_unit_test(test_a2a_build_refuses_too_big),

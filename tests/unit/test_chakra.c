@@ -308,12 +308,12 @@ static void
 test_chakra_alltoall(void **state)
 {
 	static const char *const algo[] = {"retri", "bridge", "static",
-	                                   "bruck"};
+	                                   "bruck", "bruck2"};
 	static const uint32_t    ns[] = {3, 4, 8, 9, 10, 27};
 	size_t                   a, i;
 
 	(void)state;
-	for (a = 0; a < 4; a++)
+	for (a = 0; a < sizeof(algo) / sizeof(algo[0]); a++)
 		for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 			struct a2a   x;
 			struct sched s;

@@ -323,7 +323,7 @@ static void
 test_msccl_ring_algorithms(void **state)
 {
 	static const char *const algos[] = {"retri", "bridge", "static",
-	                                    "bruck"};
+	                                    "bruck", "bruck2"};
 	uint8_t                  none[16] = {0}, all[16], some[16] = {0};
 	size_t                   i;
 	uint32_t                 n;
@@ -333,7 +333,7 @@ test_msccl_ring_algorithms(void **state)
 	some[2] = 1;
 	uint32_t refused = 0, played = 0, r;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
 		for (n = 2; n <= 32; n++) {
 			/* Every phase on fresh circuits: one hop, always
 			 * within MSCCL's limits (static's one phase relays
