@@ -331,7 +331,10 @@ test_measure_ocsd(void **state)
 }
 
 /* A calibration on 3 local agents writes a model file ocs-plan reads; its
- * bandwidth is the relay's rate or below (framing), never above. */
+ * bandwidth is the relay's rate or below (framing), never above.  Sizes
+ * 16x apart: the bandwidth is the fit's slope, and a small run slowed by
+ * a loaded machine (CI runs tests side by side) tilts a slope between
+ * sizes only 4x apart past the rate (204 Mbps seen at 200 Mbps). */
 static void
 test_calibrate_local(void **state)
 {
@@ -343,7 +346,7 @@ test_calibrate_local(void **state)
 	                "--nodes",
 	                "3",
 	                "--bytes",
-	                "256KiB,1MiB",
+	                "256KiB,4MiB",
 	                "--rate",
 	                "200Mbps",
 	                "--out",
