@@ -146,6 +146,8 @@ COLL_SRCS := \
 	collectives/skew_ir.c \
 	collectives/skew_reuse.c \
 	collectives/msccl.c \
+	collectives/msccl_xml.c \
+	collectives/msccl_topo.c \
 	collectives/skew_servers.c
 COLL_LIB := $(BUILD)/libcoll.a
 
@@ -377,6 +379,7 @@ TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 TEST_DEPS_tl1 := $(DRV_LIB)
 TEST_DEPS_rest := $(DRV_LIB)
 TEST_DEPS_tsyn := $(BUILD)/collectives/tplan.o
+TEST_DEPS_msccl := $(BUILD)/collectives/tplan.o
 TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \

@@ -383,10 +383,7 @@ materialise(struct plan *pl)
  * chakra PREFIX: as Chakra traces, reconfigurations lasting delta. */
 static int export(struct plan *pl)
 {
-	char   err[512], *xml;
-	size_t len;
-	FILE  *f;
-	int    ok;
+	char err[512];
 
 	if (strcmp(pl->o.export_fmt, "chakra") == 0) {
 		if (chakra_export(&pl->s, pl->cp.delta, pl->o.export_file, err,
@@ -397,19 +394,9 @@ static int export(struct plan *pl)
 		}
 		return (0);
 	}
-	if (msccl_export(&pl->s, pl->o.bytes, &xml, &len, err, sizeof(err)) !=
-	    0) {
-		fprintf(stderr, "ocs-plan: %s\n", err);
-		return (1);
-	}
-	ok = (f = fopen(pl->o.export_file, "we")) != NULL &&
-	     fwrite(xml, 1, len, f) == len;
-	if (f != NULL && fclose(f) != 0)
-		ok = 0;
-	free(xml);
-	if (!ok) {
-		fprintf(stderr, "ocs-plan: --export msccl %s: %s\n",
-		        pl->o.export_file, strerror(errno));
+	if (msccl_write(&pl->s, pl->o.bytes, pl->o.export_file, err,
+	                sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-plan: --export %s\n", err);
 		return (1);
 	}
 	return (0);

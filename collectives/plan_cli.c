@@ -88,7 +88,7 @@ plan_usage(void)
 	    "                --collective allgather|reducescatter|allreduce "
 	    "--bytes SIZE\n"
 	    "                [--chunks C] [--json] [--validate] [--steps] "
-	    "[--export chakra PREFIX]\n"
+	    "[--export msccl FILE | chakra PREFIX]\n"
 	    "GENERATOR: ring:N:RATE:TIME mesh:RxC:RATE:TIME "
 	    "torus:AxBxC:RATE:TIME\n"
 	    "           subring:N:S1[,S2...]:RATE:TIME\n"
@@ -456,11 +456,11 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 static int
 check_mode(struct plan_opts *o, char *err, size_t len)
 {
-	if (o->export_fmt && strcmp(o->export_fmt, "msccl") == 0 &&
-	    (o->matrix || o->topology))
+	if (o->export_fmt && strcmp(o->export_fmt, "msccl") == 0 && o->matrix)
 		return (errf(-EINVAL, err, len,
-		             "--export msccl: only with --nodes (retri, "
-		             "bridge, static, bruck, bruck2) so far"));
+		             "--export msccl: not with --matrix (MSCCL's "
+		             "chunks are equal shares of the buffer, a skewed "
+		             "All-to-All's blocks are not)"));
 	if (o->matrix != NULL)
 		return (check_matrix(o, err, len));
 	if (o->gpus || o->su_rate_set || o->planes)

@@ -19,6 +19,7 @@
 #include "collectives/plan_cli.h"
 #include "collectives/topo_taccl.h"
 #include "collectives/topo_teccl.h"
+#include "collectives/msccl.h"
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
 #include "proto/base/mono.h"
@@ -384,6 +385,13 @@ tplan_run(const struct plan_opts *o)
 	if (!valid) {
 		fprintf(stderr, "ocs-plan: invalid schedule: %s\n", err);
 		rv = 1;
+	} else if (rv == 0 && o->export_fmt &&
+	           strcmp(o->export_fmt, "msccl") == 0) {
+		if (msccl_write(&s, q.bytes, o->export_file, err,
+		                sizeof(err)) != 0) {
+			fprintf(stderr, "ocs-plan: --export msccl: %s\n", err);
+			rv = 1;
+		}
 	} else if (rv == 0 && o->export_fmt && o->chakra &&
 	           o->chakra(&s, 0, o->export_file, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-plan: --export chakra: %s\n", err);

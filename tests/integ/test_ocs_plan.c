@@ -511,9 +511,25 @@ test_ocs_plan_export_msccl(void **state)
 	expect_usage_error("--export", "expected msccl FILE or chakra",
 	                   "--algo", "retri", "--nodes", "9", "--export",
 	                   "dot", "x", NULL);
-	expect_usage_error("--export msccl", "only with --nodes", "--algo",
+	expect_usage_error("--export msccl", "not with --matrix", "--algo",
 	                   "fast", "--matrix", "zipf:8:0.8:1", "--export",
 	                   "msccl", "x", NULL);
+	/* A synthesised AllReduce on a topology with switches. */
+	assert_true((fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+	                       0600)) >= 0);
+	run(&o, "--algo", "mteg", "--topology", "ndv2:2", "--collective",
+	    "allreduce", "--bytes", "64MB", "--chunks", "2", "--export",
+	    "msccl", path, NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	r = read(fd, buf, sizeof(buf) - 1);
+	assert_true(r > 100);
+	buf[r] = '\0';
+	assert_non_null(strstr(buf, "<algo name=\"ocsd-mteg\""));
+	assert_non_null(strstr(buf, "ngpus=\"16\" coll=\"allreduce\""));
+	assert_non_null(strstr(buf, "nchunksperloop=\"32\""));
+	close(fd);
+	unlink(path);
 }
 
 /* Ranks' files PREFIX.0.et .. PREFIX.(n-1).et, and no more. */

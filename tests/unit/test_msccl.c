@@ -20,6 +20,8 @@
 
 #include "collectives/a2a.h"
 #include "collectives/msccl.h"
+#include "collectives/tplan.h"
+#include "collectives/tsyn.h"
 
 #define MAXG  64
 #define MAXTB 64
@@ -46,6 +48,7 @@ struct fifo {
 };
 
 struct xalgo {
+	char         coll[32];
 	int          ngpus, nchunks, nchan;
 	struct xgpu  g[MAXG];
 	struct fifo *q; /* [ngpus * ngpus * nchan] */
@@ -117,6 +120,7 @@ parse(const char *xml, struct xalgo *a)
 	for (i = 0; i < sizeof(algo_attrs) / sizeof(algo_attrs[0]); i++)
 		if (attr(p, algo_attrs[i], v, sizeof(v)) != 0)
 			fail_msg("<algo> lacks %s", algo_attrs[i]);
+	assert_int_equal(attr(p, "coll", a->coll, sizeof(a->coll)), 0);
 	a->ngpus = iattr(p, "ngpus");
 	a->nchunks = iattr(p, "nchunksperloop");
 	a->nchan = iattr(p, "nchannels");
@@ -172,25 +176,69 @@ push(struct fifo *f, int64_t v)
 	f->v[f->tail++] = v;
 }
 
-/* Can step s of thread block t on gpu u run now?  Runs it if so. */
+/*
+ * Values.  All-to-All: rank << 32 | input chunk.  The others: chunk id
+ * << 48 | the set of GPUs whose contribution it sums (one bit each), so
+ * a reduction of two different chunks, or one counting a GPU twice, is
+ * caught.
+ */
+#define CHUNK_SHIFT 48
+
+static int64_t
+reduce(int64_t a, int64_t b)
+{
+	int64_t m = ((int64_t)1 << CHUNK_SHIFT) - 1;
+
+	if (a < 0 || b < 0)
+		fail_msg("reduction with an unwritten chunk");
+	if ((a >> CHUNK_SHIFT) != (b >> CHUNK_SHIFT))
+		fail_msg("reduction of chunk %lld into chunk %lld",
+		         (long long)(a >> CHUNK_SHIFT),
+		         (long long)(b >> CHUNK_SHIFT));
+	if ((a & b & m) != 0)
+		fail_msg("chunk %lld: a GPU's contribution added twice (%llx "
+		         "and %llx)",
+		         (long long)(a >> CHUNK_SHIFT), (long long)(a & m),
+		         (long long)(b & m));
+	return (a | b);
+}
+
+static int
+has(const char *type, char c)
+{
+	return (strchr(type, c) != NULL);
+}
+
+/* Can step s of thread block t on gpu u run now?  Runs it if so.  Types:
+ * s send, r receive, c copy (after r: to dst), rr.. receive and reduce
+ * with src, cpy local copy, nop. */
 static int
 try_step(struct xalgo *a, int u, struct xtb *t)
 {
 	struct xgpu  *g = &a->g[u];
 	struct xstep *s = &t->st[t->pc];
-	int64_t      *src, *dst;
-	struct fifo  *in = NULL;
-	int           k;
+	int recv = s->type[0] == 'r', red = recv && s->type[1] == 'r';
+	int send = strcmp(s->type, "s") == 0 ||
+	           (recv && s->type[strlen(s->type) - 1] == 's');
+	int store = strcmp(s->type, "cpy") == 0 || strcmp(s->type, "r") == 0 ||
+	            (recv && has(s->type + 1, 'c')) ||
+	            strcmp(s->type, "rrc") == 0;
+	struct fifo *in = NULL;
+	int          k;
 
 	if (s->depid >= 0 && g->tb[s->depid].pc <= s->deps)
 		return (0);
-	if (strcmp(s->type, "r") == 0 || strcmp(s->type, "rcs") == 0) {
+	if (strcmp(s->type, "nop") == 0) {
+		t->pc++;
+		return (1);
+	}
+	if (recv) {
 		assert_true(t->recv >= 0);
 		in = fifo(a, t->recv, u, t->chan);
 		if (in->tail - in->head < (size_t)s->cnt)
 			return (0);
 	}
-	if (strcmp(s->type, "s") == 0 || strcmp(s->type, "rcs") == 0)
+	if (send)
 		assert_true(t->send >= 0);
 	for (k = 0; k < s->cnt; k++) {
 		int64_t v;
@@ -199,23 +247,54 @@ try_step(struct xalgo *a, int u, struct xtb *t)
 			v = in->v[in->head++];
 		else
 			v = *buffer(g, s->srcbuf, s->src + k, 1);
-		if (strcmp(s->type, "s") != 0) {
-			dst = buffer(g, s->dstbuf, s->dst + k, 1);
-			*dst = v;
-		}
-		if (strcmp(s->type, "s") == 0 || strcmp(s->type, "rcs") == 0)
+		if (red)
+			v = reduce(v, *buffer(g, s->srcbuf, s->src + k, 1));
+		if (store)
+			*buffer(g, s->dstbuf, s->dst + k, 1) = v;
+		if (send)
 			push(fifo(a, u, t->send, t->chan), v);
 	}
-	(void)src;
 	t->pc++;
 	return (1);
 }
 
-/* Play every thread block to the end; the postcondition of All-to-All. */
+/* What input chunk i of gpu u holds at the start. */
+static int64_t
+initial(const struct xalgo *a, int u, int i)
+{
+	int per = a->nchunks / a->ngpus;
+
+	if (strcmp(a->coll, "alltoall") == 0)
+		return ((int64_t)u << 32 | i);
+	if (strcmp(a->coll, "allgather") == 0)
+		i += u * per; /* its share of the gathered buffer */
+	return ((int64_t)i << CHUNK_SHIFT | (int64_t)1 << u);
+}
+
+/* What output chunk i of gpu u must hold at the end. */
+static int64_t
+expected(const struct xalgo *a, int u, int i)
+{
+	int     per = a->nchunks / a->ngpus;
+	int64_t all = ((int64_t)1 << a->ngpus) - 1;
+
+	if (strcmp(a->coll, "alltoall") == 0)
+		return ((int64_t)(i / per) << 32 | (u * per + i % per));
+	if (strcmp(a->coll, "allgather") == 0)
+		return ((int64_t)i << CHUNK_SHIFT | (int64_t)1 << (i / per));
+	if (strcmp(a->coll, "reduce_scatter") == 0)
+		return ((int64_t)(u * per + i) << CHUNK_SHIFT | all);
+	if (strcmp(a->coll, "allreduce") == 0)
+		return ((int64_t)i << CHUNK_SHIFT | all);
+	fail_msg("unknown collective %s", a->coll);
+	return (0);
+}
+
+/* Play every thread block to the end; the collective's postcondition. */
 static void
 play(struct xalgo *a)
 {
-	int u, i, k, progress = 1, parts = a->nchunks / a->ngpus;
+	int u, i, k, progress = 1;
 
 	a->q = calloc((size_t)a->ngpus * a->ngpus * a->nchan, sizeof(*a->q));
 	assert_non_null(a->q);
@@ -226,7 +305,7 @@ play(struct xalgo *a)
 		g->buf[1] = calloc(g->oc + 1, sizeof(int64_t));
 		g->buf[2] = calloc(g->sc + 1, sizeof(int64_t));
 		for (i = 0; i < g->ic; i++)
-			g->buf[0][i] = (int64_t)u << 32 | i;
+			g->buf[0][i] = initial(a, u, i);
 		for (i = 0; i < g->oc; i++)
 			g->buf[1][i] = -1;
 		/* One thread block at either end of a connection. */
@@ -255,15 +334,15 @@ play(struct xalgo *a)
 				    "%d",
 				    u, i, a->g[u].tb[i].pc, a->g[u].tb[i].n);
 	for (u = 0; u < a->ngpus; u++)
-		for (i = 0; i < a->nchunks; i++) {
-			int     r = i / parts, p = i % parts;
-			int64_t want = (int64_t)r << 32 | (u * parts + p);
+		for (i = 0; i < a->g[u].oc; i++) {
+			int64_t want = expected(a, u, i);
 
 			if (a->g[u].buf[1][i] != want)
-				fail_msg("gpu %d output chunk %d holds %lld, "
-				         "want rank %d chunk %d",
-				         u, i, (long long)a->g[u].buf[1][i], r,
-				         u * parts + p);
+				fail_msg("%s: gpu %d output chunk %d holds "
+				         "%llx, want %llx",
+				         a->coll, u, i,
+				         (long long)a->g[u].buf[1][i],
+				         (long long)want);
 		}
 }
 
@@ -371,7 +450,7 @@ test_msccl_refusals(void **state)
 	assert_int_equal(sched_init_v(&s, "fast", 2, 1, t), 0);
 	assert_int_equal(msccl_export(&s, 12, &xml, &len, err, sizeof(err)),
 	                 -EINVAL);
-	assert_non_null(strstr(err, "only uniform All-to-All"));
+	assert_non_null(strstr(err, "skewed All-to-All"));
 	sched_free(&s);
 	/* 17 phases on 2 transceivers need 34 channels: more than 32. */
 	assert_int_equal(sched_init(&s, "t", SCHED_ALLTOALL, 4, 2, 1, 4096),
@@ -382,8 +461,103 @@ test_msccl_refusals(void **state)
 	                 -EINVAL);
 	assert_non_null(strstr(err, "channels"));
 	sched_free(&s);
+	/* A topology schedule whose one GPU pair needs 33 channels of 256
+	 * steps. */
+	{
+		struct topo      tp;
+		struct sched_seg g = {.node = 0, .port = 0, .hops = 1};
+		uint32_t         b = 0, i;
+
+		assert_int_equal(
+		    topo_generate("mesh:1x2:1GBps:1us", &tp, err, sizeof(err)),
+		    0);
+		assert_int_equal(
+		    sched_init(&s, "t", SCHED_ALLGATHER, 2, 1, 1, 4096), 0);
+		s.topo = &tp;
+		s.ngpu = 2;
+		assert_true(sched_add_phase(&s, 0, 0) >= 0);
+		for (i = 0; i < 33 * MSCCL_MAX_STEPS; i++)
+			assert_int_equal(
+			    sched_add_xfer(&s, 0, 1, &b, 1, &g, 1), 0);
+		assert_int_equal(
+		    msccl_export(&s, 4096, &xml, &len, err, sizeof(err)),
+		    -EINVAL);
+		assert_non_null(strstr(err, "2 GPUs' transfers need more "
+		                            "than 32 channels"));
+		sched_free(&s);
+		topo_free(&tp);
+	}
 	(void)a;
 	(void)all;
+}
+
+/* Synthesise, validate, export and play a topology collective. */
+static void
+check_topo(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
+           uint32_t chunks)
+{
+	struct tsyn_params q = {
+	    .algo = algo, .coll = coll, .bytes = 1 << 24, .chunks = chunks};
+	struct xalgo *x = calloc(1, sizeof(*x));
+	struct topo   t;
+	struct sched  s;
+	char         *xml, err[256];
+	size_t        len;
+	uint32_t      slots;
+
+	assert_non_null(x);
+	if (tplan_load(spec, &t, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", spec, err);
+	if (tsyn_synth(&t, &q, &s, err, sizeof(err)) != 0)
+		fail_msg("%s %s: %s", spec, tsyn_algo_name(algo), err);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)), 0);
+	if (msccl_export(&s, q.bytes, &xml, &len, err, sizeof(err)) != 0)
+		fail_msg("%s %s coll %d C=%u: %s", spec, tsyn_algo_name(algo),
+		         (int)coll, chunks, err);
+	assert_int_equal(strlen(xml), len);
+	parse(xml, x);
+	assert_int_equal(x->ngpus, t.ngpu);
+	assert_int_equal(x->nchunks, t.ngpu * chunks);
+	play(x);
+	xfree(x);
+	free(x);
+	free(xml);
+	sched_free(&s);
+	topo_free(&t);
+}
+
+/* Every synthesis algorithm and collective, on GPU-only topologies and
+ * on ones with switches and border routers (whose paths become
+ * GPU-to-GPU sends, their partial sums reduced at the GPU they reach). */
+static void
+test_msccl_topology_collectives(void **state)
+{
+	static const char *const     topos[] = {"ring:4:8GBps:1us",
+	                                        "mesh:3x3:8GBps:1us",
+	                                        "subring:9:1,3:8GBps:1us",
+	                                        "torus:2x2x2:8GBps:1us",
+	                                        "dgx1",
+	                                        "amd",
+	                                        "ndv2:2",
+	                                        "dgx2",
+	                                        "wan2p",
+	                                        "wan3p"};
+	static const enum tsyn_algo  algos[] = {TSYN_TEN, TSYN_MTEG, TSYN_SPT,
+	                                        TSYN_RING};
+	static const enum sched_coll colls[] = {
+	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
+	size_t i, k, c;
+
+	(void)state;
+	for (i = 0; i < sizeof(topos) / sizeof(topos[0]); i++) {
+		for (k = 0; k < sizeof(algos) / sizeof(algos[0]); k++)
+			for (c = 0; c < 3; c++)
+				check_topo(topos[i], algos[k], colls[c],
+				           1 + (uint32_t)(i + k + c) % 3);
+		/* AllGather only: their copies are no trees to reverse. */
+		check_topo(topos[i], TSYN_SPH, SCHED_ALLGATHER, 2);
+		check_topo(topos[i], TSYN_SCALECC, SCHED_ALLGATHER, 1);
+	}
 }
 
 int
@@ -392,6 +566,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_msccl_ring_algorithms),
 	    cmocka_unit_test(test_msccl_refusals),
+	    cmocka_unit_test(test_msccl_topology_collectives),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
