@@ -148,6 +148,7 @@ COLL_SRCS := \
 	collectives/msccl.c \
 	collectives/msccl_xml.c \
 	collectives/msccl_topo.c \
+	collectives/tsyn_circ.c \
 	collectives/skew_servers.c
 COLL_LIB := $(BUILD)/libcoll.a
 

@@ -53,6 +53,7 @@ struct slot {
 /* One expected block of one phase, sorted by block id. */
 struct expect {
 	uint32_t blk, recv;
+	uint32_t have; /* bytes arrived (topology collectives) */
 };
 
 struct exec {
@@ -80,6 +81,9 @@ struct exec {
 	uint32_t       *recv_done, *relay_done, *send_blk, *send_off;
 	uint32_t        maxrecv, maxrelay, maxsend;
 
+	/* Topology collectives: room to compute a frame's expected sum. */
+	uint8_t *sum, *tmp;
+
 	uint32_t         k;
 	struct plan_done d;
 	size_t           peak_queue; /* largest output queue seen, bytes */
@@ -101,6 +105,21 @@ fail(struct exec *e, int code, const char *fmt, ...)
 	return (code);
 }
 
+/* A topology collective (chunks kept when sent, sums for reductions). */
+static int
+is_coll(const struct plan *p)
+{
+	return (p->coll >= SCHED_ALLGATHER && p->coll <= SCHED_ALLREDUCE);
+}
+
+/* Do this phase's receives replace (gather) rather than add? */
+static int
+gathering(const struct exec *e)
+{
+	return (e->p.coll == SCHED_ALLGATHER ||
+	        (e->p.coll == SCHED_ALLREDUCE && e->k >= e->p.ag_from));
+}
+
 static const char *
 pname(uint32_t port)
 {
@@ -115,7 +134,10 @@ bname(const struct exec *e, uint32_t b, char *buf, size_t len)
 {
 	const struct plan_vblk *v;
 
-	if (e->p.vb == NULL)
+	if (is_coll(&e->p))
+		snprintf(buf, len, "chunk %u of node %u", b % e->p.parts,
+		         b / e->p.parts);
+	else if (e->p.vb == NULL)
 		sched_blk_name(&e->lay, b, buf, len);
 	else if ((v = plan_vblk(&e->p, b)) != NULL)
 		snprintf(buf, len, "B[%u,%u]@%llu+%llu", v->src, v->dst,
@@ -343,6 +365,24 @@ exec_check(const struct plan *p, char *err, size_t len)
 	/* Explicit block ids are any 32-bit ids the plan lists. */
 	if (p->vb != NULL)
 		nb = UINT32_MAX;
+	if (p->coll > SCHED_ALLREDUCE || (is_coll(p) && p->vb != NULL) ||
+	    (p->coll == SCHED_ALLREDUCE && p->ag_from > p->nph)) {
+		snprintf(err, len, "plan: collective %u (ag_from %u)", p->coll,
+		         p->ag_from);
+		return (-EINVAL);
+	}
+	/* A node holds every chunk of a topology collective at most. */
+	if (is_coll(p))
+		nb = (uint64_t)p->n * p->parts;
+	if ((p->coll == SCHED_REDUCESCATTER || p->coll == SCHED_ALLREDUCE) &&
+	    (p->bytes % (4 * nb) != 0 || p->chunk % 4 != 0)) {
+		snprintf(err, len,
+		         "plan: sums need chunks and frames of whole int32 "
+		         "elements (%llu bytes in %llu chunks, frames of %u)",
+		         (unsigned long long)p->bytes, (unsigned long long)nb,
+		         p->chunk);
+		return (-EINVAL);
+	}
 
 	/* The slots must fit in memory arithmetic (and the hash table in
 	 * 32 bits): at most every block, each under 4 GiB. */
@@ -493,6 +533,23 @@ setup_vslots(struct exec *e)
 	return (0);
 }
 
+/* A topology collective's own chunks: AllGather its share, the
+ * reductions its contribution to every chunk (pattern (node, chunk)). */
+static void
+own_chunks(struct exec *e)
+{
+	uint32_t nb = e->p.n * e->p.parts, b, sl;
+	int      share = e->p.coll == SCHED_ALLGATHER;
+
+	for (b = share ? e->p.node * e->p.parts : 0;
+	     b < (share ? (e->p.node + 1) * e->p.parts : nb); b++) {
+		sl = take(e, b);
+		pat_fill(slot_data(e, sl), blk_size(e, b), e->p.run, e->p.node,
+		         b, 0, 0);
+		e->slots[sl].have = blk_size(e, b);
+	}
+}
+
 /* The node's own blocks, filled with the pattern: B[node, d].part for
  * every d, or the explicit blocks it is the source of. */
 static void
@@ -501,6 +558,10 @@ own_blocks(struct exec *e)
 	uint32_t d, part, b, sl, src, dst, pt;
 	uint64_t off;
 
+	if (is_coll(&e->p)) {
+		own_chunks(e);
+		return;
+	}
 	for (d = 0; e->p.vb == NULL && d < e->p.n; d++)
 		for (part = 0; part < e->p.parts; part++) {
 			b = sched_blk_id(&e->lay, e->p.node, d, part);
@@ -562,6 +623,9 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
 		if (pt->in.p == NULL || pt->out.p == NULL)
 			goto nomem;
 	}
+	if (is_coll(p) && ((e->sum = malloc(p->chunk)) == NULL ||
+	                   (e->tmp = malloc(p->chunk)) == NULL))
+		goto nomem;
 	own_blocks(e);
 	*out = e;
 	return (0);
@@ -598,6 +662,8 @@ exec_free(struct exec *e)
 	free(e->vat);
 	free(e->vheld);
 	free(e->relay_bytes);
+	free(e->sum);
+	free(e->tmp);
 	free(e);
 }
 
@@ -683,7 +749,10 @@ inject(struct exec *e)
 			e->d.sent += f.len;
 			e->send_off[i] += f.len;
 			if (e->send_off[i] == size) {
-				give(e, b); /* sent: no longer held here */
+				/* Sent: no longer held here (a collective's
+				 * node keeps its copy, or its sum). */
+				if (!is_coll(&e->p))
+					give(e, b);
 				e->send_blk[i]++;
 				e->send_off[i] = 0;
 			}
@@ -720,11 +789,14 @@ flush(struct exec *e, uint32_t q)
 
 /* ---- receiving ---------------------------------------------------------- */
 
-static const struct expect *
-expected(const struct exec *e, uint32_t b)
+/* The receive of block b from src on port q this phase, or NULL (a
+ * collective's node may get one chunk from several peers). */
+static struct expect *
+expected(const struct exec *e, uint32_t b, uint32_t src, uint32_t q)
 {
-	const struct expect *v = e->exp[e->k];
-	uint32_t             lo = 0, hi = e->nexp[e->k];
+	const struct plan_phase *ph = &e->p.ph[e->k];
+	struct expect           *v = e->exp[e->k];
+	uint32_t                 lo = 0, hi = e->nexp[e->k];
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -734,27 +806,97 @@ expected(const struct exec *e, uint32_t b)
 		else
 			hi = mid;
 	}
-	return (lo < e->nexp[e->k] && v[lo].blk == b ? &v[lo] : NULL);
+	for (; lo < e->nexp[e->k] && v[lo].blk == b; lo++)
+		if (ph->recv[v[lo].recv].src == src &&
+		    ph->recv[v[lo].recv].port == q)
+			return (&v[lo]);
+	return (NULL);
+}
+
+/* First byte of [off, off + len) of chunk b where p differs from the
+ * sum of every node's contribution, or -1. */
+static int64_t
+sum_check(struct exec *e, uint32_t b, const uint8_t *p, uint32_t off,
+          uint32_t len)
+{
+	uint32_t i;
+
+	pat_fill_sum(e->sum, e->tmp, len, e->p.run, e->p.n, b, 0, off);
+	if (memcmp(e->sum, p, len) == 0)
+		return (-1);
+	for (i = 0; i < len && e->sum[i] == p[i]; i++)
+		;
+	return ((int64_t)off + i);
+}
+
+/* A topology collective's frame: gathered (checked against the owner's
+ * pattern, or the full sum, and stored) or a partial sum added in. */
+static int
+deliver_coll(struct exec *e, uint32_t q, const struct frame *f,
+             const uint8_t *p, struct expect *x)
+{
+	uint32_t size = blk_size(e, f->block), sl = find(e, f->block);
+	int      gather = gathering(e);
+	int64_t  bad = -1;
+	uint64_t t0;
+	char     bn[48];
+
+	bname(e, f->block, bn, sizeof(bn));
+	if (f->off != x->have || f->len > size - f->off)
+		return (fail(
+		    e, -EPROTO,
+		    "%s from node %u on port %s: bytes %u..%u arrived where "
+		    "%u was next (of %u)",
+		    bn, f->src, pname(q), f->off, f->off + f->len, x->have,
+		    size));
+	if (sl == NONE && (!gather || (sl = take(e, f->block)) == NONE))
+		return (fail(e, -EPROTO, "no room for %s", bn));
+	t0 = mono_ns();
+	if (gather && e->p.coll == SCHED_ALLGATHER)
+		bad = pat_check(p, f->len, e->p.run, f->block / e->p.parts,
+		                f->block, 0, f->off);
+	else if (gather)
+		bad = sum_check(e, f->block, p, f->off, f->len);
+	e->d.verify_ns += mono_ns() - t0;
+	if (bad >= 0)
+		return (fail(
+		    e, -EPROTO,
+		    "content of %s wrong at byte %lld (from node %u on port "
+		    "%s)",
+		    bn, (long long)bad, f->src, pname(q)));
+	if (gather)
+		memcpy(slot_data(e, sl) + f->off, p, f->len);
+	else
+		pat_add32(slot_data(e, sl) + f->off, p, f->len);
+	x->have += f->len;
+	if (e->slots[sl].have < x->have)
+		e->slots[sl].have = x->have;
+	e->d.recv += f->len;
+	if (x->have == size) {
+		e->recv_done[x->recv]++;
+		e->d.verified += gather;
+	}
+	return (0);
 }
 
 static int
 deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 {
-	const struct plan_phase *ph = &e->p.ph[e->k];
-	const struct expect     *x = expected(e, f->block);
-	uint32_t                 size = blk_size(e, f->block), sl, src, dst;
-	uint32_t                 part;
-	uint64_t                 off;
-	int64_t                  bad;
-	uint64_t                 t0;
-	char                     bn[48];
+	struct expect *x = expected(e, f->block, f->src, q);
+	uint32_t       size = blk_size(e, f->block), sl, src, dst;
+	uint32_t       part;
+	uint64_t       off;
+	int64_t        bad;
+	uint64_t       t0;
+	char           bn[48];
 
 	bname(e, f->block, bn, sizeof(bn));
-	if (x == NULL || ph->recv[x->recv].src != f->src ||
-	    ph->recv[x->recv].port != q)
+	if (x == NULL)
 		return (fail(e, -EPROTO,
 		             "unexpected frame of %s from node %u on port %s",
 		             bn, f->src, pname(q)));
+	if (is_coll(&e->p))
+		return (deliver_coll(e, q, f, p, x));
 	if ((sl = find(e, f->block)) == NONE) {
 		if ((sl = take(e, f->block)) == NONE)
 			return (fail(
@@ -829,6 +971,23 @@ relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
 	return (0);
 }
 
+/* A frame of a later phase that its sender could start without this
+ * node: no barrier (where everyone waits) in between.  A topology
+ * collective's node may have nothing to wait for in a phase and run
+ * several ahead. */
+static int
+early(const struct exec *e, uint32_t phase)
+{
+	uint32_t k;
+
+	if (phase <= e->k || phase >= e->p.nph)
+		return (0);
+	for (k = e->k + 1; k <= phase; k++)
+		if (e->p.ph[k].barrier)
+			return (0);
+	return (1);
+}
+
 /*
  * Handle whole frames at the head of port q's input.  Returns 1 if any
  * was consumed, 0 if none could be (incomplete, a later phase, no room
@@ -888,8 +1047,7 @@ consume(struct exec *e, uint32_t q)
 		}
 		pt->synced = 1;
 		if (f.phase != e->k) {
-			if (f.phase == e->k + 1 && e->k + 1 < e->p.nph &&
-			    !e->p.ph[e->k + 1].barrier)
+			if (early(e, f.phase))
 				break; /* early: waits for this node */
 			return (
 			    fail(e, -EPROTO,
@@ -1097,6 +1255,42 @@ finish_v(struct exec *e)
 	return (0);
 }
 
+/* A topology collective's end: every chunk held whole; every output
+ * element of a reduction (a ReduceScatter's own chunks, every chunk of
+ * an AllReduce) is the sum of every node's contribution. */
+static int
+finish_coll(struct exec *e)
+{
+	uint32_t b, sl, off, len, nb = e->p.n * e->p.parts;
+	int64_t  bad;
+	char     bn[48];
+
+	for (b = 0; b < nb; b++) {
+		bname(e, b, bn, sizeof(bn));
+		if ((sl = find(e, b)) == NONE ||
+		    e->slots[sl].have != blk_size(e, b))
+			return (fail(e, -EPROTO, "end: node %u lacks %s",
+			             e->p.node, bn));
+		if (e->p.coll == SCHED_ALLGATHER ||
+		    (e->p.coll == SCHED_REDUCESCATTER &&
+		     b / e->p.parts != e->p.node))
+			continue;
+		for (off = 0; off < blk_size(e, b); off += len) {
+			len = blk_size(e, b) - off < e->p.chunk
+			          ? blk_size(e, b) - off
+			          : e->p.chunk;
+			if ((bad = sum_check(e, b, slot_data(e, sl) + off, off,
+			                     len)) >= 0)
+				return (
+				    fail(e, -EPROTO,
+				         "end: node %u's sum of %s wrong at "
+				         "byte %lld",
+				         e->p.node, bn, (long long)bad));
+		}
+	}
+	return (0);
+}
+
 int
 exec_finish(struct exec *e, char *err, size_t errlen)
 {
@@ -1106,6 +1300,8 @@ exec_finish(struct exec *e, char *err, size_t errlen)
 	e->errlen = errlen;
 	if (e->p.vb != NULL)
 		return (finish_v(e));
+	if (is_coll(&e->p))
+		return (finish_coll(e));
 	if (e->nheld != want)
 		return (fail(e, -EPROTO,
 		             "end: node %u holds %u blocks, expected %u",

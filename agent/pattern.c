@@ -107,3 +107,42 @@ pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 			return ((int64_t)(off + i));
 	return (-1);
 }
+
+/* Little-endian 32-bit elements, whatever the host's order. */
+static uint32_t
+le32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	        (uint32_t)p[3] << 24);
+}
+
+static void
+put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void
+pat_add32(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i += 4)
+		put_le32(dst + i, le32(dst + i) + le32(src + i));
+}
+
+void
+pat_fill_sum(uint8_t *buf, uint8_t *tmp, size_t len, uint64_t run, uint32_t n,
+             uint32_t d, uint32_t part, uint64_t off)
+{
+	uint32_t r;
+
+	pat_fill(buf, len, run, 0, d, part, off);
+	for (r = 1; r < n; r++) {
+		pat_fill(tmp, len, run, r, d, part, off);
+		pat_add32(buf, tmp, len);
+	}
+}

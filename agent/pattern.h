@@ -18,4 +18,15 @@ void pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 int64_t pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
                   uint32_t d, uint32_t part, uint64_t off);
 
+/*
+ * Reductions sum int32 elements (little-endian, wrapping): dst += src
+ * over len bytes (whole elements).  pat_fill_sum puts in buf the sum,
+ * over r = 0..n-1, of the bytes [off, off + len) of blocks (r, d, part)
+ * (tmp: len bytes of room), so the holder of a reduced block can check
+ * it; off and len are multiples of 4.
+ */
+void pat_add32(uint8_t *dst, const uint8_t *src, size_t len);
+void pat_fill_sum(uint8_t *buf, uint8_t *tmp, size_t len, uint64_t run,
+                  uint32_t n, uint32_t d, uint32_t part, uint64_t off);
+
 #endif

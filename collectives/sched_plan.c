@@ -117,13 +117,17 @@ each_transfer(const struct sched *s, visit_fn fn, void *arg)
 }
 
 /* Blocks a node holds at most: it starts with its own, gains what it
- * receives during a phase and loses what it sent at the phase's end. */
+ * receives during a phase and loses what it sent at the phase's end.  A
+ * topology collective's node keeps what it sends and holds at most every
+ * chunk (n * parts). */
 static uint32_t
 peak_blocks(const struct sched *s, const struct sched_nplan *pl)
 {
 	uint64_t held = (uint64_t)s->n * s->parts, peak = held, in, out;
 	uint32_t p, i;
 
+	if (s->topo != NULL)
+		return ((uint32_t)held);
 	for (p = 0; p < s->nph; p++) {
 		in = out = 0;
 		for (i = 0; i < pl->ph[p].nrecv; i++)

@@ -88,6 +88,17 @@ int tsyn_validate(const struct sched *, uint32_t *slots, char *err,
                   size_t errlen);
 
 /*
+ * The schedule s on circuits, into out (sched_free() it): the same slots
+ * and transfers, phase 0 setting one bidirectional circuit per link and
+ * its way back (between the ports they leave by), so sched_plans() and
+ * agents can run it.  Only topologies of GPUs alone, every link duplex
+ * and single (a subring:, ring: or mesh: of hosts).  0, -ENOMEM, or
+ * -EINVAL with one line in err naming the node or link.
+ */
+int tsyn_on_circuits(const struct sched *s, struct sched *out, char *err,
+                     size_t errlen);
+
+/*
  * Completion time in seconds with the real link latencies: transfers in
  * slot order, each starting when its data is there and its link is free,
  * taking mu / B + alpha.

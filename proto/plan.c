@@ -119,7 +119,9 @@ plan_from_sched(const struct sched *s, const struct sched_nplan *np,
 	                   .max_blocks = np->max_blocks,
 	                   .nph = s->nph,
 	                   .nports = nports,
-	                   .bytes = s->bytes};
+	                   .bytes = s->bytes,
+	                   .coll = s->topo != NULL ? (uint32_t)s->coll : 0,
+	                   .ag_from = s->ag_from};
 	if ((p->ph = calloc(s->nph, sizeof(*p->ph))) == NULL)
 		return (-ENOMEM);
 	for (k = 0; k < s->nph; k++) {
@@ -284,6 +286,12 @@ plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 		w->vb[k].len = p->vb[k].len;
 		w->vbp[k] = &w->vb[k];
 	}
+	if (p->coll != 0) {
+		w->p.has_collective = 1;
+		w->p.collective = p->coll;
+		w->p.has_ag_from = 1;
+		w->p.ag_from = p->ag_from;
+	}
 	w->p.n_vblocks = p->nvb;
 	w->p.vblocks = p->nvb ? w->vbp : NULL;
 	return (0);
@@ -380,7 +388,9 @@ plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
 	                   .max_blocks = m->max_blocks,
 	                   .bytes = m->bytes,
 	                   .nph = (uint32_t)m->n_phases,
-	                   .nports = ntrx};
+	                   .nports = ntrx,
+	                   .coll = m->has_collective ? m->collective : 0,
+	                   .ag_from = m->has_ag_from ? m->ag_from : 0};
 	if ((p->ph = calloc(p->nph, sizeof(*p->ph))) == NULL)
 		return (-ENOMEM);
 	for (k = 0; k < p->nph; k++)

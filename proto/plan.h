@@ -59,6 +59,12 @@ struct plan {
 	 * id (owned by the plan); NULL for uniform blocks. */
 	struct plan_vblk *vb;
 	uint32_t          nvb;
+	/* Topology collectives: SCHED_ALLGATHER, _REDUCESCATTER or
+	 * _ALLREDUCE (0 or SCHED_ALLTOALL: All-to-All); blocks are the n *
+	 * parts chunks, a node keeps what it sends, and a ReduceScatter's
+	 * receives add int32 elements (wrapping) into its own.  AllReduce
+	 * gathers (receives replace) from phase ag_from on. */
+	uint32_t coll, ag_from;
 };
 
 /* The entry of block id in p->vb, or NULL. */

@@ -15,6 +15,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/skew.h"
+#include "collectives/tsyn.h"
 #include "proto/msg.h"
 #include "proto/plan.h"
 
@@ -113,6 +114,7 @@ test_plan_round_trip(void **state)
 		assert_int_equal(q.max_blocks, p.max_blocks);
 		assert_int_equal(q.bytes, p.bytes);
 		assert_int_equal(q.nph, p.nph);
+		assert_int_equal(q.coll, 0);
 		for (k = 0; k < p.nph; k++) {
 			assert_same_phase(&p.ph[k], &q.ph[k]);
 			relays += p.ph[k].nrelay;
@@ -125,6 +127,70 @@ test_plan_round_trip(void **state)
 	sched_plans_free(np, s.n);
 	sched_free(&s);
 	a2a_fini(&a);
+}
+
+/* A topology collective's plan says which, and where AllReduce's
+ * gather starts. */
+static void
+test_plan_collective_round_trip(void **state)
+{
+	struct tsyn_params  q = {.algo = TSYN_TEN,
+	                         .coll = SCHED_ALLREDUCE,
+	                         .bytes = 4 * 4096,
+	                         .chunks = 1};
+	struct topo         t;
+	struct sched        ts, s;
+	struct sched_nplan *np;
+	struct plan         p, r;
+	Ocs__Msg           *m;
+	char                err[256];
+	uint32_t            k;
+
+	(void)state;
+	assert_int_equal(
+	    topo_generate("ring:4:1GBps:1us", &t, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_on_circuits(&ts, &s, err, sizeof(err)), 0);
+	assert_true(s.ag_from > 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	assert_int_equal(plan_from_sched(&s, &np[1], 9, 1024, 1500, 2, &p), 0);
+	assert_int_equal(p.coll, SCHED_ALLREDUCE);
+	assert_int_equal(p.max_blocks, 4);
+	m = through_the_wire(&p, &r);
+	assert_int_equal(r.coll, SCHED_ALLREDUCE);
+	assert_int_equal(r.ag_from, s.ag_from);
+	for (k = 0; k < p.nph; k++)
+		assert_same_phase(&p.ph[k], &r.ph[k]);
+	plan_free(&r);
+	msg_free(m);
+	plan_free(&p);
+	sched_plans_free(np, s.n);
+	sched_free(&s);
+	sched_free(&ts);
+	topo_free(&t);
+	/* Not every topology is circuits: a switch is no host. */
+	{
+		static const char js[] =
+		    "{\"name\": \"star\", \"nodes\": ["
+		    "{\"name\": \"g0\", \"kind\": \"gpu\"},"
+		    "{\"name\": \"g1\", \"kind\": \"gpu\"},"
+		    "{\"name\": \"sw\", \"kind\": \"switch\"}],"
+		    "\"links\": ["
+		    "{\"src\": \"g0\", \"dst\": \"sw\", \"bandwidth\": "
+		    "\"1GBps\", \"latency\": \"1us\", \"both\": true},"
+		    "{\"src\": \"g1\", \"dst\": \"sw\", \"bandwidth\": "
+		    "\"1GBps\", \"latency\": \"1us\", \"both\": true}]}";
+
+		q.coll = SCHED_ALLGATHER;
+		assert_int_equal(
+		    topo_parse(js, strlen(js), &t, err, sizeof(err)), 0);
+		assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+		assert_int_equal(tsyn_on_circuits(&ts, &s, err, sizeof(err)),
+		                 -EINVAL);
+		assert_non_null(strstr(err, "only a topology of hosts"));
+		sched_free(&ts);
+		topo_free(&t);
+	}
 }
 
 /* A skewed plan's explicit blocks cross the wire as they are: every
@@ -246,6 +312,7 @@ main(void)
 	    cmocka_unit_test(test_plan_round_trip),
 	    cmocka_unit_test(test_plan_vblocks_round_trip),
 	    cmocka_unit_test(test_plan_decode_refuses),
+	    cmocka_unit_test(test_plan_collective_round_trip),
 	    cmocka_unit_test(test_plan_ready_round_trip),
 	};
 
