@@ -789,6 +789,27 @@ flush(struct exec *e, uint32_t q)
 
 /* ---- receiving ---------------------------------------------------------- */
 
+static int
+misplaced(struct exec *e, const char *bn, const struct frame *f, uint32_t q,
+          uint32_t next, uint32_t size)
+{
+	return (fail(e, -EPROTO,
+	             "%s from node %u on port %s: bytes %u..%u arrived where "
+	             "%u was next (of %u)",
+	             bn, f->src, pname(q), f->off, f->off + f->len, next,
+	             size));
+}
+
+static int
+content_wrong(struct exec *e, const char *bn, int64_t bad,
+              const struct frame *f, uint32_t q)
+{
+	return (fail(e, -EPROTO,
+	             "content of %s wrong at byte %lld (from node %u on port "
+	             "%s)",
+	             bn, (long long)bad, f->src, pname(q)));
+}
+
 /* The receive of block b from src on port q this phase, or NULL (a
  * collective's node may get one chunk from several peers). */
 static struct expect *
@@ -843,12 +864,7 @@ deliver_coll(struct exec *e, uint32_t q, const struct frame *f,
 
 	bname(e, f->block, bn, sizeof(bn));
 	if (f->off != x->have || f->len > size - f->off)
-		return (fail(
-		    e, -EPROTO,
-		    "%s from node %u on port %s: bytes %u..%u arrived where "
-		    "%u was next (of %u)",
-		    bn, f->src, pname(q), f->off, f->off + f->len, x->have,
-		    size));
+		return (misplaced(e, bn, f, q, x->have, size));
 	if (sl == NONE && (!gather || (sl = take(e, f->block)) == NONE))
 		return (fail(e, -EPROTO, "no room for %s", bn));
 	t0 = mono_ns();
@@ -859,11 +875,7 @@ deliver_coll(struct exec *e, uint32_t q, const struct frame *f,
 		bad = sum_check(e, f->block, p, f->off, f->len);
 	e->d.verify_ns += mono_ns() - t0;
 	if (bad >= 0)
-		return (fail(
-		    e, -EPROTO,
-		    "content of %s wrong at byte %lld (from node %u on port "
-		    "%s)",
-		    bn, (long long)bad, f->src, pname(q)));
+		return (content_wrong(e, bn, bad, f, q));
 	if (gather)
 		memcpy(slot_data(e, sl) + f->off, p, f->len);
 	else
@@ -906,22 +918,13 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 			    bn, e->nslots));
 	}
 	if (f->off != e->slots[sl].have || f->len > size - f->off)
-		return (fail(
-		    e, -EPROTO,
-		    "%s from node %u on port %s: bytes %u..%u arrived where "
-		    "%u was next (of %u)",
-		    bn, f->src, pname(q), f->off, f->off + f->len,
-		    e->slots[sl].have, size));
+		return (misplaced(e, bn, f, q, e->slots[sl].have, size));
 	t0 = mono_ns();
 	blk_pattern(e, f->block, &src, &dst, &part, &off);
 	bad = pat_check(p, f->len, e->p.run, src, dst, part, off + f->off);
 	e->d.verify_ns += mono_ns() - t0;
 	if (bad >= 0)
-		return (fail(
-		    e, -EPROTO,
-		    "content of %s wrong at byte %lld (from node %u on port "
-		    "%s)",
-		    bn, (long long)bad, f->src, pname(q)));
+		return (content_wrong(e, bn, bad, f, q));
 	memcpy(slot_data(e, sl) + f->off, p, f->len);
 	e->slots[sl].have += f->len;
 	e->d.recv += f->len;

@@ -72,9 +72,8 @@ reversed(const struct topo *t, struct topo *r)
 	return (0);
 }
 
-/* The port of link l at its source: its position in the out list. */
-static uint16_t
-port_of(const struct topo *t, uint32_t l)
+uint16_t
+tsyn_out_port(const struct topo *t, uint32_t l)
 {
 	uint32_t u = t->link[l].src, k;
 
@@ -98,10 +97,10 @@ emit(struct sched *s, const struct topo *t, const struct tsyn_plan *p,
 			return (rv);
 		for (; i < p->n && p->v[i].slot == slot; i++) {
 			const struct topo_link *l = &t->link[p->v[i].link];
-			struct sched_seg        seg = {.node = l->src,
-			                               .port =
-			                                   port_of(t, p->v[i].link),
-			                               .hops = 1};
+			struct sched_seg        seg = {
+			           .node = l->src,
+			           .port = tsyn_out_port(t, p->v[i].link),
+			           .hops = 1};
 
 			if ((rv = sched_add_xfer(s, l->src, l->dst,
 			                         &p->v[i].chunk, 1, &seg,

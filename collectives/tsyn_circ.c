@@ -10,19 +10,8 @@
 
 #include "collectives/coll.h"
 #include "collectives/tsyn.h"
+#include "collectives/tsyn_int.h"
 #include "proto/base/errf.h"
-
-/* The port of link l at its source: its position in the out list. */
-static uint16_t
-out_port(const struct topo *t, uint32_t l)
-{
-	uint32_t u = t->link[l].src, k;
-
-	for (k = t->out_off[u]; k < t->out_off[u + 1]; k++)
-		if (t->out[k] == l)
-			return ((uint16_t)(k - t->out_off[u]));
-	return (0);
-}
 
 static int
 circuits(const struct topo *t, struct sched *out, char *err, size_t errlen)
@@ -49,9 +38,9 @@ circuits(const struct topo *t, struct sched *out, char *err, size_t errlen)
 			             t->name, t->node[k->src].name,
 			             t->node[k->dst].name));
 		if (k->src < k->dst &&
-		    (rv =
-		         sched_add_circuit(out, k->src, out_port(t, l), k->dst,
-		                           out_port(t, (uint32_t)r))) != 0)
+		    (rv = sched_add_circuit(
+		         out, k->src, tsyn_out_port(t, l), k->dst,
+		         tsyn_out_port(t, (uint32_t)r))) != 0)
 			return (rv);
 	}
 	return (0);

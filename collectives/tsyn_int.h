@@ -85,4 +85,7 @@ extern const struct tsyn_ops tsyn_sph_ops;     /* tsyn_fifo.c */
 extern const struct tsyn_ops tsyn_spt_ops;     /* tsyn_fifo.c */
 extern const struct tsyn_ops tsyn_ring_ops;    /* tsyn_fifo.c */
 
+/* The port of link l at its source: its position in the out list. */
+uint16_t tsyn_out_port(const struct topo *, uint32_t l);
+
 #endif
