@@ -267,6 +267,11 @@ struct sched_verr {
 	char    msg[256];
 };
 int sched_validate(const struct sched *, struct sched_verr *err);
+/* The circuit rules alone, for any collective: phase 0 sets circuits,
+ * each configuration obeys the port rules, every transfer's path runs on
+ * lit circuits from its source to its destination.  A topology
+ * schedule's content is tsyn_validate()'s. */
+int sched_validate_circuits(const struct sched *, struct sched_verr *err);
 
 /* "B[r,d]" or "B[r,d].p" into buf. */
 void sched_blk_name(const struct sched *, uint32_t b, char *buf, size_t len);

@@ -75,6 +75,19 @@ check_path(const struct sched *s, const uint32_t *peer,
 	return (0);
 }
 
+/* Endpoints, then the path. */
+static int
+check_xfer(const struct sched *s, const uint32_t *peer,
+           const struct sched_xfer *x, uint32_t p, struct sched_verr *err)
+{
+	if (x->src >= s->n || x->dst >= s->n || x->src == x->dst)
+		return (fail(err, -COLL_EPATH, (int32_t)p, x->src, -1,
+		             "phase %u: transfer %u->%u: bad endpoints for %u "
+		             "nodes",
+		             p, x->src, x->dst, s->n));
+	return (check_path(s, peer, x, p, err));
+}
+
 /* The phase's circuits, if it sets them, into peer: every port rule. */
 static int
 check_circuits(const struct sched *s, const struct sched_phase *ph, uint32_t p,
@@ -235,6 +248,44 @@ out:
 	return (rv);
 }
 
+/* Skewed traffic that all stays local needs no phase at all. */
+static int
+first_cfg(const struct sched *s, struct sched_verr *err)
+{
+	if ((s->nph == 0 && s->coll != SCHED_ALLTOALLV) ||
+	    (s->nph > 0 && s->ph[0].cfg < 0))
+		return (
+		    fail(err, -COLL_ENOCFG, 0, -1, -1,
+		         "phase 0: no circuit configuration (rule: the first "
+		         "phase sets the circuits)"));
+	return (0);
+}
+
+int
+sched_validate_circuits(const struct sched *s, struct sched_verr *err)
+{
+	uint32_t *peer, p, i;
+	int       rv;
+
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if ((rv = first_cfg(s, err)) != 0)
+		return (rv);
+	if ((peer = malloc((size_t)s->n * s->ports * sizeof(*peer) + 1)) ==
+	    NULL)
+		return (fail(err, -ENOMEM, -1, -1, -1, "out of memory"));
+	for (p = 0; p < s->nph && rv == 0; p++) {
+		const struct sched_phase *ph = &s->ph[p];
+
+		rv = check_circuits(s, ph, p, peer, err);
+		for (i = 0; i < ph->nxfer && rv == 0; i++)
+			rv = check_xfer(s, peer, &s->xf[ph->xfer_off + i], p,
+			                err);
+	}
+	free(peer);
+	return (rv);
+}
+
 int
 sched_validate(const struct sched *s, struct sched_verr *err)
 {
@@ -249,13 +300,8 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 		return (fail(err, -EINVAL, -1, -1, -1,
 		             "unsupported collective %d", s->coll));
 
-	/* Skewed traffic that all stays local needs no phase at all. */
-	if ((s->nph == 0 && s->coll != SCHED_ALLTOALLV) ||
-	    (s->nph > 0 && s->ph[0].cfg < 0))
-		return (
-		    fail(err, -COLL_ENOCFG, 0, -1, -1,
-		         "phase 0: no circuit configuration (rule: the first "
-		         "phase sets the circuits)"));
+	if ((rv = first_cfg(s, err)) != 0)
+		return (rv);
 
 	peer = malloc((size_t)s->n * s->ports * sizeof(*peer));
 	loc = malloc((size_t)nb * sizeof(*loc));
@@ -278,16 +324,7 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 		for (i = 0; i < ph->nxfer; i++) {
 			const struct sched_xfer *x = &s->xf[ph->xfer_off + i];
 
-			if (x->src >= s->n || x->dst >= s->n ||
-			    x->src == x->dst) {
-				rv = fail(
-				    err, -COLL_EPATH, (int32_t)p, x->src, -1,
-				    "phase %u: transfer %u->%u: bad endpoints "
-				    "for %u nodes",
-				    p, x->src, x->dst, s->n);
-				goto out;
-			}
-			if ((rv = check_path(s, peer, x, p, err)) != 0)
+			if ((rv = check_xfer(s, peer, x, p, err)) != 0)
 				goto out;
 			if ((rv = check_blocks(s, x, p, loc, sent, err)) != 0)
 				goto out;

@@ -89,14 +89,18 @@ int tsyn_validate(const struct sched *, uint32_t *slots, char *err,
 
 /*
  * The schedule s on circuits, into out (sched_free() it): the same slots
- * and transfers, phase 0 setting one bidirectional circuit per link and
- * its way back (between the ports they leave by), so sched_plans() and
- * agents can run it.  Only topologies of GPUs alone, every link duplex
- * and single (a subring:, ring: or mesh: of hosts).  0, -ENOMEM, or
- * -EINVAL with one line in err naming the node or link.
+ * and transfers on hosts of ntrx transceivers.  Each link used, with its
+ * way back, is one bidirectional circuit; slots share a configuration
+ * until one needs a circuit no transceiver is left for, and there a new
+ * configuration starts (the fewest reconfigurations there can be).  Ports
+ * in out are transceivers, numbered per configuration in link order.
+ * Only topologies of GPUs alone, every link duplex and single (a
+ * subring:, ring: or mesh: of hosts).  0, -ENOMEM, or -EINVAL with one
+ * line in err naming the node, link or slot.  sched_validate_circuits()
+ * checks the result; tsyn_validate() the schedule it came from.
  */
-int tsyn_on_circuits(const struct sched *s, struct sched *out, char *err,
-                     size_t errlen);
+int tsyn_on_circuits(const struct sched *s, uint32_t ntrx, struct sched *out,
+                     char *err, size_t errlen);
 
 /*
  * Completion time in seconds with the real link latencies: transfers in

@@ -122,11 +122,12 @@ run_topo(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
 	struct xrun_node   *v;
 	char                err[256];
 	uint32_t            i, slots;
+	int                *dark;
 
 	assert_int_equal(topo_generate(spec, &t, err, sizeof(err)), 0);
 	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
 	assert_int_equal(tsyn_validate(&ts, &slots, err, sizeof(err)), 0);
-	if (tsyn_on_circuits(&ts, &s, err, sizeof(err)) != 0)
+	if (tsyn_on_circuits(&ts, 64, &s, err, sizeof(err)) != 0)
 		fail_msg("%s: %s", spec, err);
 	assert_true(s.ports <= 2);
 	assert_int_equal(sched_plans(&s, &np), 0);
@@ -140,6 +141,19 @@ run_topo(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 		v[c->a].fd[c->pa].fd = sv[0];
 		v[c->b].fd[c->pb].fd = sv[1];
+	}
+	/* A transceiver the schedule leaves dark is still plugged in: it
+	 * reads nothing. */
+	assert_non_null(dark = calloc(2 * s.n, sizeof(*dark)));
+	for (i = 0; i < 2 * s.n; i++) {
+		int sv[2] = {-1, -1};
+
+		if (v[i / 2].fd[i % 2].fd < 0)
+			assert_int_equal(
+			    socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		if (sv[0] >= 0)
+			v[i / 2].fd[i % 2].fd = sv[0];
+		dark[i] = sv[1];
 	}
 	for (i = 0; i < s.n; i++) {
 		assert_int_equal(plan_from_sched(&s, &np[i], 42, 1024,
@@ -158,6 +172,10 @@ run_topo(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
 			close(v[i].fd[1].fd);
 		plan_free(&v[i].p);
 	}
+	for (i = 0; i < 2 * s.n; i++)
+		if (dark[i] >= 0)
+			close(dark[i]);
+	free(dark);
 	sched_plans_free(np, s.n);
 	sched_free(&s);
 	sched_free(&ts);

@@ -150,7 +150,7 @@ test_plan_collective_round_trip(void **state)
 	assert_int_equal(
 	    topo_generate("ring:4:1GBps:1us", &t, err, sizeof(err)), 0);
 	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
-	assert_int_equal(tsyn_on_circuits(&ts, &s, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_on_circuits(&ts, 64, &s, err, sizeof(err)), 0);
 	assert_true(s.ag_from > 0);
 	assert_int_equal(sched_plans(&s, &np), 0);
 	assert_int_equal(plan_from_sched(&s, &np[1], 9, 1024, 1500, 2, &p), 0);
@@ -185,8 +185,8 @@ test_plan_collective_round_trip(void **state)
 		assert_int_equal(
 		    topo_parse(js, strlen(js), &t, err, sizeof(err)), 0);
 		assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
-		assert_int_equal(tsyn_on_circuits(&ts, &s, err, sizeof(err)),
-		                 -EINVAL);
+		assert_int_equal(
+		    tsyn_on_circuits(&ts, 64, &s, err, sizeof(err)), -EINVAL);
 		assert_non_null(strstr(err, "only a topology of hosts"));
 		sched_free(&ts);
 		topo_free(&t);

@@ -711,6 +711,118 @@ test_unreachable(void **state)
 	topo_free(&t);
 }
 
+/* Could configurations i and i + 1 of s have been one: every node's
+ * circuits in both within ntrx transceivers? */
+static int
+mergeable(const struct sched *s, uint32_t i, uint32_t ntrx)
+{
+	uint32_t *deg = calloc(s->n, sizeof(*deg)), j, c, ok = 1;
+
+	assert_non_null(deg);
+	for (j = i; j <= i + 1; j++)
+		for (c = 0; c < s->cfg[j].ncirc; c++) {
+			const struct sched_circuit *e =
+			    &s->circ[s->cfg[j].circ_off + c];
+
+			ok &= ++deg[e->a] <= ntrx && ++deg[e->b] <= ntrx;
+		}
+	free(deg);
+	return ((int)ok);
+}
+
+/* One topology schedule on hosts of ntrx transceivers. */
+static void
+expect_circuits(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
+                uint32_t ntrx)
+{
+	struct tsyn_params q = {
+	    .algo = algo, .coll = coll, .bytes = 9 * 8 * 4096, .chunks = 2};
+	struct sched_verr ve;
+	struct topo       t;
+	struct sched      ts, s;
+	char              err[256];
+	uint32_t          i, deg = 0;
+	uint64_t          nb = 0;
+
+	assert_int_equal(topo_generate(spec, &t, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+	if (tsyn_on_circuits(&ts, ntrx, &s, err, sizeof(err)) != 0)
+		fail_msg("%s %s trx %u: %s", spec, tsyn_algo_name(algo), ntrx,
+		         err);
+	if (sched_validate_circuits(&s, &ve) != 0)
+		fail_msg("%s %s trx %u: %s", spec, tsyn_algo_name(algo), ntrx,
+		         ve.msg);
+	assert_true(s.ports <= ntrx);
+	/* Every transfer kept, none added. */
+	assert_int_equal(s.nxf, ts.nxf);
+	for (i = 0; i < s.nxf; i++)
+		nb += s.xf[i].nblk;
+	assert_int_equal(nb, ts.nblk);
+	/* No reconfiguration the transceivers did not force. */
+	for (i = 0; i + 1 < s.ncfg; i++)
+		if (mergeable(&s, i, ntrx))
+			fail_msg("%s %s trx %u: configurations %u and %u fit "
+			         "as one",
+			         spec, tsyn_algo_name(algo), ntrx, i, i + 1);
+	for (i = 0; i < t.n; i++)
+		if (t.out_off[i + 1] - t.out_off[i] > deg)
+			deg = t.out_off[i + 1] - t.out_off[i];
+	if (ntrx >= deg) {
+		assert_int_equal(s.ncfg, 1);
+		assert_int_equal(s.nph, ts.nph);
+	}
+	/* A transfer moved to a transceiver with no circuit is caught. */
+	if (s.nseg > 0) {
+		s.seg[s.nseg - 1].port =
+		    (uint16_t)((s.seg[s.nseg - 1].port + 1) % s.ports);
+		if (s.ports > 1)
+			assert_int_not_equal(sched_validate_circuits(&s, &ve),
+			                     0);
+	}
+	sched_free(&s);
+	sched_free(&ts);
+	topo_free(&t);
+}
+
+/* Synthesised schedules on circuits: as many configurations as the
+ * transceivers force, each obeying the port rules, every transfer on a
+ * lit circuit; a switch is no host. */
+static void
+test_on_circuits(void **state)
+{
+	static const char *specs[] = {
+	    "ring:6:1GBps:1us", "subring:9:1,3:1GBps:1us",
+	    "mesh:3x3:1GBps:1us", "torus:2x2x2:1GBps:1us"};
+	static const enum tsyn_algo  algos[] = {TSYN_TEN, TSYN_MTEG, TSYN_RING,
+	                                        TSYN_SPT};
+	static const enum sched_coll colls[] = {
+	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
+	struct tsyn_params q = {.algo = TSYN_TEN,
+	                        .coll = SCHED_ALLGATHER,
+	                        .bytes = 8 * 4096,
+	                        .chunks = 1};
+	struct topo        t;
+	struct sched       ts, s;
+	char               err[256];
+	size_t             a, k, c;
+	uint32_t           trx;
+
+	(void)state;
+	for (k = 0; k < 4; k++)
+		for (a = 0; a < 4; a++)
+			for (c = 0; c < 3; c++)
+				for (trx = 1; trx <= 4; trx++)
+					expect_circuits(specs[k], algos[a],
+					                colls[c], trx);
+	assert_int_equal(tplan_load("ndv2:2", &t, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_on_circuits(&ts, 4, &s, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "circuits"));
+	sched_free(&ts);
+	topo_free(&t);
+}
+
 /* Hand-made schedules the validator must refuse. */
 static void
 test_validator(void **state)
@@ -821,6 +933,7 @@ main(void)
 	    cmocka_unit_test(test_scalecc_datacentres),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_validator),
+	    cmocka_unit_test(test_on_circuits),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
