@@ -222,6 +222,7 @@ OCSD_SRCS := \
 	ocsd/agents.c \
 	ocsd/run.c \
 	ocsd/run_plan.c \
+	ocsd/run_topo.c \
 	ocsd/run_report.c \
 	ocsd/runs.c
 OCSCTL_SRCS := \

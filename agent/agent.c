@@ -118,13 +118,16 @@ plug(struct agent *a)
  * are freed before the final Ready so the report can say what that took.
  */
 static int
-finish(struct exec **e, uint64_t *teardown_ns, char *err, size_t len)
+finish(struct exec **e, uint64_t *teardown_ns, struct plan_done *last,
+       char *err, size_t len)
 {
-	uint64_t t0;
+	uint64_t t0, v;
 	int      rv;
 
-	if ((rv = exec_finish(*e, err, len)) != 0)
+	if ((rv = exec_finish(*e, &v, err, len)) != 0)
 		return (rv);
+	if (last != NULL)
+		last->verified += v;
 	t0 = mono_ns();
 	exec_free(*e);
 	*e = NULL;
@@ -178,8 +181,11 @@ run(struct agent *a, struct session_plan *sp)
 	exec_drain(a->x, a->s.ntrx);
 	for (k = 0; k <= p->nph && !quit; k++) {
 		if (k == p->nph || p->ph[k].barrier) {
-			if (k == p->nph && (rv = finish(&e, &teardown_ns, err,
-			                                sizeof(err))) != 0) {
+			/* What the end checks counts with the last phase. */
+			if (k == p->nph &&
+			    (rv = finish(&e, &teardown_ns,
+			                 nd ? &done[nd - 1] : NULL, err,
+			                 sizeof(err))) != 0) {
 				session_abort(&a->s, k, err);
 				break;
 			}

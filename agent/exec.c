@@ -1262,7 +1262,7 @@ finish_v(struct exec *e)
  * element of a reduction (a ReduceScatter's own chunks, every chunk of
  * an AllReduce) is the sum of every node's contribution. */
 static int
-finish_coll(struct exec *e)
+finish_coll(struct exec *e, uint64_t *verified)
 {
 	uint32_t b, sl, off, len, nb = e->p.n * e->p.parts;
 	int64_t  bad;
@@ -1290,21 +1290,26 @@ finish_coll(struct exec *e)
 				         "byte %lld",
 				         e->p.node, bn, (long long)bad));
 		}
+		/* AllReduce counted the others' blocks as they came. */
+		if (e->p.coll == SCHED_REDUCESCATTER ||
+		    b / e->p.parts == e->p.node)
+			(*verified)++;
 	}
 	return (0);
 }
 
 int
-exec_finish(struct exec *e, char *err, size_t errlen)
+exec_finish(struct exec *e, uint64_t *verified, char *err, size_t errlen)
 {
 	uint32_t i, want = e->p.n * e->p.parts;
 
 	e->err = err;
 	e->errlen = errlen;
+	*verified = 0;
 	if (e->p.vb != NULL)
 		return (finish_v(e));
 	if (is_coll(&e->p))
-		return (finish_coll(e));
+		return (finish_coll(e, verified));
 	if (e->nheld != want)
 		return (fail(e, -EPROTO,
 		             "end: node %u holds %u blocks, expected %u",

@@ -54,8 +54,10 @@ void exec_free(struct exec *);
 int exec_phase(struct exec *, uint32_t k, struct plan_done *done, char *err,
                size_t errlen);
 
-/* After the last phase: the node holds exactly its n * parts blocks. */
-int exec_finish(struct exec *, char *err, size_t errlen);
+/* After the last phase: the node holds exactly its n * parts blocks.
+ * *verified gets the blocks whose content was checked only now (the sums
+ * a ReduceScatter or AllReduce ends with that no frame brought). */
+int exec_finish(struct exec *, uint64_t *verified, char *err, size_t errlen);
 
 /* Memory held by the executor, bytes (for the bench). */
 size_t exec_mem(const struct exec *);

@@ -214,6 +214,9 @@ on_circuits(struct circ *c, struct sched *out, char *err, size_t errlen)
 	for (k = 0; k < s->nph && rv == 0; k++) {
 		const struct sched_phase *p = &s->ph[k];
 
+		/* AllReduce's gather starts with the slot's first phase. */
+		if (s->ag_from > 0 && k == s->ag_from)
+			out->ag_from = out->nph;
 		if (p->nxfer == 0) {
 			rv = phase(c, k, prev == UINT32_MAX ? 0 : prev, &prev,
 			           out);

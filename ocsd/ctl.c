@@ -469,6 +469,10 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	         q->matrix_name ? q->matrix_name
 	         : q->n_matrix  ? "(matrix)"
 	                        : "");
+	snprintf(o->collective, sizeof(o->collective), "%s",
+	         q->collective ? q->collective : "");
+	o->topology = q->topology;
+	o->chunks = q->has_chunks ? q->chunks : 0;
 }
 
 /* A run answers when it ends: the context waits on its aio meanwhile. */

@@ -5,6 +5,7 @@
  * fuzzed apart from the daemon.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ocs-drivers/drv.h"
 #include "collectives/tmat.h"
@@ -51,11 +52,48 @@ check_matrix(const Ocs__RunRequest *r, char *why, size_t len)
 	return (0);
 }
 
+/* A synthesised collective: its name, chunks 1..CTL_MAX_CHUNKS and a
+ * topology of printable text (a generator or JSON, lines allowed). */
+static int
+check_topo(const Ocs__RunRequest *r, char *why, size_t len)
+{
+	size_t i;
+
+	if (r->collective && !msg_str_ok(r->collective)) {
+		snprintf(why, len, "run: collective bad");
+		return (-MSG_EFIELD);
+	}
+	if (r->has_chunks && (r->chunks < 1 || r->chunks > CTL_MAX_CHUNKS)) {
+		snprintf(why, len, "run: chunks %u (1..%u)", r->chunks,
+		         CTL_MAX_CHUNKS);
+		return (-MSG_EFIELD);
+	}
+	if (r->topology == NULL)
+		return (0);
+	for (i = 0; r->topology[i]; i++)
+		if (i == CTL_MAX_TOPOLOGY ||
+		    ((unsigned char)r->topology[i] < 0x20 &&
+		     !strchr("\t\r\n", r->topology[i])) ||
+		    r->topology[i] == 0x7f) {
+			snprintf(why, len,
+			         "run: topology: byte %zu is not text (or "
+			         "more than %u bytes)",
+			         i, CTL_MAX_TOPOLOGY);
+			return (-MSG_EFIELD);
+		}
+	if (i == 0) {
+		snprintf(why, len, "run: topology empty");
+		return (-MSG_EFIELD);
+	}
+	return (0);
+}
+
 int
 ctl_check(const Ocs__Msg *m, char *why, size_t len)
 {
 	const Ocs__CtlRequest *q;
 	size_t                 i;
+	int                    rv;
 
 	if (m->body_case == OCS__MSG__BODY_HELLO) {
 		if (!msg_str_ok(m->hello->host)) {
@@ -120,7 +158,10 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 		snprintf(why, len, "run: algo or reconfig missing or bad");
 		return (-MSG_EFIELD);
 	}
+	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
+	    (rv = check_matrix(q->run, why, len)) != 0)
+		return (rv);
 	if (q->op == OCS__CTL_REQUEST__OP__RUN)
-		return (check_matrix(q->run, why, len));
+		return (check_topo(q->run, why, len));
 	return (0);
 }

@@ -66,13 +66,21 @@ static const struct cmd {
      "namespace testbed)\n"
      "   run --algo fast|spreadout|solstice|eclipse|sorted|auto --matrix "
      "FILE|GENERATOR\n"
-     "       --bytes SIZE [...]",
+     "       --bytes SIZE [...]\n"
+     "   run --algo ten|mteg|ring|spt|sph|scalecc --collective "
+     "allgather|reducescatter|allreduce\n"
+     "       --bytes SIZE [--topology GENERATOR|FILE] [--chunks C] "
+     "[...]",
      "an All-to-All on the agents, verified; the report per phase\n"
      "beside the model (-j: with each agent's timeline).  Afterwards\n"
      "the switch goes back to the operator's map (--keep: the run's).\n"
      "--matrix: a skewed one, n x n bytes (CSV or JSON file, or a\n"
      "generator of ocs-plan scaled to --bytes a node); the skewed\n"
-     "planners run one circuit configuration per stage"},
+     "planners run one circuit configuration per stage.\n"
+     "--collective: a synthesised AllGather, ReduceScatter or AllReduce\n"
+     "of int32 sums on a topology of the hosts (default ring:N; RATE:TIME\n"
+     "optional), --bytes the output per node; a configuration per\n"
+     "stretch of slots the transceivers can carry"},
     {"abort", ocsctl_abort, "", "abort the run in progress"},
     {"runs", ocsctl_runs, "[ID]",
      "the runs ocsd kept (STATE/runs.jsonl), or one whole"},

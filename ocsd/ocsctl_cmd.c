@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collectives/tmat_load.h"
+#include "ocsd/ctl_check.h"
 #include "ocsd/ocsctl.h"
 #include "proto/base/units.h"
 
@@ -420,6 +421,75 @@ run_matrix(const char *spec, Ocs__RunRequest *rq, struct tmat *m)
 	return (0);
 }
 
+/* --collective and --chunks: 0, or 2. */
+static int
+run_coll_opt(int c, const char *a, Ocs__RunRequest *rq)
+{
+	char         *end;
+	unsigned long v;
+
+	if (c == 'o') {
+		if (strcmp(a, "allgather") && strcmp(a, "reducescatter") &&
+		    strcmp(a, "allreduce"))
+			return (ocsctl_fail("run: --collective \"%s\": "
+			                    "allgather, reducescatter or "
+			                    "allreduce",
+			                    a) +
+			        1);
+		rq->collective = (char *)(uintptr_t)a;
+		return (0);
+	}
+	v = strtoul(a, &end, 10);
+	if (*a < '0' || *a > '9' || *end || v < 1 || v > CTL_MAX_CHUNKS)
+		return (ocsctl_fail("run: --chunks \"%s\": 1 to %u", a,
+		                    CTL_MAX_CHUNKS) +
+		        1);
+	rq->has_chunks = 1;
+	rq->chunks = (uint32_t)v;
+	return (0);
+}
+
+/* --topology: a file's JSON is read here and sent whole (ocsd need not
+ * see the operator's files); anything else is a generator ocsd reads.
+ * 0, or 2. */
+static int
+run_topology(const char *spec, Ocs__RunRequest *rq, char **text)
+{
+	FILE  *f;
+	size_t n;
+
+	if (rq->collective == NULL)
+		return (ocsctl_fail("run: --topology is for --collective") +
+		        1);
+	if ((f = fopen(spec, "r")) == NULL) {
+		if (strchr(spec, ':') == NULL)
+			return (ocsctl_fail("run: --topology \"%s\": no "
+			                    "such file, nor a generator "
+			                    "(ring:N, subring:N:S,..., "
+			                    "mesh:RxC, torus:AxB)",
+			                    spec) +
+			        1);
+		rq->topology = (char *)(uintptr_t)spec;
+		return (0);
+	}
+	if ((*text = malloc(CTL_MAX_TOPOLOGY + 1)) == NULL) {
+		fclose(f);
+		return (ocsctl_fail("run: out of memory") + 1);
+	}
+	n = fread(*text, 1, CTL_MAX_TOPOLOGY + 1, f);
+	if (ferror(f) || n > CTL_MAX_TOPOLOGY) {
+		fclose(f);
+		return (ocsctl_fail("run: --topology %s: %s", spec,
+		                    n > CTL_MAX_TOPOLOGY ? "more than 1 MiB"
+		                                         : "read error") +
+		        1);
+	}
+	fclose(f);
+	(*text)[n] = '\0';
+	rq->topology = *text;
+	return (0);
+}
+
 int
 ocsctl_run(struct opts *o, int argc, char **argv)
 {
@@ -437,11 +507,15 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"matrix", required_argument, NULL, 'm'},
 	    {"radix", required_argument, NULL, 'x'},
 	    {"capture", no_argument, NULL, 'C'},
+	    {"collective", required_argument, NULL, 'o'},
+	    {"topology", required_argument, NULL, 'T'},
+	    {"chunks", required_argument, NULL, 'k'},
 	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
 	Ocs__RunRequest rq;
-	const char     *matrix = NULL;
+	const char     *matrix = NULL, *topo = NULL;
+	char           *text = NULL;
 	struct tmat     m = {0, NULL};
 	int             c, rv, capture = 0;
 
@@ -466,6 +540,15 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 		}
 		if (c == 'm') {
 			matrix = optarg;
+			continue;
+		}
+		if (c == 'T') {
+			topo = optarg;
+			continue;
+		}
+		if (c == 'o' || c == 'k') {
+			if ((rv = run_coll_opt(c, optarg, &rq)) != 0)
+				return (rv);
 			continue;
 		}
 		if (c == 'x') {
@@ -498,12 +581,18 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 		        1);
 	if (matrix != NULL && (rv = run_matrix(matrix, &rq, &m)) != 0)
 		return (rv);
+	if (topo != NULL && (rv = run_topology(topo, &rq, &text)) != 0) {
+		free(text);
+		tmat_free(&m);
+		return (rv);
+	}
 	/* A run takes as long as it takes: wait longer than for the rest. */
 	if (!o->timeout_set)
 		o->timeout_ms = 3600 * 1000;
 	rv = capture ? ocsctl_run_capture(o, &q)
 	             : ocsctl_request(o, &q, OUT_REPORT, "run");
 	tmat_free(&m);
+	free(text);
 	return (rv);
 }
 

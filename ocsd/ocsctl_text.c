@@ -391,6 +391,11 @@ t_report(const Ocs__CtlReply *r, const struct out_opts *po)
 		       "reconfigure before",
 		       (unsigned long long)rr->run_id, rr->algo, rr->matrix,
 		       rr->nodes, unit_fmt_size(rr->bytes, a, sizeof(a)));
+	else if (rr->topology)
+		printf("run %llu: %s on %s, %u nodes, %s output per node, "
+		       "reconfigure before",
+		       (unsigned long long)rr->run_id, rr->algo, rr->topology,
+		       rr->nodes, unit_fmt_size(rr->bytes, a, sizeof(a)));
 	else
 		printf("run %llu: %s, %u nodes, %s per node, reconfigure "
 		       "before",

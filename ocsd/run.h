@@ -35,6 +35,12 @@ struct run_req {
 	uint32_t        mn;
 	uint32_t        radix; /* retri's, 0: 3 */
 	char            matrix_name[128];
+	/* A synthesised collective ("" for All-to-All): its name, the
+	 * topology (a generator or JSON text, pointing into the request;
+	 * NULL: ring:N) and chunks per node (0: 1). */
+	char        collective[16];
+	const char *topology;
+	uint32_t    chunks;
 };
 
 /* One agent's time in a run, as it reported it. */
@@ -54,7 +60,8 @@ struct run_phase_report {
 struct run_report {
 	uint64_t                id;
 	const char             *algo;
-	const char             *matrix; /* skewed runs, else NULL */
+	const char             *matrix;   /* skewed runs, else NULL */
+	const char             *topology; /* synthesised collectives */
 	uint32_t                nodes, nph, nbefore;
 	uint64_t                bytes, verified, errors;
 	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;

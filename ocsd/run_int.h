@@ -4,18 +4,25 @@
 #define OCS_RUN_INT_H
 
 #include "collectives/a2a.h"
+#include "collectives/topo.h"
+#include "collectives/tsyn.h"
 #include "ocsd/run.h"
 
 #define RUN_MAX_BLOCKS ((uint64_t)1 << 24)
 #define RUN_MAX_NODES  1024
 
 struct run {
-	uint64_t            id;
-	char                algo[32]; /* "auto:" and the planner */
-	uint32_t            n, nph, chunk, deadline_ms;
-	uint64_t            bytes;
-	struct a2a          a;
-	char                matrix_name[128]; /* skewed runs, else "" */
+	uint64_t   id;
+	char       algo[32]; /* "auto:" and the planner */
+	uint32_t   n, nph, chunk, deadline_ms;
+	uint64_t   bytes;
+	struct a2a a;
+	char       matrix_name[128]; /* skewed runs, else "" */
+	/* Synthesised collectives: the topology (s.topo points here). */
+	struct topo         topo;
+	int                 has_topo;
+	enum sched_coll     coll;
+	enum tsyn_algo      talgo;
 	struct sched        s;
 	struct sched_nplan *plans;
 	struct cost_params  cp;
@@ -72,6 +79,15 @@ void run_free(struct run *);
  * unless they touch a port of the run. */
 int run_phase_map(const struct ocsd *, const struct run *, uint32_t k,
                   struct map *t);
+
+/* run_topo.c: a synthesised collective's request into r (the topology
+ * loaded, *n its hosts, from the *n agents joined), then its schedule on
+ * the agents' circuits, plans and prediction.  0, -ENOMEM, or an error
+ * with err set (-OCSD_EUSAGE for what the operator asked). */
+int run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
+                     char *err, size_t len);
+int run_topo_build(struct run *r, const struct run_req *q, struct agent **act,
+                   char *err, size_t len);
 
 /* run_report.c: what the run did (points into r). */
 void run_report(const struct run *r, struct run_report *out);

@@ -29,6 +29,8 @@ run_free(struct run *r)
 	sched_plans_free(r->plans, r->s.n);
 	sched_free(&r->s);
 	a2a_fini(&r->a);
+	if (r->has_topo)
+		topo_free(&r->topo);
 	free(r->node);
 	free(r->host);
 	free(r->nt);
@@ -370,6 +372,31 @@ check_memory(const struct run *r, struct agent **act, char *err, size_t len)
 	return (0);
 }
 
+/* The run's schedule, planned and checked against the agents: an
+ * All-to-All or a synthesised collective. */
+static int
+plan(struct ocsd *d, struct run *r, const struct run_req *q,
+     struct agent **act, uint32_t *n, char *err, size_t len)
+{
+	int rv;
+
+	snprintf(r->algo, sizeof(r->algo), "%s", q->algo);
+	r->keep = q->keep;
+	r->bytes = q->bytes;
+	if ((rv = set_params(d->conf, q, r, err, len)) != 0)
+		return (rv);
+	if (q->collective[0] != '\0') {
+		if ((rv = run_topo_request(r, q, n, err, len)) != 0)
+			return (rv);
+		r->n = *n;
+		rv = run_topo_build(r, q, act, err, len);
+	} else {
+		r->n = *n;
+		rv = build(r, q, err, len);
+	}
+	return (rv != 0 ? rv : check_memory(r, act, err, len));
+}
+
 int
 run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
          uint32_t n, struct run **out, char *err, size_t len)
@@ -379,20 +406,12 @@ run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
 	int         rv;
 
 	*out = NULL;
-	if ((rv = check_request(q, act, &n, err, len)) != 0)
+	if (q->collective[0] == '\0' &&
+	    (rv = check_request(q, act, &n, err, len)) != 0)
 		return (rv);
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return (-ENOMEM);
-	snprintf(r->algo, sizeof(r->algo), "%s", q->algo);
-	r->keep = q->keep;
-	r->n = n;
-	r->bytes = q->bytes;
-	if ((rv = set_params(d->conf, q, r, err, len)) != 0 ||
-	    (rv = build(r, q, err, len)) != 0) {
-		run_free(r);
-		return (rv);
-	}
-	if ((rv = check_memory(r, act, err, len)) != 0) {
+	if ((rv = plan(d, r, q, act, &n, err, len)) != 0) {
 		run_free(r);
 		return (rv);
 	}

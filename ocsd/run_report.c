@@ -14,6 +14,7 @@ run_report(const struct run *r, struct run_report *o)
 	o->id = r->id;
 	o->algo = r->algo;
 	o->matrix = r->matrix_name[0] ? r->matrix_name : NULL;
+	o->topology = r->has_topo ? r->topo.name : NULL;
 	o->nodes = r->n;
 	o->bytes = r->bytes;
 	o->delta_s = r->cp.delta;

@@ -78,6 +78,8 @@ report_to_json(const Ocs__RunReport *rr)
 	SET(o, "bytes", json_integer((json_int_t)rr->bytes));
 	if (rr->matrix)
 		SET(o, "matrix", json_string(rr->matrix));
+	if (rr->topology)
+		SET(o, "topology", json_string(rr->topology));
 	if (rr->has_started_unix_ms)
 		SET(o, "started_unix_ms",
 		    json_integer((json_int_t)rr->started_unix_ms));
@@ -357,6 +359,7 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->nodes = (uint32_t)unum(&c, o, "nodes", 1, NULL);
 	r->bytes = unum(&c, o, "bytes", 1, NULL);
 	r->matrix = str(&c, o, "matrix", 0);
+	r->topology = str(&c, o, "topology", 0);
 	r->started_unix_ms = unum(&c, o, "started_unix_ms", 0, &has);
 	r->has_started_unix_ms = has;
 	r->total_s = num(&c, o, "total_s", 1, NULL);

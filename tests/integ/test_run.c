@@ -25,6 +25,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/tmat.h"
+#include "collectives/tsyn.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
 #include "tests/lib/rig.h"
@@ -940,6 +941,164 @@ test_run_radix5(void **state)
 	free(e);
 }
 
+/* The reconfigurations tsyn_on_circuits gives a synthesised collective
+ * on hosts of 2 transceivers: the phases that set a configuration. */
+static json_t *
+coll_reconfigs(const char *spec, const char *algo, enum sched_coll coll,
+               uint64_t bytes, uint32_t chunks)
+{
+	struct tsyn_params q = {
+	    .coll = coll, .bytes = bytes, .chunks = chunks};
+	struct topo  t;
+	struct sched ts, s;
+	char         err[256];
+	json_t      *a = json_array();
+	uint32_t     k;
+
+	assert_int_equal(tsyn_algo_parse(algo, &q.algo), 0);
+	assert_int_equal(topo_generate(spec, &t, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_on_circuits(&ts, 2, &s, err, sizeof(err)), 0);
+	for (k = 1; k < s.nph; k++)
+		if (s.ph[k].cfg >= 0)
+			json_array_append_new(a, json_integer(k));
+	sched_free(&s);
+	sched_free(&ts);
+	topo_free(&t);
+	return (a);
+}
+
+/* ocsctl -j run --collective ...: verified, every block each node ends
+ * with checked once, reconfigured where the library says. */
+static void
+coll_ok(struct fx *f, const char *algo, const char *coll, const char *topo,
+        uint32_t chunks, uint64_t bytes)
+{
+	static const char *const     names[] = {"allgather", "reducescatter",
+	                                        "allreduce"};
+	static const enum sched_coll cs[] = {
+	    SCHED_ALLGATHER, SCHED_REDUCESCATTER, SCHED_ALLREDUCE};
+	char        *o, *e, b[32], c[16];
+	json_t      *j, *r, *want;
+	json_error_t je;
+	uint64_t     per;
+	size_t       i;
+	int          rv;
+
+	for (i = 0; strcmp(names[i], coll) != 0; i++)
+		;
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)bytes);
+	snprintf(c, sizeof(c), "%u", chunks);
+	rv = ctl(f, &o, &e, "-j", "run", "--algo", algo, "--collective", coll,
+	         "--bytes", b, "--chunks", c, "--topology", topo, NULL);
+	if (rv != 0)
+		fail_msg("%s %s on %s: exit %d: %s", algo, coll, topo, rv, e);
+	if ((j = json_loads(o, 0, &je)) == NULL)
+		fail_msg("bad JSON: %s", o);
+	r = json_object_get(j, "report");
+	assert_true(json_is_true(json_object_get(r, "verified")));
+	assert_int_equal(json_integer_value(json_object_get(r, "nodes")), 9);
+	assert_string_equal(json_string_value(json_object_get(r, "topology")),
+	                    topo);
+	per = i == 0 ? 8 : i == 1 ? 1 : 9;
+	if ((uint64_t)json_integer_value(
+	        json_object_get(r, "blocks_verified")) != 9 * per * chunks)
+		fail_msg("%s %s on %s: %lld blocks verified, expected %llu",
+		         algo, coll, topo,
+		         (long long)json_integer_value(
+		             json_object_get(r, "blocks_verified")),
+		         (unsigned long long)(9 * per * chunks));
+	want = coll_reconfigs(topo, algo, cs[i], bytes, chunks);
+	if (!json_equal(want, json_object_get(r, "reconfigure_before"))) {
+		char *w = json_dumps(want, 0);
+
+		fail_msg(
+		    "%s %s on %s: reconfigured before %s, expected %s", algo,
+		    coll, topo,
+		    json_dumps(json_object_get(r, "reconfigure_before"), 0),
+		    w);
+	}
+	json_decref(want);
+	json_decref(j);
+	free(o);
+	free(e);
+}
+
+/* Refused before anything moves, with the reason. */
+static void
+coll_refused(struct fx *f, const char *why, const char *algo, const char *coll,
+             const char *bytes, const char *topo)
+{
+	char *o, *e;
+
+	assert_int_not_equal(ctl(f, &o, &e, "run", "--algo", algo,
+	                         "--collective", coll, "--bytes", bytes,
+	                         topo ? "--topology" : NULL, topo, NULL),
+	                     0);
+	if (strstr(e, why) == NULL)
+		fail_msg("%s %s %s: \"%s\", expected \"%s\"", algo, coll,
+		         bytes, e, why);
+	free(o);
+	free(e);
+}
+
+/*
+ * Synthesised collectives on 9 agents through ocs-emu: AllGather,
+ * ReduceScatter and AllReduce (int32 sums) on the ring of the hosts, one
+ * configuration; and on subring:9:1,3, whose 4 links a host are more
+ * than its 2 transceivers, so the run reconfigures between stretches of
+ * slots.  Every element is checked by the agents.
+ */
+static void
+test_run_collectives(void **state)
+{
+	struct fx *f = *state;
+
+	coll_ok(f, "ten", "allgather", "ring:9:100Mbps:0s", 1, 9 * 8192);
+	coll_ok(f, "ten", "allreduce", "ring:9:100Mbps:0s", 2, 9 * 2 * 8192);
+	coll_ok(f, "mteg", "reducescatter", "ring:9:100Mbps:0s", 1, 9 * 8192);
+	coll_ok(f, "mteg", "allreduce", "subring:9:1,3:100Mbps:0s", 1,
+	        9 * 8192);
+	coll_ok(f, "ten", "allgather", "subring:9:1,3:100Mbps:0s", 2,
+	        9 * 2 * 8192);
+	coll_refused(f, "needs a multiple of 36", "ten", "allreduce", "1000",
+	             NULL);
+	coll_refused(f, "9 agents have joined", "ten", "allgather", "16KiB",
+	             "mesh:4x4");
+	coll_refused(f, "not a synthesiser", "retri", "allgather", "9KiB",
+	             NULL);
+	coll_refused(f, "topology: ", "ten", "allgather", "9KiB",
+	             "subring:9:11");
+	/* A topology file is read by ocsctl and sent whole; a switch in it
+	 * is no host a circuit can join. */
+	{
+		char  path[] = "/tmp/ocs-topo-XXXXXX";
+		int   fd = mkstemp(path);
+		FILE *fp;
+		int   i;
+
+		assert_true(fd >= 0);
+		assert_non_null(fp = fdopen(fd, "w"));
+		fprintf(fp, "{\"name\": \"star\", \"nodes\": [");
+		for (i = 0; i < 8; i++)
+			fprintf(fp, "{\"name\": \"g%d\", \"kind\": \"gpu\"},",
+			        i);
+		fprintf(fp, "{\"name\": \"sw\", \"kind\": \"switch\"}],\n"
+		            "\"links\": [");
+		for (i = 0; i < 8; i++)
+			fprintf(fp,
+			        "%s{\"src\": \"g%d\", \"dst\": \"sw\", "
+			        "\"bandwidth\": \"1GBps\", \"latency\": "
+			        "\"1us\", \"both\": true}",
+			        i ? "," : "", i);
+		fprintf(fp, "]}\n");
+		fclose(fp);
+		coll_refused(f, "sw is not a GPU", "ten", "allgather", "8KiB",
+		             path);
+		unlink(path);
+	}
+}
+
 static void
 test_run_27_agents(void **state)
 {
@@ -956,6 +1115,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_run_three_algorithms, setup9,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_collectives, setup9,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_skewed, setup9, teardown),

@@ -74,8 +74,12 @@ node_main(void *arg)
 		v->relayed += d.relayed;
 		v->data_ns += d.data_ns;
 	}
-	if (v->rv == 0)
-		v->rv = exec_finish(e, v->err, sizeof(v->err));
+	if (v->rv == 0) {
+		uint64_t end;
+
+		v->rv = exec_finish(e, &end, v->err, sizeof(v->err));
+		v->verified += end;
+	}
 	exec_free(e);
 	return (NULL);
 }

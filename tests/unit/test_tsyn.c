@@ -758,6 +758,12 @@ expect_circuits(const char *spec, enum tsyn_algo algo, enum sched_coll coll,
 	for (i = 0; i < s.nxf; i++)
 		nb += s.xf[i].nblk;
 	assert_int_equal(nb, ts.nblk);
+	/* AllReduce's gather starts where its first slot's transfers do. */
+	if (coll == SCHED_ALLREDUCE) {
+		assert_true(ts.ag_from > 0 && s.ag_from >= ts.ag_from);
+		assert_int_equal(s.ph[s.ag_from].xfer_off,
+		                 ts.ph[ts.ag_from].xfer_off);
+	}
 	/* No reconfiguration the transceivers did not force. */
 	for (i = 0; i + 1 < s.ncfg; i++)
 		if (mergeable(&s, i, ntrx))
