@@ -105,7 +105,8 @@ BASE_SRCS := \
 	proto/base/net.c \
 	proto/base/units.c \
 	proto/base/errf.c \
-	proto/base/path.c
+	proto/base/path.c \
+	proto/base/idmap.c
 BASE_LIB := $(BUILD)/libbase.a
 
 # ---- collectives: the pure planning library ------------------------------
@@ -234,7 +235,9 @@ OCSCTL_SRCS := \
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
-	$(BIN)/ocs-agent $(BIN)/ocs-sweep
+	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load
+
+LOAD_SRCS := testbed/load/load.c testbed/load/ocs_load.c
 
 SWEEP_SRCS := \
 	testbed/sweep/ocs-sweep.c \
@@ -316,6 +319,14 @@ $(BIN)/ocs-plan: $(BUILD)/collectives/ocs-plan.o $(BUILD)/collectives/tplan.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(INIH_LIBS) $(PROTOBUF_LIBS) -lm
 
+# Simulated agents: the protocol's codecs and nng, nothing of agent/.
+$(BIN)/ocs-load: $(LOAD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(COLL_LIB) \
+		$(BASE_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) -lm
+
 # Sweeps: the collectives library's model and simulator, a CSV, gnuplot.
 $(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
@@ -360,7 +371,8 @@ UNIT_TESTS := \
 	msccl \
 	kx \
 	sweep \
-	chakra
+	chakra \
+	idmap
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -374,7 +386,8 @@ INTEG_TESTS := \
 	reap \
 	ocs_sweep \
 	relay \
-	netns
+	netns \
+	load
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -440,6 +453,7 @@ INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
+INTEG_DEPS_load :=
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
@@ -481,7 +495,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
 	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
-	proto/auth.c proto/chakra.c \
+	$(LOAD_SRCS) proto/auth.c proto/chakra.c \
 	proto/link.c proto/plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
@@ -489,7 +503,8 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
-	tests/bench/bench_skew.c tests/bench/bench_sweep.c tests/soak/soak.c
+	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
+	tests/bench/bench_scale.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -551,6 +566,15 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
+$(BUILD)/bench/bench_scale: $(BUILD)/tests/bench/bench_scale.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/testbed/load/load.o $(MSG_LIB) $(COLL_LIB) \
+		$(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(NNG_LIBS) $(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
+
 $(BUILD)/bench/bench_kdp: $(BUILD)/tests/bench/bench_kdp.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(BUILD)/agent/xport_kernel.o $(BUILD)/agent/xport_kernel_rx.o \
@@ -588,7 +612,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
-MAN1 := collectives/ocs-plan.1 testbed/sweep/ocs-sweep.1
+MAN1 := collectives/ocs-plan.1 testbed/sweep/ocs-sweep.1 testbed/load/ocs-load.1
 MAN5 := ocsd/ocsd.conf.5
 MAN8 := ocsd/ocsd.8 ocsd/ocsctl.8 agent/ocs-agent.8 testbed/ocs-emu/ocs-emu.8
 UNITS := ocsd/ocsd.service.in agent/ocs-agent.service.in \
@@ -625,7 +649,7 @@ install: $(PROGS) $(BUILD)/install/ocs-plan
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(DATADIR)/topologies $(DESTDIR)$(DOCDIR)/examples
 	$(Q)install -m 755 $(BIN)/ocsctl $(BIN)/ocs-emu $(BIN)/ocs-sweep \
-		$(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
+		$(BIN)/ocs-load $(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
 	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent $(DESTDIR)$(SBINDIR)
 	$(Q)install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(Q)install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
@@ -645,7 +669,7 @@ install: $(PROGS) $(BUILD)/install/ocs-plan
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ocsctl $(DESTDIR)$(BINDIR)/ocs-emu \
 		$(DESTDIR)$(BINDIR)/ocs-plan $(DESTDIR)$(BINDIR)/ocs-sweep \
-		$(DESTDIR)$(SBINDIR)/ocsd \
+		$(DESTDIR)$(BINDIR)/ocs-load $(DESTDIR)$(SBINDIR)/ocsd \
 		$(DESTDIR)$(SBINDIR)/ocs-agent
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
@@ -666,8 +690,8 @@ $(BUILD)/soak/soak: $(BUILD)/tests/soak/soak.o $(BUILD)/tests/lib/proc.o \
 soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
-BENCHES := bench_plan bench_switch bench_run bench_kdp bench_tsyn bench_skew \
-	bench_sweep
+BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
+	bench_skew bench_sweep
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
@@ -770,8 +794,9 @@ lint:
 		{ echo "lint: testbed/ includes ocsd/, agent/ or a driver"; \
 		exit 1; }
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
-		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch])$$' || \
+		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
+		proto/base/*.[ch] | \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

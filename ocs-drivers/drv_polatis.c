@@ -290,6 +290,7 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 	struct tl1_buf  aid = {0};
 	unsigned        port;
 	double          dbm;
+	uint32_t       *at, *next;
 	size_t          i, k;
 	char            tail;
 	int             rv;
@@ -308,8 +309,21 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 		tl1_resp_free(&r);
 		return (rv);
 	}
-	for (k = 0; k < n; k++)
+	/* Where each asked port is (k + 1, chained for repeats): a reply
+	 * line is matched at once, not against every port asked. */
+	if ((at = calloc(2 * DRV_MAX_PORTS + 1, sizeof(*at))) == NULL ||
+	    (next = calloc(n, sizeof(*next))) == NULL) {
+		free(at);
+		tl1_resp_free(&r);
+		return (-ENOMEM);
+	}
+	for (k = n; k-- > 0;) {
 		st[k] = (struct drv_port_state){DRV_NO_READING, 0};
+		if (ports[k] <= 2 * DRV_MAX_PORTS) {
+			next[k] = at[ports[k]];
+			at[ports[k]] = (uint32_t)k + 1;
+		}
+	}
 	for (i = 0; i < r.nlines; i++) {
 		if (sscanf(r.lines[i], "%u:%lf%c", &port, &dbm, &tail) != 2 ||
 		    dbm < -200 || dbm > 50) {
@@ -317,15 +331,17 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 			       "RTRV-PORT-POWER from %s:%s: bad line "
 			       "\"%.40s\"",
 			       p->t.host, p->t.port, r.lines[i]);
-			tl1_resp_free(&r);
-			return (-DRV_EPROTO);
+			rv = -DRV_EPROTO;
+			break;
 		}
-		for (k = 0; k < n; k++)
-			if (ports[k] == port)
-				st[k].dbm = dbm;
+		for (k = port <= 2 * DRV_MAX_PORTS ? at[port] : 0; k > 0;
+		     k = next[k - 1])
+			st[k - 1].dbm = dbm;
 	}
+	free(at);
+	free(next);
 	tl1_resp_free(&r);
-	return (0);
+	return (rv);
 }
 
 /* ocs-emu's SET-EMU-FAULT; a real switch answers IICM. */

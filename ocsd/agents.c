@@ -8,6 +8,7 @@
  * whose connection closes are marked lost at once (nng pipe events).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,15 @@
 #include "ocsd/agents.h"
 #include "ocsd/conf.h"
 #include "proto/auth.h"
+#include "proto/base/idmap.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 #include "proto/link.h"
 
-#define AG_MAX   4096
-#define CHAL_MAX 64
+#define AG_MAX AGENTS_MAX
+/* Every agent may be joining at once (a rack powering up): a storm of
+ * a thousand then joins without being told to try again. */
+#define CHAL_MAX AG_MAX
 
 struct actx {
 	enum { A_RECV, A_WORK, A_HOLD, A_SEND } state;
@@ -37,16 +41,21 @@ struct actx {
 };
 
 struct agents {
-	struct ocsd         *d;
-	nng_socket           rep, pub;
-	int                  have_pub;
-	struct actx         *ctxs;
-	int                  nrecv, closing;
+	struct ocsd *d;
+	nng_socket   rep, pub;
+	int          have_pub;
+	struct actx *ctxs;
+	/* Contexts waiting for a request: counted without the lock, so
+	 * that a context done sending never waits for it (a release of
+	 * thousands of agents holds it). */
+	atomic_int           nrecv;
+	int                  closing;
 	struct agent       **a;
 	uint32_t             na, next_id;
+	struct idmap         bypipe; /* pipe id -> its live agent */
 	uint8_t              secret[AUTH_SEC_MAX + 1];
 	size_t               slen;
-	struct auth_chal     chal[CHAL_MAX];
+	struct auth_chal    *chal; /* CHAL_MAX */
 	char                 events[PATH_MAX + 16];
 	nng_aio             *tick;
 	struct agents_events ev; /* the runner's callbacks */
@@ -300,15 +309,12 @@ agents_ports(const struct ocsd *d, struct agent *a)
 	return (0);
 }
 
+/* The live agent that joined on this pipe: every request asks, so it is
+ * a lookup, not a search of thousands of agents. */
 static struct agent *
 by_pipe(struct agents *ag, uint32_t pipe)
 {
-	uint32_t i;
-
-	for (i = 0; i < ag->na; i++)
-		if (ag->a[i]->pipe == pipe && !ag->a[i]->lost)
-			return (ag->a[i]);
-	return (NULL);
+	return (idmap_get(&ag->bypipe, pipe));
 }
 
 static int
@@ -400,6 +406,15 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 	char           why[200];
 	uint32_t       i;
 
+	if ((a = by_pipe(ag, pipe)) != NULL && strcmp(a->host, j->host) != 0) {
+		snprintf(why, sizeof(why),
+		         "join refused: this connection has joined as host "
+		         "%s",
+		         a->host);
+		log_warnx("agents: %s (from %s)", why, peer);
+		send_error(c, -EEXIST, why);
+		return (NULL);
+	}
 	for (i = 0; i < ag->na; i++) {
 		a = ag->a[i];
 		if (strcmp(a->host, j->host) != 0)
@@ -417,6 +432,7 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 			ag->ev.lost(ag->ev.arg, a);
 		if (a->held)
 			idle_held(a);
+		idmap_del(&ag->bypipe, a->pipe, a);
 		free(a);
 		ag->a[i] = ag->a[--ag->na];
 		break;
@@ -438,6 +454,8 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 	a->seen_ms = mono_ms();
 	a->node = -1;
 	a->ready = AG_NONE;
+	/* Room for AG_MAX: cannot fail. */
+	(void)idmap_put(&ag->bypipe, pipe, a);
 	ag->a[ag->na++] = a;
 	return (a);
 }
@@ -545,24 +563,82 @@ on_ready(struct actx *c, struct agent *a, const Ocs__Msg *m)
 	ag->ev.ready(ag->ev.arg, a, &rd);
 }
 
+/* A Poll, Ready or Abort: from an agent that joined on this pipe. */
+static void
+on_agent_msg(struct actx *c, const Ocs__Msg *m, nng_pipe np)
+{
+	struct agents *ag = c->ag;
+	uint32_t       pipe = nng_pipe_id(np);
+	struct agent  *a = by_pipe(ag, pipe);
+	char           peer[128];
+
+	if (a == NULL ||
+	    (m->body_case == OCS__MSG__BODY_POLL &&
+	     m->poll->agent_id != a->id) ||
+	    (m->body_case == OCS__MSG__BODY_READY &&
+	     m->ready->agent_id != a->id)) {
+		/* After a restart every agent's next messages come from
+		 * before it: said once per connection, and the agent joins
+		 * again on the answer. */
+		if (ag->unjoined_pipe != pipe) {
+			link_pipe_name(np, peer, sizeof(peer));
+			log_warnx("agents: %s has not joined (ocsd restarted, "
+			          "or it was lost): told to join again",
+			          peer);
+		}
+		ag->unjoined_pipe = pipe;
+		send_error(c, -EPERM, "not joined");
+		return;
+	}
+	a->seen_ms = mono_ms();
+	if (m->body_case == OCS__MSG__BODY_POLL) {
+		/* An older agent does not say: it has them all. */
+		a->fibres_up =
+		    m->poll->has_fibres_up ? m->poll->fibres_up : a->ntrx;
+		snprintf(a->down, sizeof(a->down), "%s",
+		         m->poll->down ? m->poll->down : "");
+		hold(c, a, 0);
+		if (ag->ev.poll)
+			ag->ev.poll(ag->ev.arg, a);
+	} else if (m->body_case == OCS__MSG__BODY_READY)
+		on_ready(c, a, m);
+	else {
+		Ocs__Msg   r;
+		Ocs__Abort ab;
+
+		if (ag->ev.abort && m->has_run_id)
+			ag->ev.abort(ag->ev.arg, a, m->run_id,
+			             m->abort->reason);
+		ocs__msg__init(&r);
+		ocs__abort__init(&ab);
+		ab.reason = m->abort->reason;
+		r.body_case = OCS__MSG__BODY_ABORT;
+		r.abort = &ab;
+		send_msg(c, &r);
+	}
+}
+
 static void
 on_request(struct actx *c)
 {
 	struct agents *ag = c->ag;
 	struct ocsd   *d = ag->d;
 	nng_msg       *nm = nng_aio_get_msg(c->aio);
+	nng_pipe       np = nng_msg_get_pipe(nm);
 	Ocs__Msg      *m;
-	struct agent  *a;
-	uint32_t       pipe = nng_pipe_id(nng_msg_get_pipe(nm));
 	char           peer[128], why[300];
 	int            rv;
 
-	(void)d;
-	link_peer_name(nm, peer, sizeof(peer));
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
 	                sizeof(why));
 	nng_msg_free(nm);
 	c->seq = m && m->has_seq ? m->seq : 0;
+	/* The peer's name only where it is said: finding it is a lookup
+	 * inside nng, too dear for every Ready of a barrier. */
+	if (rv != 0 || (m->body_case != OCS__MSG__BODY_POLL &&
+	                m->body_case != OCS__MSG__BODY_READY &&
+	                m->body_case != OCS__MSG__BODY_ABORT))
+		link_pipe_name(np, peer, sizeof(peer));
 	if (rv != 0) {
 		log_warnx("agents: rejected a message from %s: %s", peer, why);
 		send_error(c, rv, why);
@@ -571,60 +647,15 @@ on_request(struct actx *c)
 	nng_mtx_lock(d->mtx);
 	switch (m->body_case) {
 	case OCS__MSG__BODY_HELLO:
-		on_hello(c, m, pipe, peer);
+		on_hello(c, m, nng_pipe_id(np), peer);
 		break;
 	case OCS__MSG__BODY_JOIN:
-		on_join(c, m, pipe, peer);
+		on_join(c, m, nng_pipe_id(np), peer);
 		break;
 	case OCS__MSG__BODY_POLL:
 	case OCS__MSG__BODY_READY:
 	case OCS__MSG__BODY_ABORT:
-		a = by_pipe(ag, pipe);
-		if (a == NULL ||
-		    (m->body_case == OCS__MSG__BODY_POLL &&
-		     m->poll->agent_id != a->id) ||
-		    (m->body_case == OCS__MSG__BODY_READY &&
-		     m->ready->agent_id != a->id)) {
-			/* After a restart every agent's next messages
-			 * come from before it: said once per connection,
-			 * and the agent joins again on the answer. */
-			if (ag->unjoined_pipe != pipe)
-				log_warnx(
-				    "agents: %s has not joined (ocsd "
-				    "restarted, or it was lost): told to "
-				    "join again",
-				    peer);
-			ag->unjoined_pipe = pipe;
-			send_error(c, -EPERM, "not joined");
-			break;
-		}
-		a->seen_ms = mono_ms();
-		if (m->body_case == OCS__MSG__BODY_POLL) {
-			/* An older agent does not say: it has them all. */
-			a->fibres_up = m->poll->has_fibres_up
-			                   ? m->poll->fibres_up
-			                   : a->ntrx;
-			snprintf(a->down, sizeof(a->down), "%s",
-			         m->poll->down ? m->poll->down : "");
-			hold(c, a, 0);
-			if (ag->ev.poll)
-				ag->ev.poll(ag->ev.arg, a);
-		} else if (m->body_case == OCS__MSG__BODY_READY)
-			on_ready(c, a, m);
-		else {
-			Ocs__Msg   r;
-			Ocs__Abort ab;
-
-			if (ag->ev.abort && m->has_run_id)
-				ag->ev.abort(ag->ev.arg, a, m->run_id,
-				             m->abort->reason);
-			ocs__msg__init(&r);
-			ocs__abort__init(&ab);
-			ab.reason = m->abort->reason;
-			r.body_case = OCS__MSG__BODY_ABORT;
-			r.abort = &ab;
-			send_msg(c, &r);
-		}
+		on_agent_msg(c, m, np);
 		break;
 	default:
 		log_warnx("agents: unexpected message (%s) from %s",
@@ -645,15 +676,11 @@ ctx_cb(void *arg)
 
 	switch (c->state) {
 	case A_RECV:
-		nng_mtx_lock(ag->d->mtx);
 		ag->nrecv--;
-		nng_mtx_unlock(ag->d->mtx);
 		if (rv != 0) {
 			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
 				return;
-			nng_mtx_lock(ag->d->mtx);
 			ag->nrecv++;
-			nng_mtx_unlock(ag->d->mtx);
 			nng_ctx_recv(c->ctx, c->aio);
 			return;
 		}
@@ -668,10 +695,9 @@ ctx_cb(void *arg)
 			if (rv == NNG_ECLOSED || rv == NNG_ECANCELED)
 				return;
 		}
-		nng_mtx_lock(ag->d->mtx);
+		/* Only this callback touches a context that was sending. */
 		c->state = A_RECV;
 		ag->nrecv++;
-		nng_mtx_unlock(ag->d->mtx);
 		nng_ctx_recv(c->ctx, c->aio);
 		break;
 	default:
@@ -724,6 +750,7 @@ static void
 lose(struct agents *ag, struct agent *a, const char *why)
 {
 	a->lost = 1;
+	idmap_del(&ag->bypipe, a->pipe, a);
 	log_warnx("agents: %s (agent %u) lost: %s", a->host, a->id, why);
 	if (ag->ev.lost)
 		ag->ev.lost(ag->ev.arg, a);
@@ -761,25 +788,25 @@ pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
 	nng_mtx_unlock(ag->d->mtx);
 }
 
+static int
+by_host(const void *x, const void *y)
+{
+	return (strcmp((*(struct agent *const *)x)->host,
+	               (*(struct agent *const *)y)->host));
+}
+
 uint32_t
 agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 {
 	struct agents *ag = d->ag;
-	uint32_t       i, j, n = 0;
+	uint32_t       i, n = 0;
 
 	/* An agent whose fibres are out cannot take part in a run. */
 	for (i = 0; ag && i < ag->na && n < cap; i++)
 		if (!ag->a[i]->lost && ag->a[i]->fibres_up >= ag->a[i]->ntrx)
 			out[n++] = ag->a[i];
-	/* Insertion sort by host: small n, stable node numbering. */
-	for (i = 1; i < n; i++)
-		for (j = i;
-		     j > 0 && strcmp(out[j - 1]->host, out[j]->host) > 0;
-		     j--) {
-			struct agent *t = out[j];
-			out[j] = out[j - 1];
-			out[j - 1] = t;
-		}
+	/* By host: stable node numbering (host names are unique). */
+	qsort(out, n, sizeof(*out), by_host);
 	return (n);
 }
 
@@ -836,6 +863,17 @@ bound_url(nng_listener l, const char *url, char *out, size_t len)
 		snprintf(out, len, "%.*s:%d", (int)(colon - url), url, port);
 }
 
+/* What agents_open allocated, whatever it got to. */
+static void
+ag_free(struct agents *ag)
+{
+	free(ag->a);
+	free(ag->chal);
+	idmap_fini(&ag->bypipe);
+	memset(ag->secret, 0, sizeof(ag->secret));
+	free(ag);
+}
+
 int
 agents_open(struct ocsd *d, struct agents **out)
 {
@@ -848,16 +886,16 @@ agents_open(struct ocsd *d, struct agents **out)
 	if ((ag = calloc(1, sizeof(*ag))) == NULL)
 		return (-ENOMEM);
 	ag->d = d;
-	ag->a = calloc(AG_MAX, sizeof(*ag->a));
-	if (ag->a == NULL) {
-		free(ag);
+	if ((ag->a = calloc(AG_MAX, sizeof(*ag->a))) == NULL ||
+	    (ag->chal = calloc(CHAL_MAX, sizeof(*ag->chal))) == NULL ||
+	    idmap_init(&ag->bypipe, AG_MAX) != 0) {
+		ag_free(ag);
 		return (-ENOMEM);
 	}
 	if ((rv = auth_read_secret(d->conf->secret_file, ag->secret, &ag->slen,
 	                           err, sizeof(err))) != 0) {
 		log_warnx("agents: %s", err);
-		free(ag->a);
-		free(ag);
+		ag_free(ag);
 		return (rv);
 	}
 	err[0] = '\0';
@@ -870,8 +908,7 @@ agents_open(struct ocsd *d, struct agents **out)
 	                      &l, err, sizeof(err))) != 0) {
 		log_warnx("agents: %s", err[0] ? err : nng_strerror(rv));
 		nng_close(ag->rep);
-		free(ag->a);
-		free(ag);
+		ag_free(ag);
 		return (msg_nngerr(rv));
 	}
 	bound_url(l, d->conf->agents, join, sizeof(join));
@@ -885,15 +922,13 @@ agents_open(struct ocsd *d, struct agents **out)
 		log_warnx("agents: events: %s",
 		          err[0] ? err : nng_strerror(rv));
 		nng_close(ag->rep);
-		free(ag->a);
-		free(ag);
+		ag_free(ag);
 		return (msg_nngerr(rv));
 	}
 	if (nng_aio_alloc(&ag->tick, tick_cb, ag) != 0) {
 		nng_close(ag->rep);
 		nng_close(ag->pub);
-		free(ag->a);
-		free(ag);
+		ag_free(ag);
 		return (-ENOMEM);
 	}
 	nng_mtx_lock(d->mtx);
@@ -933,7 +968,5 @@ agents_close(struct agents *ag)
 	nng_aio_free(ag->tick);
 	for (i = 0; i < ag->na; i++)
 		free(ag->a[i]);
-	free(ag->a);
-	memset(ag->secret, 0, sizeof(ag->secret));
-	free(ag);
+	ag_free(ag);
 }

@@ -17,7 +17,10 @@
 #include "proto/plan.h"
 
 #define AGENT_MAX_TRX 8
-#define AG_NONE       UINT32_MAX
+#define AGENTS_MAX    4096 /* joined at once */
+/* Descriptors ocsd asks for: a connection and a subscriber an agent. */
+#define OCSD_NOFILE (2 * AGENTS_MAX + 256)
+#define AG_NONE     UINT32_MAX
 
 struct actx;
 

@@ -722,6 +722,11 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 		conf_free(p.c);
 		return (-CONF_EPARSE);
 	}
+	if (conf_index(p.c) != 0) {
+		conf_free(p.c);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return (-ENOMEM);
+	}
 	*out = p.c;
 	return (0);
 }
@@ -770,41 +775,80 @@ conf_free(struct conf *c)
 	if (c == NULL)
 		return;
 	free(c->trx);
+	free(c->at_in);
+	free(c->at_out);
+	free(c->by_name);
 	memset(c->password, 0, sizeof(c->password));
 	free(c);
+}
+
+/* qsort_r's order of trx indices: by name. */
+static int
+by_name(const void *a, const void *b, void *arg)
+{
+	const struct conf_trx *t = arg;
+
+	return (strcmp(t[*(const uint32_t *)a].name,
+	               t[*(const uint32_t *)b].name));
+}
+
+int
+conf_index(struct conf *c)
+{
+	uint32_t i, np = 2 * DRV_MAX_PORTS + 1;
+
+	if (c->at_in == NULL &&
+	    ((c->at_in = calloc(np, sizeof(*c->at_in))) == NULL ||
+	     (c->at_out = calloc(np, sizeof(*c->at_out))) == NULL ||
+	     (c->by_name = calloc(c->ntrx + 1, sizeof(*c->by_name))) == NULL))
+		return (-ENOMEM);
+	memset(c->at_in, 0, np * sizeof(*c->at_in));
+	memset(c->at_out, 0, np * sizeof(*c->at_out));
+	/* Backwards, so that the first of any repeat is the one found. */
+	for (i = (uint32_t)c->ntrx; i-- > 0;) {
+		if (c->trx[i].in < np)
+			c->at_in[c->trx[i].in] = i + 1;
+		if (c->trx[i].out < np)
+			c->at_out[c->trx[i].out] = i + 1;
+		c->by_name[i] = i;
+	}
+	qsort_r(c->by_name, c->ntrx, sizeof(*c->by_name), by_name, c->trx);
+	return (0);
 }
 
 const struct conf_trx *
 conf_trx_find(const struct conf *c, const char *name)
 {
-	size_t i;
+	size_t lo = 0, hi = c->ntrx;
 
-	for (i = 0; i < c->ntrx; i++)
-		if (strcmp(c->trx[i].name, name) == 0)
-			return (&c->trx[i]);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int    k = strcmp(c->trx[c->by_name[mid]].name, name);
+
+		if (k == 0)
+			return (&c->trx[c->by_name[mid]]);
+		if (k < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return (NULL);
 }
 
 const struct conf_trx *
 conf_trx_by_in(const struct conf *c, uint32_t in)
 {
-	size_t i;
-
-	for (i = 0; i < c->ntrx; i++)
-		if (c->trx[i].in == in)
-			return (&c->trx[i]);
-	return (NULL);
+	return (in > 0 && in <= 2 * DRV_MAX_PORTS && c->at_in[in]
+	            ? &c->trx[c->at_in[in] - 1]
+	            : NULL);
 }
 
 const struct conf_trx *
 conf_trx_by_out(const struct conf *c, uint32_t out)
 {
-	size_t i;
-
-	for (i = 0; i < c->ntrx; i++)
-		if (c->trx[i].out == out)
-			return (&c->trx[i]);
-	return (NULL);
+	return (out > 0 && out <= 2 * DRV_MAX_PORTS && c->at_out[out]
+	            ? &c->trx[c->at_out[out] - 1]
+	            : NULL);
 }
 
 int
@@ -854,6 +898,10 @@ conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
 				    c->trx[j].name, c->trx[i].name);
 				return (-EINVAL);
 			}
+	if (conf_index(c) != 0) {
+		snprintf(err, len, "out of memory");
+		return (-ENOMEM);
+	}
 	return (conf_check_ports(c, n, m, err, len));
 }
 

@@ -113,6 +113,10 @@ struct conf {
 	uint32_t            run_chunk, run_deadline_ms;
 	struct conf_trx    *trx;
 	size_t              ntrx;
+	/* Lookups in O(1) and O(log n) for thousands of hosts: trx index
+	 * + 1 by ingress and by egress port (0: none), and trx indices
+	 * sorted by name.  Rebuilt whenever ports are resolved. */
+	uint32_t *at_in, *at_out, *by_name;
 };
 
 /* Parse and validate a file, or INI text (name is used in messages).
@@ -122,6 +126,8 @@ int  conf_parse(const char *text, const char *name, struct conf **out,
                 char *err, size_t errlen);
 void conf_free(struct conf *);
 
+/* (Re)build c's lookups after its cabling changed: 0 or -ENOMEM. */
+int conf_index(struct conf *);
 /* The transceiver called name, or NULL. */
 const struct conf_trx *conf_trx_find(const struct conf *, const char *name);
 /* The transceiver cabled to ingress `in` / egress `out`, or NULL. */

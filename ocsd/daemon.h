@@ -37,4 +37,9 @@ void daemon_notify(const char *state);
 /* At exit: the pid file goes. */
 void daemon_stop(struct daemon *);
 
+/* Raise the soft limit on open files towards want (never past the hard
+ * limit): every agent is a connection, and a subscriber.  The limit now
+ * in force. */
+unsigned long daemon_nofile(unsigned long want);
+
 #endif

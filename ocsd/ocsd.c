@@ -298,6 +298,14 @@ main(int argc, char **argv)
 	sigaddset(&ss, SIGHUP);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	{
+		unsigned long nofile = daemon_nofile(OCSD_NOFILE);
+
+		if (nofile < OCSD_NOFILE)
+			log_warnx("open files limited to %lu: fewer than %d "
+			          "agents can join",
+			          nofile, AGENTS_MAX);
+	}
 
 	memset(&d, 0, sizeof(d));
 	d.conf = c;

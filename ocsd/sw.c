@@ -130,6 +130,47 @@ save_desired(struct ocsd *d, char *err, size_t len)
 	return (save_map(d, &d->desired, err, len));
 }
 
+/* One new patch's light: 0, or -DRV_ELIGHT and why.  Its ports are
+ * named (a search of the cabling) only then, so that a batch of
+ * thousands of patches is checked in time linear in its size. */
+static int
+light_ok(const struct ocsd *d, const struct drv_patch *p,
+         const struct drv_port_state *in, const struct drv_port_state *out,
+         char *err, size_t len)
+{
+	char a[96], b[96];
+	/* TL1 has no FAILED state: a dark ingress (a failed port, or a
+	 * host whose laser is off) is only seen by its power monitor. */
+	int failed = in->failed || out->failed;
+	int dark_in = in->dbm <= DRV_DARK_DBM && in->dbm != DRV_NO_READING;
+	int dark_out = in->dbm > DRV_DARK_DBM && out->dbm <= DRV_DARK_DBM &&
+	               out->dbm != DRV_NO_READING;
+
+	if (!failed && !dark_in && !dark_out)
+		return (0);
+	xc_port_name(d->conf, d->nports, p->in, a, sizeof(a));
+	xc_port_name(d->conf, d->nports, p->out, b, sizeof(b));
+	if (failed)
+		snprintf(err, len,
+		         "switch %s %s: circuit %s -> %s: port %s is FAILED "
+		         "on the device",
+		         d->conf->driver, d->conf->address, a, b,
+		         in->failed ? a : b);
+	else if (dark_in)
+		snprintf(err, len,
+		         "switch %s %s: circuit %s -> %s: no light into "
+		         "ingress %s (%.1f dBm): the port failed or its host "
+		         "is not transmitting",
+		         d->conf->driver, d->conf->address, a, b, a, in->dbm);
+	else
+		snprintf(err, len,
+		         "switch %s %s: circuit %s -> %s carries no light: "
+		         "ingress reads %.1f dBm, egress %.1f dBm",
+		         d->conf->driver, d->conf->address, a, b, in->dbm,
+		         out->dbm);
+	return (-DRV_ELIGHT);
+}
+
 /*
  * Does light get through the new paths?  Both ends are read: a port the
  * device calls FAILED (CALIENT), no light into the ingress (a failed
@@ -143,7 +184,6 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 {
 	struct drv_port_state *st;
 	uint16_t              *ports;
-	char                   a[96], b[96];
 	size_t                 i;
 	int                    rv, tries;
 
@@ -170,53 +210,9 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 			sw_error(d, rv, "reading port power", err, len);
 			break;
 		}
-		for (i = 0; i < np; i++) {
-			const struct drv_port_state *in = &st[2 * i];
-			const struct drv_port_state *out = &st[2 * i + 1];
-
-			xc_port_name(d->conf, d->nports, p[i].in, a,
-			             sizeof(a));
-			xc_port_name(d->conf, d->nports, p[i].out, b,
-			             sizeof(b));
-			if (in->failed || out->failed) {
-				snprintf(
-				    err, len,
-				    "switch %s %s: circuit %s -> %s: port "
-				    "%s is FAILED on the device",
-				    d->conf->driver, d->conf->address, a, b,
-				    in->failed ? a : b);
-				rv = -DRV_ELIGHT;
-				break;
-			}
-			/* TL1 has no FAILED state: a dark ingress (a
-			 * failed port, or a host whose laser is off) is
-			 * only seen by its power monitor. */
-			if (in->dbm <= DRV_DARK_DBM &&
-			    in->dbm != DRV_NO_READING) {
-				snprintf(
-				    err, len,
-				    "switch %s %s: circuit %s -> %s: no light "
-				    "into ingress %s (%.1f dBm): the port "
-				    "failed or its host is not transmitting",
-				    d->conf->driver, d->conf->address, a, b, a,
-				    in->dbm);
-				rv = -DRV_ELIGHT;
-				break;
-			}
-			if (in->dbm > DRV_DARK_DBM &&
-			    out->dbm <= DRV_DARK_DBM &&
-			    out->dbm != DRV_NO_READING) {
-				snprintf(
-				    err, len,
-				    "switch %s %s: circuit %s -> %s carries "
-				    "no light: ingress reads %.1f dBm, "
-				    "egress %.1f dBm",
-				    d->conf->driver, d->conf->address, a, b,
-				    in->dbm, out->dbm);
-				rv = -DRV_ELIGHT;
-				break;
-			}
-		}
+		for (i = 0; i < np && rv == 0; i++)
+			rv = light_ok(d, &p[i], &st[2 * i], &st[2 * i + 1],
+			              err, len);
 		if (rv == 0)
 			break;
 		/* A slow mirror may still be settling: one more look. */

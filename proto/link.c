@@ -11,8 +11,13 @@
 void
 link_peer_name(nng_msg *m, char *buf, size_t len)
 {
+	link_pipe_name(nng_msg_get_pipe(m), buf, len);
+}
+
+void
+link_pipe_name(nng_pipe p, char *buf, size_t len)
+{
 	nng_sockaddr sa;
-	nng_pipe     p = nng_msg_get_pipe(m);
 
 	snprintf(buf, len, "pipe %u", nng_pipe_id(p));
 	if (nng_pipe_get_addr(p, NNG_OPT_REMADDR, &sa) != 0)

@@ -28,5 +28,8 @@ int link_dial(nng_socket, const char *url, const char *ca, int flags,
 /* Who sent m, for logs: "1.2.3.4:5678", "ipc /path (pipe 3)", or
  * "pipe 3". */
 void link_peer_name(nng_msg *m, char *buf, size_t len);
+/* The same from the pipe (costs a lookup in nng: for messages that
+ * log, not for every one). */
+void link_pipe_name(nng_pipe, char *buf, size_t len);
 
 #endif
