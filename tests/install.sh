@@ -29,9 +29,9 @@ if ! $MAKE --no-print-directory -s install PREFIX="$pre" \
 fi
 ok
 
-progs="bin/ocsctl bin/ocs-emu bin/ocs-plan bin/ocs-sweep sbin/ocsd \
-sbin/ocs-agent"
-mans="man1/ocs-plan.1 man1/ocs-sweep.1 man5/ocsd.conf.5 man8/ocsd.8 man8/ocsctl.8 \
+progs="bin/ocsctl bin/ocs-emu bin/ocs-plan bin/ocs-sweep bin/ocs-load \
+sbin/ocsd sbin/ocs-agent"
+mans="man1/ocs-plan.1 man1/ocs-sweep.1 man1/ocs-load.1 man5/ocsd.conf.5 man8/ocsd.8 man8/ocsctl.8 \
 man8/ocs-agent.8 man8/ocs-emu.8"
 units="ocsd.service ocs-agent.service ocs-emu.service"
 for f in $progs; do [ -x "$pre/$f" ] && ok || no "$f missing"; done
@@ -51,7 +51,7 @@ grep -l '@[A-Z]*DIR@' "$pre"/lib/systemd/system/* \
 for f in $progs; do
 	p=$(basename "$f")
 	case $p in
-	ocs-plan | ocs-sweep) man=$pre/share/man/man1/$p.1 ;;
+	ocs-plan | ocs-sweep | ocs-load) man=$pre/share/man/man1/$p.1 ;;
 	*) man=$pre/share/man/man8/$p.8 ;;
 	esac
 	v=$("$pre/$f" --version 2>&1)

@@ -285,7 +285,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	size_t off, cap = 4096 + 32 * (size_t)T * n;
 	int    h, i, P = T * n + 2, ok = 0;
 
-	if (r == NULL || n > RIG_MAX || (conf = malloc(cap)) == NULL)
+	if (r == NULL || (n > RIG_MAX && !ro->no_agents) ||
+	    (conf = malloc(cap)) == NULL)
 		goto fail;
 	r->n = n;
 	if ((r->dir = proc_tmpdir("rig")) == NULL)

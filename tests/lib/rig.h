@@ -30,7 +30,8 @@ struct rig_opts {
 	const char *run_conf;    /* extra lines of ocsd's [run], or NULL */
 	const char *driver;      /* polatis (default) or calient */
 	const char *timeout;     /* ocsd's driver timeout (default 2s) */
-	int         no_agents;   /* cable n hosts but start no agents */
+	int         no_agents;   /* cable n hosts but start no agents (then
+	                          * n may pass RIG_MAX: ocs-load's hosts) */
 	int         tls;         /* agents join over tls+tcp:// */
 	int         trx;         /* transceivers a host (0: 2) */
 	/* The namespace testbed (root): hosts in namespaces, the kernel

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench_scale: ocsd's control path with 100, 1 000 and 4 000 agents,
+ * simulated from this one process by ocs-load's library (each its own
+ * connection, the real protocol, no data moved), against a real ocsd
+ * driving ocs-emu over TL1:
+ *   1. the join storm: every agent says Hello at once; time to the last
+ *      JoinReply, and how many were told to try again;
+ *   2. heartbeats: idle agents' held Polls answered each heartbeat (1 s),
+ *      and ocsd's CPU while it does that;
+ *   3. ocsd's memory per agent (resident, after the joins less before);
+ *   4. barriers: ReTri over every agent (up to ocsd's 1 024 nodes a
+ *      run), a barrier and a reconfiguration before every phase; the
+ *      control time per phase (release to the last Ready), median over
+ *      phases and runs, and per agent.
+ * At 4 000 agents each has one transceiver (4 000 of the emulated
+ * switch's 4 096 ports), and a run needs two: barriers stop at 1 000.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "proto/base/mono.h"
+#include "testbed/load/load.h"
+#include "tests/lib/rig.h"
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+/* VmRSS of pid in KiB, or 0. */
+static long
+rss_kib(pid_t pid)
+{
+	char  path[64], line[256];
+	long  kib = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (0);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return (kib);
+}
+
+/* User + system CPU seconds of pid so far, or -1. */
+static double
+cpu_s(pid_t pid)
+{
+	char               path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE              *f;
+	size_t             n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return (-1);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the command's closing parenthesis: fields 3 on; utime and
+	 * stime are fields 14 and 15. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2,
+	           "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	           &ut, &st) != 2)
+		return (-1);
+	return ((double)(ut + st) / (double)sysconf(_SC_CLK_TCK));
+}
+
+/* The run's per-phase control times (seconds) appended to c. */
+static int
+run_controls(struct rig *r, uint32_t nodes, double *c, int *nc, int cap)
+{
+	char    nb[16], bytes[32], *o, *e;
+	json_t *j, *ph;
+	size_t  p;
+	int     rv;
+
+	snprintf(nb, sizeof(nb), "%u", nodes);
+	snprintf(bytes, sizeof(bytes), "%u", 8 * nodes);
+	rv = rig_ctl(r, &o, &e, "-j", "run", "--algo", "retri", "--nodes", nb,
+	             "--bytes", bytes, "--reconfig", "all", NULL);
+	j = rv == 0 ? json_loads(o, 0, NULL) : NULL;
+	if (j == NULL)
+		fprintf(stderr, "bench_scale: run on %u nodes: %s", nodes, e);
+	free(o);
+	free(e);
+	if (j == NULL)
+		return (-1);
+	ph = json_object_get(json_object_get(j, "report"), "phases");
+	for (p = 0; p < json_array_size(ph) && *nc < cap; p++)
+		c[(*nc)++] = json_number_value(
+		    json_object_get(json_array_get(ph, p), "control_s"));
+	json_decref(j);
+	return (0);
+}
+
+struct row {
+	uint32_t n, trx;
+	double   join_s, idle_rate, hb_cpu, kib_per_agent;
+	uint64_t retries;
+	double   ctl_ms; /* median per phase, < 0: no run */
+	int      phases;
+};
+
+static int
+one(uint32_t n, struct row *w)
+{
+	struct rig_opts   ro = {.switch_time = "0",
+	                        .no_agents = 1,
+	                        .quiet = 1,
+	                        .trx = n > 1024 ? 1 : 2};
+	struct load_opts  o = {.prefix = "h", .width = 2, .n = n};
+	struct rig       *r;
+	struct load      *ld = NULL;
+	struct load_stats s0, s1;
+	char              path[400], err[300];
+	double            c0, t0, c[4096];
+	long              k0;
+	int               nc = 0, runs, rv = -1;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->trx = o.ntrx = (uint32_t)ro.trx;
+	if ((r = rig_up_opts((int)n, &ro)) == NULL)
+		return (-1);
+	snprintf(path, sizeof(path), "%s/secret", r->dir);
+	o.controller = r->join;
+	k0 = rss_kib(r->ocsd.pid);
+	if (auth_read_secret(path, o.secret, &o.secret_len, err,
+	                     sizeof(err)) != 0 ||
+	    load_start(&o, &ld, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_scale: %s\n", err);
+		goto out;
+	}
+	if (load_wait_joined(ld, 60000) != 0) {
+		load_stats(ld, &s0);
+		fprintf(stderr, "bench_scale: %u of %u joined: %s\n",
+		        s0.joined, n, s0.err);
+		goto out;
+	}
+	load_stats(ld, &s0);
+	w->join_s = s0.join_last_us / 1e6;
+	w->retries = s0.join_retries;
+	w->kib_per_agent = (double)(rss_kib(r->ocsd.pid) - k0) / n;
+	/* Five heartbeats of idle agents. */
+	c0 = cpu_s(r->ocsd.pid);
+	t0 = mono_us() / 1e6;
+	mono_sleep_ms(5000);
+	load_stats(ld, &s1);
+	t0 = mono_us() / 1e6 - t0;
+	w->idle_rate = (double)(s1.idles - s0.idles) / t0;
+	w->hb_cpu = (cpu_s(r->ocsd.pid) - c0) / t0;
+	w->ctl_ms = -1;
+	if (ro.trx >= 2) {
+		for (runs = 0; runs < 3; runs++)
+			if (run_controls(r, n, c, &nc, 4096) != 0)
+				goto out;
+		qsort(c, (size_t)nc, sizeof(*c), cmp_d);
+		w->ctl_ms = c[nc / 2] * 1e3;
+		w->phases = nc / 3;
+		if (load_wait_finished(ld, 3ull * n, 10000) != 0) {
+			fprintf(stderr, "bench_scale: agents not finished\n");
+			goto out;
+		}
+	}
+	load_stats(ld, &s1);
+	if (s1.failed || s1.aborts) {
+		fprintf(stderr, "bench_scale: %u failed, %llu aborted: %s\n",
+		        s1.failed, (unsigned long long)s1.aborts, s1.err);
+		goto out;
+	}
+	rv = 0;
+out:
+	load_stop(ld);
+	if (rig_down(r) != 0)
+		rv = -1;
+	return (rv);
+}
+
+/* The agent counts: 100 1000 4000, or the arguments' (1..8192). */
+int
+main(int argc, char **argv)
+{
+	uint32_t   ns[8] = {100, 1000, 4000};
+	struct row w[8];
+	int        i, nn = 3;
+
+	for (i = 1; i < argc && i <= 8; i++)
+		if ((ns[i - 1] = (uint32_t)atoi(argv[i])) < 2 ||
+		    ns[i - 1] > LOAD_MAX) {
+			fprintf(stderr, "bench_scale: agents 2..%d\n",
+			        LOAD_MAX);
+			return (2);
+		}
+	if (argc > 1)
+		nn = i - 1;
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("bench_scale: ocsd with simulated agents (ocs-load's "
+	       "library, one process,\n  one connection an agent, no data), "
+	       "ocs-emu over TL1, %ld cores\n",
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	printf(
+	    "  join: every Hello at once, to the last JoinReply; "
+	    "heartbeat: 1 s, idle answers/s\n  and ocsd's CPU; memory: "
+	    "ocsd's RSS after the joins less before, per agent;\n  barrier: "
+	    "ReTri on every agent, --reconfig all, control per phase "
+	    "(release\n  to the last Ready), median of 3 runs' phases\n");
+	printf("  %6s %4s %9s %8s %10s %9s %9s %7s %11s %11s\n", "agents",
+	       "trx", "join", "retries", "idle/s", "ocsd CPU", "KiB/agent",
+	       "phases", "barrier", "per agent");
+	for (i = 0; i < nn; i++) {
+		if (one(ns[i], &w[i]) != 0)
+			return (1);
+		printf("  %6u %4u %7.3f s %8llu %10.0f %8.1f%% %9.1f", w[i].n,
+		       w[i].trx, w[i].join_s, (unsigned long long)w[i].retries,
+		       w[i].idle_rate, 100 * w[i].hb_cpu, w[i].kib_per_agent);
+		if (w[i].ctl_ms >= 0)
+			printf(" %7d %8.2f ms %8.2f us\n", w[i].phases,
+			       w[i].ctl_ms, 1e3 * w[i].ctl_ms / w[i].n);
+		else
+			printf(" %7s %11s %11s\n", "-", "-", "-");
+	}
+	for (i = 0; i < nn && ns[i] != 1000; i++)
+		;
+	if (i == nn)
+		return (0);
+	printf("  goals: join storm of 1 000 <= 2 s (%s), barrier at 1 000 "
+	       "<= 10 ms (%s)\n",
+	       w[i].join_s <= 2 ? "met" : "NOT met",
+	       w[i].ctl_ms <= 10 ? "met" : "NOT met");
+	return (0);
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * tests/integ/test_load.c: ocs-load's simulated agents against a real
+ * ocsd driving ocs-emu.  300 hosts join at once without one being told
+ * to try again (the challenge table holds a storm), ocsd lists them all,
+ * they take ReTri runs on every one of them through to Finished with a
+ * reconfiguration before every phase, and when ocs-load stops ocsd loses
+ * every one of them.  Its refusals: a wrong secret, an uncabled host.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "proto/base/mono.h"
+#include "tests/lib/rig.h"
+
+#define HOSTS 300
+
+/* ocs-load on the rig's agents' socket with one more option pair. */
+static int
+load_start(struct rig *r, struct proc *p, const char *n, const char *secret,
+           const char *opt, const char *val)
+{
+	char  bin[256], sec[300], log[300];
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-load", bin, sizeof(bin)),
+	    "--controller",
+	    r->join,
+	    "--secret",
+	    sec,
+	    "--agents",
+	    (char *)(uintptr_t)n,
+	    (char *)(uintptr_t)opt,
+	    (char *)(uintptr_t)val,
+	    NULL};
+
+	snprintf(sec, sizeof(sec), "%s/%s", r->dir, secret);
+	snprintf(log, sizeof(log), "%s/load.log", r->dir);
+	return (proc_start(p, argv, log));
+}
+
+/* The "agents" of ocsctl -j status in state st. */
+static int
+agents_in(struct rig *r, const char *st)
+{
+	char   *o, *e;
+	json_t *j, *a;
+	size_t  i;
+	int     n = -1;
+
+	if (rig_ctl(r, &o, &e, "-j", "agents", NULL) == 0 &&
+	    (j = json_loads(o, 0, NULL)) != NULL) {
+		a = json_object_get(j, "agents");
+		for (n = 0, i = 0; i < json_array_size(a); i++)
+			n += strcmp(json_string_value(json_object_get(
+			                json_array_get(a, i), "state")),
+			            st) == 0;
+		json_decref(j);
+	}
+	free(o);
+	free(e);
+	return (n);
+}
+
+static void
+test_load_storm_runs_and_loss(void **state)
+{
+	struct rig_opts ro = {.switch_time = "0", .no_agents = 1, .quiet = 1};
+	struct rig     *r;
+	struct proc     p = {0};
+	char            line[300], *o, *e;
+	unsigned        n = 0, retries = 1;
+	int             i, k;
+
+	(void)state;
+	assert_non_null(r = rig_up_opts(HOSTS, &ro));
+	assert_int_equal(
+	    load_start(r, &p, "300", "secret", "--duration", "120s"), 0);
+	assert_int_equal(proc_line(&p, line, sizeof(line), 20000), 0);
+	assert_int_equal(sscanf(line,
+	                        "ocs-load: %u agents joined in %*f s (%u", &n,
+	                        &retries),
+	                 2);
+	assert_int_equal(n, HOSTS);
+	assert_int_equal(retries, 0);
+	assert_int_equal(agents_in(r, "idle"), HOSTS);
+	for (k = 0; k < 2; k++) {
+		json_t *j, *rep;
+
+		assert_int_equal(rig_ctl(r, &o, &e, "-j", "run", "--algo",
+		                         "retri", "--bytes", "2400",
+		                         "--reconfig", "all", NULL),
+		                 0);
+		assert_non_null(j = json_loads(o, 0, NULL));
+		rep = json_object_get(j, "report");
+		assert_int_equal(
+		    json_integer_value(json_object_get(rep, "nodes")), HOSTS);
+		/* 300 nodes: 6 phases, each reconfigured, each a barrier
+		 * every agent passed. */
+		assert_int_equal(
+		    json_array_size(json_object_get(rep, "phases")), 6);
+		for (i = 0; i < 6; i++)
+			assert_true(json_is_true(json_object_get(
+			    json_array_get(json_object_get(rep, "phases"),
+			                   (size_t)i),
+			    "reconfigured")));
+		json_decref(j);
+		free(o);
+		free(e);
+	}
+	/* A signal ends it cleanly; ocsd then loses every agent. */
+	assert_int_equal(proc_stop(&p, SIGTERM), 0);
+	for (i = 0; i < 100 && agents_in(r, "lost") != HOSTS; i++)
+		mono_sleep_ms(50);
+	assert_int_equal(agents_in(r, "lost"), HOSTS);
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* Does ocs-load's stderr say what? */
+static int
+log_says(const struct proc *p, const char *what)
+{
+	char   buf[8192];
+	FILE  *f = fopen(p->log, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	if (strstr(buf, what) == NULL) {
+		fprintf(stderr, "ocs-load said: %s\n", buf);
+		return (0);
+	}
+	return (1);
+}
+
+static void
+test_load_refused(void **state)
+{
+	struct rig_opts ro = {.switch_time = "0", .no_agents = 1, .quiet = 1};
+	struct rig     *r;
+	struct proc     p = {0};
+
+	(void)state;
+	assert_non_null(r = rig_up_opts(4, &ro));
+	/* The wrong secret: refused, said in one line, exit 1. */
+	assert_int_equal(load_start(r, &p, "4", "wrong", "--duration", "5s"),
+	                 0);
+	assert_int_equal(proc_wait(&p, 15000), 1);
+	assert_true(log_says(&p, "join refused: wrong proof of the secret"));
+	/* A fifth host has no cabling. */
+	assert_int_equal(load_start(r, &p, "5", "secret", "--duration", "5s"),
+	                 0);
+	assert_int_equal(proc_wait(&p, 15000), 1);
+	assert_true(log_says(&p, "h04: join refused: no cabling for h04.0"));
+	/* Its own arguments. */
+	assert_int_equal(load_start(r, &p, "0", "secret", "--duration", "5s"),
+	                 0);
+	assert_int_equal(proc_wait(&p, 5000), 2);
+	assert_true(log_says(&p, "--agents \"0\": 1..8192"));
+	assert_int_equal(rig_down(r), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_load_storm_runs_and_loss),
+	    cmocka_unit_test(test_load_refused),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
