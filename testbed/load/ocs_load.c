@@ -217,6 +217,11 @@ main(int argc, char **argv)
 		say("", &st, (mono_us() - t0) / 1e6);
 		if (st.failed)
 			fprintf(stderr, "ocs-load: %s\n", st.err);
+		/* Nothing left to load (ocsd went away): say so and stop. */
+		if (st.failed == a.o.n) {
+			fprintf(stderr, "ocs-load: every agent failed\n");
+			break;
+		}
 	}
 	load_stop(ld);
 	return (st.failed ? 1 : 0);
