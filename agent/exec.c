@@ -374,15 +374,6 @@ exec_check(const struct plan *p, char *err, size_t len)
 	/* A node holds every chunk of a topology collective at most. */
 	if (is_coll(p))
 		nb = (uint64_t)p->n * p->parts;
-	if ((p->coll == SCHED_REDUCESCATTER || p->coll == SCHED_ALLREDUCE) &&
-	    (p->bytes % (4 * nb) != 0 || p->chunk % 4 != 0)) {
-		snprintf(err, len,
-		         "plan: sums need chunks and frames of whole int32 "
-		         "elements (%llu bytes in %llu chunks, frames of %u)",
-		         (unsigned long long)p->bytes, (unsigned long long)nb,
-		         p->chunk);
-		return (-EINVAL);
-	}
 
 	/* The slots must fit in memory arithmetic (and the hash table in
 	 * 32 bits): at most every block, each under 4 GiB. */
@@ -399,6 +390,16 @@ exec_check(const struct plan *p, char *err, size_t len)
 		         "plan: bad sizes (n %u, node %u, parts %u, "
 		         "chunk %u, ports %u)",
 		         p->n, p->node, p->parts, p->chunk, p->nports);
+		return (-EINVAL);
+	}
+	/* After the sizes: nb is n x parts, not zero, from here. */
+	if ((p->coll == SCHED_REDUCESCATTER || p->coll == SCHED_ALLREDUCE) &&
+	    (p->bytes % (4 * nb) != 0 || p->chunk % 4 != 0)) {
+		snprintf(err, len,
+		         "plan: sums need chunks and frames of whole int32 "
+		         "elements (%llu bytes in %llu chunks, frames of %u)",
+		         (unsigned long long)p->bytes, (unsigned long long)nb,
+		         p->chunk);
 		return (-EINVAL);
 	}
 	if (p->deadline_ms == 0 || p->deadline_ms > 86400000u) {

@@ -340,6 +340,20 @@ bad_ports(struct plan *p)
 {
 	p->nports = EXEC_MAX_PORTS + 1;
 }
+/* A sum of no nodes: the fuzzer's division by zero (n x parts). */
+static void
+bad_sum0(struct plan *p)
+{
+	p->coll = SCHED_ALLREDUCE;
+	p->ag_from = 0;
+	p->n = 0;
+}
+static void
+bad_sum_parts(struct plan *p)
+{
+	p->coll = SCHED_REDUCESCATTER;
+	p->parts = 0;
+}
 static void
 bad_dl(struct plan *p)
 {
@@ -382,6 +396,7 @@ test_exec_check_rejects_bad_plans(void **state)
 	    {"bad sizes", bad_slots},  {"bad sizes", bad_ports},
 	    {"deadline_ms 0", bad_dl}, {"phase 0 without", bad_bar0},
 	    {"names a port", bad_dst}, {"names a port", bad_blk},
+	    {"bad sizes", bad_sum0},   {"bad sizes", bad_sum_parts},
 	};
 	size_t i;
 
