@@ -125,19 +125,18 @@ drv_nout(const struct drv_caps *c)
 	return (m < c->nports ? m : c->nports);
 }
 
-int
-drv_apply(struct drv *d, const struct drv_batch *b)
+/* Checked here, once for every driver: a device would refuse these too,
+ * but not always before it changed something. */
+static int
+check_batch(struct drv *d, const struct drv_batch *b)
 {
 	struct drv_caps c;
 	uint8_t        *seen;
-	uint64_t        t0;
 	size_t          i;
 	int             rv;
 
 	if ((rv = drv_caps(d, &c)) != 0)
 		return (rv);
-	/* Checked here, once for every driver: a device would refuse
-	 * these too, but not always before it changed something. */
 	for (i = 0; i < b->ndisconnect; i++)
 		if (b->disconnect[i] < 1 ||
 		    b->disconnect[i] > c.nports + drv_nout(&c))
@@ -158,6 +157,17 @@ drv_apply(struct drv *d, const struct drv_batch *b)
 		}
 	}
 	free(seen);
+	return (0);
+}
+
+int
+drv_apply(struct drv *d, const struct drv_batch *b)
+{
+	uint64_t t0;
+	int      rv;
+
+	if ((rv = check_batch(d, b)) != 0)
+		return (rv);
 	/* Nothing to do costs no round trip to the device. */
 	if (b->ndisconnect == 0 && b->nconnect == 0)
 		return (0);
@@ -213,22 +223,86 @@ drv_inject(struct drv *d, const char *spec, char *now, size_t len)
 	return (d->ops->inject(d->priv, spec, now, len));
 }
 
-int
-drv_ports_state(struct drv *d, const uint16_t *ports, size_t n,
-                struct drv_port_state *st)
+/* The ports a driver is asked about are ports of the switch. */
+static int
+check_ports(struct drv *d, const uint16_t *ports, size_t n)
 {
 	struct drv_caps c;
 	size_t          i;
 	int             rv;
 
-	if (d->ops->ports_state == NULL)
-		return (-ENOTSUP);
 	if ((rv = drv_caps(d, &c)) != 0)
 		return (rv);
 	for (i = 0; i < n; i++)
 		if (ports[i] < 1 || ports[i] > 2 * c.nports)
 			return (-DRV_EPORT);
+	return (0);
+}
+
+int
+drv_apply_read(struct drv *d, const struct drv_batch *b, uint16_t *map,
+               size_t nports, const uint16_t *ports, size_t n,
+               struct drv_port_state *st, int *mrv, int *srv)
+{
+	struct drv_caps c;
+	uint64_t        t0;
+	int             rv;
+
+	*mrv = *srv = -ENOTSUP;
+	if (d->ops->apply_read != NULL && check_batch(d, b) == 0 &&
+	    (b->ndisconnect > 0 || b->nconnect > 0) &&
+	    check_ports(d, ports, n) == 0 && drv_caps(d, &c) == 0 &&
+	    nports == c.nports) {
+		t0 = mono_ns();
+		rv = d->ops->apply_read(d->priv, b, map, nports, ports, n, st,
+		                        mrv, srv);
+		d->last_ns = mono_ns() - t0;
+	} else
+		rv = drv_apply(d, b);
+	return (rv);
+}
+
+int
+drv_ports_state(struct drv *d, const uint16_t *ports, size_t n,
+                struct drv_port_state *st)
+{
+	int rv;
+
+	if (d->ops->ports_state == NULL)
+		return (-ENOTSUP);
+	if ((rv = check_ports(d, ports, n)) != 0)
+		return (rv);
 	return (d->ops->ports_state(d->priv, ports, n, st));
+}
+
+int
+drv_read_map_state(struct drv *d, uint16_t *map, size_t nports,
+                   const uint16_t *ports, size_t n, struct drv_port_state *st,
+                   int *srv)
+{
+	struct drv_caps c;
+	uint64_t        t0;
+	int             rv;
+
+	*srv = -ENOTSUP;
+	if (d->ops->read_map_state == NULL || n == 0) {
+		rv = drv_read_map(d, map, nports);
+		if (rv == 0 && n > 0)
+			*srv = drv_ports_state(d, ports, n, st);
+		return (rv);
+	}
+	if ((rv = drv_caps(d, &c)) != 0)
+		return (*srv = rv);
+	if (nports != c.nports)
+		return (*srv = -EINVAL);
+	if ((*srv = check_ports(d, ports, n)) != 0) {
+		rv = drv_read_map(d, map, nports);
+		return (rv);
+	}
+	t0 = mono_ns();
+	rv = d->ops->read_map_state(d->priv, map, nports, ports, n, st, srv);
+	d->last_ns = mono_ns() - t0;
+	return (rv);
 }
 
 int

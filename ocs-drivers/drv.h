@@ -127,6 +127,22 @@ struct drv_ops {
 	 * whether the device declares the port failed.  Idempotent. */
 	int (*ports_state)(void *priv, const uint16_t *ports, size_t n,
 	                   struct drv_port_state *st);
+	/* Optional: read_map and ports_state in one exchange with the
+	 * device, where its dialect lets both be outstanding at once (the
+	 * read-back and the light check after a batch).  Idempotent.
+	 * Returns read_map's outcome; ports_state's goes to *srv. */
+	int (*read_map_state)(void *priv, uint16_t *map, size_t nports,
+	                      const uint16_t *ports, size_t n,
+	                      struct drv_port_state *st, int *srv);
+	/* Optional: apply, then read_map_state, the reads sent with the
+	 * batch's last command where the dialect lets them be outstanding
+	 * together (reads change nothing, and the device answers in turn,
+	 * so they see the batch's outcome).  Returns apply's outcome, the
+	 * reads' in *mrv and *srv; -ENOTSUP in *mrv when the reads did not
+	 * go out (the batch stopped first). */
+	int (*apply_read)(void *priv, const struct drv_batch *, uint16_t *map,
+	                  size_t nports, const uint16_t *ports, size_t n,
+	                  struct drv_port_state *st, int *mrv, int *srv);
 	/* Optional: device text of the last failure ("IDNV Invalid OXC
 	 * port: 1000"), or NULL. */
 	const char *(*last_error)(void *priv);
@@ -182,6 +198,22 @@ const char *drv_last_error(struct drv *);
 /* -ENOTSUP when the driver cannot tell. */
 int drv_ports_state(struct drv *, const uint16_t *ports, size_t n,
                     struct drv_port_state *st);
+
+/* drv_read_map, and drv_ports_state of ports (n > 0) into st, in one
+ * exchange where the driver can.  Returns the map's outcome, and the
+ * states' in *srv (-ENOTSUP when the driver cannot tell them). */
+int drv_read_map_state(struct drv *, uint16_t *map, size_t nports,
+                       const uint16_t *ports, size_t n,
+                       struct drv_port_state *st, int *srv);
+
+/* drv_apply, with a read-back of the map and of ports' states in the
+ * batch's last exchange where the driver can.  Returns the batch's
+ * outcome, the map read's in *mrv and the states' in *srv; -ENOTSUP in
+ * *mrv when the reads did not go out: the caller reads back, after
+ * taking drv_last_error and last_ns of the batch. */
+int drv_apply_read(struct drv *, const struct drv_batch *, uint16_t *map,
+                   size_t nports, const uint16_t *ports, size_t n,
+                   struct drv_port_state *st, int *mrv, int *srv);
 
 /* -ENOTSUP when the driver cannot ask. */
 int drv_capture(struct drv *, uint32_t run, struct drv_capture *);

@@ -2,7 +2,8 @@
 /*
  * The polatis driver: TL1 over TCP (default port 3082).  ACT-USER login,
  * RTRV-EQPT SIZE, one DLT-PATCH and one ENT-PATCH per reconfiguration
- * (port lists with & and && ranges), RTRV-PATCH read-back, CANC-USER.
+ * (port lists with & and && ranges), RTRV-PATCH read-back (with
+ * RTRV-PORT-POWER of the new paths in the same write), CANC-USER.
  * Replies are matched by CTAG; autonomous messages and acknowledgements on
  * the same socket are skipped.  Any timeout, EOF or garbage drops the
  * connection (its state is unknown); the next call reconnects and logs in
@@ -202,29 +203,23 @@ pol_apply(void *priv, const struct drv_batch *b)
 	return (0);
 }
 
+/* RTRV-PATCH's reply: "<in>,<out>" per patch, into map. */
 static int
-read_once(struct polatis *p, uint16_t *map, size_t nports)
+patch_reply(struct polatis *p, const struct tl1_resp *r, uint16_t *map,
+            size_t nports)
 {
-	struct tl1_resp r;
-	unsigned        in, out;
-	size_t          i;
-	char            tail;
-	int             rv;
+	unsigned in, out;
+	uint8_t *seen;
+	size_t   i;
+	char     tail;
 
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
-		return (rv);
-	rv = tl1s_command(&p->t, "RTRV-PATCH", "", ":", &r,
-	                  mono_ms() + (uint64_t)p->t.timeout_ms);
-	if (rv != 0)
-		return (rv);
-	if (r.status != TL1_COMPLD) {
-		rv = denied(p, "RTRV-PATCH", &r);
-		tl1_resp_free(&r);
-		return (rv);
-	}
+	if (r->status != TL1_COMPLD)
+		return (denied(p, "RTRV-PATCH", r));
+	if ((seen = calloc(nports + 1, 1)) == NULL)
+		return (-ENOMEM);
 	memset(map, 0, (nports + 1) * sizeof(*map));
-	for (i = 0; i < r.nlines; i++) {
-		if (sscanf(r.lines[i], "%u,%u%c", &in, &out, &tail) == 2 &&
+	for (i = 0; i < r->nlines; i++) {
+		if (sscanf(r->lines[i], "%u,%u%c", &in, &out, &tail) == 2 &&
 		    in >= 1 && in <= nports && out > 2 * nports &&
 		    out <= nports + p->nout) {
 			/* A port of an N x M switch (M > N) this controller
@@ -236,85 +231,53 @@ read_once(struct polatis *p, uint16_t *map, size_t nports)
 			       "controller numbers",
 			       p->t.host, p->t.port, p->nports, p->nout, in,
 			       out, nports);
-			tl1_resp_free(&r);
+			free(seen);
 			return (-DRV_EPROTO);
 		}
-		if (sscanf(r.lines[i], "%u,%u%c", &in, &out, &tail) != 2 ||
+		if (sscanf(r->lines[i], "%u,%u%c", &in, &out, &tail) != 2 ||
 		    in < 1 || in > nports || out <= nports ||
 		    out > 2 * nports || map[in] != 0) {
 			seterr(p,
 			       "RTRV-PATCH from %s:%s: bad patch line "
 			       "\"%.40s\"",
-			       p->t.host, p->t.port, r.lines[i]);
-			tl1_resp_free(&r);
+			       p->t.host, p->t.port, r->lines[i]);
+			free(seen);
+			return (-DRV_EPROTO);
+		}
+		if (seen[out - nports]++) {
+			seterr(p,
+			       "RTRV-PATCH from %s:%s: egress %u patched "
+			       "twice",
+			       p->t.host, p->t.port, out);
+			free(seen);
 			return (-DRV_EPROTO);
 		}
 		map[in] = (uint16_t)out;
 	}
-	tl1_resp_free(&r);
-	for (in = 1; in <= nports; in++)
-		for (out = in + 1; map[in] && out <= nports; out++)
-			if (map[out] == map[in]) {
-				seterr(p,
-				       "RTRV-PATCH from %s:%s: egress %u "
-				       "patched twice",
-				       p->t.host, p->t.port, map[in]);
-				return (-DRV_EPROTO);
-			}
+	free(seen);
 	return (0);
 }
 
+/* RTRV-PORT-POWER's reply: "<port>:<dBm>" per port.  No failed state in
+ * TL1. */
 static int
-pol_read_map(void *priv, uint16_t *map, size_t nports)
+power_reply(struct polatis *p, const struct tl1_resp *r, const uint16_t *ports,
+            size_t n, struct drv_port_state *st)
 {
-	struct polatis *p = priv;
-	int             rv;
+	unsigned  port;
+	double    dbm;
+	uint32_t *at, *next;
+	size_t    i, k;
+	char      tail;
+	int       rv = 0;
 
-	p->t.err[0] = '\0';
-	if (nports != p->nports)
-		return (-EINVAL);
-	rv = read_once(p, map, nports);
-	/* Reading is idempotent: one more try on a fresh connection. */
-	if (rv == -ECONNRESET || rv == -EPIPE || rv == -ETIMEDOUT ||
-	    rv == -DRV_EPROTO)
-		rv = read_once(p, map, nports);
-	return (rv);
-}
-
-/* RTRV-PORT-POWER: "<port>:<dBm>" per port.  No failed state in TL1. */
-static int
-power_once(struct polatis *p, const uint16_t *ports, size_t n,
-           struct drv_port_state *st)
-{
-	struct tl1_resp r;
-	struct tl1_buf  aid = {0};
-	unsigned        port;
-	double          dbm;
-	uint32_t       *at, *next;
-	size_t          i, k;
-	char            tail;
-	int             rv;
-
-	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
-		return (rv);
-	if (tl1_aid_fmt(&aid, ports, n) != 0)
-		return (-ENOMEM);
-	rv = tl1s_command(&p->t, "RTRV-PORT-POWER", aid.p, ":", &r,
-	                  mono_ms() + (uint64_t)p->t.timeout_ms);
-	tl1_buf_free(&aid);
-	if (rv != 0)
-		return (rv);
-	if (r.status != TL1_COMPLD) {
-		rv = denied(p, "RTRV-PORT-POWER", &r);
-		tl1_resp_free(&r);
-		return (rv);
-	}
+	if (r->status != TL1_COMPLD)
+		return (denied(p, "RTRV-PORT-POWER", r));
 	/* Where each asked port is (k + 1, chained for repeats): a reply
 	 * line is matched at once, not against every port asked. */
 	if ((at = calloc(2 * DRV_MAX_PORTS + 1, sizeof(*at))) == NULL ||
 	    (next = calloc(n, sizeof(*next))) == NULL) {
 		free(at);
-		tl1_resp_free(&r);
 		return (-ENOMEM);
 	}
 	for (k = n; k-- > 0;) {
@@ -324,13 +287,13 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 			at[ports[k]] = (uint32_t)k + 1;
 		}
 	}
-	for (i = 0; i < r.nlines; i++) {
-		if (sscanf(r.lines[i], "%u:%lf%c", &port, &dbm, &tail) != 2 ||
+	for (i = 0; i < r->nlines; i++) {
+		if (sscanf(r->lines[i], "%u:%lf%c", &port, &dbm, &tail) != 2 ||
 		    dbm < -200 || dbm > 50) {
 			seterr(p,
 			       "RTRV-PORT-POWER from %s:%s: bad line "
 			       "\"%.40s\"",
-			       p->t.host, p->t.port, r.lines[i]);
+			       p->t.host, p->t.port, r->lines[i]);
 			rv = -DRV_EPROTO;
 			break;
 		}
@@ -340,7 +303,155 @@ power_once(struct polatis *p, const uint16_t *ports, size_t n,
 	}
 	free(at);
 	free(next);
-	tl1_resp_free(&r);
+	return (rv);
+}
+
+/*
+ * RTRV-PATCH (map != NULL) and RTRV-PORT-POWER (n > 0), both in one
+ * exchange when both are asked for: two reads, so neither's outcome
+ * depends on the other.  Returns the map's outcome and puts the power
+ * reading's in *srv (both the same error when the exchange failed).
+ */
+static int
+read_once(struct polatis *p, uint16_t *map, size_t nports,
+          const uint16_t *ports, size_t n, struct drv_port_state *st, int *srv)
+{
+	struct tl1s_cmd c[2];
+	struct tl1_resp r[2];
+	struct tl1_buf  aid = {0};
+	size_t          nc = 0, i = 0;
+	int             rv;
+
+	*srv = 0;
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
+		return (*srv = rv);
+	if (map != NULL)
+		c[nc++] = (struct tl1s_cmd){"RTRV-PATCH", "", ":"};
+	if (n > 0) {
+		if (tl1_aid_fmt(&aid, ports, n) != 0)
+			return (*srv = -ENOMEM);
+		c[nc++] = (struct tl1s_cmd){"RTRV-PORT-POWER", aid.p, ":"};
+	}
+	rv = tl1s_commands(&p->t, c, nc, r,
+	                   mono_ms() + (uint64_t)p->t.timeout_ms);
+	tl1_buf_free(&aid);
+	if (rv != 0)
+		return (*srv = rv);
+	if (map != NULL)
+		rv = patch_reply(p, &r[i++], map, nports);
+	if (n > 0)
+		*srv = power_reply(p, &r[i], ports, n, st);
+	for (i = 0; i < nc; i++)
+		tl1_resp_free(&r[i]);
+	return (rv);
+}
+
+static int
+retryable(int rv)
+{
+	return (rv == -ECONNRESET || rv == -EPIPE || rv == -ETIMEDOUT ||
+	        rv == -DRV_EPROTO);
+}
+
+/* Reading is idempotent: one more try on a fresh connection. */
+static int
+read_retry(struct polatis *p, uint16_t *map, size_t nports,
+           const uint16_t *ports, size_t n, struct drv_port_state *st,
+           int *srv)
+{
+	int rv;
+
+	p->t.err[0] = '\0';
+	if (map != NULL && nports != p->nports)
+		return (*srv = -EINVAL);
+	rv = read_once(p, map, nports, ports, n, st, srv);
+	if (retryable(rv) || retryable(*srv))
+		rv = read_once(p, map, nports, ports, n, st, srv);
+	return (rv);
+}
+
+static int
+pol_read_map(void *priv, uint16_t *map, size_t nports)
+{
+	int srv;
+
+	return (read_retry(priv, map, nports, NULL, 0, NULL, &srv));
+}
+
+static int
+pol_read_map_state(void *priv, uint16_t *map, size_t nports,
+                   const uint16_t *ports, size_t n, struct drv_port_state *st,
+                   int *srv)
+{
+	return (read_retry(priv, map, nports, ports, n, st, srv));
+}
+
+/*
+ * A batch with its read-back: DLT-PATCH alone (ENT-PATCH must not go
+ * out if it is refused), then the batch's last command, RTRV-PATCH and
+ * RTRV-PORT-POWER in one write.  The reads change nothing and are
+ * answered after the command, so they see its outcome; a read that went
+ * wrong is asked again on its own.
+ */
+static int
+pol_apply_read(void *priv, const struct drv_batch *b, uint16_t *map,
+               size_t nports, const uint16_t *ports, size_t n,
+               struct drv_port_state *st, int *mrv, int *srv)
+{
+	struct polatis *p = priv;
+	struct tl1s_cmd c[3];
+	struct tl1_resp r[3];
+	struct tl1_buf  aid = {0}, paid = {0};
+	const char     *verb = b->nconnect ? "ENT-PATCH" : "DLT-PATCH";
+	size_t nitems = b->nconnect ? b->nconnect : b->ndisconnect, nc = 2, i;
+	int    rv, acted = 0;
+
+	p->t.err[0] = '\0';
+	*mrv = *srv = -ENOTSUP;
+	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
+		return (rv);
+	if (b->nconnect && b->ndisconnect) {
+		if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
+			return (-ENOMEM);
+		rv = batch_cmd(p, "DLT-PATCH", &aid, b->ndisconnect, &acted);
+		tl1_buf_free(&aid);
+		if (rv != 0)
+			return (acted ? -DRV_EPARTIAL : rv);
+	}
+	if ((b->nconnect
+	         ? tl1_aid_fmt_patches(&aid, b->connect, b->nconnect)
+	         : tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect)) != 0 ||
+	    (n > 0 && tl1_aid_fmt(&paid, ports, n) != 0)) {
+		tl1_buf_free(&aid);
+		return (acted ? -DRV_EPARTIAL : -ENOMEM);
+	}
+	c[0] = (struct tl1s_cmd){verb, aid.p, ":"};
+	c[1] = (struct tl1s_cmd){"RTRV-PATCH", "", ":"};
+	if (n > 0)
+		c[nc++] = (struct tl1s_cmd){"RTRV-PORT-POWER", paid.p, ":"};
+	rv = tl1s_commands(&p->t, c, nc, r,
+	                   mono_ms() + (uint64_t)p->t.timeout_ms);
+	tl1_buf_free(&aid);
+	tl1_buf_free(&paid);
+	/* Lost after sending: the switch may have done it. */
+	if (rv != 0)
+		return (rv != -ENOTCONN && rv != -ENOMEM ? -DRV_EPARTIAL : rv);
+	*mrv = patch_reply(p, &r[1], map, nports);
+	if (r[0].status == TL1_COMPLD && n > 0)
+		*srv = power_reply(p, &r[2], ports, n, st);
+	if (*mrv != 0 || (r[0].status == TL1_COMPLD && retryable(*srv)))
+		*mrv = read_retry(p, map, nports, ports,
+		                  r[0].status == TL1_COMPLD ? n : 0, st, srv);
+	/* Last, so that the device's words on the batch are the ones
+	 * kept. */
+	if (r[0].status != TL1_COMPLD) {
+		rv = denied(p, verb, &r[0]);
+		/* A refused list may have been applied up to the bad item. */
+		if (nitems > 1 || acted)
+			rv = -DRV_EPARTIAL;
+	}
+	for (i = 0; i < nc; i++)
+		tl1_resp_free(&r[i]);
 	return (rv);
 }
 
@@ -376,15 +487,11 @@ static int
 pol_ports_state(void *priv, const uint16_t *ports, size_t n,
                 struct drv_port_state *st)
 {
-	struct polatis *p = priv;
-	int             rv;
+	int srv = 0;
 
-	p->t.err[0] = '\0';
-	rv = power_once(p, ports, n, st);
-	if (rv == -ECONNRESET || rv == -EPIPE || rv == -ETIMEDOUT ||
-	    rv == -DRV_EPROTO)
-		rv = power_once(p, ports, n, st);
-	return (rv);
+	if (n > 0)
+		read_retry(priv, NULL, 0, ports, n, st, &srv);
+	return (srv);
 }
 
 static const char *
@@ -404,6 +511,8 @@ const struct drv_ops drv_polatis_ops = {
     .apply = pol_apply,
     .read_map = pol_read_map,
     .ports_state = pol_ports_state,
+    .read_map_state = pol_read_map_state,
+    .apply_read = pol_apply_read,
     .inject = pol_inject,
     .capture = pol_capture,
     .last_error = pol_last_error,

@@ -113,20 +113,23 @@ take(struct tl1_resp *r, struct tl1_resp *m)
 	return (0);
 }
 
-/* Messages already read: 1 when our reply is complete, 0 for more
- * bytes, or an error. */
+/* Messages already read: 1 when every one of our n replies is complete
+ * (a reply is matched by its tag, in whatever order they come), 0 for
+ * more bytes, or an error. */
 static int
-parse_in(struct tl1s *s, const char *tag, struct tl1_resp *r)
+parse_in(struct tl1s *s, char (*tag)[16], struct tl1_resp *r, size_t n,
+         size_t *done)
 {
 	struct tl1_resp m;
-	ssize_t         n;
+	ssize_t         len;
+	size_t          i;
 	int             rv;
 
 	for (;;) {
 		skip_prompt(s);
-		if ((n = tl1_resp_parse(s->in.p, s->in.len, &m)) <= 0)
+		if ((len = tl1_resp_parse(s->in.p, s->in.len, &m)) <= 0)
 			break;
-		tl1_buf_consume(&s->in, (size_t)n);
+		tl1_buf_consume(&s->in, (size_t)len);
 		if (m.kind == TL1_AUTO) {
 			s->nauto++;
 			if (s->trace)
@@ -134,71 +137,101 @@ parse_in(struct tl1s *s, const char *tag, struct tl1_resp *r)
 				         "tl1 < autonomous %s %s %s", m.alarm,
 				         m.tag, m.verb);
 		}
-		if (m.kind != TL1_RESP || strcmp(m.tag, tag) != 0) {
+		for (i = 0; m.kind == TL1_RESP && i < n; i++)
+			if (strcmp(m.tag, tag[i]) == 0 &&
+			    (r[i].kind == 0 || r[i].more))
+				break;
+		if (m.kind != TL1_RESP || i == n) {
 			tl1_resp_free(&m);
 			continue;
 		}
-		rv = take(r, &m);
+		rv = take(&r[i], &m);
 		tl1_resp_free(&m);
 		if (rv != 0)
 			return (rv);
-		if (!r->more)
+		if (!r[i].more && ++*done == n)
 			return (1);
 	}
-	if (n < 0) {
+	if (len < 0) {
 		tl1s_seterr(s, "%s:%s answered %s: not TL1", s->host, s->port,
-		            n == -EMSGSIZE ? "an oversized message"
-		                           : "garbage");
+		            len == -EMSGSIZE ? "an oversized message"
+		                             : "garbage");
 		return (-DRV_EPROTO);
 	}
 	return (0);
 }
 
 int
-tl1s_command(struct tl1s *s, const char *verb, const char *aid,
-             const char *rest, struct tl1_resp *r, uint64_t deadline)
+tl1s_commands(struct tl1s *s, const struct tl1s_cmd *c, size_t n,
+              struct tl1_resp *r, uint64_t deadline)
 {
 	struct tl1_buf out = {0};
-	char           tag[16], chunk[8192];
-	ssize_t        n;
-	int            rv;
+	char           tag[TL1S_MAX_CMDS][16], chunk[8192];
+	size_t         i, done = 0;
+	ssize_t        got;
+	int            rv = 0;
 
-	memset(r, 0, sizeof(*r));
+	for (i = 0; i < n; i++)
+		memset(&r[i], 0, sizeof(r[i]));
+	if (n == 0 || n > TL1S_MAX_CMDS)
+		return (-EINVAL);
 	if (s->fd < 0)
 		return (-ENOTCONN);
-	s->ctag = s->ctag % 999999 + 1;
-	snprintf(tag, sizeof(tag), "%u", s->ctag);
-	if (tl1_cmd_fmt(&out, verb, "", aid, s->ctag, rest) != 0)
+	for (i = 0; i < n && rv == 0; i++) {
+		s->ctag = s->ctag % 999999 + 1;
+		snprintf(tag[i], sizeof(tag[i]), "%u", s->ctag);
+		rv = tl1_cmd_fmt(&out, c[i].verb, "", c[i].aid, s->ctag,
+		                 c[i].rest);
+	}
+	if (rv != 0) {
+		tl1_buf_free(&out);
 		return (-ENOMEM);
+	}
 	if (s->trace)
 		s->trace(s->trace_arg, "tl1 > %.200s", out.p);
+	/* One write: TL1's tags let a session have several commands
+	 * outstanding, and the device answers each in turn. */
 	rv = net_write_all(s->fd, out.p, out.len, deadline, s->cancel_fd);
 	tl1_buf_free(&out);
 	if (rv != 0) {
-		tl1s_seterr(s, "sending %s to %s:%s: %s", verb, s->host,
+		tl1s_seterr(s, "sending %s to %s:%s: %s", c[0].verb, s->host,
 		            s->port, strerror(-rv));
 		tl1s_drop(s);
 		return (rv);
 	}
-	while ((rv = parse_in(s, tag, r)) == 0) {
-		n = net_read_some(s->fd, chunk, sizeof(chunk), deadline,
-		                  s->cancel_fd);
-		if (n <= 0) {
-			rv = n == 0 ? -ECONNRESET : (int)n;
+	while ((rv = parse_in(s, tag, r, n, &done)) == 0) {
+		got = net_read_some(s->fd, chunk, sizeof(chunk), deadline,
+		                    s->cancel_fd);
+		if (got <= 0) {
+			rv = got == 0 ? -ECONNRESET : (int)got;
+			/* Name the first command still unanswered. */
+			for (i = 0; i + 1 < n && r[i].kind && !r[i].more; i++)
+				;
 			tl1s_seterr(s, "waiting for %s reply from %s:%s: %s",
-			            verb, s->host, s->port,
-			            n == 0 ? "connection closed by the switch"
-			                   : strerror(-rv));
+			            c[i].verb, s->host, s->port,
+			            got == 0
+			                ? "connection closed by the switch"
+			                : strerror(-rv));
 			break;
 		}
-		if ((rv = tl1_buf_put(&s->in, chunk, (size_t)n)) != 0)
+		if ((rv = tl1_buf_put(&s->in, chunk, (size_t)got)) != 0)
 			break;
 	}
 	if (rv == 1)
 		return (0);
-	tl1_resp_free(r);
+	for (i = 0; i < n; i++)
+		tl1_resp_free(&r[i]);
 	tl1s_drop(s);
 	return (rv);
+}
+
+int
+tl1s_command(struct tl1s *s, const char *verb, const char *aid,
+             const char *rest, struct tl1_resp *r, uint64_t deadline)
+{
+	struct tl1s_cmd c = {verb, aid, rest};
+
+	return (tl1s_commands(s, &c, 1, r, deadline));
 }
 
 int

@@ -50,6 +50,17 @@ void tl1s_logout(struct tl1s *);
  */
 int tl1s_command(struct tl1s *, const char *verb, const char *aid,
                  const char *rest, struct tl1_resp *r, uint64_t deadline);
+/* Several commands sent in one write, r[i] the reply to c[i]: the
+ * device answers each in turn and the replies are matched by tag.  For
+ * commands that change nothing or whose order is all that matters: a
+ * refusal of one does not stop the next.  Errors as tl1s_command (every
+ * r[i] freed then). */
+#define TL1S_MAX_CMDS 4
+struct tl1s_cmd {
+	const char *verb, *aid, *rest;
+};
+int tl1s_commands(struct tl1s *, const struct tl1s_cmd *c, size_t n,
+                  struct tl1_resp *r, uint64_t deadline);
 /* The same, but a DENY is returned as -DRV_EDENIED with the device's
  * text in err (r is freed then). */
 int tl1s_ok(struct tl1s *, const char *verb, const char *aid, const char *rest,

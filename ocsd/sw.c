@@ -20,6 +20,14 @@
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
 
+/* The light check's ports and what the switch said of them. */
+struct sw_light {
+	uint16_t              *ports;
+	struct drv_port_state *st;
+	size_t                 n;
+	int                    srv; /* drv_read_map_state's *srv */
+};
+
 #define SW_BACKOFF_MIN 250
 #define SW_BACKOFF_MAX 10000
 /* At a stop, a batch in progress gets this long to finish by itself
@@ -67,31 +75,39 @@ set_down(struct ocsd *d, const char *err)
 	nng_mtx_unlock(d->mtx);
 }
 
-/* Read the switch back into d->live.  0 or a driver error (err set). */
+/* A read-back's outcome: m becomes d->live, or the error is said (and
+ * m freed). */
 static int
-refresh(struct ocsd *d, char *err, size_t len)
+live_set(struct ocsd *d, struct map *m, int rv, char *err, size_t len)
 {
-	struct map m;
-	int        rv;
-
-	if ((rv = map_init(&m, d->nports)) != 0)
-		return (rv);
-	rv = drv_read_map(d->drv, m.out, d->nports);
 	if (rv != 0) {
 		sw_error(d, rv, "reading the cross-connects back", err, len);
 		if (transport_error(rv))
 			set_down(d, err);
-		map_free(&m);
+		map_free(m);
 		return (rv);
 	}
 	nng_mtx_lock(d->mtx);
 	map_free(&d->live);
-	d->live = m;
+	d->live = *m;
 	d->have_live = 1;
 	d->live_ms = mono_ms();
 	d->last_op_ms = d->drv->last_ns / 1e6;
 	nng_mtx_unlock(d->mtx);
 	return (0);
+}
+
+/* Read the switch back into d->live.  0 or a driver error (err set). */
+static int
+refresh(struct ocsd *d, char *err, size_t len)
+{
+	struct map m;
+	int        rv, srv;
+
+	if ((rv = map_init(&m, d->nports)) != 0)
+		return (rv);
+	rv = drv_read_map_state(d->drv, m.out, d->nports, NULL, 0, NULL, &srv);
+	return (live_set(d, &m, rv, err, len));
 }
 
 static void
@@ -171,37 +187,60 @@ light_ok(const struct ocsd *d, const struct drv_patch *p,
 	return (-DRV_ELIGHT);
 }
 
+/* The new paths' ports, both ends of each, for the light check. */
+static int
+light_init(struct sw_light *lc, const struct drv_patch *p, size_t np)
+{
+	size_t i;
+
+	memset(lc, 0, sizeof(*lc));
+	lc->srv = -ENOTSUP;
+	if (np == 0)
+		return (0);
+	lc->ports = calloc(2 * np, sizeof(*lc->ports));
+	lc->st = calloc(2 * np, sizeof(*lc->st));
+	if (lc->ports == NULL || lc->st == NULL) {
+		free(lc->ports);
+		free(lc->st);
+		return (-ENOMEM);
+	}
+	for (i = 0; i < np; i++) {
+		lc->ports[2 * i] = p[i].in;
+		lc->ports[2 * i + 1] = p[i].out;
+	}
+	lc->n = 2 * np;
+	return (0);
+}
+
+static void
+light_free(struct sw_light *lc)
+{
+	free(lc->ports);
+	free(lc->st);
+	memset(lc, 0, sizeof(*lc));
+}
+
 /*
  * Does light get through the new paths?  Both ends are read: a port the
  * device calls FAILED (CALIENT), no light into the ingress (a failed
  * port, or a host that is not transmitting: a circuit that cannot carry
  * anything), or light going in without coming out.  A port without a
- * power monitor (no reading) is not held against the circuit.
+ * power monitor (no reading) is not held against the circuit.  The first
+ * look is the one taken with the read-back (lc); a second, after the
+ * switching time, is read alone.
  */
 static int
-check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
-            size_t len)
+check_light(struct ocsd *d, const struct drv_patch *p, size_t np,
+            struct sw_light *lc, char *err, size_t len)
 {
-	struct drv_port_state *st;
-	uint16_t              *ports;
-	size_t                 i;
-	int                    rv, tries;
+	size_t i;
+	int    rv = lc->srv, tries;
 
-	if (np == 0 || !d->conf->light_check)
+	if (np == 0 || lc->n == 0)
 		return (0);
-	ports = calloc(2 * np, sizeof(*ports));
-	st = calloc(2 * np, sizeof(*st));
-	if (ports == NULL || st == NULL) {
-		free(ports);
-		free(st);
-		return (-ENOMEM);
-	}
-	for (i = 0; i < np; i++) {
-		ports[2 * i] = p[i].in;
-		ports[2 * i + 1] = p[i].out;
-	}
 	for (tries = 0; tries < 2; tries++) {
-		rv = drv_ports_state(d->drv, ports, 2 * np, st);
+		if (tries > 0)
+			rv = drv_ports_state(d->drv, lc->ports, lc->n, lc->st);
 		if (rv == -ENOTSUP) {
 			rv = 0;
 			break;
@@ -211,8 +250,8 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 			break;
 		}
 		for (i = 0; i < np && rv == 0; i++)
-			rv = light_ok(d, &p[i], &st[2 * i], &st[2 * i + 1],
-			              err, len);
+			rv = light_ok(d, &p[i], &lc->st[2 * i],
+			              &lc->st[2 * i + 1], err, len);
 		if (rv == 0)
 			break;
 		/* A slow mirror may still be settling: one more look. */
@@ -223,8 +262,6 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
 			break;
 		}
 	}
-	free(ports);
-	free(st);
 	return (rv);
 }
 
@@ -232,14 +269,16 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np, char *err,
  * One batch from the live map to target, then a read-back.  0 only if the
  * switch now holds exactly target; *known says whether d->live is what
  * the switch holds now (the read-back worked).  The new patches go to
- * *newp (malloc'd) for the light check.
+ * *newp (malloc'd) for the light check, and with it on, their ports'
+ * power, read with the map, to *lc.
  */
 static int
 apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
-           struct drv_patch **newp, size_t *nnew, int *known, char *err,
-           size_t len)
+           struct drv_patch **newp, size_t *nnew, struct sw_light *lc,
+           int *known, char *err, size_t len)
 {
 	struct map_batch mb;
+	struct map       m;
 	char             rberr[768];
 	double           took_ms;
 	uint32_t         i;
@@ -249,6 +288,7 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	*known = 1;
 	*newp = NULL;
 	*nnew = 0;
+	memset(lc, 0, sizeof(*lc));
 	if ((rv = map_batch(&d->live, target, &mb)) != 0)
 		return (rv);
 	*changed = (uint32_t)(mb.b.ndisconnect + mb.b.nconnect);
@@ -263,10 +303,21 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		memcpy(*newp, mb.b.connect, mb.b.nconnect * sizeof(**newp));
 		*nnew = mb.b.nconnect;
 	}
+	if (d->conf->light_check && light_init(lc, *newp, *nnew) != 0) {
+		map_batch_free(&mb);
+		return (-ENOMEM);
+	}
+	if ((rv = map_init(&m, d->nports)) != 0) {
+		map_batch_free(&mb);
+		return (rv);
+	}
 	nng_mtx_lock(d->mtx);
 	d->applying = 1; /* a stop lets it finish, for a while */
 	nng_mtx_unlock(d->mtx);
-	rv = drv_apply(d->drv, &mb.b);
+	/* The read-back (and the new paths' power) after every apply,
+	 * whatever it said, in the batch's last exchange where it can. */
+	rv = drv_apply_read(d->drv, &mb.b, m.out, d->nports, lc->ports, lc->n,
+	                    lc->st, &rb, &lc->srv);
 	nng_mtx_lock(d->mtx);
 	d->applying = 0;
 	nng_mtx_unlock(d->mtx);
@@ -310,9 +361,18 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		         drv_last_error(d->drv));
 	else if (rv != 0)
 		sw_error(d, rv, "applying the batch", err, len);
-	/* Read back after every apply, whatever it said. */
-	rb = refresh(d, rv ? rberr : err, rv ? sizeof(rberr) : len);
+	if (rb == -ENOTSUP)
+		rb = drv_read_map_state(d->drv, m.out, d->nports, lc->ports,
+		                        rv ? 0 : lc->n, lc->st, &lc->srv);
+	rb = live_set(d, &m, rb, rv ? rberr : err, rv ? sizeof(rberr) : len);
 	*known = rb == 0;
+	/* Why the outcome is unknown: the read-back's own failure (a
+	 * refused login, say) after the batch's. */
+	if (rv != 0 && rb != 0) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, len - l, "; then %s", rberr);
+	}
 	if (rv != 0) {
 		if (transport_error(rv))
 			set_down(d, err);
@@ -367,6 +427,7 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
              char *err, size_t len)
 {
 	struct drv_patch *newp = NULL, *np2 = NULL;
+	struct sw_light   lc, lc2;
 	struct map        before;
 	char              rberr[768];
 	size_t            nnew, n2;
@@ -376,14 +437,16 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 	memset(&before, 0, sizeof(before));
 	if ((rv = map_copy(&before, &d->live)) != 0)
 		return (rv);
-	rv = apply_once(d, target, changed, &newp, &nnew, &known, err, len);
+	rv = apply_once(d, target, changed, &newp, &nnew, &lc, &known, err,
+	                len);
 	if (rv == 0)
-		rv = check_light(d, newp, nnew, err, len);
+		rv = check_light(d, newp, nnew, &lc, err, len);
 	if (rv != 0 && known && !map_equal(&d->live, &before)) {
 		size_t l = strlen(err);
 
-		rb = apply_once(d, &before, &c2, &np2, &n2, &k2, rberr,
+		rb = apply_once(d, &before, &c2, &np2, &n2, &lc2, &k2, rberr,
 		                sizeof(rberr));
+		light_free(&lc2);
 		if (rb == 0)
 			snprintf(
 			    err + l, len - l,
@@ -410,6 +473,7 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 	/* Not logged here: whoever asked logs it once, with who asked. */
 	free(newp);
 	free(np2);
+	light_free(&lc);
 	map_free(&before);
 	return (rv);
 }

@@ -534,11 +534,16 @@ cfg_patches(const struct sched *s, uint32_t c, uint32_t P,
 /*
  * The reconfigurations of an n-node ReTri run with every phase
  * reconfigured, sent straight to the rig's switch through the polatis
- * driver as ocsd's worker does them: the batch, the read-back, the power
- * of the new paths' ports.  Median ms of `rounds` passes; -1 on failure.
+ * driver: the batch, the read-back, the power of the new paths' ports,
+ * each its own exchange (mode 0), or the read-back and the power in one
+ * (1), or both with the batch's last command (2, as ocsd's worker does
+ * them); back to back, or each after a pause of gap_ms as in a run (the
+ * data phase), where the switch's and the controller's threads have
+ * gone to sleep.  Median ms of `rounds` passes; -1 on failure.
  */
 static double
-reconf_direct(const struct rig *r, uint32_t n, int rounds)
+reconf_direct(const struct rig *r, uint32_t n, int rounds, int mode,
+              int gap_ms)
 {
 	struct drv_opts o = {
 	    .user = "root", .password = "root", .timeout_ms = 10000};
@@ -553,7 +558,7 @@ reconf_direct(const struct rig *r, uint32_t n, int rounds)
 	struct sched          s;
 	struct a2a            a;
 	struct drv           *d = NULL;
-	int                   rd;
+	int                   rd, srv = 0, mr = 0;
 
 	memset(before, 1, sizeof(before));
 	if ((map = calloc(P + 1, sizeof(*map))) == NULL ||
@@ -574,11 +579,23 @@ reconf_direct(const struct rig *r, uint32_t n, int rounds)
 				ports[2 * i + 1] = nxt[i].out;
 			}
 			b = (struct drv_batch){ins, nc, nxt, nn};
+			if (gap_ms > 0)
+				mono_sleep_ms((uint64_t)gap_ms);
 			t0 = now_s();
-			if (drv_apply(d, &b) != 0 ||
-			    drv_read_map(d, map, P) != 0 ||
-			    (nn &&
-			     drv_ports_state(d, ports, 2 * nn, st) != 0)) {
+			if (mode == 2
+			        ? drv_apply_read(d, &b, map, P, ports, 2 * nn,
+			                         st, &mr, &srv) != 0 ||
+			              mr != 0 || (nn && srv != 0)
+			        : drv_apply(d, &b) != 0 ||
+			              (mode == 1
+			                   ? drv_read_map_state(
+			                         d, map, P, ports, 2 * nn, st,
+			                         &srv) != 0 ||
+			                         (nn && srv != 0)
+			                   : drv_read_map(d, map, P) != 0 ||
+			                         (nn && drv_ports_state(
+			                                    d, ports, 2 * nn,
+			                                    st) != 0))) {
 				fprintf(stderr, "bench_run: switch: %s\n",
 				        drv_last_error(d));
 				goto out;
@@ -627,16 +644,21 @@ jnum(json_t *o, const char *k)
 	return (json_number_value(json_object_get(o, k)));
 }
 
+/* No argument: every part; "control" or "exec": the round trips and
+ * that part alone. */
 int
-main(void)
+main(int argc, char **argv)
 {
 	static const int         ns[] = {9, 27, 81};
 	static const char *const sizes[] = {"1MiB", "4MiB", "16MiB", "64MiB"};
 	static const char *const algos[] = {"retri", "bridge", "static"};
 	struct relay_rig         rr;
 	struct stream            st[18];
-	double rtt_tcp, rtt_fib, rtt_2p, direct, relay, ctrl9 = 0, reconf9 = 0;
-	double direct9 = -1;
+	double rtt_tcp, rtt_fib, rtt_2p, direct = 0, relay = 0, ctrl9 = 0;
+	double reconf9 = 0;
+	double direct9[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
+	int all = argc < 2, control = all || strcmp(argv[1], "control") == 0;
+	int xfer = all || strcmp(argv[1], "exec") == 0;
 	double bw_link, a_h, emu_cpu, emu_cpu_u, relay_u;
 	double x_direct, x_tcp, x_unix, p_direct, p_tcp, p_unix;
 	char   upath[128];
@@ -691,6 +713,8 @@ main(void)
 	       "relay)\n\n",
 	       rtt_fib * 1e6);
 
+	if (!xfer)
+		goto control;
 	/* 2. throughput: 2n streams, ring i -> i+1, 128 MiB each */
 	for (i = 0; i < 2 * n; i++) {
 		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
@@ -740,6 +764,9 @@ main(void)
 	       "(payload %.2f GB/s)\n\n",
 	       x_unix / 1e9, 100 * x_unix / relay_u, p_unix / 1e9);
 
+	if (!control)
+		return (0);
+control:
 	/* 3. control overhead per phase */
 	printf("3. control overhead per phase: release to all done, less the "
 	       "slowest data time;\n   ReTri, 8 KiB per node, a barrier and "
@@ -780,18 +807,33 @@ main(void)
 			reconf9 = median(rc, nc);
 			/* The same batches straight to the same switch, now
 			 * that the runs have put it back. */
-			direct9 = reconf_direct(r, (uint32_t)ns[k], 5);
+			for (i = 0; i < 6; i++)
+				direct9[i / 3][i % 3] =
+				    reconf_direct(r, (uint32_t)ns[k], 5, i % 3,
+				                  i / 3 ? 5 : 0);
 		}
 		rig_down(r);
 	}
 
-	if (direct9 <= 0)
-		return (1);
 	printf("   reconfiguration at 9 agents: through ocsd %.3f ms (the "
-	       "runs' reconf_s), the same batches\n   straight to the "
-	       "switch through the driver %.3f ms (batch, read-back, port "
-	       "power): %.2fx\n",
-	       reconf9 * 1e3, direct9, reconf9 * 1e3 / direct9);
+	       "runs' reconf_s); the same batches\n   straight to the "
+	       "switch through the driver:     back to back  after a 5 ms "
+	       "pause\n",
+	       reconf9 * 1e3);
+	for (i = 0; i < 3; i++) {
+		static const char *const how[] = {
+		    "batch, read-back, port power, an exchange each",
+		    "read-back and power in one exchange",
+		    "both with the batch's last command (as ocsd)"};
+
+		if (direct9[0][i] <= 0 || direct9[1][i] <= 0)
+			return (1);
+		printf("     %-47s %.3f ms %5.2fx  %.3f ms %5.2fx\n", how[i],
+		       direct9[0][i], reconf9 * 1e3 / direct9[0][i],
+		       direct9[1][i], reconf9 * 1e3 / direct9[1][i]);
+	}
+	if (!all)
+		return (0);
 
 	/* 4. measured against the calibrated model, 9 agents, 1 ms switch */
 	bw_link = relay / (2 * n) * 8;

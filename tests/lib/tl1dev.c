@@ -65,10 +65,10 @@ static void *
 serve(void *arg)
 {
 	struct tl1dev *d = arg;
-	char           buf[4096], *semi, *cmd;
+	char           buf[4096], *semi, *cmd[16];
 	size_t         n = 0;
 	ssize_t        r;
-	int            fd;
+	int            fd, nc, i;
 
 	while ((fd = accept(d->lfd, NULL, NULL)) >= 0) {
 		if (d->prompt && write(fd, d->prompt, strlen(d->prompt)) < 0)
@@ -76,13 +76,23 @@ serve(void *arg)
 		while ((r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0) {
 			n += (size_t)r;
 			buf[n] = '\0';
-			while ((semi = strchr(buf, ';')) != NULL) {
+			/* Every complete command of this read, answered in
+			 * order or (reverse) last first. */
+			for (nc = 0, cmd[0] = buf;
+			     nc < 16 && (semi = strchr(cmd[nc], ';')) != NULL;
+			     cmd[++nc] = semi + 1) {
 				*semi = '\0';
-				cmd = buf + strspn(buf, "\r\n ");
-				record(d, cmd);
-				answer(d, fd, cmd);
-				n -= (size_t)(semi + 1 - buf);
-				memmove(buf, semi + 1, n + 1);
+				cmd[nc] += strspn(cmd[nc], "\r\n ");
+				record(d, cmd[nc]);
+			}
+			if (nc > d->most_in_one_read)
+				d->most_in_one_read = nc;
+			for (i = 0; i < nc; i++)
+				answer(d, fd,
+				       cmd[d->reverse ? nc - 1 - i : i]);
+			if (nc > 0) {
+				n -= (size_t)(cmd[nc] - buf);
+				memmove(buf, cmd[nc], n + 1);
 			}
 		}
 		close(fd);

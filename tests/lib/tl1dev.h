@@ -24,7 +24,9 @@ struct tl1dev {
 	const char                *prompt; /* "agent>", or NULL */
 	const struct tl1dev_reply *r;      /* verbs not here: COMPLD */
 	size_t                     nr;
-	char                       sent[8192];
+	int  reverse; /* answer the commands of one read last first */
+	char sent[8192];
+	int  most_in_one_read; /* commands, for a check of pipelining */
 	/* inside */
 	int       lfd;
 	uint16_t  port;

@@ -106,6 +106,53 @@ test_narrower(void **state)
 	tl1dev_stop(&d);
 }
 
+/*
+ * The read-back and the light check in one exchange: RTRV-PATCH and
+ * RTRV-PORT-POWER go in one write, and their replies are matched by tag
+ * whichever comes first.
+ */
+static void
+test_read_with_power(void **state)
+{
+	static const char *const p[] = {"1,9", "2,10"};
+	static const char *const pw[] = {"1:-3.50", "9:-4.00", "2:-60.00"};
+	static const uint16_t    ports[] = {1, 9, 2, 10, 9};
+	struct tl1dev_reply      r[3];
+	struct drv_port_state    st[5];
+	uint16_t                 map[9];
+	int                      rev, srv;
+
+	(void)state;
+	for (rev = 0; rev < 2; rev++) {
+		struct tl1dev d = {.sid = "POLATIS", .reverse = rev};
+		struct drv   *drv = open_dev(&d, "SYSTEM:SIZE=8x8", p, 2, r);
+
+		r[2] = (struct tl1dev_reply){"RTRV-PORT-POWER", pw, 3};
+		d.nr = 3;
+		memset(map, 0xff, sizeof(map));
+		assert_int_equal(
+		    drv_read_map_state(drv, map, 8, ports, 5, st, &srv), 0);
+		assert_int_equal(srv, 0);
+		assert_int_equal(map[1], 9);
+		assert_int_equal(map[2], 10);
+		assert_int_equal(map[3], 0);
+		assert_true(st[0].dbm == -3.5 && st[1].dbm == -4.0);
+		assert_true(st[2].dbm == -60.0);
+		assert_true(st[3].dbm == DRV_NO_READING);
+		assert_true(st[4].dbm == -4.0);
+		assert_non_null(
+		    strstr(d.sent, "RTRV-PORT-POWER::1&9&2&10&9:"));
+		assert_int_equal(d.most_in_one_read, 2);
+		/* Alone, each is its own exchange as before. */
+		assert_int_equal(drv_ports_state(drv, ports, 2, st), 0);
+		assert_true(st[1].dbm == -4.0);
+		assert_int_equal(drv_read_map(drv, map, 8), 0);
+		assert_int_equal(map[2], 10);
+		drv_close(drv);
+		tl1dev_stop(&d);
+	}
+}
+
 int
 main(void)
 {
@@ -113,6 +160,7 @@ main(void)
 	    cmocka_unit_test(test_nil_sid),
 	    cmocka_unit_test(test_wider),
 	    cmocka_unit_test(test_narrower),
+	    cmocka_unit_test(test_read_with_power),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
