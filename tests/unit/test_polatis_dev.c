@@ -153,6 +153,51 @@ test_read_with_power(void **state)
 	}
 }
 
+/* A batch with its read-back: DLT-PATCH alone, then ENT-PATCH and both
+ * reads in one write; a batch of deletes only sends them with its
+ * reads. */
+static void
+test_apply_read(void **state)
+{
+	static const char *const p[] = {"1,9", "2,10"};
+	static const char *const pw[] = {"1:-3.00", "9:-4.00"};
+	static const uint16_t    ports[] = {1, 9}, dis[] = {3};
+	struct drv_patch         con = {1, 9};
+	struct drv_batch         b = {dis, 1, &con, 1};
+	struct tl1dev            d = {.sid = "POLATIS"};
+	struct tl1dev_reply      r[3];
+	struct drv_port_state    st[2];
+	struct drv              *drv = open_dev(&d, "SYSTEM:SIZE=8x8", p, 2, r);
+	uint16_t                 map[9];
+	int                      mrv, srv;
+	const char              *dlt;
+
+	(void)state;
+	r[2] = (struct tl1dev_reply){"RTRV-PORT-POWER", pw, 2};
+	d.nr = 3;
+	d.most_in_one_read = 0;
+	assert_int_equal(
+	    drv_apply_read(drv, &b, map, 8, ports, 2, st, &mrv, &srv), 0);
+	assert_int_equal(mrv, 0);
+	assert_int_equal(srv, 0);
+	assert_int_equal(map[1], 9);
+	assert_true(st[0].dbm == -3.0 && st[1].dbm == -4.0);
+	assert_int_equal(d.most_in_one_read, 3);
+	dlt = strstr(d.sent, "DLT-PATCH::3:");
+	assert_non_null(dlt);
+	assert_non_null(strstr(dlt, "ENT-PATCH::1,9:"));
+	/* Deletes only: the reads go with them, no power asked. */
+	b = (struct drv_batch){dis, 1, NULL, 0};
+	d.most_in_one_read = 0;
+	assert_int_equal(
+	    drv_apply_read(drv, &b, map, 8, NULL, 0, NULL, &mrv, &srv), 0);
+	assert_int_equal(mrv, 0);
+	assert_int_equal(srv, -ENOTSUP);
+	assert_int_equal(d.most_in_one_read, 2);
+	drv_close(drv);
+	tl1dev_stop(&d);
+}
+
 int
 main(void)
 {
@@ -161,6 +206,7 @@ main(void)
 	    cmocka_unit_test(test_wider),
 	    cmocka_unit_test(test_narrower),
 	    cmocka_unit_test(test_read_with_power),
+	    cmocka_unit_test(test_apply_read),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
