@@ -504,7 +504,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
-	tests/bench/bench_scale.c tests/soak/soak.c
+	tests/bench/bench_scale.c tests/bench/nng_floor.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -557,7 +557,7 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
-		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(AGENT_CORE) $(BUILD)/agent/xport_fibre.o \
 		$(BUILD)/agent/xport.o $(BUILD)/tests/lib/xrun.o $(MSG_LIB) \
 		$(DRV_LIB) $(COLL_LIB) $(BASE_LIB) $(PROGS)
@@ -567,7 +567,7 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_scale: $(BUILD)/tests/bench/bench_scale.o \
-		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(BUILD)/testbed/load/load.o $(MSG_LIB) $(COLL_LIB) \
 		$(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)

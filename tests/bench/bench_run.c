@@ -3,7 +3,8 @@
  * bench_run: lockstep collectives on this machine, all measured in the
  * same run.
  *   1. loopback TCP round trip (the floor for any control exchange), and
- *      the round trip through an ocs-emu fibre pair;
+ *      the round trip through an ocs-emu fibre pair, and nng's REQ/REP
+ *      round trip between two processes (nng_floor.h);
  *   2. aggregate throughput of 2n concurrent streams through the ocs-emu
  *      light path against the same streams directly over loopback TCP;
  *   3. per-phase control overhead (release to all done, less data time)
@@ -32,6 +33,7 @@
 #include "agent/exec.h"
 #include "agent/frame.h"
 #include "ocs-drivers/drv.h"
+#include "tests/bench/nng_floor.h"
 #include "collectives/a2a.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
@@ -655,7 +657,7 @@ main(int argc, char **argv)
 	struct relay_rig         rr;
 	struct stream            st[18];
 	double rtt_tcp, rtt_fib, rtt_2p, direct = 0, relay = 0, ctrl9 = 0;
-	double reconf9 = 0;
+	double reconf9 = 0, rtt_nng;
 	double direct9[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
 	int all = argc < 2, control = all || strcmp(argv[1], "control") == 0;
 	int xfer = all || strcmp(argv[1], "exec") == 0;
@@ -668,6 +670,7 @@ main(int argc, char **argv)
 	struct rig_opts quiet0 = {.switch_time = "0", .quiet = 1};
 	struct rig_opts quiet1 = {.switch_time = "1ms", .quiet = 1};
 
+	nng_floor_child(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_run: lockstep collectives on this machine (%ld cores), "
@@ -710,8 +713,15 @@ main(int argc, char **argv)
 	       "the floor of a control exchange)\n",
 	       rtt_2p * 1e6);
 	printf("   ocs-emu fibre pair    %8.1f us  (two TCP legs and the "
-	       "relay)\n\n",
+	       "relay)\n",
 	       rtt_fib * 1e6);
+	/* A Ready and its release: one agent's barrier, nng alone. */
+	if ((rtt_nng = nng_floor_ms(1, 1, 401) / 1e3) <= 0)
+		return (1);
+	printf("   nng REQ/REP over IPC  %8.1f us  (between two processes, "
+	       "48 bytes: the floor of\n   an agent's exchange with ocsd; "
+	       "median of 401)\n\n",
+	       rtt_nng * 1e6);
 
 	if (!xfer)
 		goto control;
@@ -771,9 +781,10 @@ control:
 	printf("3. control overhead per phase: release to all done, less the "
 	       "slowest data time;\n   ReTri, 8 KiB per node, a barrier and "
 	       "a reconfiguration before every phase,\n   switching time 0; "
-	       "median over phases of 5 runs (RTT: between two processes)\n");
-	printf("   %6s %7s %12s %12s %14s\n", "agents", "phases", "control",
-	       "reconf", "control/RTT");
+	       "median over phases of 5 runs (RTT: TCP between two processes; "
+	       "nng RTT: REQ/REP\n   between two processes)\n");
+	printf("   %6s %7s %12s %12s %14s %14s\n", "agents", "phases",
+	       "control", "reconf", "control/RTT", "control/nngRTT");
 	for (k = 0; k < 3; k++) {
 		struct rig *r = rig_up_opts(ns[k], &quiet0);
 		double      c[512], rc[512];
@@ -799,9 +810,10 @@ control:
 			}
 			json_decref(j);
 		}
-		printf("   %6d %7zu %9.2f ms %9.2f ms %14.0f\n", ns[k],
+		printf("   %6d %7zu %9.2f ms %9.2f ms %14.0f %14.1f\n", ns[k],
 		       (size_t)(nc / 5), median(c, nc) * 1e3,
-		       median(rc, nc) * 1e3, median(c, nc) / rtt_2p);
+		       median(rc, nc) * 1e3, median(c, nc) / rtt_2p,
+		       median(c, nc) / rtt_nng);
 		if (k == 0) {
 			ctrl9 = median(c, nc);
 			reconf9 = median(rc, nc);

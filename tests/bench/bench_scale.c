@@ -12,7 +12,8 @@
  *   4. barriers: ReTri over every agent (up to ocsd's 1 024 nodes a
  *      run), a barrier and a reconfiguration before every phase; the
  *      control time per phase (release to the last Ready), median over
- *      phases and runs, and per agent.
+ *      phases and runs, and per agent; beside it the floor of the same
+ *      barrier over nng alone on this machine (nng_floor.h).
  * At 4 000 agents each has one transceiver (4 000 of the emulated
  * switch's 4 096 ports), and a run needs two: barriers stop at 1 000.
  */
@@ -26,6 +27,7 @@
 
 #include "proto/base/mono.h"
 #include "testbed/load/load.h"
+#include "tests/bench/nng_floor.h"
 #include "tests/lib/rig.h"
 
 static int
@@ -111,7 +113,8 @@ struct row {
 	uint32_t n, trx;
 	double   join_s, idle_rate, hb_cpu, kib_per_agent;
 	uint64_t retries;
-	double   ctl_ms; /* median per phase, < 0: no run */
+	double   ctl_ms;   /* median per phase, < 0: no run */
+	double   floor_ms; /* nng alone, the same n */
 	int      phases;
 };
 
@@ -171,6 +174,7 @@ one(uint32_t n, struct row *w)
 		qsort(c, (size_t)nc, sizeof(*c), cmp_d);
 		w->ctl_ms = c[nc / 2] * 1e3;
 		w->phases = nc / 3;
+		w->floor_ms = nng_floor_ms(n, 1, 21);
 		if (load_wait_finished(ld, 3ull * n, 10000) != 0) {
 			fprintf(stderr, "bench_scale: agents not finished\n");
 			goto out;
@@ -198,6 +202,7 @@ main(int argc, char **argv)
 	struct row w[8];
 	int        i, nn = 3;
 
+	nng_floor_child(argc, argv);
 	for (i = 1; i < argc && i <= 8; i++)
 		if ((ns[i - 1] = (uint32_t)atoi(argv[i])) < 2 ||
 		    ns[i - 1] > LOAD_MAX) {
@@ -218,10 +223,12 @@ main(int argc, char **argv)
 	    "heartbeat: 1 s, idle answers/s\n  and ocsd's CPU; memory: "
 	    "ocsd's RSS after the joins less before, per agent;\n  barrier: "
 	    "ReTri on every agent, --reconfig all, control per phase "
-	    "(release\n  to the last Ready), median of 3 runs' phases\n");
-	printf("  %6s %4s %9s %8s %10s %9s %9s %7s %11s %11s\n", "agents",
+	    "(release\n  to the last Ready), median of 3 runs' phases; nng "
+	    "floor: the same barrier\n  between two processes over nng "
+	    "alone (one REP context a client), median of 21\n");
+	printf("  %6s %4s %9s %8s %10s %9s %9s %7s %11s %11s %11s\n", "agents",
 	       "trx", "join", "retries", "idle/s", "ocsd CPU", "KiB/agent",
-	       "phases", "barrier", "per agent");
+	       "phases", "barrier", "per agent", "nng floor");
 	for (i = 0; i < nn; i++) {
 		if (one(ns[i], &w[i]) != 0)
 			return (1);
@@ -229,18 +236,20 @@ main(int argc, char **argv)
 		       w[i].trx, w[i].join_s, (unsigned long long)w[i].retries,
 		       w[i].idle_rate, 100 * w[i].hb_cpu, w[i].kib_per_agent);
 		if (w[i].ctl_ms >= 0)
-			printf(" %7d %8.2f ms %8.2f us\n", w[i].phases,
-			       w[i].ctl_ms, 1e3 * w[i].ctl_ms / w[i].n);
+			printf(" %7d %8.2f ms %8.2f us %8.2f ms\n",
+			       w[i].phases, w[i].ctl_ms,
+			       1e3 * w[i].ctl_ms / w[i].n, w[i].floor_ms);
 		else
-			printf(" %7s %11s %11s\n", "-", "-", "-");
+			printf(" %7s %11s %11s %11s\n", "-", "-", "-", "-");
 	}
 	for (i = 0; i < nn && ns[i] != 1000; i++)
 		;
 	if (i == nn)
 		return (0);
 	printf("  goals: join storm of 1 000 <= 2 s (%s), barrier at 1 000 "
-	       "<= 10 ms (%s)\n",
+	       "<= 10 ms (%s; %.1fx nng's floor here)\n",
 	       w[i].join_s <= 2 ? "met" : "NOT met",
-	       w[i].ctl_ms <= 10 ? "met" : "NOT met");
+	       w[i].ctl_ms <= 10 ? "met" : "NOT met",
+	       w[i].ctl_ms / w[i].floor_ms);
 	return (0);
 }

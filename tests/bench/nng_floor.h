@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The floor of a barrier over nng on this machine: n REQ clients in
+ * procs child processes (one socket and connection each, over IPC, as
+ * the benches' agents: one process for ocs-load's, one each for real
+ * agents) each send a Ready and wait; one REP server in this
+ * process holds every Ready on its own context, as ocsd does, and
+ * answers them all (the release).  A round is the release to the last
+ * Ready back: ocsd's barrier without protobuf, the run's state or the
+ * switch.  The median of `rounds` in ms, or -1.
+ */
+#ifndef OCS_TESTS_NNG_FLOOR_H
+#define OCS_TESTS_NNG_FLOOR_H
+
+#include <stdint.h>
+
+double nng_floor_ms(uint32_t n, uint32_t procs, int rounds);
+/* Called first in main(): in the child started by nng_floor_ms() it
+ * runs the clients and never returns. */
+void nng_floor_child(int argc, char **argv);
+
+#endif
