@@ -167,10 +167,10 @@ test_apply_read(void **state)
 	struct tl1dev            d = {.sid = "POLATIS"};
 	struct tl1dev_reply      r[3];
 	struct drv_port_state    st[2];
-	struct drv              *drv = open_dev(&d, "SYSTEM:SIZE=8x8", p, 2, r);
-	uint16_t                 map[9];
-	int                      mrv, srv;
-	const char              *dlt;
+	struct drv *drv = open_dev(&d, "SYSTEM:SIZE=8x8", p, 2, r);
+	uint16_t    map[9];
+	int         mrv, srv;
+	const char *dlt;
 
 	(void)state;
 	r[2] = (struct tl1dev_reply){"RTRV-PORT-POWER", pw, 2};
