@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,9 @@ main(int argc, char **argv)
 	const char       *secret;
 	int               rv;
 
+	/* A server that hangs up mid-write (a refused TLS handshake) is an
+	 * error to report, not a reason to die. */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&o, 0, sizeof(o));
 	o.out = &output_text;
 	o.timeout_ms = 30000;

@@ -187,6 +187,10 @@ proc_run(char *const argv[], char **out, char **err)
 	lseek(fe, 0, SEEK_SET);
 	*err = slurp(fe);
 	close(fe);
+	/* Said where a test prints what the program wrote. */
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "proc_run: %s killed by signal %d (%s)\n",
+		        argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
 	return (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
