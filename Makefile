@@ -35,6 +35,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
+	libisal-dev \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
@@ -82,6 +83,8 @@ PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
+# CRC32C of the agents' frames (agent/crc32c.c).
+ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
 # What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64).
 DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS)
 
@@ -269,7 +272,7 @@ $(BIN)/ocs-agent: $(AGENT_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(COLL_LIB) \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
-		$(PROTOBUF_LIBS) -lm
+		$(PROTOBUF_LIBS) $(ISAL_LIBS) -lm
 
 $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 		$(COLL_LIB) $(BASE_LIB)
@@ -436,7 +439,7 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_topo.o \
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o conf.o err.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
-	$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
@@ -564,7 +567,7 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+		$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
 
 $(BUILD)/bench/bench_scale: $(BUILD)/tests/bench/bench_scale.o \
 		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
@@ -715,7 +718,7 @@ FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	$(BUILD)/proto/ocs.pb-c.c \
 	agent/exec.c agent/vplace.c agent/frame.c agent/crc32c.c agent/pattern.c
-FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS)
+FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS) $(ISAL_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 	ocs-drivers/rest_state.c ocs-drivers/rest_plan.c proto/base/errf.c
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)

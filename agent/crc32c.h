@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* CRC32C (Castagnoli), as iSCSI and ext4 use it: the SSE4.2 instruction
- * where the CPU has it, a table otherwise.  crc32c(0, "123456789", 9) is
- * 0xe3069283. */
+/* CRC32C (Castagnoli), as iSCSI and ext4 use it, computed by ISA-L.
+ * crc32c(0, "123456789", 9) is 0xe3069283. */
 #ifndef OCS_CRC32C_H
 #define OCS_CRC32C_H
 

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "agent/exec.h"
@@ -64,6 +65,7 @@ struct exec {
 	uint32_t          run32;
 
 	uint8_t     *slab;
+	size_t       slab_len;
 	size_t       slot_bytes;
 	struct slot *slots;
 	uint32_t     nslots, *freel, nfree, nheld;
@@ -491,6 +493,26 @@ setup_expect(struct exec *e)
 	return (0);
 }
 
+/*
+ * The slab, its pages present: their first faults are setup, not data
+ * time (a NIC's buffers are registered before a run, too).  malloc and
+ * memset would not do it: the compiler makes them one calloc, which
+ * leaves fresh pages untouched, and the faults then came in the data
+ * phase.
+ */
+static int
+slab_map(struct exec *e, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return (-ENOMEM);
+	e->slab = p;
+	e->slab_len = len;
+	return (0);
+}
+
 /* Uniform blocks: slots of the largest block, as many as the plan holds
  * at once, found by a hash of their ids. */
 static int
@@ -503,17 +525,14 @@ setup_slots(struct exec *e)
 	for (hcap = 16; hcap < 2 * e->nslots; hcap *= 2)
 		;
 	e->hmask = hcap - 1;
-	e->slab = malloc(e->nslots * e->slot_bytes);
 	e->slots = calloc(e->nslots, sizeof(*e->slots));
 	e->freel = malloc(e->nslots * sizeof(*e->freel));
 	e->hash = calloc(hcap, sizeof(*e->hash));
-	if (!e->slab || !e->slots || !e->freel || !e->hash)
+	if (!e->slots || !e->freel || !e->hash ||
+	    slab_map(e, e->nslots * e->slot_bytes) != 0)
 		return (-ENOMEM);
 	for (i = 0; i < e->nslots; i++)
 		e->freel[e->nfree++] = e->nslots - 1 - i;
-	/* Touched now: a page's first fault is setup, not data time (a
-	 * NIC's buffers are registered before a run, too). */
-	memset(e->slab, 0, e->nslots * e->slot_bytes);
 	return (0);
 }
 
@@ -528,10 +547,7 @@ setup_vslots(struct exec *e)
 	if (!e->vat || !e->vheld || !e->slots ||
 	    vplace(&e->p, e->vat, &e->vslab) != 0)
 		return (-ENOMEM);
-	if ((e->slab = malloc(e->vslab + 1)) == NULL)
-		return (-ENOMEM);
-	memset(e->slab, 0, e->vslab + 1);
-	return (0);
+	return (slab_map(e, e->vslab + 1));
 }
 
 /* A topology collective's own chunks: AllGather its share, the
@@ -656,7 +672,8 @@ exec_free(struct exec *e)
 	free(e->relay_done);
 	free(e->send_blk);
 	free(e->send_off);
-	free(e->slab);
+	if (e->slab != NULL)
+		munmap(e->slab, e->slab_len);
 	free(e->slots);
 	free(e->freel);
 	free(e->hash);
@@ -937,9 +954,12 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 }
 
 static int
-relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
+relay(struct exec *e, uint32_t q, const struct frame *f, uint8_t *hdr)
 {
 	const struct plan_phase *ph = &e->p.ph[e->k];
+	size_t                   len = FRAME_HDR + f->len;
+	ssize_t                  w = 0;
+	struct port             *pt;
 	struct buf              *out;
 	uint32_t                 i;
 
@@ -953,15 +973,22 @@ relay(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *hdr)
 		    "unexpected frame from node %u for node %u on port %s "
 		    "(nothing to relay between them here)",
 		    f->src, f->dst, pname(q)));
-	out = &e->port[ph->relay[i].out_port].out;
-	if (out->cap - out->tail < FRAME_HDR + f->len &&
-	    buf_grow(out, FRAME_HDR + f->len) != 0)
+	pt = &e->port[ph->relay[i].out_port];
+	out = &pt->out;
+	frame_set_hops(hdr, (uint16_t)(f->hops - 1));
+	/* Write-through: with nothing queued before it, the frame goes on
+	 * from the input buffer it lies in, and only what the fibre does
+	 * not take now is copied into the queue (a lost fibre shows at the
+	 * next flush, which reports it). */
+	if (out->tail == out->head && (w = xport_send(pt->x, hdr, len)) < 0)
+		w = 0;
+	if (out->cap - out->tail < len - (size_t)w &&
+	    buf_grow(out, len - (size_t)w) != 0)
 		return (fail(
 		    e, -ENOMEM, "no memory to relay %zu more bytes on port %s",
 		    out->tail - out->head, pname(ph->relay[i].out_port)));
-	memcpy(out->p + out->tail, hdr, FRAME_HDR + f->len);
-	frame_set_hops(out->p + out->tail, (uint16_t)(f->hops - 1));
-	out->tail += FRAME_HDR + f->len;
+	memcpy(out->p + out->tail, hdr + w, len - (size_t)w);
+	out->tail += len - (size_t)w;
 	e->d.relayed += f->len;
 	if (out->tail - out->head > e->peak_queue)
 		e->peak_queue = out->tail - out->head;

@@ -162,6 +162,10 @@ rtt_procs(int a, int b)
 	return (i == 4000 ? median(t, 4000) : -1);
 }
 
+/* Part 2's rounds of raw streams then executor, and its largest ring. */
+#define EXEC_ROUNDS 5
+#define XFER_MAX_N  16
+
 /* ---- streams ------------------------------------------------------------ */
 
 struct stream {
@@ -646,6 +650,117 @@ jnum(json_t *o, const char *k)
 	return (json_number_value(json_object_get(o, k)));
 }
 
+/* Aggregate bytes/s of 2n raw loopback TCP streams of 128 MiB each,
+ * ring i -> i+1. */
+static double
+raw_streams(int n)
+{
+	struct stream st[2 * XFER_MAX_N];
+	double        bw;
+	int           i, m = 0;
+
+	for (i = 0; i < 2 * n; i++, m++)
+		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
+			break;
+	bw = m == 2 * n ? run_streams(st, 2 * n, 128ull << 20) : -1;
+	for (i = 0; i < m; i++) {
+		close(st[i].tx);
+		close(st[i].rx);
+	}
+	return (bw);
+}
+
+/*
+ * The raw streams and the executor over loopback TCP circuits, one
+ * after the other, `rounds` times: their medians, and the median of
+ * each round's ratio (the machine's load drifts from round to round,
+ * a ratio within one round much less).  *lo, *hi: the ratios' range.
+ */
+static int
+exec_vs_raw(int n, int rounds, double *raw, double *link, double *payload,
+            double *ratio, double *lo, double *hi)
+{
+	double r[16], x[16], p[16], q[16];
+	int    i;
+
+	for (i = 0; i < rounds; i++) {
+		r[i] = raw_streams(n);
+		x[i] = exec_streams(NULL, "static", (uint32_t)n, 64ull << 20,
+		                    &p[i]);
+		if (r[i] <= 0 || x[i] <= 0)
+			return (-1);
+		q[i] = x[i] / r[i];
+		fprintf(stderr, "\r   round %d of %d: %3.0f%%", i + 1, rounds,
+		        100 * q[i]);
+	}
+	fprintf(stderr, "\r%40s\r", "");
+	*raw = median(r, rounds);
+	*link = median(x, rounds);
+	*payload = median(p, rounds);
+	*ratio = median(q, rounds);
+	for (*lo = *hi = q[0], i = 1; i < rounds; i++) {
+		*lo = q[i] < *lo ? q[i] : *lo;
+		*hi = q[i] > *hi ? q[i] : *hi;
+	}
+	return (0);
+}
+
+/* 2. throughput: raw streams, ocs-emu's relay (its TCP fibres' rate in
+ * *relay_tcp, for part 4's model), and the executor over circuits of
+ * each kind. */
+static int
+part_xfer(int n, double *relay_tcp)
+{
+	double direct, relay, relay_u, emu_cpu, emu_cpu_u;
+	double x_direct, x_tcp, x_unix, p_direct, p_tcp, p_unix, q, lo, hi;
+	char   upath[128];
+
+	if (exec_vs_raw(n, EXEC_ROUNDS, &direct, &x_direct, &p_direct, &q, &lo,
+	                &hi) != 0)
+		return (-1);
+	relay = relay_streams("127.0.0.1:0", n, &emu_cpu);
+	snprintf(upath, sizeof(upath), "unix:/tmp/ocs-bench-fibre-%d.sock",
+	         (int)getpid());
+	relay_u = relay_streams(upath, n, &emu_cpu_u);
+	if (relay <= 0 || relay_u <= 0)
+		return (-1);
+	*relay_tcp = relay;
+	printf("2. aggregate throughput, %d concurrent streams of 128 MiB\n",
+	       2 * n);
+	printf("   direct loopback TCP      %6.2f GB/s  (median of %d)\n",
+	       direct / 1e9, EXEC_ROUNDS);
+	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of direct "
+	       "(ocs-emu %.0f%% of a core)\n",
+	       relay / 1e9, 100 * relay / direct, 100 * emu_cpu);
+	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of direct "
+	       "(ocs-emu %.0f%% of a core)\n",
+	       relay_u / 1e9, 100 * relay_u / direct, 100 * emu_cpu_u);
+	/* Link bytes against the raw streams: both count every byte that
+	 * crossed a circuit (the executor's relayed ones too). */
+	printf("   the agents' executor, %d nodes (%d circuits), static ring "
+	       "All-to-All of 64 MiB per node,\n   link bytes (delivered + "
+	       "relayed) and payload:\n",
+	       n, 2 * n);
+	x_tcp = exec_streams("127.0.0.1:0", "static", (uint32_t)n, 64ull << 20,
+	                     &p_tcp);
+	x_unix =
+	    exec_streams(upath, "static", (uint32_t)n, 64ull << 20, &p_unix);
+	if (x_tcp <= 0 || x_unix <= 0)
+		return (-1);
+	printf("   circuits as loopback TCP %6.2f GB/s  %3.0f%% of the raw "
+	       "streams (payload %.2f GB/s;\n%29s median of %d rounds of "
+	       "raw streams then executor, %.0f..%.0f%%)\n",
+	       x_direct / 1e9, 100 * q, p_direct / 1e9, "", EXEC_ROUNDS,
+	       100 * lo, 100 * hi);
+	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of the relay "
+	       "(payload %.2f GB/s)\n",
+	       x_tcp / 1e9, 100 * x_tcp / relay, p_tcp / 1e9);
+	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of the relay "
+	       "(payload %.2f GB/s)\n\n",
+	       x_unix / 1e9, 100 * x_unix / relay_u, p_unix / 1e9);
+	return (0);
+}
+
 /* No argument: every part; "control" or "exec": the round trips and
  * that part alone. */
 int
@@ -655,15 +770,12 @@ main(int argc, char **argv)
 	static const char *const sizes[] = {"1MiB", "4MiB", "16MiB", "64MiB"};
 	static const char *const algos[] = {"retri", "bridge", "static"};
 	struct relay_rig         rr;
-	struct stream            st[18];
-	double rtt_tcp, rtt_fib, rtt_2p, direct = 0, relay = 0, ctrl9 = 0;
+	double rtt_tcp, rtt_fib, rtt_2p, ctrl9 = 0, relay = 0;
 	double reconf9 = 0, rtt_nng;
 	double direct9[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
 	int all = argc < 2, control = all || strcmp(argv[1], "control") == 0;
 	int xfer = all || strcmp(argv[1], "exec") == 0;
-	double bw_link, a_h, emu_cpu, emu_cpu_u, relay_u;
-	double x_direct, x_tcp, x_unix, p_direct, p_tcp, p_unix;
-	char   upath[128];
+	double bw_link, a_h;
 	char   cmd[4096], bws[32], as[32], ah[32], dl[32];
 	int    a, b, i, k, n = 9;
 
@@ -725,55 +837,8 @@ main(int argc, char **argv)
 
 	if (!xfer)
 		goto control;
-	/* 2. throughput: 2n streams, ring i -> i+1, 128 MiB each */
-	for (i = 0; i < 2 * n; i++) {
-		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
-			return (1);
-	}
-	direct = run_streams(st, 2 * n, 128ull << 20);
-	for (i = 0; i < 2 * n; i++) {
-		close(st[i].tx);
-		close(st[i].rx);
-	}
-	relay = relay_streams("127.0.0.1:0", n, &emu_cpu);
-	snprintf(upath, sizeof(upath), "unix:/tmp/ocs-bench-fibre-%d.sock",
-	         (int)getpid());
-	relay_u = relay_streams(upath, n, &emu_cpu_u);
-	if (direct <= 0 || relay <= 0 || relay_u <= 0)
+	if (part_xfer(n, &relay) != 0)
 		return (1);
-	printf("2. aggregate throughput, %d concurrent streams of 128 MiB\n",
-	       2 * n);
-	printf("   direct loopback TCP      %6.2f GB/s\n", direct / 1e9);
-	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of direct "
-	       "(ocs-emu %.0f%% of a core)\n",
-	       relay / 1e9, 100 * relay / direct, 100 * emu_cpu);
-	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of direct "
-	       "(ocs-emu %.0f%% of a core)\n",
-	       relay_u / 1e9, 100 * relay_u / direct, 100 * emu_cpu_u);
-	/* Link bytes against the raw streams: both count every byte that
-	 * crossed a circuit (the executor's relayed ones too). */
-	printf("   the agents' executor, %d nodes (%d circuits), static ring "
-	       "All-to-All of 64 MiB per node,\n   link bytes (delivered + "
-	       "relayed) and payload:\n",
-	       n, 2 * n);
-	x_direct =
-	    exec_streams(NULL, "static", (uint32_t)n, 64ull << 20, &p_direct);
-	x_tcp = exec_streams("127.0.0.1:0", "static", (uint32_t)n, 64ull << 20,
-	                     &p_tcp);
-	x_unix =
-	    exec_streams(upath, "static", (uint32_t)n, 64ull << 20, &p_unix);
-	if (x_direct <= 0 || x_tcp <= 0 || x_unix <= 0)
-		return (1);
-	printf("   circuits as loopback TCP %6.2f GB/s  %3.0f%% of the raw "
-	       "streams (payload %.2f GB/s)\n",
-	       x_direct / 1e9, 100 * x_direct / direct, p_direct / 1e9);
-	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of the relay "
-	       "(payload %.2f GB/s)\n",
-	       x_tcp / 1e9, 100 * x_tcp / relay, p_tcp / 1e9);
-	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of the relay "
-	       "(payload %.2f GB/s)\n\n",
-	       x_unix / 1e9, 100 * x_unix / relay_u, p_unix / 1e9);
-
 	if (!control)
 		return (0);
 control:

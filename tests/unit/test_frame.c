@@ -82,6 +82,34 @@ test_pattern_any_offset(void **state)
 	assert_true(pat_check(part, sizeof(part), 7, 3, 5, 0, 301) >= 0);
 }
 
+/* The word-at-a-time fill and check (vectors, stretches of 512 words,
+ * tails) agree with the pattern made byte by byte at each offset, and
+ * find a flipped byte wherever it is. */
+static void
+test_pattern_every_byte(void **state)
+{
+	enum { N = 4096 * 2 + 203 };
+	static uint8_t whole[N];
+	uint8_t        one;
+	size_t         i, start;
+
+	(void)state;
+	pat_fill(whole, N, 11, 2, 9, 0, 0);
+	for (i = 0; i < N; i++) {
+		pat_fill(&one, 1, 11, 2, 9, 0, i);
+		assert_int_equal(one, whole[i]);
+	}
+	for (start = 0; start < 4; start += 3)
+		for (i = start; i < N; i++) {
+			whole[i] ^= 0x10;
+			assert_int_equal(pat_check(whole + start, N - start,
+			                           11, 2, 9, 0, start),
+			                 (int64_t)i);
+			whole[i] ^= 0x10;
+		}
+	assert_int_equal(pat_check(whole, N, 11, 2, 9, 0, 0), -1);
+}
+
 static void
 test_frame_roundtrip_and_crc(void **state)
 {
@@ -154,6 +182,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_crc32c_check_values),
 	    cmocka_unit_test(test_crc32c_long),
+	    cmocka_unit_test(test_pattern_every_byte),
 	    cmocka_unit_test(test_pattern_any_offset),
 	    cmocka_unit_test(test_frame_roundtrip_and_crc),
 	    cmocka_unit_test(test_auth_proof_known_answer),
