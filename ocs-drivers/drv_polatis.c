@@ -174,6 +174,21 @@ batch_cmd(struct polatis *p, const char *verb, struct tl1_buf *aid,
 	return (rv);
 }
 
+/* The batch's deletes in one DLT-PATCH, alone (a refused delete stops
+ * the batch); *acted once the switch may have changed. */
+static int
+delete_patches(struct polatis *p, const struct drv_batch *b, int *acted)
+{
+	struct tl1_buf aid = {0};
+	int            rv;
+
+	if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
+		return (-ENOMEM);
+	rv = batch_cmd(p, "DLT-PATCH", &aid, b->ndisconnect, acted);
+	tl1_buf_free(&aid);
+	return (rv != 0 && *acted ? -DRV_EPARTIAL : rv);
+}
+
 static int
 pol_apply(void *priv, const struct drv_batch *b)
 {
@@ -184,14 +199,8 @@ pol_apply(void *priv, const struct drv_batch *b)
 	p->t.err[0] = '\0';
 	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
-	if (b->ndisconnect) {
-		if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
-			return (-ENOMEM);
-		rv = batch_cmd(p, "DLT-PATCH", &aid, b->ndisconnect, &acted);
-		tl1_buf_free(&aid);
-		if (rv != 0)
-			return (acted ? -DRV_EPARTIAL : rv);
-	}
+	if (b->ndisconnect && (rv = delete_patches(p, b, &acted)) != 0)
+		return (rv);
 	if (b->nconnect) {
 		if (tl1_aid_fmt_patches(&aid, b->connect, b->nconnect) != 0)
 			return (-ENOMEM);
@@ -410,14 +419,9 @@ pol_apply_read(void *priv, const struct drv_batch *b, uint16_t *map,
 	*mrv = *srv = -ENOTSUP;
 	if ((rv = ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms)) != 0)
 		return (rv);
-	if (b->nconnect && b->ndisconnect) {
-		if (tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect) != 0)
-			return (-ENOMEM);
-		rv = batch_cmd(p, "DLT-PATCH", &aid, b->ndisconnect, &acted);
-		tl1_buf_free(&aid);
-		if (rv != 0)
-			return (acted ? -DRV_EPARTIAL : rv);
-	}
+	if (b->nconnect && b->ndisconnect &&
+	    (rv = delete_patches(p, b, &acted)) != 0)
+		return (rv);
 	if ((b->nconnect
 	         ? tl1_aid_fmt_patches(&aid, b->connect, b->nconnect)
 	         : tl1_aid_fmt(&aid, b->disconnect, b->ndisconnect)) != 0 ||
