@@ -138,6 +138,7 @@ COLL_SRCS := \
 	collectives/tsyn_ten.c \
 	collectives/tsyn_fifo.c \
 	collectives/tsyn_mteg.c \
+	collectives/tsyn_mteg_refine.c \
 	collectives/tsyn_scalecc.c \
 	collectives/tsyn_validate.c \
 	collectives/tsyn_bound.c \

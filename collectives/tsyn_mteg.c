@@ -26,7 +26,9 @@
  * let the first broadcasts take the early link-slots the last ones
  * needed; under a tight one a tree that would delay another does not fit
  * and is laid first or another way.  (Dense n x H labels were tried: no
- * better on AMD, 20x slower.)
+ * better on AMD, 20x slower.)  The best plan is then refined by rip-up
+ * and re-lay (tsyn_mteg_refine.c), which the trees laid one after
+ * another from scratch cannot do.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,25 +38,10 @@
 #include "collectives/coll.h"
 #include "collectives/heap.h"
 #include "collectives/tsyn_int.h"
+#include "collectives/tsyn_mteg_int.h"
 
 #define NONE  UINT32_MAX
 #define STALE 8 /* reorders without progress before a deadline is given up */
-
-struct mteg {
-	const struct tsyn_model *m;
-	const struct topo       *t;
-	uint32_t                 H; /* deadline: last slot a chunk lands */
-	uint32_t                 stride;  /* slots allocated a link in used */
-	uint32_t                 mu, lam; /* cost weights (see settle) */
-	uint32_t                *order;   /* [nchunk]: broadcast order */
-	uint8_t                 *used;    /* [nlink * H] reserved slots */
-	uint32_t                *hold;    /* [n]: tree holds the chunk from */
-	uint32_t                *arr;     /* [n]: arrival slot of the label */
-	uint32_t                *cost;    /* [n]: slots since the tree */
-	uint32_t                *pred;    /* [n]: link of the best path */
-	uint32_t                *dep;     /* [n]: departure slot on pred */
-	struct heap              pq;
-};
 
 /* The first slot >= a at which link l is free for occ slots and the
  * chunk lands by H; NONE if there is none. */
@@ -195,9 +182,8 @@ path_ok(const struct mteg *g, uint32_t v)
 	return (1);
 }
 
-/* One broadcast; 0, or 1 if it does not fit in H. */
-static int
-broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
+int
+mteg_broadcast(struct mteg *g, uint32_t k, struct tsyn_plan *p, uint32_t *last)
 {
 	const struct topo *t = g->t;
 	uint32_t           left = t->ngpu - 1, u;
@@ -255,7 +241,8 @@ attempt(struct mteg *g, struct tsyn_plan *p)
 		p->n = 0;
 		last = 0;
 		for (i = 0; i < m->nchunk; i++)
-			if ((rv = broadcast(g, g->order[i], p, &last)) != 0)
+			if ((rv = mteg_broadcast(g, g->order[i], p, &last)) !=
+			    0)
 				break;
 		if (rv != 1)
 			break;
@@ -312,6 +299,16 @@ first_fit(struct mteg *g, struct tsyn_plan *p, char *err, size_t errlen)
 	}
 }
 
+void
+mteg_cost(struct mteg *g, uint32_t c)
+{
+	static const uint32_t w[MTEG_NCOST][2] = {
+	    {0, 0}, {1, 1}, {1, 2}, {0, 1}};
+
+	g->mu = w[c][0];
+	g->lam = w[c][1];
+}
+
 /*
  * The deadline bisected below the first fit's completion, with each cost
  * (see nearest): a tight horizon is what makes the trees share the links,
@@ -321,14 +318,12 @@ first_fit(struct mteg *g, struct tsyn_plan *p, char *err, size_t errlen)
 static int
 tighten(struct mteg *g, struct tsyn_plan *best, struct tsyn_plan *tmp)
 {
-	static const uint32_t    w[][2] = {{0, 0}, {1, 1}, {1, 2}, {0, 1}};
 	const struct tsyn_model *m = g->m;
 	uint32_t                 c, lo, hi;
 	int                      rv;
 
-	for (c = 0; c < sizeof(w) / sizeof(w[0]); c++) {
-		g->mu = w[c][0];
-		g->lam = w[c][1];
+	for (c = 0; c < MTEG_NCOST; c++) {
+		mteg_cost(g, c);
 		lo = 1;
 		hi = best->slots;
 		while (lo < hi) {
@@ -349,8 +344,7 @@ tighten(struct mteg *g, struct tsyn_plan *best, struct tsyn_plan *tmp)
 		}
 		if (m->progress)
 			m->progress(m->progress_arg,
-			            (double)(c + 1) /
-			                (sizeof(w) / sizeof(w[0])));
+			            (double)(c + 1) / (MTEG_NCOST + 1));
 	}
 	return (0);
 }
@@ -381,7 +375,7 @@ tsyn_mteg(const struct tsyn_model *m, struct tsyn_plan *p, char *err,
 	}
 	if ((rv = tsyn_reachable(t, err, errlen)) != 0 ||
 	    (rv = first_fit(&g, p, err, errlen)) != 0 ||
-	    (rv = tighten(&g, p, &tmp)) != 0)
+	    (rv = tighten(&g, p, &tmp)) != 0 || (rv = mteg_refine(&g, p)) != 0)
 		goto out;
 	tsyn_plan_sort(p);
 out:
