@@ -85,6 +85,22 @@ extern const struct tsyn_ops tsyn_sph_ops;     /* tsyn_fifo.c */
 extern const struct tsyn_ops tsyn_spt_ops;     /* tsyn_fifo.c */
 extern const struct tsyn_ops tsyn_ring_ops;    /* tsyn_fifo.c */
 
+/*
+ * The replay with real rates and latencies (tsyn_replay), one send at a
+ * time: chunk c over link l as soon as the link is free and the source
+ * holds it (a router: as its head comes in), a copy (taking the first
+ * arrival) or a partial sum (waiting for the last).  have and head are
+ * [n * nchunk] (when node u holds chunk k, when its head came),
+ * free_at [nlink].  The arrival.
+ */
+double tsyn_replay_send(const struct tsyn_model *, uint32_t l, uint32_t c,
+                        int copy, double *have, double *head, double *free_at);
+/* An AllGather plan in slot order, replayed so: its completion in
+ * seconds (and in *last, if not NULL, the chunk that lands last), or -1
+ * (out of memory). */
+double tsyn_plan_replay(const struct tsyn_model *, const struct tsyn_plan *,
+                        uint32_t *last);
+
 /* The port of link l at its source: its position in the out list. */
 uint16_t tsyn_out_port(const struct topo *, uint32_t l);
 

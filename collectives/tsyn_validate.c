@@ -372,6 +372,66 @@ tsyn_validate(const struct sched *s, uint32_t *slots, char *err, size_t errlen)
 }
 
 double
+tsyn_replay_send(const struct tsyn_model *m, uint32_t l, uint32_t c, int copy,
+                 double *have, double *head, double *free_at)
+{
+	const struct topo *t = m->t;
+	size_t             si = (size_t)t->link[l].src * m->nchunk + c;
+	size_t             di = (size_t)t->link[l].dst * m->nchunk + c;
+	double             tx = m->mu / t->link[l].bw, st = have[si], arr;
+
+	/* A router forwards a copy as its head comes in, but cannot finish
+	 * before the tail is in. */
+	if (copy && t->node[t->link[l].src].kind == TOPO_ROUTER &&
+	    head[si] < st)
+		st = head[si] > have[si] - tx ? head[si] : have[si] - tx;
+	if (free_at[l] > st)
+		st = free_at[l];
+	free_at[l] = st + tx;
+	arr = free_at[l] + t->link[l].alpha;
+	/* A reduction waits for every partial; a copy takes the first. */
+	if (copy && arr < have[di]) {
+		have[di] = arr;
+		head[di] = st + t->link[l].alpha;
+	} else if (!copy && arr > have[di])
+		have[di] = arr;
+	return (arr);
+}
+
+double
+tsyn_plan_replay(const struct tsyn_model *m, const struct tsyn_plan *p,
+                 uint32_t *last)
+{
+	const struct topo *t = m->t;
+	size_t             nh = (size_t)t->n * m->nchunk, i;
+	double            *have = malloc(2 * nh * sizeof(*have));
+	double            *free_at = calloc(t->nlink, sizeof(*free_at));
+	double             done = 0, arr;
+	uint32_t           k;
+
+	if (have == NULL || free_at == NULL) {
+		free(have);
+		free(free_at);
+		return (-1);
+	}
+	for (i = 0; i < 2 * nh; i++)
+		have[i] = 1e300;
+	for (k = 0; k < m->nchunk; k++)
+		have[(size_t)tsyn_owner(m, k) * m->nchunk + k] = 0;
+	for (i = 0; i < p->n; i++)
+		if ((arr = tsyn_replay_send(m, p->v[i].link, p->v[i].chunk, 1,
+		                            have, have + nh, free_at)) >
+		    done) {
+			done = arr;
+			if (last != NULL)
+				*last = p->v[i].chunk;
+		}
+	free(have);
+	free(free_at);
+	return (done);
+}
+
+double
 tsyn_replay(const struct sched *s)
 {
 	const struct topo *t = s->topo;
@@ -411,37 +471,16 @@ tsyn_replay(const struct sched *s)
 			const struct sched_xfer *x = &s->xf[p->xfer_off + i];
 			int64_t                  l = xfer_link(s, x);
 			uint32_t                 c = s->blk[x->blk_off];
-			double                   st, arr;
-			double                  *dst;
+			double                   arr;
 
 			if (l < 0)
 				continue;
 			int copy =
 			    s->coll == SCHED_ALLGATHER ||
 			    (s->coll == SCHED_ALLREDUCE && ph >= s->ag_from);
-			size_t si = (size_t)x->src * m.nchunk + c;
-			double tx = m.mu / t->link[l].bw;
 
-			st = have[si];
-			/* A router forwards a copy as its head comes in, but
-			 * cannot finish before the tail is in. */
-			if (copy && t->node[x->src].kind == TOPO_ROUTER &&
-			    head[si] < st)
-				st = head[si] > have[si] - tx ? head[si]
-				                              : have[si] - tx;
-			if (free_at[l] > st)
-				st = free_at[l];
-			free_at[l] = st + tx;
-			arr = free_at[l] + t->link[l].alpha;
-			dst = &have[(size_t)x->dst * m.nchunk + c];
-			/* A reduction waits for every partial; a copy takes
-			 * the first. */
-			if (copy && arr < *dst) {
-				*dst = arr;
-				head[(size_t)x->dst * m.nchunk + c] =
-				    st + t->link[l].alpha;
-			} else if (!copy && arr > *dst)
-				*dst = arr;
+			arr = tsyn_replay_send(&m, (uint32_t)l, c, copy, have,
+			                       head, free_at);
 			if (arr > done)
 				done = arr;
 		}

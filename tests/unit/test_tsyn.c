@@ -22,6 +22,7 @@
 #include "collectives/topo_teccl.h"
 #include "collectives/tplan.h"
 #include "collectives/tsyn.h"
+#include "collectives/tsyn_int.h"
 
 #define S(x) (x), strlen(x)
 
@@ -460,6 +461,56 @@ test_mteg_vs_ten(void **state)
 			         cases[i].name, cases[i].chunks, m, n);
 		if (i == 0)
 			assert_true(m == 3 && n == 4);
+		topo_free(&t);
+	}
+}
+
+/* An AllGather read back as a plan (phase order for slots) and replayed
+ * by tsyn_plan_replay, which mteg's polish uses: the same completion as
+ * tsyn_replay on the schedule, GPUs, switches and cut-through routers. */
+static void
+test_plan_replay(void **state)
+{
+	static const char *const names[] = {"dgx1", "dgx2", "amd", "wan3p"};
+	struct tsyn_params       q = {.algo = TSYN_TEN,
+	                              .coll = SCHED_ALLGATHER,
+	                              .bytes = 64u << 20,
+	                              .chunks = 2};
+	struct tsyn_model        m;
+	struct tsyn_plan         p;
+	struct topo              t;
+	struct sched             s;
+	char                     err[300];
+	size_t                   i;
+	uint32_t                 ph, x, last = UINT32_MAX;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (tplan_load(names[i], &t, err, sizeof(err)) != 0 ||
+		    tsyn_synth(&t, &q, &s, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", names[i], err);
+		assert_int_equal(tsyn_model_init(&m, &t, q.bytes, q.chunks),
+		                 0);
+		memset(&p, 0, sizeof(p));
+		for (ph = 0; ph < s.nph; ph++)
+			for (x = 0; x < s.ph[ph].nxfer; x++) {
+				const struct sched_xfer *f =
+				    &s.xf[s.ph[ph].xfer_off + x];
+				int64_t l = topo_link_of(&t, f->src, f->dst);
+
+				assert_true(l >= 0);
+				assert_int_equal(
+				    tsyn_plan_add(&p, ph, (uint32_t)l,
+				                  s.blk[f->blk_off]),
+				    0);
+			}
+		tsyn_plan_sort(&p);
+		assert_true(fabs(tsyn_plan_replay(&m, &p, &last) -
+		                 tsyn_replay(&s)) < 1e-12);
+		assert_true(last < m.nchunk);
+		tsyn_plan_free(&p);
+		tsyn_model_free(&m);
+		sched_free(&s);
 		topo_free(&t);
 	}
 }
@@ -943,6 +994,7 @@ main(void)
 	    cmocka_unit_test(test_scalecc_router_onto_faster_link),
 	    cmocka_unit_test(test_shipped),
 	    cmocka_unit_test(test_mteg_vs_ten),
+	    cmocka_unit_test(test_plan_replay),
 	    cmocka_unit_test(test_teccl_input),
 	    cmocka_unit_test(test_taccl_profile),
 	    cmocka_unit_test(test_scalecc_datacentres),
