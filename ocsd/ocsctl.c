@@ -311,6 +311,10 @@ main(int argc, char **argv)
 	argv[0] = (char *)(uintptr_t)c->name;
 	rv = c->fn(&o, argc, argv);
 	free(o.lines);
-	nng_fini();
+	/* No nng_fini(): after a TLS dial that failed its handshake, nng
+	 * 1.5.2 may still be tearing the connection down on its own threads,
+	 * and nng_fini() then panics ("pthread_mutex_lock: Invalid
+	 * argument", abort; test_security, 1 run in ~30).  nng documents the
+	 * call as needed only for leak debugging, and the process exits. */
 	return (rv);
 }
