@@ -282,22 +282,33 @@ blk_pattern(const struct exec *e, uint32_t b, uint32_t *src, uint32_t *dst,
 
 static void buf_compact(struct buf *b);
 
-/* Room for `need` more bytes at the tail: compact, else double. */
+/*
+ * Room for `need` more bytes at the tail.  The queued bytes are moved to
+ * the front only when the room at the front is at least as large (so a
+ * long relay queue, sent from its head while it grows at its tail, is
+ * not moved whole for every frame); else the buffer doubles, and only
+ * the queued bytes are copied into the new one.
+ */
 static int
 buf_grow(struct buf *b, size_t need)
 {
-	size_t   ncap = b->cap;
+	size_t   live = b->tail - b->head, ncap = 2 * b->cap;
 	uint8_t *np;
 
-	buf_compact(b);
+	if (b->head >= live)
+		buf_compact(b);
 	if (b->cap - b->tail >= need)
 		return (0);
-	while (ncap - b->tail < need)
+	while (ncap - live < need)
 		ncap *= 2;
-	if (ncap > ((size_t)1 << 32) || (np = realloc(b->p, ncap)) == NULL)
+	if (ncap > ((size_t)1 << 32) || (np = malloc(ncap)) == NULL)
 		return (-ENOMEM);
+	memcpy(np, b->p + b->head, live);
+	free(b->p);
 	b->p = np;
 	b->cap = ncap;
+	b->head = 0;
+	b->tail = live;
 	return (0);
 }
 
@@ -939,11 +950,12 @@ deliver(struct exec *e, uint32_t q, const struct frame *f, const uint8_t *p)
 		return (misplaced(e, bn, f, q, e->slots[sl].have, size));
 	t0 = mono_ns();
 	blk_pattern(e, f->block, &src, &dst, &part, &off);
-	bad = pat_check(p, f->len, e->p.run, src, dst, part, off + f->off);
+	/* Checked into the slot: the payload is read once. */
+	bad = pat_check_copy(slot_data(e, sl) + f->off, p, f->len, e->p.run,
+	                     src, dst, part, off + f->off);
 	e->d.verify_ns += mono_ns() - t0;
 	if (bad >= 0)
 		return (content_wrong(e, bn, bad, f, q));
-	memcpy(slot_data(e, sl) + f->off, p, f->len);
 	e->slots[sl].have += f->len;
 	e->d.recv += f->len;
 	if (e->slots[sl].have == size) {

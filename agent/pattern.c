@@ -69,9 +69,10 @@ fill_words(uint8_t *buf, size_t nw, uint64_t v0)
 }
 
 /* The OR of the differences of nw words of buf from the pattern's words
- * starting at value v0: 0 if they all match. */
-static uint64_t
-diff_words(const uint8_t *buf, size_t nw, uint64_t v0)
+ * starting at value v0: 0 if they all match.  With to, the words are
+ * also copied there, in the same pass (inlined apart for each case). */
+static inline __attribute__((always_inline)) uint64_t
+diff_words(const uint8_t *buf, uint8_t *to, size_t nw, uint64_t v0)
 {
 	v2w      a = {v0, v0 + K}, b = {v0 + 2 * K, v0 + 3 * K};
 	v2w      step = {4 * K, 4 * K}, da = {0, 0}, db = {0, 0}, g, h;
@@ -81,6 +82,10 @@ diff_words(const uint8_t *buf, size_t nw, uint64_t v0)
 	for (j = 0; j + 4 <= nw; j += 4, a += step, b += step) {
 		memcpy(&g, buf + 8 * j, 16);
 		memcpy(&h, buf + 8 * j + 16, 16);
+		if (to != NULL) {
+			memcpy(to + 8 * j, &g, 16);
+			memcpy(to + 8 * j + 16, &h, 16);
+		}
 		da |= g ^ a;
 		db |= h ^ b;
 	}
@@ -88,6 +93,8 @@ diff_words(const uint8_t *buf, size_t nw, uint64_t v0)
 	r = da[0] | da[1];
 	for (; j < nw; j++) {
 		memcpy(&x, buf + 8 * j, 8);
+		if (to != NULL)
+			memcpy(to + 8 * j, &x, 8);
 		r |= x ^ (v0 + j * K);
 	}
 	return (r);
@@ -111,19 +118,21 @@ pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 		buf[i] = byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8));
 }
 
-int64_t
-pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
-          uint32_t part, uint64_t off)
+/* The first wrong byte's offset in the block, or -1; with to, buf is
+ * also copied there (up to the wrong byte's stretch at least). */
+static inline __attribute__((always_inline)) int64_t
+check(const uint8_t *buf, uint8_t *to, size_t len, uint64_t s, uint64_t off)
 {
-	uint64_t s = seed(run, r, d, part), w, v, got;
+	uint64_t w, v, got;
 	size_t   i = 0;
 	unsigned b;
 
-	while (i < len && (off + i) % 8 != 0) {
+	for (; i < len && (off + i) % 8 != 0; i++) {
 		if (buf[i] !=
 		    byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
 			return ((int64_t)(off + i));
-		i++;
+		if (to != NULL)
+			to[i] = buf[i];
 	}
 	/* Compare whole stretches with no branch inside; find the byte
 	 * only when one differs. */
@@ -132,7 +141,8 @@ pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 		size_t j, end = i + 8 * 512 <= len ? i + 8 * 512
 		                                   : i + (len - i) / 8 * 8;
 
-		if (diff_words(buf + i, (end - i) / 8, word(s, w))) {
+		if (diff_words(buf + i, to != NULL ? to + i : NULL,
+		               (end - i) / 8, word(s, w))) {
 			for (j = i; j < end; j += 8) {
 				v = word(s, w + (j - i) / 8);
 				memcpy(&got, buf + j, 8);
@@ -145,11 +155,28 @@ pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
 		w += (end - i) / 8;
 		i = end;
 	}
-	for (; i < len; i++)
+	for (; i < len; i++) {
 		if (buf[i] !=
 		    byte_of(s, (off + i) / 8, (unsigned)((off + i) % 8)))
 			return ((int64_t)(off + i));
+		if (to != NULL)
+			to[i] = buf[i];
+	}
 	return (-1);
+}
+
+int64_t
+pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
+          uint32_t part, uint64_t off)
+{
+	return (check(buf, NULL, len, seed(run, r, d, part), off));
+}
+
+int64_t
+pat_check_copy(uint8_t *to, const uint8_t *buf, size_t len, uint64_t run,
+               uint32_t r, uint32_t d, uint32_t part, uint64_t off)
+{
+	return (check(buf, to, len, seed(run, r, d, part), off));
 }
 
 /* Little-endian 32-bit elements, whatever the host's order. */

@@ -17,6 +17,11 @@ void pat_fill(uint8_t *buf, size_t len, uint64_t run, uint32_t r, uint32_t d,
  * first wrong byte. */
 int64_t pat_check(const uint8_t *buf, size_t len, uint64_t run, uint32_t r,
                   uint32_t d, uint32_t part, uint64_t off);
+/* The same, and buf copied to `to` in the same pass (a receive checked
+ * into its slot; what follows a wrong byte may not be copied). */
+int64_t pat_check_copy(uint8_t *to, const uint8_t *buf, size_t len,
+                       uint64_t run, uint32_t r, uint32_t d, uint32_t part,
+                       uint64_t off);
 
 /*
  * Reductions sum int32 elements (little-endian, wrapping): dst += src

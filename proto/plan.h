@@ -76,7 +76,7 @@ struct plan_done {
 	uint64_t data_ns;
 	uint64_t sent, recv, relayed;
 	uint32_t verified, errors;
-	uint64_t verify_ns; /* of data_ns, checking what arrived */
+	uint64_t verify_ns; /* of data_ns, checking (and storing) arrivals */
 	uint64_t wait_ns;   /* Ready to release before it (0: no barrier) */
 };
 

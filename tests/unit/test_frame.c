@@ -89,7 +89,7 @@ static void
 test_pattern_every_byte(void **state)
 {
 	enum { N = 4096 * 2 + 203 };
-	static uint8_t whole[N];
+	static uint8_t whole[N], to[N];
 	uint8_t        one;
 	size_t         i, start;
 
@@ -105,9 +105,25 @@ test_pattern_every_byte(void **state)
 			assert_int_equal(pat_check(whole + start, N - start,
 			                           11, 2, 9, 0, start),
 			                 (int64_t)i);
+			assert_int_equal(pat_check_copy(to, whole + start,
+			                                N - start, 11, 2, 9, 0,
+			                                start),
+			                 (int64_t)i);
 			whole[i] ^= 0x10;
 		}
 	assert_int_equal(pat_check(whole, N, 11, 2, 9, 0, 0), -1);
+	/* Checked into place: every byte lands, with heads and tails of
+	 * several lengths, and nothing past the end. */
+	for (start = 0; start < 10; start += 4) {
+		size_t len = N - 2 * start - 1;
+
+		memset(to, 0, N);
+		assert_int_equal(pat_check_copy(to + start, whole + start, len,
+		                                11, 2, 9, 0, start),
+		                 -1);
+		assert_memory_equal(to + start, whole + start, len);
+		assert_int_equal(to[start + len], 0);
+	}
 }
 
 static void
