@@ -232,32 +232,6 @@ run_streams(struct stream *st, int ns, uint64_t bytes)
 	return (got / (now_s() - t0));
 }
 
-/* CPU seconds a process has used (user + system). */
-static double
-cpu_s(pid_t pid)
-{
-	char               path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	FILE              *f;
-	int                i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return (0);
-	if (fgets(buf, sizeof(buf), f) == NULL) {
-		fclose(f);
-		return (0);
-	}
-	fclose(f);
-	/* Fields after the command name (which may hold blanks). */
-	p = strrchr(buf, ')');
-	for (i = 0; p && i < 12; i++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p, " %llu %llu", &ut, &st) != 2)
-		return (0);
-	return ((ut + st) / (double)sysconf(_SC_CLK_TCK));
-}
-
 /* TL1 to ocs-emu: log in, then one command, wait for COMPLD. */
 static int
 tl1(const char *addr, const char *cmd)
@@ -393,9 +367,9 @@ relay_streams(const char *fib, int n, double *emu_cpu)
 		st[i].rx = fd[(i + 1) % (2 * n)];
 	}
 	t0 = now_s();
-	c0 = cpu_s(rr.emu.pid);
+	c0 = proc_cpu_s(rr.emu.pid);
 	bw = run_streams(st, 2 * n, 128ull << 20);
-	*emu_cpu = (cpu_s(rr.emu.pid) - c0) / (now_s() - t0);
+	*emu_cpu = (proc_cpu_s(rr.emu.pid) - c0) / (now_s() - t0);
 out:
 	/* Its switch stops on every way out: nothing outlives the bench. */
 	for (i = 0; i < nfd; i++)

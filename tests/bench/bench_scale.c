@@ -56,31 +56,6 @@ rss_kib(pid_t pid)
 	return (kib);
 }
 
-/* User + system CPU seconds of pid so far, or -1. */
-static double
-cpu_s(pid_t pid)
-{
-	char               path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	FILE              *f;
-	size_t             n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return (-1);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* After the command's closing parenthesis: fields 3 on; utime and
-	 * stime are fields 14 and 15. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2,
-	           "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-	           &ut, &st) != 2)
-		return (-1);
-	return ((double)(ut + st) / (double)sysconf(_SC_CLK_TCK));
-}
-
 /* The run's per-phase control times (seconds) appended to c. */
 static int
 run_controls(struct rig *r, uint32_t nodes, double *c, int *nc, int cap)
@@ -159,13 +134,13 @@ one(uint32_t n, struct row *w)
 	w->retries = s0.join_retries;
 	w->kib_per_agent = (double)(rss_kib(r->ocsd.pid) - k0) / n;
 	/* Five heartbeats of idle agents. */
-	c0 = cpu_s(r->ocsd.pid);
+	c0 = proc_cpu_s(r->ocsd.pid);
 	t0 = mono_us() / 1e6;
 	mono_sleep_ms(5000);
 	load_stats(ld, &s1);
 	t0 = mono_us() / 1e6 - t0;
 	w->idle_rate = (double)(s1.idles - s0.idles) / t0;
-	w->hb_cpu = (cpu_s(r->ocsd.pid) - c0) / t0;
+	w->hb_cpu = (proc_cpu_s(r->ocsd.pid) - c0) / t0;
 	w->ctl_ms = -1;
 	if (ro.trx >= 2) {
 		for (runs = 0; runs < 3; runs++)

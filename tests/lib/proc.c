@@ -232,6 +232,30 @@ proc_nlines(const char *s)
 	return (n);
 }
 
+double
+proc_cpu_s(pid_t pid)
+{
+	char               path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE              *f;
+	size_t             n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return (-1);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the command's closing parenthesis (the name may hold
+	 * blanks): fields 3 on; utime and stime are fields 14 and 15. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2,
+	           "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+	           &ut, &st) != 2)
+		return (-1);
+	return ((double)(ut + st) / (double)sysconf(_SC_CLK_TCK));
+}
+
 int
 proc_log_dirty(const struct proc *p)
 {

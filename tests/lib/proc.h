@@ -49,4 +49,7 @@ int proc_log_dirty(const struct proc *);
 /* Number of lines in s. */
 size_t proc_nlines(const char *s);
 
+/* User + system CPU seconds pid has used so far (/proc), or -1. */
+double proc_cpu_s(pid_t pid);
+
 #endif
