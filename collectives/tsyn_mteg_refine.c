@@ -241,17 +241,62 @@ pick(struct refine *r, uint32_t target)
 	return (with_others(r, k));
 }
 
+/* No plan ends before the farthest GPU from a chunk's owner, in slots
+ * of delivery (Dijkstra on the links' slot latencies from each GPU): a
+ * target below that is not tried.  0 if out of memory (no bound). */
+static uint32_t
+floor_slots(const struct mteg *g)
+{
+	const struct topo *t = g->t;
+	uint32_t          *d = malloc(t->n * sizeof(*d)), worst = 0, s, u, e;
+	struct heap        h = {0};
+
+	for (s = 0; d != NULL && s < t->ngpu; s++) {
+		for (u = 0; u < t->n; u++)
+			d[u] = UINT32_MAX;
+		d[t->gpu_node[s]] = 0;
+		h.n = 0;
+		if (heap_push(&h, t->gpu_node[s]) != 0)
+			break;
+		while (h.n > 0) {
+			uint64_t k = heap_pop(&h);
+
+			u = (uint32_t)k;
+			if (k >> 32 != d[u])
+				continue;
+			for (e = t->out_off[u]; e < t->out_off[u + 1]; e++) {
+				uint32_t l = t->out[e], v = t->link[l].dst;
+				uint32_t x = d[u] + g->m->lat[l];
+
+				if (x < d[v]) {
+					d[v] = x;
+					if (heap_push(&h, (uint64_t)x << 32 |
+					                      v) != 0)
+						goto out;
+				}
+			}
+		}
+		for (u = 0; u < t->ngpu; u++)
+			if (d[t->gpu_node[u]] > worst)
+				worst = d[t->gpu_node[u]];
+	}
+out:
+	heap_free(&h);
+	free(d);
+	return (worst);
+}
+
 static int
 search(struct refine *r, struct tsyn_plan *best)
 {
 	uint32_t hmax = best->slots, target = hmax - 1, stale = 0;
-	uint32_t limit = STALE(r->g->t->ngpu);
+	uint32_t limit = STALE(r->g->t->ngpu), lb = floor_slots(r->g);
 	uint64_t before;
 	int      rv;
 
 	if ((rv = split(r, best)) != 0)
 		return (rv);
-	while (target > 0 && stale < limit) {
+	while (target > 0 && target >= lb && stale < limit) {
 		if ((before = lateness(r, target)) == 0) {
 			if ((rv = gather(r, best, target)) != 0)
 				return (rv);

@@ -64,9 +64,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		rv = topo_parse(text, len - 1, &t, err, sizeof(err));
 	if (rv == 0) {
 		check(&t);
-		/* Small ones go through synthesis and validation. */
+		/* Small ones go through synthesis and validation: ten,
+		 * or mteg (its refine re-lays trees) by bit 2 of the
+		 * first byte. */
 		if (t.n <= 12 && t.nlink <= 48) {
-			struct tsyn_params q = {.algo = TSYN_TEN,
+			struct tsyn_params q = {.algo = data[0] & 4 ? TSYN_MTEG
+			                                            : TSYN_TEN,
 			                        .coll = SCHED_ALLREDUCE,
 			                        .bytes = 1 << 20,
 			                        .chunks = 1};
