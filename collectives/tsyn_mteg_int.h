@@ -44,7 +44,8 @@ void mteg_cost(struct mteg *, uint32_t c);
 /*
  * Rip-up and re-lay: best (within g->stride slots, its link-slots not
  * yet reserved) made shorter where it can be, in slots and then in the
- * real-time replay; left in slot order.  0 or -ENOMEM.
+ * real-time replay.  Its sends' order is not kept (sort it after).  0
+ * or -ENOMEM.
  */
 int mteg_refine(struct mteg *, struct tsyn_plan *best);
 
