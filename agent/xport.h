@@ -9,9 +9,11 @@
 #ifndef OCS_XPORT_H
 #define OCS_XPORT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 struct xport_ops {
 	const char *name;
@@ -25,6 +27,10 @@ struct xport_ops {
 	int (*fd)(void *priv);
 	/* Bytes moved, -EAGAIN, or -errno. */
 	ssize_t (*send)(void *priv, const void *buf, size_t len);
+	/* Optional: send (gather) cnt pieces as one; bytes moved, -EAGAIN
+	 * or -errno.  Lets a frame go from its header and its block's slot
+	 * without being copied together first. */
+	ssize_t (*sendv)(void *priv, const struct iovec *iov, int cnt);
 	/* Bytes moved, 0 when the fibre was unplugged, -EAGAIN, -errno. */
 	ssize_t (*recv)(void *priv, void *buf, size_t len);
 	/* Optional: node begins phase `phase` of run run32 (what is sent
@@ -59,6 +65,12 @@ static inline ssize_t
 xport_send(struct xport *x, const void *b, size_t n)
 {
 	return (x->ops->send(x->priv, b, n));
+}
+/* -ENOTSUP when the transport cannot gather (the caller copies). */
+static inline ssize_t
+xport_sendv(struct xport *x, const struct iovec *iov, int cnt)
+{
+	return (x->ops->sendv ? x->ops->sendv(x->priv, iov, cnt) : -ENOTSUP);
 }
 static inline ssize_t
 xport_recv(struct xport *x, void *b, size_t n)

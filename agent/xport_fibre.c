@@ -104,6 +104,21 @@ fibre_send(void *priv, const void *buf, size_t len)
 }
 
 static ssize_t
+fibre_sendv(void *priv, const struct iovec *iov, int cnt)
+{
+	struct msghdr m = {.msg_iov = (struct iovec *)(uintptr_t)iov,
+	                   .msg_iovlen = (size_t)cnt};
+	ssize_t       w = sendmsg(((struct fibre *)priv)->fd, &m,
+	                          MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (w >= 0)
+		return (w);
+	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+	            ? -EAGAIN
+	            : -errno);
+}
+
+static ssize_t
 fibre_recv(void *priv, void *buf, size_t len)
 {
 	ssize_t r = recv(((struct fibre *)priv)->fd, buf, len, MSG_DONTWAIT);
@@ -131,6 +146,7 @@ const struct xport_ops xport_fibre_ops = {
     .open = fibre_open,
     .fd = fibre_fd,
     .send = fibre_send,
+    .sendv = fibre_sendv,
     .recv = fibre_recv,
     .close = fibre_close,
 };

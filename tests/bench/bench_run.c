@@ -387,7 +387,7 @@ out:
  */
 static double
 exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes,
-             double *payload)
+             double *payload, double *cpu_gb)
 {
 	struct relay_rig    rr;
 	struct a2a          a;
@@ -467,6 +467,12 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes,
 	}
 	*payload = got / dt;
 	rv = link / dt;
+	/* The nodes' threads' CPU over the phases, per GB crossing a
+	 * circuit: the machine has two cores, so this bounds the rate. */
+	for (dt = 0, i = 0; cpu_gb && i < n; i++)
+		dt += v[i].cpu_ns / 1e9;
+	if (cpu_gb)
+		*cpu_gb = dt / (link / 1e9);
 out:
 	for (i = 0; i < n; i++) {
 		for (p = 0; p < 2; p++) {
@@ -625,18 +631,19 @@ jnum(json_t *o, const char *k)
 }
 
 /* Aggregate bytes/s of 2n raw loopback TCP streams of 128 MiB each,
- * ring i -> i+1. */
+ * ring i -> i+1; this process's CPU per GB moved in *cpu_gb. */
 static double
-raw_streams(int n)
+raw_streams(int n, double *cpu_gb)
 {
 	struct stream st[2 * XFER_MAX_N];
-	double        bw;
+	double        bw, c0 = proc_cpu_s(getpid());
 	int           i, m = 0;
 
 	for (i = 0; i < 2 * n; i++, m++)
 		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
 			break;
 	bw = m == 2 * n ? run_streams(st, 2 * n, 128ull << 20) : -1;
+	*cpu_gb = (proc_cpu_s(getpid()) - c0) / (2 * n * 0.128 * 1.048576);
 	for (i = 0; i < m; i++) {
 		close(st[i].tx);
 		close(st[i].rx);
@@ -644,23 +651,29 @@ raw_streams(int n)
 	return (bw);
 }
 
+/* Part 2's executor against the raw streams: medians over the rounds,
+ * and the range of the rounds' ratios. */
+struct xvr {
+	double raw, link, payload, ratio, lo, hi;
+	double cpu_x, cpu_r; /* CPU seconds per GB: executor, raw streams */
+};
+
 /*
  * The raw streams and the executor over loopback TCP circuits, one
  * after the other, `rounds` times: their medians, and the median of
  * each round's ratio (the machine's load drifts from round to round,
- * a ratio within one round much less).  *lo, *hi: the ratios' range.
+ * a ratio within one round much less).
  */
 static int
-exec_vs_raw(int n, int rounds, double *raw, double *link, double *payload,
-            double *ratio, double *lo, double *hi)
+exec_vs_raw(int n, int rounds, struct xvr *o)
 {
-	double r[16], x[16], p[16], q[16];
+	double r[16], x[16], p[16], q[16], cx[16], cr[16];
 	int    i;
 
 	for (i = 0; i < rounds; i++) {
-		r[i] = raw_streams(n);
+		r[i] = raw_streams(n, &cr[i]);
 		x[i] = exec_streams(NULL, "static", (uint32_t)n, 64ull << 20,
-		                    &p[i]);
+		                    &p[i], &cx[i]);
 		if (r[i] <= 0 || x[i] <= 0)
 			return (-1);
 		q[i] = x[i] / r[i];
@@ -668,13 +681,15 @@ exec_vs_raw(int n, int rounds, double *raw, double *link, double *payload,
 		        100 * q[i]);
 	}
 	fprintf(stderr, "\r%40s\r", "");
-	*raw = median(r, rounds);
-	*link = median(x, rounds);
-	*payload = median(p, rounds);
-	*ratio = median(q, rounds);
-	for (*lo = *hi = q[0], i = 1; i < rounds; i++) {
-		*lo = q[i] < *lo ? q[i] : *lo;
-		*hi = q[i] > *hi ? q[i] : *hi;
+	o->raw = median(r, rounds);
+	o->link = median(x, rounds);
+	o->payload = median(p, rounds);
+	o->ratio = median(q, rounds);
+	o->cpu_x = median(cx, rounds);
+	o->cpu_r = median(cr, rounds);
+	for (o->lo = o->hi = q[0], i = 1; i < rounds; i++) {
+		o->lo = q[i] < o->lo ? q[i] : o->lo;
+		o->hi = q[i] > o->hi ? q[i] : o->hi;
 	}
 	return (0);
 }
@@ -685,12 +700,12 @@ exec_vs_raw(int n, int rounds, double *raw, double *link, double *payload,
 static int
 part_xfer(int n, double *relay_tcp)
 {
-	double direct, relay, relay_u, emu_cpu, emu_cpu_u;
-	double x_direct, x_tcp, x_unix, p_direct, p_tcp, p_unix, q, lo, hi;
-	char   upath[128];
+	struct xvr d;
+	double     relay, relay_u, emu_cpu, emu_cpu_u;
+	double     x_tcp, x_unix, p_tcp, p_unix;
+	char       upath[128];
 
-	if (exec_vs_raw(n, EXEC_ROUNDS, &direct, &x_direct, &p_direct, &q, &lo,
-	                &hi) != 0)
+	if (exec_vs_raw(n, EXEC_ROUNDS, &d) != 0)
 		return (-1);
 	relay = relay_streams("127.0.0.1:0", n, &emu_cpu);
 	snprintf(upath, sizeof(upath), "unix:/tmp/ocs-bench-fibre-%d.sock",
@@ -702,13 +717,13 @@ part_xfer(int n, double *relay_tcp)
 	printf("2. aggregate throughput, %d concurrent streams of 128 MiB\n",
 	       2 * n);
 	printf("   direct loopback TCP      %6.2f GB/s  (median of %d)\n",
-	       direct / 1e9, EXEC_ROUNDS);
+	       d.raw / 1e9, EXEC_ROUNDS);
 	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of direct "
 	       "(ocs-emu %.0f%% of a core)\n",
-	       relay / 1e9, 100 * relay / direct, 100 * emu_cpu);
+	       relay / 1e9, 100 * relay / d.raw, 100 * emu_cpu);
 	printf("   ocs-emu, UNIX fibres     %6.2f GB/s  %3.0f%% of direct "
 	       "(ocs-emu %.0f%% of a core)\n",
-	       relay_u / 1e9, 100 * relay_u / direct, 100 * emu_cpu_u);
+	       relay_u / 1e9, 100 * relay_u / d.raw, 100 * emu_cpu_u);
 	/* Link bytes against the raw streams: both count every byte that
 	 * crossed a circuit (the executor's relayed ones too). */
 	printf("   the agents' executor, %d nodes (%d circuits), static ring "
@@ -716,16 +731,17 @@ part_xfer(int n, double *relay_tcp)
 	       "relayed) and payload:\n",
 	       n, 2 * n);
 	x_tcp = exec_streams("127.0.0.1:0", "static", (uint32_t)n, 64ull << 20,
-	                     &p_tcp);
-	x_unix =
-	    exec_streams(upath, "static", (uint32_t)n, 64ull << 20, &p_unix);
+	                     &p_tcp, NULL);
+	x_unix = exec_streams(upath, "static", (uint32_t)n, 64ull << 20,
+	                      &p_unix, NULL);
 	if (x_tcp <= 0 || x_unix <= 0)
 		return (-1);
 	printf("   circuits as loopback TCP %6.2f GB/s  %3.0f%% of the raw "
 	       "streams (payload %.2f GB/s;\n%29s median of %d rounds of "
-	       "raw streams then executor, %.0f..%.0f%%)\n",
-	       x_direct / 1e9, 100 * q, p_direct / 1e9, "", EXEC_ROUNDS,
-	       100 * lo, 100 * hi);
+	       "raw streams then executor, %.0f..%.0f%%;\n%29s CPU per GB "
+	       "moved: executor %.2f s, raw streams %.2f s)\n",
+	       d.link / 1e9, 100 * d.ratio, d.payload / 1e9, "", EXEC_ROUNDS,
+	       100 * d.lo, 100 * d.hi, "", d.cpu_x, d.cpu_r);
 	printf("   ocs-emu, TCP fibres      %6.2f GB/s  %3.0f%% of the relay "
 	       "(payload %.2f GB/s)\n",
 	       x_tcp / 1e9, 100 * x_tcp / relay, p_tcp / 1e9);

@@ -14,9 +14,14 @@
 #include "agent/exec.h"
 #include "collectives/sched.h"
 
-/* A transport over a connected fd (priv is a struct xrun_fd). */
+/* A transport over a connected fd (priv is a struct xrun_fd).  With
+ * short set, every write takes at most a few bytes, cut at a point that
+ * moves from call to call (1..1499): frames split in their header, in
+ * their payload and between them, as a full socket splits them. */
 struct xrun_fd {
-	int fd;
+	int      fd;
+	int      short_writes;
+	uint32_t calls;
 };
 extern const struct xport_ops xrun_fd_ops;
 
@@ -30,6 +35,7 @@ struct xrun_node {
 	uint64_t           verified, bytes;
 	uint64_t           data_ns; /* the phases only, not the setup */
 	uint64_t           relayed; /* bytes passed on for others */
+	uint64_t           cpu_ns;  /* the thread's CPU over the phases */
 	pthread_barrier_t *start;   /* xrun's: all set up before phase 0 */
 };
 
