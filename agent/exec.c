@@ -44,12 +44,8 @@ struct port {
 	struct xport *x;
 	struct buf    in, out;
 	int           synced; /* a frame of this run has been seen here */
-	/* An own frame the fibre did not take (stalled): its header, CRC
-	 * made, kept for the next try. */
-	int          stalled, pend, burst;
-	struct frame pf;
-	uint8_t      ph[FRAME_HDR];
-	uint64_t     skipped;
+	int           burst;  /* own frames sent in this inject pass */
+	uint64_t      skipped;
 };
 
 struct slot {
@@ -828,6 +824,7 @@ inject_through(struct exec *e, uint32_t i, struct port *pt)
 		return ((int)w);
 	w = w < 0 ? 0 : w;
 	/* The rest goes to the queue, empty and four frames long. */
+	pt->out.head = pt->out.tail = 0;
 	for (k = 0; k < 2 * n; k++) {
 		size_t l = iov[k].iov_len, t = (size_t)w < l ? (size_t)w : l;
 
@@ -846,8 +843,9 @@ static int
 inject(struct exec *e)
 {
 	const struct plan_phase *ph = &e->p.ph[e->k];
-	/* Own frames only while the queue is nearly empty: relays first;
-	 * two a port per pass (a fibre that takes all is not flooded). */
+	/* Own frames only while the queue is nearly empty: relays first.
+	 * Two a port per pass: written straight through without a limit,
+	 * they filled the fibre ahead of the relays (a third slower). */
 	size_t         two = 2 * (FRAME_HDR + (size_t)e->p.chunk);
 	uint32_t       i;
 	int            moved = 0, rv;

@@ -39,8 +39,7 @@ static ssize_t
 fd_send(void *p, const void *b, size_t n)
 {
 	struct xrun_fd *x = p;
-	ssize_t         w = send(x->fd, b, fd_cut(x, n),
-	                         MSG_DONTWAIT | MSG_NOSIGNAL);
+	ssize_t w = send(x->fd, b, fd_cut(x, n), MSG_DONTWAIT | MSG_NOSIGNAL);
 
 	return (w >= 0 ? w : errno == EAGAIN ? -EAGAIN : -errno);
 }

@@ -296,9 +296,9 @@ test_exec_short_writes(void **state)
 
 	(void)state;
 	for (k = 0; k < 3; k++)
-		expect_verified(run_all(algo[k], 9, 9 * 20000, 1000, 20000,
-		                        short_writes),
-		                algo[k], 9);
+		expect_verified(
+		    run_all(algo[k], 9, 9 * 20000, 1000, 20000, short_writes),
+		    algo[k], 9);
 }
 
 /* Zero-byte blocks still count (m smaller than n). */
