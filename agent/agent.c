@@ -529,7 +529,8 @@ main(int argc, char **argv)
 	rv = serve(a);
 	unplug(a);
 	session_close(&a->s);
-	nng_fini();
+	/* No nng_fini(): it aborts when a TLS connection is still being
+	 * torn down on nng's threads (ocsd.c says more). */
 	free(a);
 	return (rv);
 }
