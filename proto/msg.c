@@ -181,8 +181,16 @@ msg_call(nng_socket sock, const Ocs__Msg *m, const char *peer, Ocs__Msg **rep,
 		return (msg_nngerr(rv));
 	}
 	if ((rv = nng_recvmsg(sock, &nm, 0)) != 0) {
-		snprintf(err, errlen, "%s: no answer: %s", peer,
-		         nng_strerror(rv));
+		/* A REQ socket whose request is never re-sent fails the wait
+		 * when the connection that carried it goes. */
+		if (rv == NNG_ECONNRESET)
+			snprintf(err, errlen,
+			         "%s closed the connection before answering "
+			         "(it stopped or restarted)",
+			         peer);
+		else
+			snprintf(err, errlen, "%s: no answer: %s", peer,
+			         nng_strerror(rv));
 		return (msg_nngerr(rv));
 	}
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), rep, why,

@@ -808,21 +808,28 @@ patches(struct fx *f, char *out, size_t sz)
 	}
 }
 
-/* Does ocsd's log (all its lives) say this? */
+/* Does the file `name` in the test's directory say this? */
 static int
-ocsd_log_has(struct fx *f, const char *what)
+log_has(struct fx *f, const char *name, const char *what)
 {
 	char  path[300], line[1024];
 	FILE *lf;
 	int   yes = 0;
 
-	snprintf(path, sizeof(path), "%s/ocsd.log", f->dir);
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	if ((lf = fopen(path, "r")) == NULL)
 		return (0);
 	while (!yes && fgets(line, sizeof(line), lf) != NULL)
 		yes = strstr(line, what) != NULL;
 	fclose(lf);
 	return (yes);
+}
+
+/* Does ocsd's log (all its lives) say this? */
+static int
+ocsd_log_has(struct fx *f, const char *what)
+{
+	return (log_has(f, "ocsd.log", what));
 }
 
 /*
@@ -858,6 +865,11 @@ test_run_ocsd_killed_mid_run(void **state)
 	}
 	assert_string_not_equal(now, before);
 	proc_stop(&f->ocsd, SIGKILL);
+	/* The operator's ocsctl lost its ocsd: it says so at once, not at
+	 * its timeout. */
+	assert_int_equal(proc_wait(&run, 5000), 1);
+	assert_true(
+	    log_has(f, "run.err", "closed the connection before answering"));
 	/* What the switch holds now is nobody's map, and the disk says
 	 * why. */
 	snprintf(intent, sizeof(intent), "%s/state/run.state", f->dir);
@@ -887,8 +899,6 @@ test_run_ocsd_killed_mid_run(void **state)
 	assert_non_null(strstr(o, "\"in_sync\": true"));
 	free(o);
 	free(e);
-	/* The operator's ocsctl lost its ocsd: it is not waited for. */
-	proc_stop(&run, SIGTERM);
 	wait_agents(f, 9);
 	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
 }

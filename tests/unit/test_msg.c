@@ -122,7 +122,7 @@ test_msg_str_ok(void **state)
 }
 
 /* The REP side: answers one request as told, on its own thread. */
-enum how { ANSWER, OTHER_SEQ, GARBAGE, SILENT };
+enum how { ANSWER, OTHER_SEQ, GARBAGE, SILENT, HANGUP };
 struct peer {
 	nng_socket rep;
 	enum how   how;
@@ -144,8 +144,10 @@ serve_one(void *arg)
 		return;
 	}
 	nng_msg_free(nm);
-	if (p->how == SILENT) {
+	if (p->how == SILENT || p->how == HANGUP) {
 		msg_free(q);
+		if (p->how == HANGUP)
+			nng_close(p->rep);
 		return;
 	}
 	if (p->how == GARBAGE) {
@@ -172,6 +174,8 @@ call_once(enum how how, char *err, size_t errlen)
 	assert_int_equal(nng_listen(p.rep, "inproc://test-msg", NULL, 0), 0);
 	assert_int_equal(nng_dial(req, "inproc://test-msg", NULL, 0), 0);
 	nng_socket_set_ms(req, NNG_OPT_RECVTIMEO, 200);
+	/* As ocsctl's: a request is never sent again. */
+	nng_socket_set_ms(req, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
 	assert_int_equal(nng_thread_create(&thr, serve_one, &p), 0);
 	msg_init(&m, 77);
 	ocs__hello__init(&h);
@@ -204,6 +208,10 @@ test_msg_call(void **state)
 	assert_non_null(strstr(err, "peer P: bad answer: "));
 	assert_int_equal(call_once(SILENT, err, sizeof(err)), -ETIMEDOUT);
 	assert_non_null(strstr(err, "peer P: no answer: "));
+	/* The peer goes after reading the request: said so, not timed out. */
+	assert_int_equal(call_once(HANGUP, err, sizeof(err)), -ECONNRESET);
+	assert_non_null(
+	    strstr(err, "peer P closed the connection before answering"));
 }
 
 int
