@@ -90,17 +90,22 @@ fibre_fd(void *priv)
 	return (((struct fibre *)priv)->fd);
 }
 
+/* A socket call's result as the ops say it: bytes, -EAGAIN or -errno. */
 static ssize_t
-fibre_send(void *priv, const void *buf, size_t len)
+moved(ssize_t n)
 {
-	ssize_t w = send(((struct fibre *)priv)->fd, buf, len,
-	                 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-	if (w >= 0)
-		return (w);
+	if (n >= 0)
+		return (n);
 	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
 	            ? -EAGAIN
 	            : -errno);
+}
+
+static ssize_t
+fibre_send(void *priv, const void *buf, size_t len)
+{
+	return (moved(send(((struct fibre *)priv)->fd, buf, len,
+	                   MSG_NOSIGNAL | MSG_DONTWAIT)));
 }
 
 static ssize_t
@@ -108,26 +113,16 @@ fibre_sendv(void *priv, const struct iovec *iov, int cnt)
 {
 	struct msghdr m = {.msg_iov = (struct iovec *)(uintptr_t)iov,
 	                   .msg_iovlen = (size_t)cnt};
-	ssize_t       w = sendmsg(((struct fibre *)priv)->fd, &m,
-	                          MSG_NOSIGNAL | MSG_DONTWAIT);
 
-	if (w >= 0)
-		return (w);
-	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-	            ? -EAGAIN
-	            : -errno);
+	return (moved(sendmsg(((struct fibre *)priv)->fd, &m,
+	                      MSG_NOSIGNAL | MSG_DONTWAIT)));
 }
 
 static ssize_t
 fibre_recv(void *priv, void *buf, size_t len)
 {
-	ssize_t r = recv(((struct fibre *)priv)->fd, buf, len, MSG_DONTWAIT);
-
-	if (r >= 0)
-		return (r);
-	return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-	            ? -EAGAIN
-	            : -errno);
+	return (
+	    moved(recv(((struct fibre *)priv)->fd, buf, len, MSG_DONTWAIT)));
 }
 
 static void
