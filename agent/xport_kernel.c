@@ -210,27 +210,47 @@ fill_hdr(struct kx *k, uint8_t *h, uint64_t off)
 	h[37] = (uint8_t)k->node;
 }
 
+/*
+ * Cut the nv pieces at v into segments (each its header and up to seg
+ * bytes, from up to KX_PIECES pieces) and send a batch of them: bytes
+ * moved, -EAGAIN, or -errno.  Gathering lets a frame go from its header
+ * and its block's slot without being copied together first.
+ */
 static ssize_t
-kx_send(void *priv, const void *buf, size_t len)
+kx_sendv(void *priv, const struct iovec *v, int nv)
 {
 	struct kx     *k = priv;
 	struct mmsghdr m[KX_BATCH];
-	struct iovec   iov[KX_BATCH][2];
-	size_t         off = 0, n;
-	int            i, cnt, sent;
+	struct iovec   iov[KX_BATCH][1 + KX_PIECES];
+	size_t         len[KX_BATCH], off = 0, vo = 0, t;
+	int            vi = 0, i, p, cnt, sent;
 
 	memset(m, 0, sizeof(m));
-	for (cnt = 0; cnt < KX_BATCH && off < len; cnt++) {
-		n = len - off < k->seg ? len - off : k->seg;
+	for (cnt = 0; cnt < KX_BATCH; cnt++) {
+		for (; vi < nv && vo == v[vi].iov_len; vi++)
+			vo = 0;
+		if (vi == nv)
+			break;
 		fill_hdr(k, k->hdr[cnt], k->sent + off);
-		iov[cnt][0].iov_base = k->hdr[cnt];
-		iov[cnt][0].iov_len = KX_HDR;
-		iov[cnt][1].iov_base = (uint8_t *)(uintptr_t)buf + off;
-		iov[cnt][1].iov_len = n;
+		iov[cnt][0] = (struct iovec){k->hdr[cnt], KX_HDR};
+		for (len[cnt] = 0, p = 1;
+		     p <= KX_PIECES && len[cnt] < k->seg && vi < nv; p++) {
+			t = v[vi].iov_len - vo;
+			t = t < k->seg - len[cnt] ? t : k->seg - len[cnt];
+			iov[cnt][p] =
+			    (struct iovec){(uint8_t *)v[vi].iov_base + vo, t};
+			len[cnt] += t;
+			if ((vo += t) == v[vi].iov_len) {
+				vi++;
+				vo = 0;
+			}
+		}
 		m[cnt].msg_hdr.msg_iov = iov[cnt];
-		m[cnt].msg_hdr.msg_iovlen = 2;
-		off += n;
+		m[cnt].msg_hdr.msg_iovlen = (size_t)p;
+		off += len[cnt];
 	}
+	if (cnt == 0)
+		return (0);
 	sent = sendmmsg(k->fd, m, (unsigned)cnt, MSG_DONTWAIT);
 	if (sent <= 0) {
 		/* A full queue (ENOBUFS from a qdisc) waits like a full
@@ -243,9 +263,17 @@ kx_send(void *priv, const void *buf, size_t len)
 		return (-errno);
 	}
 	for (off = 0, i = 0; i < sent; i++)
-		off += iov[i][1].iov_len;
+		off += len[i];
 	k->sent += off;
 	return ((ssize_t)off);
+}
+
+static ssize_t
+kx_send(void *priv, const void *buf, size_t len)
+{
+	struct iovec v = {(void *)(uintptr_t)buf, len};
+
+	return (kx_sendv(priv, &v, 1));
 }
 
 static const char *
@@ -274,6 +302,7 @@ const struct xport_ops xport_kernel_ops = {
     .open = kx_open,
     .fd = kx_fd,
     .send = kx_send,
+    .sendv = kx_sendv,
     .recv = kx_recv,
     .epoch = kx_epoch,
     .why = kx_why,

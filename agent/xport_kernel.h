@@ -16,6 +16,7 @@
 #define KX_SHIM      24
 #define KX_HDR       (ETH_HLEN + KX_SHIM)
 #define KX_BATCH     64
+#define KX_PIECES    4 /* gathered pieces a segment carries at most */
 #define KX_RCVBUF    (64 << 20)
 #define KX_SNDBUF    (4 << 20)
 #define KX_STASH     64  /* segments held while a gap may still fill */
