@@ -3,9 +3,10 @@
  * The executor (see exec.h).
  *
  * Flow control.  A node never stops reading its fibres: frames for it go
- * to their block slots, frames it relays go straight to the output queue
- * of their port, which grows as needed (at most the phase's relay volume
- * through that port, known from the plan).  Its own frames are injected
+ * to their block slots, frames it relays go on at once from the input
+ * (what the fibre does not take goes to the output queue of their port,
+ * which grows as needed: at most the phase's relay volume through that
+ * port, known from the plan).  Its own frames are injected
  * only while that queue is nearly empty, so relays go first and a node's
  * own data never fills the path.  With every reader always reading, the
  * rings of a reused configuration cannot lock up, however long the paths

@@ -469,10 +469,13 @@ exec_streams(const char *fib, const char *algo, uint32_t n, uint64_t bytes,
 	rv = link / dt;
 	/* The nodes' threads' CPU over the phases, per GB crossing a
 	 * circuit: the machine has two cores, so this bounds the rate. */
-	for (dt = 0, i = 0; cpu_gb && i < n; i++)
-		dt += v[i].cpu_ns / 1e9;
-	if (cpu_gb)
-		*cpu_gb = dt / (link / 1e9);
+	if (cpu_gb) {
+		uint64_t cpu_ns = 0;
+
+		for (i = 0; i < n; i++)
+			cpu_ns += v[i].cpu_ns;
+		*cpu_gb = cpu_ns / (double)link;
+	}
 out:
 	for (i = 0; i < n; i++) {
 		for (p = 0; p < 2; p++) {
@@ -635,15 +638,16 @@ jnum(json_t *o, const char *k)
 static double
 raw_streams(int n, double *cpu_gb)
 {
-	struct stream st[2 * XFER_MAX_N];
-	double        bw, c0 = proc_cpu_s(getpid());
-	int           i, m = 0;
+	struct stream  st[2 * XFER_MAX_N];
+	const uint64_t bytes = 128ull << 20;
+	double         bw, c0 = proc_cpu_s(getpid());
+	int            i, m = 0;
 
 	for (i = 0; i < 2 * n; i++, m++)
 		if (tcp_pair(&st[i].tx, &st[i].rx) != 0)
 			break;
-	bw = m == 2 * n ? run_streams(st, 2 * n, 128ull << 20) : -1;
-	*cpu_gb = (proc_cpu_s(getpid()) - c0) / (2 * n * 0.128 * 1.048576);
+	bw = m == 2 * n ? run_streams(st, 2 * n, bytes) : -1;
+	*cpu_gb = (proc_cpu_s(getpid()) - c0) / (2.0 * n * bytes / 1e9);
 	for (i = 0; i < m; i++) {
 		close(st[i].tx);
 		close(st[i].rx);

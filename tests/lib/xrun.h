@@ -15,8 +15,8 @@
 #include "collectives/sched.h"
 
 /* A transport over a connected fd (priv is a struct xrun_fd).  With
- * short set, every write takes at most a few bytes, cut at a point that
- * moves from call to call (1..1499): frames split in their header, in
+ * short_writes set, every write takes at most a few bytes, cut at a point
+ * that moves from call to call (1..1499): frames split in their header, in
  * their payload and between them, as a full socket splits them. */
 struct xrun_fd {
 	int      fd;
