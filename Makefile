@@ -179,6 +179,7 @@ DRV_LIB := $(BUILD)/libdrv.a
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
+	$(BUILD)/proto/barlink.o \
 	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
@@ -225,6 +226,7 @@ OCSD_SRCS := \
 	ocsd/ctl_plan.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
+	ocsd/bar.c \
 	ocsd/run.c \
 	ocsd/run_plan.c \
 	ocsd/run_topo.c \
@@ -437,7 +439,7 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_topo.o \
 	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o conf.o err.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o bar.o conf.o err.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
@@ -508,7 +510,8 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
-	tests/bench/bench_scale.c tests/bench/nng_floor.c tests/soak/soak.c
+	tests/bench/bench_scale.c tests/bench/nng_floor.c \
+	tests/bench/sock_floor.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
 	@mkdir -p $(@D)
@@ -561,7 +564,8 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
-		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/bench/sock_floor.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(AGENT_CORE) $(BUILD)/agent/xport_fibre.o \
 		$(BUILD)/agent/xport.o $(BUILD)/tests/lib/xrun.o $(MSG_LIB) \
 		$(DRV_LIB) $(COLL_LIB) $(BASE_LIB) $(PROGS)
@@ -571,7 +575,8 @@ $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 		$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
 
 $(BUILD)/bench/bench_scale: $(BUILD)/tests/bench/bench_scale.o \
-		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/bench/sock_floor.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(BUILD)/testbed/load/load.o $(MSG_LIB) $(COLL_LIB) \
 		$(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
@@ -702,7 +707,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep
+	topo report cal_tl1 tmat sweep barlink
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -736,6 +741,9 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
+FUZZ_SRCS_barlink := proto/barlink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+	$(BASE_SRCS)
+FUZZ_LIBS_barlink := $(PROTOBUF_LIBS) $(NNG_LIBS)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
@@ -774,7 +782,7 @@ fmt:
 #   testbed/       no ocsd/, and of ocs-drivers/ only the switch model
 #                  and the codecs it shares with the drivers
 # and protobuf-c's types appear only in proto/ and the files that
-# dispatch messages: ocsd's sockets (ctl*, agents.c), its replies
+# dispatch messages: ocsd's sockets (ctl*, agents.c, bar.c), its replies
 # (reply.*), ocsctl's requests and output, the agent's session.
 LINT_OURS := (ocsd|ocs-drivers|agent|testbed|proto|collectives)/
 lint:
@@ -800,7 +808,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|bar|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

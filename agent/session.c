@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
 #include <nng/protocol/reqrep0/req.h>
 
 #include "agent/session.h"
+#include "proto/base/net.h"
 #include "proto/link.h"
 
 /* A join is answered at once by a live ocsd: waiting longer only hides
@@ -40,9 +42,19 @@ session_open(struct session *s, char *err, size_t errlen)
 	return (0);
 }
 
+static void
+bar_close(struct session *s)
+{
+	if (s->have_bar)
+		close(s->bar_fd);
+	s->have_bar = 0;
+	barlink_rx_free(&s->bar_rx);
+}
+
 void
 session_close(struct session *s)
 {
+	bar_close(s);
 	nng_close(s->req);
 	if (s->have_sub)
 		nng_close(s->sub);
@@ -68,7 +80,15 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
 	nng_socket_set_ms(s->req, NNG_OPT_SENDTIMEO, timeout_ms);
 	nng_socket_set_ms(s->req, NNG_OPT_RECVTIMEO, timeout_ms);
 	snprintf(peer, sizeof(peer), "controller %s", s->controller);
-	if ((rv = msg_call(s->req, m, peer, rep, err, errlen)) != 0)
+	if (s->have_bar && m->body_case == OCS__MSG__BODY_READY) {
+		/* A link that failed is not used again: the next join
+		 * attaches anew. */
+		if ((rv = barlink_call(s->bar_fd, &s->bar_rx, m, timeout_ms,
+		                       peer, rep, err, errlen)) != 0) {
+			bar_close(s);
+			return (rv);
+		}
+	} else if ((rv = msg_call(s->req, m, peer, rep, err, errlen)) != 0)
 		return (rv);
 	if ((*rep)->body_case == OCS__MSG__BODY_ERROR) {
 		snprintf(err, errlen, "controller: %s", (*rep)->error->text);
@@ -78,6 +98,65 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
 		return (rv < 0 ? rv : -SESS_EREFUSED);
 	}
 	return (0);
+}
+
+/* The barrier link offered in jr, attached with its token: 0 (none
+ * offered, too), or a code and one line in err. */
+static int
+attach(struct session *s, const Ocs__JoinReply *jr, char *err, size_t errlen)
+{
+	char        addr[300], peer[300];
+	Ocs__Msg    m, *rep;
+	Ocs__Attach at;
+	int         fd, rv;
+
+	bar_close(s);
+	if (jr->barrier == NULL || jr->barrier[0] == '\0')
+		return (0);
+	if (!jr->has_barrier_token || jr->barrier_token.len != BARLINK_TOKEN ||
+	    net_url_addr(jr->barrier, addr, sizeof(addr)) != 0) {
+		snprintf(err, errlen,
+		         "controller: barrier link \"%.100s\" without a "
+		         "usable address or token",
+		         jr->barrier);
+		return (-MSG_EFIELD);
+	}
+	if ((fd = net_connect_addr(addr, SESS_JOIN_MS)) < 0) {
+		snprintf(err, errlen, "barrier link %s: %s", jr->barrier,
+		         strerror(-fd));
+		return (fd);
+	}
+	s->bar_fd = fd;
+	s->have_bar = 1;
+	s->bar_rx.max = MSG_MAX_BYTES;
+	msg_init(&m, ++s->seq);
+	ocs__attach__init(&at);
+	at.agent_id = s->agent_id;
+	at.token = jr->barrier_token;
+	m.body_case = OCS__MSG__BODY_ATTACH;
+	m.attach = &at;
+	snprintf(peer, sizeof(peer), "controller %s", jr->barrier);
+	rv = barlink_call(fd, &s->bar_rx, &m, SESS_JOIN_MS, peer, &rep, err,
+	                  errlen);
+	if (rv == 0 && rep->body_case == OCS__MSG__BODY_ERROR) {
+		snprintf(err, errlen, "controller %s: %s", jr->barrier,
+		         rep->error->text);
+		rv = rep->error->code < 0 ? rep->error->code : -SESS_EREFUSED;
+	} else if (rv == 0 && rep->body_case != OCS__MSG__BODY_IDLE) {
+		snprintf(err, errlen,
+		         "controller %s: unexpected answer to "
+		         "attach",
+		         jr->barrier);
+		rv = -MSG_EBODY;
+	}
+	if (rv == 0)
+		msg_free(rep);
+	else {
+		if (rep != NULL)
+			msg_free(rep);
+		bar_close(s);
+	}
+	return (rv);
 }
 
 int
@@ -166,6 +245,10 @@ session_join(struct session *s, char *err, size_t errlen)
 		}
 	s->agent_id = jr->agent_id;
 	s->heartbeat_ms = jr->has_heartbeat_ms ? jr->heartbeat_ms : 2000;
+	if ((rv = attach(s, jr, err, errlen)) != 0) {
+		msg_free(rep);
+		return (rv);
+	}
 	/* Joining again to the same events: keep the subscription (closing
 	 * a socket whose dialer is still connecting leaks inside nng 1.5). */
 	if (s->have_sub && jr->events &&

@@ -3,7 +3,8 @@
  * The agent's control session with ocsd: a REQ socket for join, poll and
  * ready (each answer may be held by ocsd: that is the release), and a SUB
  * socket on ocsd's event publisher for aborts that must reach an agent in
- * the middle of a phase.
+ * the middle of a phase.  Where ocsd offers a barrier link
+ * (proto/barlink.h), the join attaches to it and Ready goes on it.
  */
 #ifndef OCS_SESSION_H
 #define OCS_SESSION_H
@@ -15,6 +16,7 @@
 
 #include "agent/exec.h"
 #include "proto/auth.h"
+#include "proto/barlink.h"
 #include "proto/base/errbase.h"
 #include "proto/msg.h"
 
@@ -39,6 +41,10 @@ struct session {
 	char       transport[16]; /* said at the join */
 	char       ifaces[EXEC_MAX_PORTS * 16]; /* kernel: t0,t1 */
 	char       down[200]; /* why fibres are not up, said in each Poll */
+	/* The barrier link, when ocsd offers one: Ready goes on it. */
+	int               have_bar, bar_fd;
+	char              bar_addr[256];
+	struct barlink_rx bar_rx;
 };
 
 enum session_err {
@@ -51,7 +57,10 @@ enum session_err {
 int  session_open(struct session *, char *err, size_t errlen);
 void session_close(struct session *);
 
-/* Hello, Challenge, Join, JoinReply; then subscribe to events. */
+/* Hello, Challenge, Join, JoinReply; then subscribe to events, and
+ * attach to the barrier link if ocsd offers one (failing that, the join
+ * fails: ocsd's operator configured it, and a Ready it cannot carry is
+ * not moved elsewhere unannounced). */
 int session_join(struct session *, char *err, size_t errlen);
 
 /* A run's plan as it came: decoded (rv 0) or not (rv < 0, reason in

@@ -18,6 +18,7 @@
 #include <nng/protocol/reqrep0/rep.h>
 
 #include "ocsd/agents.h"
+#include "ocsd/bar.h"
 #include "ocsd/conf.h"
 #include "proto/auth.h"
 #include "proto/base/idmap.h"
@@ -58,8 +59,10 @@ struct agents {
 	struct auth_chal    *chal; /* CHAL_MAX */
 	char                 events[PATH_MAX + 16];
 	nng_aio             *tick;
-	struct agents_events ev; /* the runner's callbacks */
-	uint32_t unjoined_pipe;  /* the last pipe told it has not joined */
+	struct agents_events ev;  /* the runner's callbacks */
+	struct bar          *bar; /* the barrier link, if configured */
+	char                 barrier[PATH_MAX + 16]; /* its address */
+	uint32_t unjoined_pipe; /* the last pipe told it has not joined */
 };
 
 static void ctx_cb(void *);
@@ -136,22 +139,19 @@ send_error(struct actx *c, int code, const char *text)
 
 /* Answer the agent's held request, if any, with Idle ("nothing for you
  * now"): it asks again. */
+static void answer(struct agent *, Ocs__Msg *);
+
 static void
 idle_held(struct agent *a)
 {
-	struct actx *c = a->held;
-	Ocs__Msg     m;
-	Ocs__Idle    idle;
+	Ocs__Msg  m;
+	Ocs__Idle idle;
 
-	if (c == NULL)
-		return;
 	ocs__msg__init(&m);
 	ocs__idle__init(&idle);
 	m.body_case = OCS__MSG__BODY_IDLE;
 	m.idle = &idle;
-	a->held = NULL;
-	c->holder = NULL;
-	send_msg(c, &m);
+	answer(a, &m);
 }
 
 static void
@@ -169,12 +169,21 @@ hold(struct actx *c, struct agent *a, int ready)
 	a->held_until = mono_ms() + ag->d->conf->heartbeat_ms;
 }
 
-/* Answer a's held request, if any, with m. */
+/* Answer a's held request, if any, with m: on the link it came by.  A
+ * barrier link that cannot take it ends, and the agent is lost then. */
 static void
 answer(struct agent *a, Ocs__Msg *m)
 {
 	struct actx *c = a->held;
 
+	if (a->held_bar) {
+		a->held_bar = 0;
+		m->version = MSG_VERSION;
+		m->has_seq = 1;
+		m->seq = a->held_seq;
+		(void)bar_send(a->bconn, m);
+		return;
+	}
 	if (c == NULL)
 		return;
 	a->held = NULL;
@@ -430,8 +439,8 @@ enrol(struct actx *c, const Ocs__Join *j, uint32_t pipe, const char *peer)
 		}
 		if (ag->ev.lost)
 			ag->ev.lost(ag->ev.arg, a);
-		if (a->held)
-			idle_held(a);
+		idle_held(a);
+		bar_drop(a->bconn);
 		idmap_del(&ag->bypipe, a->pipe, a);
 		free(a);
 		ag->a[i] = ag->a[--ag->na];
@@ -470,6 +479,7 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	Ocs__Msg         r;
 	Ocs__JoinReply   jr;
 	Ocs__PortMap     pm[AGENT_MAX_TRX], *pp[AGENT_MAX_TRX];
+	uint8_t          nonce[AUTH_NONCE];
 	char             name[80], why[200];
 	uint32_t         i;
 
@@ -516,6 +526,13 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
 	jr.events = ag->have_pub ? ag->events : NULL;
 	jr.has_heartbeat_ms = 1;
 	jr.heartbeat_ms = d->conf->heartbeat_ms;
+	if (ag->bar != NULL && auth_nonce(nonce) == 0) {
+		memcpy(a->token, nonce, BARLINK_TOKEN);
+		jr.barrier = ag->barrier;
+		jr.has_barrier_token = 1;
+		jr.barrier_token.data = a->token;
+		jr.barrier_token.len = BARLINK_TOKEN;
+	}
 	r.body_case = OCS__MSG__BODY_JOIN_REPLY;
 	r.join_reply = &jr;
 	send_msg(c, &r);
@@ -526,41 +543,146 @@ on_join(struct actx *c, const Ocs__Msg *m, uint32_t pipe, const char *peer)
  * once with the reason; an accepted one waits for the release, which the
  * runner may give at once (the last agent of a barrier).
  */
+static int
+ready_check(struct agents *ag, struct agent *a, const Ocs__Msg *m,
+            struct agents_ready *rd, char *why, size_t len)
+{
+	int n, rv;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->has_run = m->has_run_id;
+	rd->run_id = m->run_id;
+	rd->has_phase = m->has_phase;
+	rd->phase = m->phase;
+	rd->setup_ns = m->ready->has_setup_ns ? m->ready->setup_ns : 0;
+	rd->teardown_ns =
+	    m->ready->has_teardown_ns ? m->ready->teardown_ns : 0;
+	if ((n = plan_ready_decode(m->ready, rd->done)) < 0) {
+		snprintf(why, len, "%zu phase reports, at most %d",
+		         m->ready->n_done, PLAN_MAX_DONE);
+		rv = -MSG_EFIELD;
+	} else {
+		rd->ndone = (uint32_t)n;
+		if (ag->ev.ready_check == NULL || ag->ev.ready == NULL) {
+			snprintf(why, len, "no run in progress");
+			rv = -OCSD_EREQUEST;
+		} else
+			rv = ag->ev.ready_check(ag->ev.arg, a, rd, why, len);
+	}
+	if (rv != 0)
+		log_warnx("agents: %s: %s", a->host, why);
+	return (rv);
+}
+
 static void
 on_ready(struct actx *c, struct agent *a, const Ocs__Msg *m)
 {
 	struct agents      *ag = c->ag;
 	struct agents_ready rd;
 	char                why[300];
-	int                 n, rv;
+	int                 rv;
 
-	memset(&rd, 0, sizeof(rd));
-	rd.has_run = m->has_run_id;
-	rd.run_id = m->run_id;
-	rd.has_phase = m->has_phase;
-	rd.phase = m->phase;
-	rd.setup_ns = m->ready->has_setup_ns ? m->ready->setup_ns : 0;
-	rd.teardown_ns = m->ready->has_teardown_ns ? m->ready->teardown_ns : 0;
-	if ((n = plan_ready_decode(m->ready, rd.done)) < 0) {
-		snprintf(why, sizeof(why), "%zu phase reports, at most %d",
-		         m->ready->n_done, PLAN_MAX_DONE);
-		rv = -MSG_EFIELD;
-	} else {
-		rd.ndone = (uint32_t)n;
-		if (ag->ev.ready_check == NULL || ag->ev.ready == NULL) {
-			snprintf(why, sizeof(why), "no run in progress");
-			rv = -OCSD_EREQUEST;
-		} else
-			rv = ag->ev.ready_check(ag->ev.arg, a, &rd, why,
-			                        sizeof(why));
-	}
-	if (rv != 0) {
-		log_warnx("agents: %s: %s", a->host, why);
+	if ((rv = ready_check(ag, a, m, &rd, why, sizeof(why))) != 0) {
 		send_error(c, rv, why);
 		return;
 	}
+	a->readys++;
 	hold(c, a, 1);
 	ag->ev.ready(ag->ev.arg, a, &rd);
+}
+
+/* The barrier link's Attach: the joined agent's id and this join's
+ * token.  A second Attach of the same agent replaces the first. */
+static int
+bar_attach(void *arg, struct bar_conn *bc, const Ocs__Msg *m, char *why,
+           size_t len)
+{
+	struct agents     *ag = arg;
+	const Ocs__Attach *at = m->attach;
+	struct agent      *a = NULL;
+	uint32_t           i;
+
+	for (i = 0; i < ag->na && a == NULL; i++)
+		if (ag->a[i]->id == at->agent_id && !ag->a[i]->lost)
+			a = ag->a[i];
+	if (a == NULL) {
+		snprintf(why, len,
+		         "attach as agent %u: no such agent has "
+		         "joined",
+		         at->agent_id);
+		return (-EPERM);
+	}
+	if (at->token.len != BARLINK_TOKEN ||
+	    !auth_equal(at->token.data, a->token, BARLINK_TOKEN)) {
+		snprintf(why, len,
+		         "attach as agent %u (%s): not its join's "
+		         "token",
+		         a->id, a->host);
+		return (-EPERM);
+	}
+	a->held_bar = 0;
+	bar_drop(a->bconn);
+	a->bconn = bc;
+	bar_own(bc, a);
+	log_debug("agents: %s (agent %u) attached its barrier link", a->host,
+	          a->id);
+	return (0);
+}
+
+/* A Ready on the barrier link: held there, as on the join socket. */
+static void
+bar_msg(void *arg, struct bar_conn *bc, void *owner, const Ocs__Msg *m)
+{
+	struct agents      *ag = arg;
+	struct agent       *a = owner;
+	struct agents_ready rd;
+	char                why[300];
+	int                 rv;
+
+	if (m->body_case != OCS__MSG__BODY_READY ||
+	    m->ready->agent_id != a->id) {
+		snprintf(why, sizeof(why),
+		         "%s for agent %u on agent %u's "
+		         "barrier link (it carries its Ready only)",
+		         msg_body_name(m->body_case),
+		         m->body_case == OCS__MSG__BODY_READY
+		             ? m->ready->agent_id
+		             : a->id,
+		         a->id);
+		log_warnx("agents: %s: %s", a->host, why);
+		bar_reply(bc, m, -MSG_EBODY, why);
+		return;
+	}
+	a->seen_ms = mono_ms();
+	if ((rv = ready_check(ag, a, m, &rd, why, sizeof(why))) != 0) {
+		bar_reply(bc, m, rv, why);
+		return;
+	}
+	idle_held(a); /* an older request, given up on */
+	a->readys++;
+	a->bar_readys++;
+	a->held_bar = 1;
+	a->held_seq = m->has_seq ? m->seq : 0;
+	a->held_ready = 1;
+	ag->ev.ready(ag->ev.arg, a, &rd);
+}
+
+/*
+ * The link closed.  An agent that stopped closes its join connection too,
+ * and nng's pipe event loses it; one whose link alone failed is lost at
+ * the next tick.  Not here: answering its held request on a connection
+ * nng is closing that moment can lose the message inside nng 1.5.2.
+ */
+static void
+bar_closed(void *arg, void *owner, const char *why)
+{
+	struct agent *a = owner;
+
+	(void)arg;
+	a->bconn = NULL;
+	a->held_bar = 0;
+	if (!a->lost)
+		snprintf(a->bar_gone, sizeof(a->bar_gone), "%s", why);
 }
 
 /* A Poll, Ready or Abort: from an agent that joined on this pipe. */
@@ -729,6 +851,13 @@ tick_cb(void *arg)
 	for (i = 0; i < ag->na; i++) {
 		struct agent *a = ag->a[i];
 
+		if (!a->lost && a->bar_gone[0]) {
+			char w[200];
+
+			snprintf(w, sizeof(w), "barrier link closed: %s",
+			         a->bar_gone);
+			lose(ag, a, w);
+		}
 		if (a->held && !a->held_ready && now >= a->held_until)
 			idle_held(a);
 		/*
@@ -737,7 +866,8 @@ tick_cb(void *arg)
 		 * connection stays up).  In a phase it is quiet until its
 		 * Ready, and the run's deadline watches it instead.
 		 */
-		if (!a->lost && a->held == NULL && a->node < 0 &&
+		if (!a->lost && a->held == NULL && !a->held_bar &&
+		    a->node < 0 &&
 		    now - a->seen_ms > 3ull * d->conf->heartbeat_ms)
 			lose(ag, a, "no heartbeat for three periods");
 	}
@@ -755,6 +885,8 @@ lose(struct agents *ag, struct agent *a, const char *why)
 	if (ag->ev.lost)
 		ag->ev.lost(ag->ev.arg, a);
 	idle_held(a);
+	bar_drop(a->bconn);
+	a->bconn = NULL;
 }
 
 int
@@ -844,6 +976,11 @@ agents_info(struct ocsd *d, struct reply *rp)
 			ai->ifaces = reply_str(rp, a->ifaces);
 		if (a->down[0])
 			ai->down = reply_str(rp, a->down);
+		ai->has_barrier_link = 1;
+		ai->barrier_link = a->bconn != NULL;
+		ai->has_readys = ai->has_barrier_readys = 1;
+		ai->readys = a->readys;
+		ai->barrier_readys = a->bar_readys;
 		rp->r.agents[rp->r.n_agents++] = ai;
 	}
 }
@@ -877,15 +1014,18 @@ ag_free(struct agents *ag)
 int
 agents_open(struct ocsd *d, struct agents **out)
 {
-	struct agents *ag;
-	nng_listener   l;
-	char           err[300], join[PATH_MAX + 16];
-	int            rv;
+	struct agents    *ag;
+	nng_listener      l;
+	char              err[300], join[PATH_MAX + 16];
+	int               rv;
+	struct bar_events bev = {
+	    .attach = bar_attach, .msg = bar_msg, .closed = bar_closed};
 
 	*out = NULL;
 	if ((ag = calloc(1, sizeof(*ag))) == NULL)
 		return (-ENOMEM);
 	ag->d = d;
+	bev.arg = ag;
 	if ((ag->a = calloc(AG_MAX, sizeof(*ag->a))) == NULL ||
 	    (ag->chal = calloc(CHAL_MAX, sizeof(*ag->chal))) == NULL ||
 	    idmap_init(&ag->bypipe, AG_MAX) != 0) {
@@ -918,7 +1058,18 @@ agents_open(struct ocsd *d, struct agents **out)
 	                      &l, err, sizeof(err))) == 0) {
 		ag->have_pub = 1;
 		bound_url(l, d->conf->events, ag->events, sizeof(ag->events));
-	} else {
+	}
+	if (rv == 0 && d->conf->barrier[0] &&
+	    (rv = bar_open(d->conf->barrier, d->mtx, &bev, &ag->bar,
+	                   ag->barrier, sizeof(ag->barrier), err,
+	                   sizeof(err))) != 0) {
+		log_warnx("agents: %s", err);
+		nng_close(ag->rep);
+		nng_close(ag->pub);
+		ag_free(ag);
+		return (rv);
+	}
+	if (rv != 0) {
 		log_warnx("agents: events: %s",
 		          err[0] ? err : nng_strerror(rv));
 		nng_close(ag->rep);
@@ -926,6 +1077,7 @@ agents_open(struct ocsd *d, struct agents **out)
 		return (msg_nngerr(rv));
 	}
 	if (nng_aio_alloc(&ag->tick, tick_cb, ag) != 0) {
+		bar_close(ag->bar);
 		nng_close(ag->rep);
 		nng_close(ag->pub);
 		ag_free(ag);
@@ -936,7 +1088,9 @@ agents_open(struct ocsd *d, struct agents **out)
 	spare_receiver(ag);
 	nng_mtx_unlock(d->mtx);
 	nng_sleep_aio(tick_ms(d), ag->tick);
-	log_info("agents: joining on %s, events on %s", join, ag->events);
+	log_info("agents: joining on %s, events on %s%s%s", join, ag->events,
+	         ag->bar ? ", barrier link on " : "",
+	         ag->bar ? ag->barrier : "");
 	*out = ag;
 	return (0);
 }
@@ -951,6 +1105,16 @@ agents_close(struct agents *ag)
 		return;
 	nng_mtx_lock(ag->d->mtx);
 	ag->closing = 1;
+	nng_mtx_unlock(ag->d->mtx);
+	/* Its thread takes the lock: stopped without it.  Its connections
+	 * are gone then, before nng's pipe events (lose) could drop them. */
+	bar_close(ag->bar);
+	nng_mtx_lock(ag->d->mtx);
+	ag->bar = NULL;
+	for (i = 0; i < ag->na; i++) {
+		ag->a[i]->bconn = NULL;
+		ag->a[i]->held_bar = 0;
+	}
 	nng_mtx_unlock(ag->d->mtx);
 	nng_aio_stop(ag->tick);
 	nng_close(ag->rep);

@@ -13,16 +13,19 @@
 #include <stdint.h>
 
 #include "ocsd/ocsd.h"
+#include "proto/barlink.h"
 #include "ocsd/reply.h"
 #include "proto/plan.h"
 
 #define AGENT_MAX_TRX 8
 #define AGENTS_MAX    4096 /* joined at once */
-/* Descriptors ocsd asks for: a connection and a subscriber an agent. */
-#define OCSD_NOFILE (2 * AGENTS_MAX + 256)
+/* Descriptors ocsd asks for: a connection, a subscriber and a barrier
+ * link an agent. */
+#define OCSD_NOFILE (3 * AGENTS_MAX + 256)
 #define AG_NONE     UINT32_MAX
 
 struct actx;
+struct bar_conn;
 
 struct agent {
 	uint32_t     id;
@@ -41,6 +44,13 @@ struct agent {
 	struct actx *held; /* its Poll or Ready, held for an answer */
 	int          held_ready;
 	uint64_t     held_until; /* a held Poll is answered Idle by then */
+	/* Its barrier link, if it attached, and a Ready held on it (seq). */
+	struct bar_conn *bconn;
+	int              held_bar;
+	uint64_t         held_seq;
+	uint64_t         readys, bar_readys; /* since it joined */
+	char             bar_gone[120]; /* its link closed: why, until lost */
+	uint8_t          token[BARLINK_TOKEN]; /* this join's, for Attach */
 	/* In the current run (the runner's): */
 	int      node; /* -1 if not in it */
 	int      plan_sent;

@@ -228,6 +228,18 @@ v_addr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 }
 
 static int
+v_baraddr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	char addr[PATH_MAX + 16];
+
+	if (net_url_addr(val, addr, sizeof(addr)) != 0)
+		return (bad(p, k->key, val,
+		            "expected ipc://PATH or tcp://ADDR:PORT (the "
+		            "barrier link has no TLS)"));
+	return (copy(p, k->key, val, f, k->len));
+}
+
+static int
 v_driver(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	if (drv_lookup(val) == NULL)
@@ -424,6 +436,7 @@ static const struct conf_key conf_keys[] = {
     {"agents", "tls_cert_key", v_str, FIELD(agents_tls), 0, 0, NULL},
     {"agents", "listen", v_addr, FIELD(agents), 0, 0, NULL},
     {"agents", "events", v_addr, FIELD(events), 0, 0, NULL},
+    {"agents", "barrier", v_baraddr, FIELD(barrier), 0, 0, NULL},
     {"agents", "secret_file", v_str, FIELD(secret_file), 0, 0, NULL},
     {"agents", "heartbeat", v_ms, FIELD(heartbeat_ms), 0.1, 60, NULL},
     {"run", "bandwidth", v_rate, FIELD(run_bps), 0, 0, NULL},
@@ -580,6 +593,24 @@ validate_sockets(const struct conf *c, const char *name, char *err,
 		         "%s: [agents]: events: \"%s\": the same address as "
 		         "listen (agents would join on the event socket)",
 		         name, c->events);
+		return (-CONF_EPARSE);
+	}
+	if (c->barrier[0] && (strncmp(c->agents, "tls+tcp://", 10) == 0 ||
+	                      c->agents[0] == '\0')) {
+		snprintf(err, errlen, "%s: [agents]: barrier: \"%s\": %s",
+		         name, c->barrier,
+		         c->agents[0]
+		             ? "the barrier link has no TLS; not with "
+		               "tls+tcp:// agents"
+		             : "needs listen (agents)");
+		return (-CONF_EPARSE);
+	}
+	if (c->barrier[0] && (strcmp(c->barrier, c->agents) == 0 ||
+	                      strcmp(c->barrier, c->events) == 0)) {
+		snprintf(err, errlen,
+		         "%s: [agents]: barrier: \"%s\": the same address as "
+		         "listen or events",
+		         name, c->barrier);
 		return (-CONF_EPARSE);
 	}
 	if (c->agents[0] && c->events[0] == '\0') {

@@ -32,6 +32,8 @@
  *   secret_file = /etc/ocsd/secret ; the shared secret of the join proof
  *   tls_cert_key = /etc/ocsd/agents.pem ; for tls+tcp:// listen/events
  *                                  ; (ocs-agent --tls-ca CAFILE)
+ *   barrier = tcp://127.0.0.1:7412 ; Ready and Release without nng (no
+ *                                  ; TLS: trusted networks only)
  *   heartbeat = 2s
  *
  *   [run]
@@ -105,6 +107,7 @@ struct conf {
 	enum conf_reconcile reconcile;
 	char                agents[PATH_MAX + 16];
 	char                events[PATH_MAX + 16];
+	char                barrier[PATH_MAX + 16]; /* "": no barrier link */
 	char                secret_file[PATH_MAX];
 	uint32_t            heartbeat_ms;
 	double              run_bps, run_alpha_s, run_alpha_h;

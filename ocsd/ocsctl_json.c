@@ -123,6 +123,17 @@ j_agents(Ocs__AgentInfo **ag, size_t n)
 		if (ag[i]->transport)
 			json_object_set_new(t, "transport",
 			                    json_string(ag[i]->transport));
+		if (ag[i]->has_barrier_link)
+			json_object_set_new(t, "barrier_link",
+			                    json_boolean(ag[i]->barrier_link));
+		if (ag[i]->has_readys)
+			json_object_set_new(
+			    t, "readys",
+			    json_integer((json_int_t)ag[i]->readys));
+		if (ag[i]->has_barrier_readys)
+			json_object_set_new(
+			    t, "barrier_readys",
+			    json_integer((json_int_t)ag[i]->barrier_readys));
 		if (ag[i]->ifaces)
 			json_object_set_new(t, "ifaces",
 			                    json_string(ag[i]->ifaces));

@@ -215,13 +215,16 @@ t_agents(const Ocs__CtlReply *r, const struct out_opts *po)
 			printf("%s %s %s\n", a->host, a->state, fib);
 		else
 			printf("%6u  %-20s %5u  %-8s %6s %10s  %.1f s "
-			       "ago%s%s%s%s\n",
+			       "ago%s%s%s%s%s\n",
 			       a->agent_id, a->host, a->transceivers, a->state,
 			       fib, mem, a->seen_ms_ago / 1000.0,
 			       a->transport ? "  " : "",
 			       a->transport ? a->transport : "",
 			       a->ifaces ? " " : "",
-			       a->ifaces ? a->ifaces : "");
+			       a->ifaces ? a->ifaces : "",
+			       a->has_barrier_link && a->barrier_link
+			           ? "  barrier link"
+			           : "");
 		if (!po->brief && a->down)
 			printf("%6s  %s: %s\n", "", a->host, a->down);
 	}

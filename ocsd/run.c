@@ -465,13 +465,19 @@ on_ready(void *arg, struct agent *a, const struct agents_ready *m)
 	if (r->nready < r->n)
 		return;
 	/* The stretch since the last release: what was not data (the
-	 * slowest agent's, phase by phase) was control. */
+	 * slowest agent's, phase by phase) was control; before the final
+	 * Ready, nor was freeing buffers (the slowest agent's teardown). */
 	if (r->bi > 0) {
 		uint32_t p0 = r->bar[r->bi - 1];
 		double   span = (mono_us() - r->t_release[p0]) / 1e3, data = 0;
+		uint64_t td = 0;
 
 		for (i = p0; i < k; i++)
 			data += r->data_ns[i] / 1e6;
+		for (i = 0; k == r->nph && i < r->n; i++)
+			if (r->nt[i].teardown_ns > td)
+				td = r->nt[i].teardown_ns;
+		data += td / 1e6;
 		r->control_ms[p0] = span > data ? span - data : 0;
 	}
 	all_ready(d, r);

@@ -288,6 +288,23 @@ net_connect_addr(const char *addr, int timeout_ms)
 }
 
 int
+net_url_addr(const char *url, char *out, size_t len)
+{
+	int n;
+
+	if (strncmp(url, "tcp://", 6) == 0)
+		n = snprintf(out, len, "%s", url + 6);
+	else if (strncmp(url, "ipc://", 6) == 0 && url[6] == '/')
+		n = snprintf(out, len, "unix:%s", url + 6);
+	else
+		return (-EINVAL);
+	if (n < 0 || (size_t)n >= len || out[0] == '\0' ||
+	    strcmp(out, "unix:") == 0)
+		return (-EINVAL);
+	return (0);
+}
+
+int
 net_listen_addr(const char *addr, char *bound, size_t bl)
 {
 	struct sockaddr_un sun;

@@ -33,6 +33,9 @@ int net_listen(const char *host, const char *port, char *bound, size_t bl);
  * address with the real port.
  */
 int net_connect_addr(const char *addr, int timeout_ms);
+/* An nng-style URL of either kind (tcp://host:port, ipc:///path) in the
+ * form above.  0, or -EINVAL (tls+tcp:// included). */
+int net_url_addr(const char *url, char *out, size_t len);
 int net_listen_addr(const char *addr, char *bound, size_t bl);
 
 /* Write everything or fail (-ETIMEDOUT at the deadline, -EPIPE...). */

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Simulated agents (see load.h). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 #include <nng/supplemental/util/platform.h>
 
+#include "proto/barlink.h"
 #include "proto/base/mono.h"
+#include "proto/base/net.h"
 #include "proto/link.h"
 #include "proto/msg.h"
 #include "proto/plan.h"
@@ -21,18 +28,25 @@
 /* Stopping waits this long for held requests to be answered. */
 #define LOAD_STOP_MS 5000
 
+/* An agent's state; S_BAR: its Ready is out on the barrier link, and
+ * the link's thread has it, not nng's callbacks. */
+enum { S_NONE, S_SEND, S_RECV, S_SLEEP, S_BAR, S_DEAD };
+
 struct simag {
-	struct load *ld;
-	char         host[48];
-	nng_socket   req;
-	nng_ctx      ctx;
-	nng_aio     *aio;
-	enum { S_NONE, S_SEND, S_RECV, S_SLEEP, S_DEAD } st;
-	int       sent; /* OCS__MSG__BODY_* of the request out */
-	int       joined;
-	uint64_t  seq, run;
-	uint32_t  id, hb_ms;
-	uint32_t *bar, nbar, bi; /* the run's barriers, then #phases */
+	struct load      *ld;
+	char              host[48];
+	nng_socket        req;
+	nng_ctx           ctx;
+	nng_aio          *aio;
+	atomic_int        st;
+	int               retired; /* no longer counted busy (ld->mtx) */
+	int               bfd;     /* its barrier link, or -1 */
+	struct barlink_rx brx;
+	int               sent; /* OCS__MSG__BODY_* of the request out */
+	int               joined;
+	uint64_t          seq, run;
+	uint32_t          id, hb_ms;
+	uint32_t         *bar, nbar, bi; /* the run's barriers, then #phases */
 };
 
 struct load {
@@ -45,6 +59,9 @@ struct load {
 	struct load_stats st;
 	uint32_t          busy; /* agents with an exchange under way */
 	int               stopping;
+	/* The barrier links' answers: one thread, one epoll set. */
+	int         bep, bwake;
+	nng_thread *bthr;
 };
 
 static void hello(struct simag *);
@@ -77,12 +94,22 @@ fail(struct simag *a, const char *fmt, const char *what)
 	nng_mtx_unlock(ld->mtx);
 }
 
-/* Send m; its answer comes back to cb within timeout_ms. */
+/* No longer counted busy: once, whichever thread sees it dead first. */
 static void
-transmit(struct simag *a, Ocs__Msg *m, int timeout_ms)
+retire(struct simag *a)
 {
-	nng_msg *nm;
+	nng_mtx_lock(a->ld->mtx);
+	if (!a->retired) {
+		a->retired = 1;
+		a->ld->busy--;
+		nng_cv_wake(a->ld->cv);
+	}
+	nng_mtx_unlock(a->ld->mtx);
+}
 
+static void
+stamp(struct simag *a, Ocs__Msg *m)
+{
 	m->version = MSG_VERSION;
 	m->has_seq = 1;
 	m->seq = ++a->seq;
@@ -90,6 +117,42 @@ transmit(struct simag *a, Ocs__Msg *m, int timeout_ms)
 		m->has_run_id = 1;
 		m->run_id = a->run;
 	}
+}
+
+/*
+ * A Ready on the barrier link.  Its fd is armed for one event, so the
+ * link's thread hears the answer and nng's callbacks leave the agent
+ * alone until then; a send that fails ends the link, and that thread
+ * sees the end.
+ */
+static void
+bar_transmit(struct simag *a, Ocs__Msg *m)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT,
+	                         .data.ptr = a};
+	uint8_t           *buf;
+	size_t             len;
+
+	stamp(a, m);
+	if (barlink_pack(m, &buf, &len) != 0) {
+		fail(a, "%s", "cannot encode a request");
+		return;
+	}
+	a->sent = m->body_case;
+	a->st = S_BAR;
+	if (epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->bfd, &ev) != 0 ||
+	    net_write_all(a->bfd, buf, len, mono_ms() + LOAD_JOIN_MS, -1) != 0)
+		shutdown(a->bfd, SHUT_RDWR);
+	free(buf);
+}
+
+/* Send m; its answer comes back to cb within timeout_ms. */
+static void
+transmit(struct simag *a, Ocs__Msg *m, int timeout_ms)
+{
+	nng_msg *nm;
+
+	stamp(a, m);
 	if (msg_encode(m, &nm) != 0) {
 		fail(a, "%s", "cannot encode a request");
 		return;
@@ -182,7 +245,10 @@ ready(struct simag *a)
 	m.ready = &w.r;
 	m.has_phase = 1;
 	m.phase = k;
-	transmit(a, &m, LOAD_READY_MS);
+	if (a->bfd >= 0)
+		bar_transmit(a, &m);
+	else
+		transmit(a, &m, LOAD_READY_MS);
 }
 
 /* A plan: its barriers (phase 0 always is one), then the end. */
@@ -213,12 +279,77 @@ start_run(struct simag *a, const Ocs__Msg *r)
 }
 
 static void
+bar_close(struct simag *a)
+{
+	if (a->bfd >= 0) {
+		epoll_ctl(a->ld->bep, EPOLL_CTL_DEL, a->bfd, NULL);
+		close(a->bfd);
+	}
+	a->bfd = -1;
+	barlink_rx_free(&a->brx);
+}
+
+/* The barrier link the JoinReply offers, attached (as ocs-agent): 0,
+ * or -1 after failing the agent. */
+static int
+bar_attach(struct simag *a, const Ocs__JoinReply *jr)
+{
+	struct epoll_event ev = {.events = 0, .data.ptr = a};
+	char               addr[300], err[300];
+	Ocs__Msg           m, *rep = NULL;
+	Ocs__Attach        at;
+	int                rv;
+
+	bar_close(a);
+	if (jr->barrier == NULL || jr->barrier[0] == '\0')
+		return (0);
+	if (!jr->has_barrier_token || jr->barrier_token.len != BARLINK_TOKEN ||
+	    net_url_addr(jr->barrier, addr, sizeof(addr)) != 0) {
+		fail(a, "%s", "a barrier link without an address or token");
+		return (-1);
+	}
+	if ((rv = net_connect_addr(addr, LOAD_JOIN_MS)) < 0) {
+		fail(a, "barrier link: %s", strerror(-rv));
+		return (-1);
+	}
+	a->bfd = rv;
+	a->brx.max = MSG_MAX_BYTES;
+	msg_init(&m, ++a->seq);
+	ocs__attach__init(&at);
+	at.agent_id = a->id;
+	at.token = jr->barrier_token;
+	m.body_case = OCS__MSG__BODY_ATTACH;
+	m.attach = &at;
+	rv = barlink_call(a->bfd, &a->brx, &m, LOAD_JOIN_MS, "ocsd", &rep, err,
+	                  sizeof(err));
+	if (rv == 0 && rep->body_case != OCS__MSG__BODY_IDLE) {
+		snprintf(err, sizeof(err), "attach refused: %s",
+		         rep->body_case == OCS__MSG__BODY_ERROR
+		             ? rep->error->text
+		             : msg_body_name(rep->body_case));
+		rv = -1;
+	}
+	msg_free(rep);
+	if (rv == 0 && epoll_ctl(a->ld->bep, EPOLL_CTL_ADD, a->bfd, &ev) != 0)
+		snprintf(err, sizeof(err), "epoll: %s", strerror(errno)),
+		    rv = -1;
+	if (rv != 0) {
+		bar_close(a);
+		fail(a, "%s", err);
+		return (-1);
+	}
+	return (0);
+}
+
+static void
 joined(struct simag *a, const Ocs__JoinReply *jr)
 {
 	struct load *ld = a->ld;
 
 	a->id = jr->agent_id;
 	a->hb_ms = jr->has_heartbeat_ms ? jr->heartbeat_ms : 2000;
+	if (bar_attach(a, jr) != 0)
+		return;
 	a->joined = 1;
 	nng_mtx_lock(ld->mtx);
 	ld->st.joined++;
@@ -383,11 +514,67 @@ cb(void *arg)
 	struct simag *a = arg;
 
 	step(a, nng_aio_result(a->aio));
-	if (a->st == S_DEAD) {
-		nng_mtx_lock(a->ld->mtx);
-		a->ld->busy--;
-		nng_cv_wake(a->ld->cv);
-		nng_mtx_unlock(a->ld->mtx);
+	if (a->st == S_DEAD)
+		retire(a);
+}
+
+/* The answer to a Ready on the barrier link (its fd fired once). */
+static void
+bar_event(struct simag *a)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT,
+	                         .data.ptr = a};
+	Ocs__Msg          *r;
+	char               why[200];
+	long               n;
+	int                rv;
+
+	while ((n = barlink_rx_read(&a->brx, a->bfd)) > 0)
+		;
+	while ((rv = barlink_rx_next(&a->brx, &r, why, sizeof(why))) == 1) {
+		if (r->has_seq && r->seq == a->seq)
+			break;
+		msg_free(r); /* an answer to a request given up on */
+	}
+	if (rv == 0 && n == -EAGAIN) {
+		if (epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->bfd, &ev) == 0)
+			return; /* not whole yet */
+		snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
+		rv = -1;
+	}
+	if (rv <= 0) {
+		fail(a, "barrier link: %s",
+		     rv < 0   ? why
+		     : n == 0 ? "ocsd closed it"
+		              : strerror((int)-n));
+	} else if (stopping(a->ld)) {
+		a->st = S_DEAD;
+		msg_free(r);
+	} else {
+		a->st = S_NONE;
+		dispatch(a, r);
+		msg_free(r);
+	}
+	if (a->st == S_DEAD)
+		retire(a);
+}
+
+static void
+bar_thread(void *arg)
+{
+	struct load       *ld = arg;
+	struct epoll_event ev[64];
+	int                k, i;
+
+	for (;;) {
+		if ((k = epoll_wait(ld->bep, ev, 64, -1)) < 0 &&
+		    errno != EINTR)
+			return;
+		for (i = 0; i < k; i++) {
+			if (ev[i].data.ptr == NULL)
+				return; /* load_stop */
+			bar_event(ev[i].data.ptr);
+		}
 	}
 }
 
@@ -397,6 +584,7 @@ open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
 	int rv;
 
 	a->ld = ld;
+	a->bfd = -1;
 	snprintf(a->host, sizeof(a->host), "%s%0*u", ld->o.prefix, ld->o.width,
 	         i);
 	if ((rv = nng_req0_open(&a->req)) != 0) {
@@ -423,6 +611,26 @@ open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
 	return (0);
 }
 
+/* The barrier links' thread, woken to stop by bwake. */
+static int
+bar_start(struct load *ld, char *err, size_t len)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	int                rv;
+
+	if ((ld->bep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (ld->bwake = eventfd(0, EFD_CLOEXEC)) < 0 ||
+	    epoll_ctl(ld->bep, EPOLL_CTL_ADD, ld->bwake, &ev) != 0) {
+		snprintf(err, len, "epoll: %s", strerror(errno));
+		return (-errno);
+	}
+	if ((rv = nng_thread_create(&ld->bthr, bar_thread, ld)) != 0) {
+		snprintf(err, len, "thread: %s", nng_strerror(rv));
+		return (msg_nngerr(rv));
+	}
+	return (0);
+}
+
 int
 load_start(const struct load_opts *o, struct load **out, char *err, size_t len)
 {
@@ -436,14 +644,22 @@ load_start(const struct load_opts *o, struct load **out, char *err, size_t len)
 		         o->n, o->ntrx, LOAD_MAX);
 		return (-EINVAL);
 	}
-	if ((ld = calloc(1, sizeof(*ld))) == NULL ||
-	    (ld->a = calloc(o->n, sizeof(*ld->a))) == NULL ||
+	if ((ld = calloc(1, sizeof(*ld))) == NULL) {
+		snprintf(err, len, "out of memory");
+		return (-ENOMEM);
+	}
+	ld->bep = ld->bwake = -1;
+	if ((ld->a = calloc(o->n, sizeof(*ld->a))) == NULL ||
 	    nng_mtx_alloc(&ld->mtx) != 0 || nng_cv_alloc(&ld->cv, ld->mtx)) {
 		snprintf(err, len, "out of memory");
 		load_stop(ld);
 		return (-ENOMEM);
 	}
 	ld->o = *o;
+	if ((rv = bar_start(ld, err, len)) != 0) {
+		load_stop(ld);
+		return (rv);
+	}
 	/* Every connection first, then the storm: the joins race. */
 	for (i = 0; i < o->n && rv == 0; i++)
 		if ((rv = open_agent(ld, &ld->a[i], i, err, len)) == 0)
@@ -531,12 +747,23 @@ load_stop(struct load *ld)
 			;
 		nng_mtx_unlock(ld->mtx);
 	}
+	if (ld->bthr != NULL) {
+		uint64_t one = 1;
+
+		if (write(ld->bwake, &one, sizeof(one)) == sizeof(one))
+			nng_thread_destroy(ld->bthr);
+	}
 	for (i = 0; i < ld->n; i++)
 		nng_close(ld->a[i].req);
 	for (i = 0; i < ld->n; i++) {
 		nng_aio_free(ld->a[i].aio);
 		free(ld->a[i].bar);
+		bar_close(&ld->a[i]);
 	}
+	if (ld->bep >= 0)
+		close(ld->bep);
+	if (ld->bwake >= 0)
+		close(ld->bwake);
 	if (ld->cv)
 		nng_cv_free(ld->cv);
 	if (ld->mtx)

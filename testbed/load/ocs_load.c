@@ -135,14 +135,15 @@ raise_nofile(uint32_t n)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= n + 64)
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= 2 * n + 64)
 		return;
 	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < n + 64)
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 2 * n + 64)
 		fprintf(stderr,
-		        "ocs-load: warning: %u agents need %u descriptors, "
+		        "ocs-load: warning: %u agents need %u descriptors (a "
+		        "connection and a barrier link each), "
 		        "the limit is %llu\n",
-		        n, n + 64, (unsigned long long)rl.rlim_cur);
+		        n, 2 * n + 64, (unsigned long long)rl.rlim_cur);
 }
 
 static void

@@ -765,7 +765,7 @@ main(int argc, char **argv)
 	static const char *const algos[] = {"retri", "bridge", "static"};
 	struct relay_rig         rr;
 	double rtt_tcp, rtt_fib, rtt_2p, ctrl9 = 0, relay = 0;
-	double reconf9 = 0, rtt_nng;
+	double reconf9 = 0, rtt_nng, ctrl81 = 0;
 	double direct9[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
 	int all = argc < 2, control = all || strcmp(argv[1], "control") == 0;
 	int xfer = all || strcmp(argv[1], "exec") == 0;
@@ -777,6 +777,7 @@ main(int argc, char **argv)
 	struct rig_opts quiet1 = {.switch_time = "1ms", .quiet = 1};
 
 	nng_floor_child(argc, argv);
+	sock_floor_child(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("bench_run: lockstep collectives on this machine (%ld cores), "
@@ -840,18 +841,25 @@ control:
 	printf("3. control overhead per phase: release to all done, less the "
 	       "slowest data time;\n   ReTri, 8 KiB per node, a barrier and "
 	       "a reconfiguration before every phase,\n   switching time 0; "
-	       "median over phases of 5 runs (RTT: TCP between two processes; "
-	       "nng RTT: REQ/REP\n   between two processes)\n");
-	printf("   %6s %7s %12s %12s %14s %14s\n", "agents", "phases",
-	       "control", "reconf", "control/RTT", "control/nngRTT");
-	for (k = 0; k < 3; k++) {
-		struct rig *r = rig_up_opts(ns[k], &quiet0);
-		double      c[512], rc[512];
-		int         nc = 0, run;
-		char       *args[] = {"--algo",     "retri", "--bytes", "8KiB",
-		                      "--reconfig", "all",   NULL};
+	       "median over phases of 5 runs; Ready and release on\n   the "
+	       "barrier link (bare sockets) and, in the same run, over nng "
+	       "(the join socket);\n   RTT: TCP between two processes; nng "
+	       "RTT: REQ/REP between two processes; floor: the same\n   "
+	       "barrier with as many client processes doing nothing else, "
+	       "bare sockets | nng (median of 101)\n");
+	printf("   %6s %-8s %6s %10s %10s %11s %14s %9s\n", "agents",
+	       "ready on", "phases", "control", "reconf", "control/RTT",
+	       "control/nngRTT", "floor");
+	for (k = 0; k < 6; k++) {
+		struct rig_opts o = quiet0;
+		struct rig     *r;
+		double          c[512], rc[512], fl;
+		int             nc = 0, run;
+		char *args[] = {"--algo",     "retri", "--bytes", "8KiB",
+		                "--reconfig", "all",   NULL};
 
-		if (r == NULL)
+		o.no_barrier = k % 2;
+		if ((r = rig_up_opts(ns[k / 2], &o)) == NULL)
 			return (1);
 		for (run = 0; run < 5; run++) {
 			json_t *j = run_json(r, args), *ph;
@@ -869,10 +877,6 @@ control:
 			}
 			json_decref(j);
 		}
-		printf("   %6d %7zu %9.2f ms %9.2f ms %14.0f %14.1f\n", ns[k],
-		       (size_t)(nc / 5), median(c, nc) * 1e3,
-		       median(rc, nc) * 1e3, median(c, nc) / rtt_2p,
-		       median(c, nc) / rtt_nng);
 		if (k == 0) {
 			ctrl9 = median(c, nc);
 			reconf9 = median(rc, nc);
@@ -880,11 +884,27 @@ control:
 			 * that the runs have put it back. */
 			for (i = 0; i < 6; i++)
 				direct9[i / 3][i % 3] =
-				    reconf_direct(r, (uint32_t)ns[k], 5, i % 3,
+				    reconf_direct(r, (uint32_t)ns[0], 5, i % 3,
 				                  i / 3 ? 5 : 0);
 		}
 		rig_down(r);
+		fl = k % 2 ? nng_floor_ms((uint32_t)ns[k / 2],
+		                          (uint32_t)ns[k / 2], 101)
+		           : sock_floor_ms((uint32_t)ns[k / 2],
+		                           (uint32_t)ns[k / 2], 101);
+		printf(
+		    "   %6d %-8s %6zu %7.2f ms %7.2f ms %11.1f %14.1f %6.2f "
+		    "ms\n",
+		    ns[k / 2], k % 2 ? "nng" : "link", (size_t)(nc / 5),
+		    median(c, nc) * 1e3, median(rc, nc) * 1e3,
+		    median(c, nc) / rtt_2p, median(c, nc) / rtt_nng, fl);
+		if (k == 4)
+			ctrl81 = median(c, nc);
 	}
+	printf("   goals (barrier link): 9 agents <= 3x RTT (%.1fx, %s), 81 "
+	       "agents <= 1 ms (%.2f ms, %s)\n",
+	       ctrl9 / rtt_2p, ctrl9 <= 3 * rtt_2p ? "met" : "NOT met",
+	       ctrl81 * 1e3, ctrl81 <= 1e-3 ? "met" : "NOT met");
 
 	printf("   reconfiguration at 9 agents: through ocsd %.3f ms (the "
 	       "runs' reconf_s); the same batches\n   straight to the "

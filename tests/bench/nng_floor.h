@@ -19,4 +19,14 @@ double nng_floor_ms(uint32_t n, uint32_t procs, int rounds);
  * runs the clients and never returns. */
 void nng_floor_child(int argc, char **argv);
 
+/*
+ * The same barrier over bare sockets (sock_floor.c): n clients in procs
+ * child processes, one Unix stream each, in one epoll loop a process;
+ * the server in this thread writes every release and reads the Readys
+ * in one epoll loop.  No messaging library, no thread hand-offs: what
+ * the barrier costs on this machine in system calls and wake-ups alone.
+ */
+double sock_floor_ms(uint32_t n, uint32_t procs, int rounds);
+void   sock_floor_child(int argc, char **argv);
+
 #endif

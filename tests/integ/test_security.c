@@ -7,6 +7,10 @@
  * self-signed certificate: verified with the right CA, refused without
  * one or with another; and agents joining over TLS and running a
  * collective.  ocsd drives the in-process emu driver in the first three.
+ * The barrier link (no TLS) refuses strangers: a wrong token, an agent
+ * that has not joined, a first frame that is not an Attach, a frame
+ * over the limit; and every Ready of a run goes on it when configured,
+ * none when not (TLS).
  */
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +31,7 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 
+#include "proto/barlink.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
 #include "proto/msg.h"
@@ -346,24 +351,163 @@ test_control_tls(void **state)
 	}
 }
 
-/* Agents join over tls+tcp:// (and get run events over it) and run. */
+/* Every agent's Readys so far, all on the barrier link (on) or none
+ * (off), and at least one. */
+static void
+readys_on_link(struct rig *r, int on)
+{
+	json_t *j, *a;
+	char   *out, *err;
+	size_t  i;
+
+	assert_int_equal(rig_ctl(r, &out, &err, "-j", "agents", NULL), 0);
+	assert_non_null(j = json_loads(out, 0, NULL));
+	assert_int_equal(json_array_size(json_object_get(j, "agents")), r->n);
+	json_array_foreach(json_object_get(j, "agents"), i, a)
+	{
+		json_int_t n =
+		    json_integer_value(json_object_get(a, "readys"));
+		json_int_t b =
+		    json_integer_value(json_object_get(a, "barrier_readys"));
+
+		if (n < 1 || b != (on ? n : 0) ||
+		    json_is_true(json_object_get(a, "barrier_link")) != on)
+			fail_msg("agent %zu: %lld readys, %lld on the link: "
+			         "%s",
+			         i, (long long)n, (long long)b, out);
+	}
+	json_decref(j);
+	free(out);
+	free(err);
+}
+
+static void
+run_retri(struct rig *r)
+{
+	char *out, *err;
+	int   rv;
+
+	rv = rig_ctl(r, &out, &err, "run", "--algo", "retri", "--bytes",
+	             "256KiB", "--reconfig", "all", NULL);
+	if (rv != 0 || strstr(out, "0 errors") == NULL)
+		fail_msg("exit %d: %s %s", rv, out, err);
+	free(out);
+	free(err);
+}
+
+/* Agents join over tls+tcp:// (and get run events over it) and run;
+ * no barrier link without TLS is offered. */
 static void
 test_agents_tls(void **state)
 {
 	struct rig_opts o = {.switch_time = "1ms", .tls = 1};
 	struct rig     *r = rig_up_opts(3, &o);
-	char           *out, *err;
-	int             rv;
 
 	(void)state;
 	assert_non_null(r);
 	assert_non_null(strstr(r->join, "tls+tcp://"));
-	rv = rig_ctl(r, &out, &err, "run", "--algo", "retri", "--bytes",
-	             "256KiB", NULL);
-	if (rv != 0 || strstr(out, "0 errors") == NULL)
-		fail_msg("exit %d: %s %s", rv, out, err);
-	free(out);
-	free(err);
+	run_retri(r);
+	readys_on_link(r, 0);
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* A stranger on the barrier link: frame f (len bytes) sent, then the
+ * answer's error text (or "" for none) into buf, and the link closed. */
+static void
+stranger(struct rig *r, const void *f, size_t len, char *buf, size_t bl)
+{
+	struct barlink_rx rx = {.max = MSG_MAX_BYTES};
+	char              addr[400], why[200];
+	Ocs__Msg         *m = NULL;
+	uint64_t          until = mono_ms() + 5000;
+	long              n;
+	int               fd, rv = 0;
+
+	snprintf(addr, sizeof(addr), "unix:%s/barrier.sock", r->dir);
+	assert_true((fd = net_connect_addr(addr, 2000)) >= 0);
+	assert_int_equal(net_write_all(fd, f, len, until, -1), 0);
+	buf[0] = '\0';
+	/* Until the end: ocsd closes every refused link. */
+	while (mono_ms() < until) {
+		n = barlink_rx_read(&rx, fd);
+		if (n == 0)
+			break;
+		if (n == -EAGAIN) {
+			mono_sleep_ms(5);
+			continue;
+		}
+		assert_true(n > 0);
+		if ((rv = barlink_rx_next(&rx, &m, why, sizeof(why))) == 1) {
+			assert_int_equal(m->body_case, OCS__MSG__BODY_ERROR);
+			snprintf(buf, bl, "%s", m->error->text);
+			msg_free(m);
+		}
+	}
+	assert_true(mono_ms() < until);
+	barlink_rx_free(&rx);
+	close(fd);
+}
+
+static void
+attach_as(struct rig *r, uint32_t id, size_t toklen, char *buf, size_t bl)
+{
+	uint8_t     tok[BARLINK_TOKEN + 1] = {0}, *f;
+	size_t      len;
+	Ocs__Msg    m;
+	Ocs__Attach at;
+
+	msg_init(&m, 7);
+	ocs__attach__init(&at);
+	at.agent_id = id;
+	at.token.data = tok;
+	at.token.len = toklen;
+	m.body_case = OCS__MSG__BODY_ATTACH;
+	m.attach = &at;
+	assert_int_equal(barlink_pack(&m, &f, &len), 0);
+	stranger(r, f, len, buf, bl);
+	free(f);
+}
+
+static void
+test_barrier_link_strangers(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms"};
+	struct rig     *r = rig_up_opts(3, &o);
+	Ocs__Ready      rd;
+	uint8_t         big[8] = {0x40, 0, 0, 0, 1, 2, 3, 4}, *f;
+	size_t          len;
+	char            t[300];
+	Ocs__Msg        m;
+
+	(void)state;
+	assert_non_null(r);
+	run_retri(r);
+	readys_on_link(r, 1);
+	attach_as(r, 1, BARLINK_TOKEN, t, sizeof(t));
+	if (strstr(t, "not its join's token") == NULL)
+		fail_msg("a wrong token: \"%s\"", t);
+	attach_as(r, 1, BARLINK_TOKEN + 1, t, sizeof(t));
+	assert_non_null(strstr(t, "not its join's token"));
+	attach_as(r, 999, BARLINK_TOKEN, t, sizeof(t));
+	if (strstr(t, "no such agent") == NULL)
+		fail_msg("an agent that has not joined: \"%s\"", t);
+	/* A Ready before any Attach. */
+	msg_init(&m, 8);
+	ocs__ready__init(&rd);
+	rd.agent_id = 1;
+	m.body_case = OCS__MSG__BODY_READY;
+	m.ready = &rd;
+	assert_int_equal(barlink_pack(&m, &f, &len), 0);
+	stranger(r, f, len, t, sizeof(t));
+	free(f);
+	if (strstr(t, "expected an attach") == NULL)
+		fail_msg("a Ready first: \"%s\"", t);
+	/* A frame of a GiB is not read: the link just ends. */
+	stranger(r, big, sizeof(big), t, sizeof(t));
+	assert_string_equal(t, "");
+	/* None of it touched the agents' links. */
+	run_retri(r);
+	readys_on_link(r, 1);
 	assert_int_equal(rig_down(r), 0);
 }
 
@@ -377,6 +521,7 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_control_tls, setup, teardown),
 	    cmocka_unit_test(test_agents_tls),
+	    cmocka_unit_test(test_barrier_link_strangers),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

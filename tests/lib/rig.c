@@ -337,6 +337,9 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	snprintf(r->join, sizeof(r->join), "ipc://%s/agents.sock", r->dir);
 	snprintf(events, sizeof(events), "ipc://%s/events.sock", r->dir);
 	tlsconf[0] = '\0';
+	if (!ro->tls && !ro->no_barrier)
+		snprintf(tlsconf, sizeof(tlsconf),
+		         "barrier = ipc://%s/barrier.sock\n", r->dir);
 	if (ro->tls) {
 		char  cmd[1200];
 		char *sargv[] = {"sh", "-c", cmd, NULL};

@@ -267,6 +267,28 @@ test_conf_startup_checks(void **state)
 	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
 	        "events = ipc:///x\nsecret_file = /s\n",
 	        "events: \"ipc:///x\": the same address as listen");
+	/* The barrier link: no TLS, its own address, agents to serve. */
+	refused(
+	    "[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	    "events = ipc:///y\nbarrier = tls+tcp://h:1\nsecret_file = /s\n",
+	    "barrier link has no TLS");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "events = ipc:///y\nbarrier = ipc:///y\nsecret_file = /s\n",
+	        "barrier: \"ipc:///y\": the same address");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = tls+tcp://h:1\n"
+	        "events = tls+tcp://h:2\nbarrier = tcp://h:3\n"
+	        "tls_cert_key = /k\nsecret_file = /s\n",
+	        "not with tls+tcp:// agents");
+	refused("[switch]\ndriver = emu\n[agents]\nbarrier = tcp://h:3\n",
+	        "needs listen");
+	assert_int_equal(conf_parse("[switch]\ndriver = emu\n[agents]\n"
+	                            "listen = ipc:///x\nevents = ipc:///y\n"
+	                            "barrier = tcp://127.0.0.1:0\n"
+	                            "secret_file = /s\n",
+	                            "/etc/x/a.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_string_equal(c->barrier, "tcp://127.0.0.1:0");
+	conf_free(c);
 	refused("[switch]\ndriver = emu\n[state]\ndir = /a\n[switch]\n"
 	        "ports = 8\n",
 	        "[switch] given twice");
