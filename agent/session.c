@@ -105,58 +105,16 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
 static int
 attach(struct session *s, const Ocs__JoinReply *jr, char *err, size_t errlen)
 {
-	char        addr[300], peer[300];
-	Ocs__Msg    m, *rep;
-	Ocs__Attach at;
-	int         fd, rv;
+	int fd, rv;
 
 	bar_close(s);
-	if (jr->barrier == NULL || jr->barrier[0] == '\0')
-		return (0);
-	if (!jr->has_barrier_token || jr->barrier_token.len != BARLINK_TOKEN ||
-	    net_url_addr(jr->barrier, addr, sizeof(addr)) != 0) {
-		snprintf(err, errlen,
-		         "controller: barrier link \"%.100s\" without a "
-		         "usable address or token",
-		         jr->barrier);
-		return (-MSG_EFIELD);
+	rv = barlink_attach(jr, s->agent_id, ++s->seq, SESS_JOIN_MS,
+	                    &s->bar_rx, &fd, err, errlen);
+	if (rv == 0 && fd >= 0) {
+		s->bar_fd = fd;
+		s->have_bar = 1;
 	}
-	if ((fd = net_connect_addr(addr, SESS_JOIN_MS)) < 0) {
-		snprintf(err, errlen, "barrier link %s: %s", jr->barrier,
-		         strerror(-fd));
-		return (fd);
-	}
-	s->bar_fd = fd;
-	s->have_bar = 1;
-	s->bar_rx.max = MSG_MAX_BYTES;
-	msg_init(&m, ++s->seq);
-	ocs__attach__init(&at);
-	at.agent_id = s->agent_id;
-	at.token = jr->barrier_token;
-	m.body_case = OCS__MSG__BODY_ATTACH;
-	m.attach = &at;
-	snprintf(peer, sizeof(peer), "controller %s", jr->barrier);
-	rv = barlink_call(fd, &s->bar_rx, &m, SESS_JOIN_MS, peer, &rep, err,
-	                  errlen);
-	if (rv == 0 && rep->body_case == OCS__MSG__BODY_ERROR) {
-		snprintf(err, errlen, "controller %s: %s", jr->barrier,
-		         rep->error->text);
-		rv = rep->error->code < 0 ? rep->error->code : -SESS_EREFUSED;
-	} else if (rv == 0 && rep->body_case != OCS__MSG__BODY_IDLE) {
-		snprintf(err, errlen,
-		         "controller %s: unexpected answer to "
-		         "attach",
-		         jr->barrier);
-		rv = -MSG_EBODY;
-	}
-	if (rv == 0)
-		msg_free(rep);
-	else {
-		if (rep != NULL)
-			msg_free(rep);
-		bar_close(s);
-	}
-	return (rv);
+	return (rv == -EPERM ? -SESS_EREFUSED : rv);
 }
 
 int

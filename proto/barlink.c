@@ -177,3 +177,70 @@ barlink_call(int fd, struct barlink_rx *rx, const Ocs__Msg *m, int timeout_ms,
 		*rep = NULL;
 	}
 }
+
+/* The Attach's exchange on fd: 0, or a code and one line in err. */
+static int
+attach_call(int fd, const Ocs__JoinReply *jr, uint32_t agent_id, uint64_t seq,
+            int timeout_ms, struct barlink_rx *rx, char *err, size_t errlen)
+{
+	Ocs__Msg    m, *rep;
+	Ocs__Attach at;
+	char        peer[300];
+	int         rv;
+
+	msg_init(&m, seq);
+	ocs__attach__init(&at);
+	at.agent_id = agent_id;
+	at.token = jr->barrier_token;
+	m.body_case = OCS__MSG__BODY_ATTACH;
+	m.attach = &at;
+	snprintf(peer, sizeof(peer), "controller %s", jr->barrier);
+	if ((rv = barlink_call(fd, rx, &m, timeout_ms, peer, &rep, err,
+	                       errlen)) != 0)
+		return (rv);
+	if (rep->body_case == OCS__MSG__BODY_ERROR) {
+		snprintf(err, errlen, "%s: %s", peer, rep->error->text);
+		rv = rep->error->code < 0 ? rep->error->code : -EPERM;
+	} else if (rep->body_case != OCS__MSG__BODY_IDLE) {
+		snprintf(err, errlen, "%s: unexpected answer to attach", peer);
+		rv = -MSG_EBODY;
+	}
+	msg_free(rep);
+	return (rv);
+}
+
+int
+barlink_attach(const Ocs__JoinReply *jr, uint32_t agent_id, uint64_t seq,
+               int timeout_ms, struct barlink_rx *rx, int *fd, char *err,
+               size_t errlen)
+{
+	char addr[300];
+	int  rv;
+
+	*fd = -1;
+	if (jr->barrier == NULL || jr->barrier[0] == '\0')
+		return (0);
+	if (!jr->has_barrier_token || jr->barrier_token.len != BARLINK_TOKEN ||
+	    net_url_addr(jr->barrier, addr, sizeof(addr)) != 0) {
+		snprintf(err, errlen,
+		         "controller: barrier link \"%.100s\" without a "
+		         "usable address or token",
+		         jr->barrier);
+		return (-MSG_EFIELD);
+	}
+	if ((rv = net_connect_addr(addr, timeout_ms)) < 0) {
+		snprintf(err, errlen, "barrier link %s: %s", jr->barrier,
+		         strerror(-rv));
+		return (rv);
+	}
+	barlink_rx_free(rx);
+	rx->max = MSG_MAX_BYTES;
+	if ((*fd = rv) >= 0 &&
+	    (rv = attach_call(*fd, jr, agent_id, seq, timeout_ms, rx, err,
+	                      errlen)) != 0) {
+		close(*fd);
+		*fd = -1;
+		barlink_rx_free(rx);
+	}
+	return (rv);
+}

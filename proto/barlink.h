@@ -50,4 +50,14 @@ int barlink_call(int fd, struct barlink_rx *, const Ocs__Msg *m,
                  int timeout_ms, const char *peer, Ocs__Msg **rep, char *err,
                  size_t errlen);
 
+/*
+ * Connect to the link a JoinReply offers and attach as agent_id (an
+ * Attach numbered seq, with the reply's token): 0 with *fd (its frames
+ * to come in rx), 0 with *fd = -1 when the reply offers no link, or a
+ * negative code (ocsd's refusal's) and one line in err.
+ */
+int barlink_attach(const Ocs__JoinReply *, uint32_t agent_id, uint64_t seq,
+                   int timeout_ms, struct barlink_rx *rx, int *fd, char *err,
+                   size_t errlen);
+
 #endif

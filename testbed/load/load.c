@@ -295,47 +295,19 @@ static int
 bar_attach(struct simag *a, const Ocs__JoinReply *jr)
 {
 	struct epoll_event ev = {.events = 0, .data.ptr = a};
-	char               addr[300], err[300];
-	Ocs__Msg           m, *rep = NULL;
-	Ocs__Attach        at;
-	int                rv;
+	char               err[300];
+	int                fd;
 
 	bar_close(a);
-	if (jr->barrier == NULL || jr->barrier[0] == '\0')
-		return (0);
-	if (!jr->has_barrier_token || jr->barrier_token.len != BARLINK_TOKEN ||
-	    net_url_addr(jr->barrier, addr, sizeof(addr)) != 0) {
-		fail(a, "%s", "a barrier link without an address or token");
-		return (-1);
-	}
-	if ((rv = net_connect_addr(addr, LOAD_JOIN_MS)) < 0) {
-		fail(a, "barrier link: %s", strerror(-rv));
-		return (-1);
-	}
-	a->bfd = rv;
-	a->brx.max = MSG_MAX_BYTES;
-	msg_init(&m, ++a->seq);
-	ocs__attach__init(&at);
-	at.agent_id = a->id;
-	at.token = jr->barrier_token;
-	m.body_case = OCS__MSG__BODY_ATTACH;
-	m.attach = &at;
-	rv = barlink_call(a->bfd, &a->brx, &m, LOAD_JOIN_MS, "ocsd", &rep, err,
-	                  sizeof(err));
-	if (rv == 0 && rep->body_case != OCS__MSG__BODY_IDLE) {
-		snprintf(err, sizeof(err), "attach refused: %s",
-		         rep->body_case == OCS__MSG__BODY_ERROR
-		             ? rep->error->text
-		             : msg_body_name(rep->body_case));
-		rv = -1;
-	}
-	msg_free(rep);
-	if (rv == 0 && epoll_ctl(a->ld->bep, EPOLL_CTL_ADD, a->bfd, &ev) != 0)
-		snprintf(err, sizeof(err), "epoll: %s", strerror(errno)),
-		    rv = -1;
-	if (rv != 0) {
-		bar_close(a);
+	if (barlink_attach(jr, a->id, ++a->seq, LOAD_JOIN_MS, &a->brx, &fd,
+	                   err, sizeof(err)) != 0) {
 		fail(a, "%s", err);
+		return (-1);
+	}
+	if ((a->bfd = fd) >= 0 &&
+	    epoll_ctl(a->ld->bep, EPOLL_CTL_ADD, a->bfd, &ev) != 0) {
+		fail(a, "epoll: %s", strerror(errno));
+		bar_close(a);
 		return (-1);
 	}
 	return (0);

@@ -212,6 +212,13 @@ cmp_d(const void *a, const void *b)
 	return (x < y ? -1 : x > y);
 }
 
+double
+floor_median(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), cmp_d);
+	return (t[n / 2]);
+}
+
 static void
 sv_free(struct sv *v, nng_socket s)
 {
@@ -229,9 +236,9 @@ sv_free(struct sv *v, nng_socket s)
 	free(v);
 }
 
-/* procs children, n clients among them. */
-static int
-spawn(const char *url, uint32_t n, uint32_t procs, pid_t *pid)
+int
+floor_spawn(const char *flag, const char *addr, uint32_t n, uint32_t procs,
+            pid_t *pid)
 {
 	char     ns[16];
 	uint32_t p;
@@ -244,8 +251,8 @@ spawn(const char *url, uint32_t n, uint32_t procs, pid_t *pid)
 		if ((pid[p] = fork()) < 0)
 			return (-1);
 		if (pid[p] == 0) {
-			execl("/proc/self/exe", "nng-floor",
-			      "--nng-floor-clients", url, ns, (char *)NULL);
+			execl("/proc/self/exe", "floor", flag, addr, ns,
+			      (char *)NULL);
 			_exit(127);
 		}
 	}
@@ -278,7 +285,7 @@ nng_floor_ms(uint32_t n, uint32_t procs, int rounds)
 			goto out;
 		nng_ctx_recv(v->o[i].c, v->o[i].raio);
 	}
-	ok = spawn(url, n, procs, pid) == 0;
+	ok = floor_spawn("--nng-floor-clients", url, n, procs, pid) == 0;
 	/* Every client's first Ready, then the rounds. */
 	ok = ok && wait_all(v, mono_ms() + 30000) == 0;
 	for (r = 0; ok && r < rounds; r++)
@@ -288,10 +295,8 @@ nng_floor_ms(uint32_t n, uint32_t procs, int rounds)
 			kill(pid[i], SIGKILL);
 			waitpid(pid[i], &st, 0);
 		}
-	if (ok) {
-		qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
-		res = t[rounds / 2];
-	}
+	if (ok)
+		res = floor_median(t, rounds);
 out:
 	unlink(url + strlen("ipc://"));
 	if (v != NULL && v->mtx != NULL && v->cv != NULL)

@@ -13,6 +13,7 @@
 #define OCS_TESTS_NNG_FLOOR_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 double nng_floor_ms(uint32_t n, uint32_t procs, int rounds);
 /* Called first in main(): in the child started by nng_floor_ms() it
@@ -28,5 +29,12 @@ void nng_floor_child(int argc, char **argv);
  */
 double sock_floor_ms(uint32_t n, uint32_t procs, int rounds);
 void   sock_floor_child(int argc, char **argv);
+
+/* Both: procs children, n clients among them, each a re-exec of this
+ * program with flag, addr and its count (a fork would carry nng's
+ * threads); 0 or -1.  The median of t[0..n), which it sorts. */
+int floor_spawn(const char *flag, const char *addr, uint32_t n, uint32_t procs,
+                pid_t *pid);
+double floor_median(double *t, int n);
 
 #endif

@@ -157,14 +157,6 @@ srv_accept(struct srv *s, int lfd)
 	return (0);
 }
 
-static int
-cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x < y ? -1 : x > y);
-}
-
 static double
 srv_rounds(struct srv *s, int rounds)
 {
@@ -184,32 +176,10 @@ srv_rounds(struct srv *s, int rounds)
 			goto out;
 		t[r] = (double)(mono_ns() - t0) / 1e6;
 	}
-	qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
-	res = t[rounds / 2];
+	res = floor_median(t, rounds);
 out:
 	free(t);
 	return (res);
-}
-
-/* procs children, n clients among them. */
-static int
-spawn(const char *path, uint32_t n, uint32_t procs, pid_t *pid)
-{
-	char     ns[16];
-	uint32_t p;
-
-	for (p = 0; p < procs; p++) {
-		snprintf(ns, sizeof(ns), "%u",
-		         n / procs + (p < n % procs ? 1 : 0));
-		if ((pid[p] = fork()) < 0)
-			return (-1);
-		if (pid[p] == 0) {
-			execl("/proc/self/exe", "sock-floor",
-			      "--sock-floor-clients", path, ns, (char *)NULL);
-			_exit(127);
-		}
-	}
-	return (0);
 }
 
 double
@@ -235,7 +205,8 @@ sock_floor_ms(uint32_t n, uint32_t procs, int rounds)
 	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    listen(lfd, (int)n) != 0)
 		goto out;
-	if (spawn(path, n, procs, pid) == 0 && srv_accept(&s, lfd) == 0)
+	if (floor_spawn("--sock-floor-clients", path, n, procs, pid) == 0 &&
+	    srv_accept(&s, lfd) == 0)
 		res = srv_rounds(&s, rounds);
 out:
 	for (i = 0; pid != NULL && i < procs; i++)

@@ -4,7 +4,8 @@
  * process, joined by the agent's own session code (agent/session.c) over
  * an ipc socket: the join and its proof, a second join of a live host, a
  * hung host (no heartbeat), a rejoin that replaces the lost record, an
- * eviction and a closed connection.  The runner is this test: it
+ * eviction and a closed connection; with a barrier link, the attach, a
+ * Ready on it, and a host whose link alone closed.  The runner is this test: it
  * registers callbacks and records what the registry tells it.
  */
 #include <errno.h>
@@ -62,10 +63,10 @@ ev_lost(void *arg, struct agent *a)
 }
 
 static int
-setup(void **state)
+setup_with(void **state, int bar)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	char       conf[1024], path[128], err[256];
+	char       conf[1024], path[128], err[256], bl[128] = "";
 	int        fd;
 
 	if (f == NULL)
@@ -77,14 +78,17 @@ setup(void **state)
 	if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 ||
 	    write(fd, SECRET, strlen(SECRET)) < 0 || close(fd) != 0)
 		return (-1);
+	if (bar)
+		snprintf(bl, sizeof(bl), "barrier = ipc://%s/bar.sock\n",
+		         f->dir);
 	snprintf(conf, sizeof(conf),
 	         "[switch]\ndriver = emu\nports = 8\n"
 	         "[agents]\nlisten = ipc://%s/ag.sock\n"
 	         "events = ipc://%s/ev.sock\nsecret_file = %s\n"
-	         "heartbeat = %dms\n"
+	         "heartbeat = %dms\n%s"
 	         "[cabling]\nh0.0 = 1 9\nh0.1 = 2 10\nh1.0 = 3 11\n"
 	         "h1.1 = 4 12\n",
-	         f->dir, f->dir, path, HB_MS);
+	         f->dir, f->dir, path, HB_MS, bl);
 	if (conf_parse(conf, "t.conf", &f->d.conf, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return (-1);
@@ -97,6 +101,18 @@ setup(void **state)
 	                         .arg = f, .poll = ev_poll, .lost = ev_lost});
 	*state = f;
 	return (0);
+}
+
+static int
+setup(void **state)
+{
+	return (setup_with(state, 0));
+}
+
+static int
+setup_bar(void **state)
+{
+	return (setup_with(state, 1));
 }
 
 static int
@@ -132,7 +148,17 @@ sess_init(struct fx *f, struct session *s, const char *host,
 	assert_int_equal(session_open(s, err, sizeof(err)), 0);
 }
 
-/* The registry's view of host, under the lock as the daemon reads it. */
+/* The registry's view, under the lock as the daemon reads it. */
+static void
+info(struct fx *f, struct reply *rp)
+{
+	reply_init(rp);
+	nng_mtx_lock(f->d.mtx);
+	agents_info(&f->d, rp);
+	nng_mtx_unlock(f->d.mtx);
+}
+
+/* Host's state. */
 static int
 state_of(struct fx *f, const char *host, char *out, size_t len)
 {
@@ -140,10 +166,7 @@ state_of(struct fx *f, const char *host, char *out, size_t len)
 	size_t       i;
 	int          found = 0;
 
-	reply_init(&rp);
-	nng_mtx_lock(f->d.mtx);
-	agents_info(&f->d, &rp);
-	nng_mtx_unlock(f->d.mtx);
+	info(f, &rp);
 	for (i = 0; i < rp.r.n_agents; i++)
 		if (strcmp(rp.r.agents[i]->host, host) == 0 &&
 		    (!found || strcmp(rp.r.agents[i]->state, "lost") != 0)) {
@@ -279,6 +302,61 @@ test_agents_evict_and_close(void **state)
 	session_close(&s0);
 }
 
+/* Whether host is attached to the barrier link, and its Readys there. */
+static int
+on_link(struct fx *f, const char *host, uint64_t *readys)
+{
+	struct reply rp;
+	size_t       i;
+	int          on = -1;
+
+	info(f, &rp);
+	for (i = 0; i < rp.r.n_agents; i++)
+		if (strcmp(rp.r.agents[i]->host, host) == 0 &&
+		    strcmp(rp.r.agents[i]->state, "lost") != 0) {
+			on = rp.r.agents[i]->barrier_link;
+			*readys = rp.r.agents[i]->barrier_readys;
+		}
+	reply_free(&rp);
+	return (on);
+}
+
+static void
+test_agents_barrier_link(void **state)
+{
+	struct fx     *f = *state;
+	struct session s;
+	char           err[256], st[32];
+	uint64_t       n = 9;
+	int            i;
+
+	sess_init(f, &s, "h0", SECRET);
+	assert_int_equal(session_join(&s, err, sizeof(err)), 0);
+	assert_true(s.have_bar);
+	assert_int_equal(on_link(f, "h0", &n), 1);
+	assert_int_equal(n, 0);
+	/* A Ready goes on the link; with no run it is refused there, and
+	 * the link stays. */
+	assert_int_equal(session_ready(&s, 0, NULL, 0, 0, 0, err, sizeof(err)),
+	                 -OCSD_EREQUEST);
+	assert_non_null(strstr(err, "no run in progress"));
+	assert_true(s.have_bar);
+	assert_int_equal(on_link(f, "h0", &n), 1);
+	/* The link alone closes: the host is lost at a tick, and says so. */
+	close(s.bar_fd);
+	s.have_bar = 0;
+	for (i = 0; i < 200 && f->nlost < 1; i++)
+		mono_sleep_ms(5);
+	assert_int_equal(f->nlost, 1);
+	assert_true(state_of(f, "h0", st, sizeof(st)));
+	assert_string_equal(st, "lost");
+	/* It joins again and attaches anew. */
+	assert_int_equal(session_join(&s, err, sizeof(err)), 0);
+	assert_true(s.have_bar);
+	assert_int_equal(on_link(f, "h0", &n), 1);
+	session_close(&s);
+}
+
 int
 main(void)
 {
@@ -287,6 +365,8 @@ main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_agents_hung_host_lost_then_replaced, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_agents_barrier_link,
+	                                    setup_bar, teardown),
 	    cmocka_unit_test_setup_teardown(test_agents_evict_and_close, setup,
 	                                    teardown),
 	};
