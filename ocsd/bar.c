@@ -97,10 +97,8 @@ accept_all(struct bar *b)
 static void
 drain(struct bar_conn *c)
 {
-	long r;
+	long r = barlink_rx_read(&c->rx, c->fd);
 
-	while ((r = barlink_rx_read(&c->rx, c->fd)) > 0)
-		;
 	if (r == 0 || (r < 0 && r != -EAGAIN))
 		c->eof = 1;
 }

@@ -30,8 +30,9 @@ barlink_pack(const Ocs__Msg *m, uint8_t **buf, size_t *len)
 	return (0);
 }
 
-long
-barlink_rx_read(struct barlink_rx *rx, int fd)
+/* One read into the buffer, grown first when nearly full. */
+static long
+read_once(struct barlink_rx *rx, int fd, size_t *space)
 {
 	ssize_t  r;
 	size_t   want = rx->max + BARLINK_HDR;
@@ -49,13 +50,30 @@ barlink_rx_read(struct barlink_rx *rx, int fd)
 	}
 	if (rx->len == rx->cap)
 		return (-EMSGSIZE); /* only a frame over max fills it */
+	*space = rx->cap - rx->len;
 	do
-		r = read(fd, rx->b + rx->len, rx->cap - rx->len);
+		r = read(fd, rx->b + rx->len, *space);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return (errno == EWOULDBLOCK ? -EAGAIN : -errno);
 	rx->len += (size_t)r;
 	return ((long)r);
+}
+
+long
+barlink_rx_read(struct barlink_rx *rx, int fd)
+{
+	size_t space = 0;
+	long   r, total = 0;
+
+	/* A read shorter than the room took all there was: asking again
+	 * would only be told EAGAIN, a system call a frame. */
+	while ((r = read_once(rx, fd, &space)) > 0) {
+		total += r;
+		if ((size_t)r < space)
+			break;
+	}
+	return (total > 0 ? total : r);
 }
 
 int

@@ -30,8 +30,9 @@ struct barlink_rx {
 	size_t   max; /* largest frame accepted */
 };
 
-/* Read what fd has now (it is non-blocking): > 0 bytes, 0 at EOF,
- * -EAGAIN when it had nothing, -errno. */
+/* Read what fd has now (it is non-blocking), up to a read that leaves
+ * room (the kernel had no more): > 0 bytes, 0 at EOF, -EAGAIN when it
+ * had nothing, -errno.  An end after some bytes is the next call's. */
 long barlink_rx_read(struct barlink_rx *, int fd);
 /* The next whole frame, decoded: 1 with *m (msg_free it), 0 when none is
  * whole yet, or a negative code and one line in why (a frame longer than

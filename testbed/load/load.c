@@ -501,14 +501,13 @@ bar_event(struct simag *a)
 	long               n;
 	int                rv;
 
-	while ((n = barlink_rx_read(&a->brx, a->bfd)) > 0)
-		;
+	n = barlink_rx_read(&a->brx, a->bfd);
 	while ((rv = barlink_rx_next(&a->brx, &r, why, sizeof(why))) == 1) {
 		if (r->has_seq && r->seq == a->seq)
 			break;
 		msg_free(r); /* an answer to a request given up on */
 	}
-	if (rv == 0 && n == -EAGAIN) {
+	if (rv == 0 && (n > 0 || n == -EAGAIN)) {
 		if (epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->bfd, &ev) == 0)
 			return; /* not whole yet */
 		snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
