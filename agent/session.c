@@ -100,8 +100,12 @@ call(struct session *s, Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep, char *err,
 	return (0);
 }
 
-/* The barrier link offered in jr, attached with its token: 0 (none
- * offered, too), or a code and one line in err. */
+/*
+ * The barrier link offered in jr, attached with its token: 0 (none
+ * offered, too), or a code and one line in err.  A refusal is not the
+ * join's: the record it names may have been replaced or lost since the
+ * answer, so the whole join is tried again (agent_id 0 says so).
+ */
 static int
 attach(struct session *s, const Ocs__JoinReply *jr, char *err, size_t errlen)
 {
@@ -114,7 +118,9 @@ attach(struct session *s, const Ocs__JoinReply *jr, char *err, size_t errlen)
 		s->bar_fd = fd;
 		s->have_bar = 1;
 	}
-	return (rv == -EPERM ? -SESS_EREFUSED : rv);
+	if (rv != 0)
+		s->agent_id = 0;
+	return (rv == -SESS_EREFUSED ? -EPERM : rv);
 }
 
 int
