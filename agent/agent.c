@@ -146,7 +146,7 @@ run(struct agent *a, struct session_plan *sp)
 {
 	const struct plan *p = &sp->p;
 	struct exec       *e = NULL;
-	struct plan_done   done[64];
+	struct plan_done   done[PLAN_MAX_DONE];
 	struct exec_abort  ab = {session_events_fd(&a->s), session_abort_check,
 	                         &a->s};
 	size_t             nd = 0;
@@ -210,6 +210,16 @@ run(struct agent *a, struct session_plan *sp)
 		}
 		if (k == p->nph)
 			break;
+		/* exec_check holds every stretch to PLAN_MAX_DONE phases. */
+		if (nd == PLAN_MAX_DONE) {
+			snprintf(
+			    err, sizeof(err),
+			    "phase %u: more than %u phases since the last "
+			    "barrier",
+			    k, PLAN_MAX_DONE);
+			session_abort(&a->s, k, err);
+			break;
+		}
 		rv = exec_phase(e, k, &done[nd], err, sizeof(err));
 		if (rv != 0) {
 			log_warnx("run %llu: %s", (unsigned long long)sp->run,

@@ -383,6 +383,28 @@ bad:
 	return (-EINVAL);
 }
 
+/* A Ready reports every phase since the last barrier: no stretch may be
+ * longer than a Ready carries (the last one ends at the run's end). */
+static int
+check_stretches(const struct plan *p, char *err, size_t len)
+{
+	uint32_t k, last = 0;
+
+	for (k = 1; k <= p->nph; k++) {
+		if (k < p->nph && !p->ph[k].barrier)
+			continue;
+		if (k - last > PLAN_MAX_DONE) {
+			snprintf(err, len,
+			         "plan: phases %u..%u without a barrier (%u), "
+			         "at most %u",
+			         last, k - 1, k - last, PLAN_MAX_DONE);
+			return (-EINVAL);
+		}
+		last = k;
+	}
+	return (0);
+}
+
 int
 exec_check(const struct plan *p, char *err, size_t len)
 {
@@ -439,7 +461,8 @@ exec_check(const struct plan *p, char *err, size_t len)
 		snprintf(err, len, "plan: phase 0 without a barrier");
 		return (-EINVAL);
 	}
-	if (p->vb != NULL && check_vblocks(p, err, len) != 0)
+	if (check_stretches(p, err, len) != 0 ||
+	    (p->vb != NULL && check_vblocks(p, err, len) != 0))
 		return (-EINVAL);
 	for (k = 0; k < p->nph; k++) {
 		const struct plan_phase *ph = &p->ph[k];

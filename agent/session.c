@@ -312,7 +312,11 @@ session_ready(struct session *s, uint32_t phase, const struct plan_done *d,
 	int               rv;
 
 	ocs__msg__init(&m);
-	plan_ready_encode(s->agent_id, d, nd, &w);
+	if (plan_ready_encode(s->agent_id, d, nd, &w) != 0) {
+		snprintf(err, errlen, "%zu phase reports, at most %u", nd,
+		         PLAN_MAX_DONE);
+		return (-E2BIG);
+	}
 	w.r.has_setup_ns = setup_ns != 0;
 	w.r.setup_ns = setup_ns;
 	w.r.has_teardown_ns = teardown_ns != 0;

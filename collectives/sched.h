@@ -300,6 +300,13 @@ struct sched_nphase {
 	struct sched_recv  *recv;
 	uint32_t            nrecv;
 };
+/*
+ * Phases between two barriers, at most: a node reports every phase it
+ * finished since the last barrier in its next Ready, and a Ready carries
+ * this many reports (proto/plan.h's PLAN_MAX_DONE).  sched_plans puts a
+ * barrier (without a reconfiguration) wherever a stretch would be longer.
+ */
+#define SCHED_MAX_STRETCH 64
 struct sched_nplan {
 	uint32_t             node;
 	uint32_t             max_blocks; /* held at once, at most */

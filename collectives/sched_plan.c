@@ -146,7 +146,7 @@ sched_plans(const struct sched *s, struct sched_nplan **out)
 {
 	struct sched_nplan *pl;
 	struct pass         ps;
-	uint32_t            v, p;
+	uint32_t            v, p, last;
 	int                 rv;
 
 	*out = NULL;
@@ -180,11 +180,14 @@ sched_plans(const struct sched *s, struct sched_nplan **out)
 		pl[v].mem = m;
 		pl[v].ph = (struct sched_nphase *)(void *)m;
 		m += s->nph * sizeof(struct sched_nphase);
-		for (p = 0; p < s->nph; p++) {
+		for (p = 0, last = 0; p < s->nph; p++) {
 			struct cnt          *c = &ps.cnt[v * s->nph + p];
 			struct sched_nphase *np = &pl[v].ph[p];
 
-			np->barrier = p == 0 || s->ph[p].cfg >= 0;
+			np->barrier = p == 0 || s->ph[p].cfg >= 0 ||
+			              p - last >= SCHED_MAX_STRETCH;
+			if (np->barrier)
+				last = p;
 			np->nsend = c->send;
 			np->nrelay = c->relay;
 			np->nrecv = c->recv;

@@ -399,15 +399,17 @@ plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
 	return (vblocks_decode(m, p, err, len));
 }
 
-void
+int
 plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
                   struct ready_wire *w)
 {
 	size_t i;
 
-	if (nd > PLAN_MAX_DONE)
-		nd = PLAN_MAX_DONE;
 	ocs__ready__init(&w->r);
+	w->r.agent_id = agent_id;
+	/* Reports dropped would be phases ocsd never hears of. */
+	if (nd > PLAN_MAX_DONE)
+		return (-E2BIG);
 	w->r.agent_id = agent_id;
 	for (i = 0; i < nd; i++) {
 		ocs__phase_done__init(&w->pd[i]);
@@ -426,6 +428,7 @@ plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
 	}
 	w->r.n_done = nd;
 	w->r.done = w->pp;
+	return (0);
 }
 
 int

@@ -16,7 +16,9 @@
 #include "proto/ocs.pb-c.h"
 
 #define PLAN_MAX_PHASES 256 /* a plan longer than this is refused */
-#define PLAN_MAX_DONE   64  /* phase reports in one Ready */
+/* Phase reports in one Ready: every phase since the last barrier, which
+ * the planner puts at least this often (sched_plans). */
+#define PLAN_MAX_DONE SCHED_MAX_STRETCH
 
 struct plan_send {
 	uint32_t        dst, port, hops, nblk;
@@ -130,14 +132,14 @@ uint64_t plan_buffer_bytes(uint32_t max_blocks, uint64_t bytes, uint32_t n,
 uint64_t plan_vbuffer_bytes(uint64_t block_bytes, uint32_t nports,
                             uint32_t chunk);
 
-/* Phase reports as an ocs.Ready (at most PLAN_MAX_DONE; w->r points
- * into w). */
+/* Phase reports as an ocs.Ready (w->r points into w): 0, or -E2BIG
+ * (nothing encoded) for more than PLAN_MAX_DONE. */
 struct ready_wire {
 	Ocs__Ready     r;
 	Ocs__PhaseDone pd[PLAN_MAX_DONE], *pp[PLAN_MAX_DONE];
 };
-void plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
-                       struct ready_wire *w);
+int plan_ready_encode(uint32_t agent_id, const struct plan_done *d, size_t nd,
+                      struct ready_wire *w);
 /* The reports of a Ready into d (room for PLAN_MAX_DONE).  The count,
  * or -EINVAL when there are more. */
 int plan_ready_decode(const Ocs__Ready *r, struct plan_done *d);

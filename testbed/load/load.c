@@ -234,13 +234,17 @@ ready(struct simag *a)
 	uint32_t          k = a->bar[a->bi], p0, nd = 0;
 
 	p0 = a->bi > 0 ? a->bar[a->bi - 1] : k;
-	if (k - p0 > PLAN_MAX_DONE)
-		p0 = k - PLAN_MAX_DONE;
+	if (k - p0 > PLAN_MAX_DONE) {
+		fail(a, "%s",
+		     "a plan with more phases between barriers than "
+		     "a Ready reports");
+		return;
+	}
 	memset(d, 0, sizeof(d));
 	for (; p0 < k; p0++)
 		d[nd++].phase = p0;
 	ocs__msg__init(&m);
-	plan_ready_encode(a->id, d, nd, &w);
+	(void)plan_ready_encode(a->id, d, nd, &w);
 	m.body_case = OCS__MSG__BODY_READY;
 	m.ready = &w.r;
 	m.has_phase = 1;

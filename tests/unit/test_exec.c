@@ -406,6 +406,22 @@ bad_blk(struct plan *p)
 	p->ph[0].send[0].nblk = 1;
 }
 
+/* More phases without a barrier than one Ready reports: a plan ocsd
+ * would not make, and the agent's reports could not hold. */
+static void
+bad_stretch(struct plan *p)
+{
+	static struct plan_phase ph[PLAN_MAX_DONE + 2];
+	uint32_t                 k;
+
+	for (k = 0; k < PLAN_MAX_DONE + 2; k++) {
+		memset(&ph[k], 0, sizeof(ph[k]));
+		ph[k].barrier = k == 0;
+	}
+	p->ph = ph;
+	p->nph = PLAN_MAX_DONE + 2;
+}
+
 /* What the executor refuses before it allocates anything. */
 static void
 test_exec_check_rejects_bad_plans(void **state)
@@ -420,11 +436,17 @@ test_exec_check_rejects_bad_plans(void **state)
 		const char *what;
 		void (*bad)(struct plan *);
 	} const cases[] = {
-	    {"bad sizes", bad_node},   {"bad sizes", bad_chunk},
-	    {"bad sizes", bad_slots},  {"bad sizes", bad_ports},
-	    {"deadline_ms 0", bad_dl}, {"phase 0 without", bad_bar0},
-	    {"names a port", bad_dst}, {"names a port", bad_blk},
-	    {"bad sizes", bad_sum0},   {"bad sizes", bad_sum_parts},
+	    {"bad sizes", bad_node},
+	    {"bad sizes", bad_chunk},
+	    {"bad sizes", bad_slots},
+	    {"bad sizes", bad_ports},
+	    {"deadline_ms 0", bad_dl},
+	    {"phase 0 without", bad_bar0},
+	    {"names a port", bad_dst},
+	    {"names a port", bad_blk},
+	    {"bad sizes", bad_sum0},
+	    {"bad sizes", bad_sum_parts},
+	    {"without a barrier (66), at most 64", bad_stretch},
 	};
 	size_t i;
 
@@ -435,10 +457,11 @@ test_exec_check_rejects_bad_plans(void **state)
 	assert_int_equal(plan_from_sched(&s, &np[4], 7, 1024, 1000, 2, &p), 0);
 	assert_int_equal(exec_check(&p, err, sizeof(err)), 0);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct plan_send sv[64];
+		struct plan_send   sv[64];
+		struct plan_phase *mine;
 
 		q = p;
-		q.ph = malloc(p.nph * sizeof(*q.ph));
+		q.ph = mine = malloc(p.nph * sizeof(*q.ph));
 		memcpy(q.ph, p.ph, p.nph * sizeof(*q.ph));
 		assert_true(p.ph[0].nsend <= 64);
 		memcpy(sv, p.ph[0].send, p.ph[0].nsend * sizeof(*sv));
@@ -448,7 +471,7 @@ test_exec_check_rejects_bad_plans(void **state)
 		assert_int_equal(exec_check(&q, err, sizeof(err)), -EINVAL);
 		if (strstr(err, cases[i].what) == NULL)
 			fail_msg("case %zu: %s", i, err);
-		free(q.ph);
+		free(mine);
 	}
 	plan_free(&p);
 	sched_plans_free(np, 9);

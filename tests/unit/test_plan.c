@@ -193,6 +193,60 @@ test_plan_collective_round_trip(void **state)
 	}
 }
 
+/*
+ * A ring AllReduce on 20 hosts with 2 transceivers is 76 phases on one
+ * configuration: a Ready reports every phase since the last barrier, so
+ * the plan has a barrier at least every PLAN_MAX_DONE phases (an agent
+ * once kept 64 reports on its stack, and this plan wrote past them).
+ */
+static void
+test_plan_stretches_fit_a_ready(void **state)
+{
+	struct tsyn_params  q = {.algo = TSYN_RING,
+	                         .coll = SCHED_ALLREDUCE,
+	                         .bytes = 20 * 4096,
+	                         .chunks = 1};
+	struct topo         t;
+	struct sched        ts, s;
+	struct sched_nplan *np;
+	struct plan         p;
+	struct plan_done    d[PLAN_MAX_DONE + 1];
+	struct ready_wire   w;
+	char                err[256];
+	uint32_t            k, last = 0, v;
+
+	(void)state;
+	assert_int_equal(
+	    topo_generate("ring:20:1GBps:1us", &t, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_synth(&t, &q, &ts, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_on_circuits(&ts, 2, &s, err, sizeof(err)), 0);
+	assert_true(s.nph > PLAN_MAX_DONE);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	for (v = 0; v < s.n; v++) {
+		last = 0;
+		for (k = 1; k <= s.nph; k++)
+			if (k == s.nph || np[v].ph[k].barrier) {
+				assert_true(k - last <= PLAN_MAX_DONE);
+				last = k;
+			}
+	}
+	/* The extra barriers do not reconfigure. */
+	for (k = 1; k < s.nph; k++)
+		assert_true(s.ph[k].cfg < 0);
+	assert_int_equal(plan_from_sched(&s, &np[3], 9, 1024, 1500, 2, &p), 0);
+	plan_free(&p);
+	/* Reports are never dropped on the way: too many is an error. */
+	memset(d, 0, sizeof(d));
+	assert_int_equal(plan_ready_encode(1, d, PLAN_MAX_DONE, &w), 0);
+	assert_int_equal(w.r.n_done, PLAN_MAX_DONE);
+	assert_int_equal(plan_ready_encode(1, d, PLAN_MAX_DONE + 1, &w),
+	                 -E2BIG);
+	sched_plans_free(np, s.n);
+	sched_free(&s);
+	sched_free(&ts);
+	topo_free(&t);
+}
+
 /* A skewed plan's explicit blocks cross the wire as they are: every
  * block the node sends or receives, by id, with its pair and bytes. */
 static void
@@ -313,6 +367,7 @@ main(void)
 	    cmocka_unit_test(test_plan_vblocks_round_trip),
 	    cmocka_unit_test(test_plan_decode_refuses),
 	    cmocka_unit_test(test_plan_collective_round_trip),
+	    cmocka_unit_test(test_plan_stretches_fit_a_ready),
 	    cmocka_unit_test(test_plan_ready_round_trip),
 	};
 
