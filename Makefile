@@ -70,7 +70,7 @@ else
 Q := @
 endif
 
-PKGS := jansson cmocka inih libprotobuf-c libcrypto libnl-3.0 \
+PKGS := jansson cmocka inih libprotobuf-c libssl libcrypto libnl-3.0 \
 	libnl-route-3.0
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 NL_LIBS := $(shell $(PKG_CONFIG) --libs libnl-3.0 libnl-route-3.0)
@@ -79,7 +79,7 @@ JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka)
 INIH_LIBS := $(shell $(PKG_CONFIG) --libs inih)
 PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
-	$(shell $(PKG_CONFIG) --libs libcrypto)
+	$(shell $(PKG_CONFIG) --libs libssl libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
@@ -179,7 +179,7 @@ DRV_LIB := $(BUILD)/libdrv.a
 # ---- proto: ocs.proto and its glue ----------------------------------------
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
-	$(BUILD)/proto/barlink.o \
+	$(BUILD)/proto/alink.o $(BUILD)/proto/amsg.o \
 	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
@@ -226,7 +226,8 @@ OCSD_SRCS := \
 	ocsd/ctl_plan.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
-	ocsd/bar.c \
+	ocsd/agjoin.c \
+	ocsd/aglink.c \
 	ocsd/run.c \
 	ocsd/run_plan.c \
 	ocsd/run_topo.c \
@@ -439,7 +440,8 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_topo.o \
 	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o bar.o conf.o err.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
+	conf.o err.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
@@ -502,7 +504,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(DRV_SRCS) \
 	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
 	$(LOAD_SRCS) proto/auth.c proto/chakra.c \
-	proto/link.c proto/plan.c \
+	proto/link.c proto/plan.c proto/alink.c proto/amsg.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
@@ -707,7 +709,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep barlink
+	topo report cal_tl1 tmat sweep alink
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -741,9 +743,9 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
-FUZZ_SRCS_barlink := proto/barlink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
-FUZZ_LIBS_barlink := $(PROTOBUF_LIBS) $(NNG_LIBS)
+FUZZ_LIBS_alink := $(PROTOBUF_LIBS) $(NNG_LIBS)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
@@ -782,7 +784,7 @@ fmt:
 #   testbed/       no ocsd/, and of ocs-drivers/ only the switch model
 #                  and the codecs it shares with the drivers
 # and protobuf-c's types appear only in proto/ and the files that
-# dispatch messages: ocsd's sockets (ctl*, agents.c, bar.c), its replies
+# dispatch messages: ocsd's sockets (ctl*, agents.c, agjoin.c, aglink.c), its replies
 # (reply.*), ocsctl's requests and output, the agent's session.
 LINT_OURS := (ocsd|ocs-drivers|agent|testbed|proto|collectives)/
 lint:
@@ -808,7 +810,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|bar|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

@@ -446,7 +446,7 @@ serve(struct agent *a)
 				log_info("joining %s as %s", a->s.controller,
 				         a->s.host);
 			rv = session_join(&a->s, err, sizeof(err));
-			if (rv == -SESS_EREFUSED) {
+			if (rv == -AMSG_EREFUSED) {
 				log_warnx("join refused: %s", err);
 				return (1);
 			}

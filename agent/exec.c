@@ -1380,6 +1380,10 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	memset(e->send_blk, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	memset(e->send_off, 0, (e->maxsend + 1) * sizeof(uint32_t));
 	dl = t0 + (uint64_t)e->p.deadline_ms * 1000000u;
+	/* An abort that came with the last answer waits in the session's
+	 * buffer, where polling its descriptor would not see it. */
+	if (e->ab.fd >= 0 && e->ab.check(e->ab.arg, why, sizeof(why)))
+		return (fail(e, -ECANCELED, "aborted: %s", why));
 	for (i = 0; i < e->p.nports; i++)
 		xport_epoch(e->port[i].x, e->run32, (uint16_t)k,
 		            (uint16_t)e->p.node);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The agent's control session with ocsd: a REQ socket for join, poll and
- * ready (each answer may be held by ocsd: that is the release), and a SUB
- * socket on ocsd's event publisher for aborts that must reach an agent in
- * the middle of a phase.  Where ocsd offers a barrier link
- * (proto/barlink.h), the join attaches to it and Ready goes on it.
+ * The agent's control session with ocsd: it joins over nng (a REQ
+ * socket: Hello, Join) and then lives on its agent link (proto/alink.h),
+ * which carries everything else: Poll (held by ocsd until a run or a
+ * heartbeat), Ready (held until the release), Abort, and the aborts ocsd
+ * pushes in the middle of a phase.  The protocol is proto/amsg.h's; this
+ * file is the waiting, one answer at a time.
  */
 #ifndef OCS_SESSION_H
 #define OCS_SESSION_H
@@ -15,9 +16,9 @@
 #include <nng/nng.h>
 
 #include "agent/exec.h"
+#include "proto/alink.h"
+#include "proto/amsg.h"
 #include "proto/auth.h"
-#include "proto/barlink.h"
-#include "proto/base/errbase.h"
 #include "proto/msg.h"
 
 struct session {
@@ -28,10 +29,8 @@ struct session {
 	size_t     secret_len;
 	uint32_t   ntrx;
 	int        timeout_ms;
-	nng_socket req, sub;
-	int        have_sub;
-	char       sub_addr[256]; /* where sub is dialled */
-	uint32_t   agent_id;
+	nng_socket req;
+	uint32_t   agent_id; /* 0: not joined */
 	uint32_t   ingress[EXEC_MAX_PORTS], egress[EXEC_MAX_PORTS];
 	uint32_t   heartbeat_ms;
 	uint64_t   seq;
@@ -41,26 +40,22 @@ struct session {
 	char       transport[16]; /* said at the join */
 	char       ifaces[EXEC_MAX_PORTS * 16]; /* kernel: t0,t1 */
 	char       down[200]; /* why fibres are not up, said in each Poll */
-	/* The barrier link, when ocsd offers one: Ready goes on it. */
-	int               have_bar, bar_fd;
-	char              bar_addr[256];
-	struct barlink_rx bar_rx;
-};
-
-enum session_err {
-	SESS_EBASE = ERR_BASE_SESS,
-	SESS_EREFUSED, /* ocsd refused the join (bad proof, unknown host) */
-	SESS_EABORT,   /* the run was aborted (reason in err) */
-	SESS_EMAX
+	/* The agent link, once attached. */
+	int                have_link;
+	struct alink_conn  link;
+	struct ssl_ctx_st *tls; /* its TLS client context, tls+tcp:// */
 };
 
 int  session_open(struct session *, char *err, size_t errlen);
 void session_close(struct session *);
 
-/* Hello, Challenge, Join, JoinReply; then subscribe to events, and
- * attach to the barrier link if ocsd offers one (failing that, the join
- * fails: ocsd's operator configured it, and a Ready it cannot carry is
- * not moved elsewhere unannounced). */
+/*
+ * Hello, Challenge, Join, JoinReply; then connect the agent link, answer
+ * its Challenge and attach.  0; -AMSG_EREFUSED when ocsd refuses the
+ * join for good (wrong secret, no cabling: the reason in err); any other
+ * code (ocsd not there, a live twin, a refused attach) is worth trying
+ * again later.
+ */
 int session_join(struct session *, char *err, size_t errlen);
 
 /* A run's plan as it came: decoded (rv 0) or not (rv < 0, reason in
@@ -75,8 +70,8 @@ struct session_plan {
 };
 
 /* Wait for work, saying how many fibres are plugged (s->fibres_up): 1
- * with *sp (free with session_plan_free), 0 when idle,
- * < 0 when ocsd is lost or forgot this agent. */
+ * with *sp (free with session_plan_free), 0 when idle, < 0 when the link
+ * or ocsd is lost (join again). */
 int  session_poll(struct session *, struct session_plan *sp, char *err,
                   size_t errlen);
 void session_plan_free(struct session_plan *);
@@ -84,8 +79,8 @@ void session_plan_free(struct session_plan *);
 /*
  * Ready for phase k of the current run, reporting phases done since the
  * last Ready (and, when not 0, the time its buffers took to set up, in
- * the first Ready, and to free, in the last).  0 on Release, 1 on Finished, -SESS_EABORT with the reason
- * in err, or another error.
+ * the first Ready, and to free, in the last).  0 on Release, 1 on
+ * Finished, -AMSG_EABORT with the reason in err, or another error.
  */
 int session_ready(struct session *, uint32_t phase,
                   const struct plan_done *done, size_t ndone,
@@ -95,8 +90,9 @@ int session_ready(struct session *, uint32_t phase,
 /* Tell ocsd this agent cannot go on with the run, and why. */
 int session_abort(struct session *, uint32_t phase, const char *reason);
 
-/* Abort hook for the executor: the SUB socket's descriptor and a check
- * that reads it for an abort of the current run. */
+/* Abort hook for the executor: the link's descriptor, and a check that
+ * reads what came on it for an abort of the current run (1 and the
+ * reason, else 0). */
 int session_events_fd(struct session *);
 int session_abort_check(void *arg, char *reason, size_t len);
 

@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The agents' registry inside ocsd: the agents' socket, the join, the
- * held requests, heartbeats.  It knows agents and messages, not runs:
- * whoever runs collectives (run.c) registers its callbacks with
- * agents_notify (as nng_pipe_notify does for pipes) and answers agents
- * through the typed senders below.  Everything is called with d->mtx
- * held, callbacks included, except agents_open and agents_close.
+ * The agents' registry inside ocsd: who has joined, the proofs of the
+ * join and of the attach, the one request each agent may have held,
+ * heartbeats.  It knows agents and messages, not runs: whoever runs
+ * collectives (run.c) registers its callbacks with agents_notify (as
+ * nng_pipe_notify does for pipes) and answers agents through the typed
+ * senders below.
+ *
+ * Two transports carry agents' messages, each in its own file: the join
+ * socket (agjoin.c: nng REP, Hello and Join only) and the agent links
+ * (aglink.c: everything after the join).  Both hand every message to
+ * the registry's one entry (agents.c, hear), which answers through the
+ * transport it came by.
+ *
+ * Threads and locks.  Everything here is called with d->mtx held,
+ * callbacks included, except agents_open and agents_close: by nng's task
+ * threads (the join socket's contexts and the tick's timer), by the link
+ * thread (aglink.c: frames and closed links), and by control contexts
+ * and the runner (ctl.c, run.c: starting, aborting, listing).  The lock
+ * is never held across a wait: answers are written at once (aglink_send
+ * queues what a socket does not take).
  */
 #ifndef OCS_AGENTS_H
 #define OCS_AGENTS_H
@@ -13,44 +27,45 @@
 #include <stdint.h>
 
 #include "ocsd/ocsd.h"
-#include "proto/barlink.h"
-#include "ocsd/reply.h"
+#include "proto/alink.h"
+#include "proto/amsg.h"
 #include "proto/plan.h"
 
-#define AGENT_MAX_TRX 8
+#define AGENT_MAX_TRX AMSG_MAX_TRX
 #define AGENTS_MAX    4096 /* joined at once */
-/* Descriptors ocsd asks for: a connection, a subscriber and a barrier
- * link an agent. */
-#define OCSD_NOFILE (3 * AGENTS_MAX + 256)
+/* Descriptors ocsd asks for: an agent's join connection and its link. */
+#define OCSD_NOFILE (2 * AGENTS_MAX + 256)
 #define AG_NONE     UINT32_MAX
 
-struct actx;
-struct bar_conn;
+struct aglink_conn;
+
+/* The one request an agent may have waiting for an answer. */
+struct hold {
+	enum { HOLD_NONE, HOLD_POLL, HOLD_READY } kind;
+	uint64_t seq;   /* the request's, echoed by the answer */
+	uint64_t until; /* a Poll is answered Idle by then (heartbeat) */
+};
 
 struct agent {
-	uint32_t     id;
-	char         host[64];
-	uint32_t     ntrx;
-	uint16_t     in[AGENT_MAX_TRX];  /* transceiver i's TX: ingress */
-	uint16_t     out[AGENT_MAX_TRX]; /* and RX: egress (from cabling) */
-	uint32_t     pipe;               /* nng pipe it joined on */
-	uint32_t     fibres_up;          /* plugged, as its last Poll said */
-	uint64_t     mem_limit;          /* buffers it may take, 0: unsaid */
-	char         transport[16];      /* as it joined: fibre, kernel */
-	char         ifaces[136];        /* kernel: its interfaces */
-	char         down[200];          /* its last Poll: what is not up */
-	int          lost;
-	uint64_t     seen_ms;
-	struct actx *held; /* its Poll or Ready, held for an answer */
-	int          held_ready;
-	uint64_t     held_until; /* a held Poll is answered Idle by then */
-	/* Its barrier link, if it attached, and a Ready held on it (seq). */
-	struct bar_conn *bconn;
-	int              held_bar;
-	uint64_t         held_seq;
-	uint64_t         readys, bar_readys; /* since it joined */
-	char             bar_gone[120]; /* its link closed: why, until lost */
-	uint8_t          token[BARLINK_TOKEN]; /* this join's, for Attach */
+	uint32_t id;
+	char     host[AMSG_HOST_MAX];
+	uint32_t ntrx;
+	uint16_t in[AGENT_MAX_TRX];  /* transceiver i's TX: ingress */
+	uint16_t out[AGENT_MAX_TRX]; /* and RX: egress (cabling) */
+	uint32_t pipe;               /* the join connection */
+	uint32_t fibres_up;          /* plugged, as its last Poll said */
+	uint64_t mem_limit;          /* buffers it may take, 0: unsaid */
+	char     transport[16];      /* as it joined: fibre, kernel */
+	char     ifaces[136];        /* kernel: its interfaces */
+	char     down[200];          /* its last Poll: what is not up */
+	int      lost;
+	uint64_t seen_ms, joined_ms;
+	struct aglink_conn *link;     /* attached: everything after the join */
+	char                peer[64]; /* where the link comes from */
+	struct hold         hold;
+	uint64_t            readys;         /* since it joined */
+	uint64_t            attach_refused; /* second attaches turned away */
+	uint8_t             token[ALINK_TOKEN]; /* this join's */
 	/* In the current run (the runner's): */
 	int      node; /* -1 if not in it */
 	int      plan_sent;
@@ -81,7 +96,8 @@ struct agents_events {
 	void (*ready)(void *arg, struct agent *, const struct agents_ready *);
 	void (*abort)(void *arg, struct agent *, uint64_t run_id,
 	              const char *reason);
-	/* The agent's connection closed, or it joined again. */
+	/* The agent's link closed, it was evicted or hung, or it joined
+	 * again. */
 	void (*lost)(void *arg, struct agent *);
 };
 
@@ -100,20 +116,33 @@ void agents_release(struct ocsd *, struct agent *, uint64_t run_id,
                     uint32_t phase);
 void agents_finished(struct ocsd *, struct agent *, uint64_t run_id,
                      uint32_t phase);
-/* A run's end for every agent: published on the event socket (for those
- * in a phase) and the answer to each held request of nodes[0..n) (NULL
- * entries skipped). */
+/* A run's end for the agents nodes[0..n) (NULL entries skipped): the
+ * answer to what each waits on, else sent unasked on its link (it is in
+ * a phase and stops at once). */
 void agents_abort(struct ocsd *, uint64_t run_id, uint32_t phase,
                   const char *reason, struct agent *const *nodes, uint32_t n);
 
-/* Forget host's agent (the operator's evict): marked lost, as if its
- * connection had closed; alive, it joins again.  0, or -ENOENT with a
- * line in err. */
+/* Forget host's agent (the operator's evict): marked lost and its link
+ * closed; alive, it joins again.  0, or -ENOENT with a line in err. */
 int agents_evict(struct ocsd *, const char *host, char *err, size_t len);
 
-/* Joined agents, not lost, with every fibre plugged, sorted by host;
- * returns the count. */
+/* Joined agents, not lost, attached, with every fibre plugged, sorted by
+ * host; returns the count. */
 uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);
-void     agents_info(struct ocsd *, struct reply *);
+
+/* One agent as ocsctl agents shows it: a plain copy, taken under the
+ * lock, that reply.c turns into the answer. */
+struct agent_info {
+	uint32_t id, ntrx, fibres_up;
+	char     host[AMSG_HOST_MAX];
+	char     state[8]; /* idle | running | lost */
+	uint64_t seen_ms_ago, mem_limit, readys, attach_refused;
+	int      link;
+	char     transport[16], ifaces[136], down[200], peer[64];
+};
+/* Up to cap agents into out (allocated by the caller); the count. */
+uint32_t agents_snapshot(struct ocsd *, struct agent_info *out, uint32_t cap);
+/* How many records there are (for sizing a snapshot). */
+uint32_t agents_count(struct ocsd *);
 
 #endif

@@ -228,14 +228,15 @@ v_addr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 }
 
 static int
-v_baraddr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+v_linkaddr(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	char addr[PATH_MAX + 16];
+	int  tls = strncmp(val, "tls+tcp://", 10) == 0;
 
-	if (net_url_addr(val, addr, sizeof(addr)) != 0)
+	if (net_url_addr(tls ? val + 4 : val, addr, sizeof(addr)) != 0)
 		return (bad(p, k->key, val,
-		            "expected ipc://PATH or tcp://ADDR:PORT (the "
-		            "barrier link has no TLS)"));
+		            "expected ipc://PATH, tcp://ADDR:PORT or "
+		            "tls+tcp://ADDR:PORT"));
 	return (copy(p, k->key, val, f, k->len));
 }
 
@@ -436,7 +437,8 @@ static const struct conf_key conf_keys[] = {
     {"agents", "tls_cert_key", v_str, FIELD(agents_tls), 0, 0, NULL},
     {"agents", "listen", v_addr, FIELD(agents), 0, 0, NULL},
     {"agents", "events", v_addr, FIELD(events), 0, 0, NULL},
-    {"agents", "barrier", v_baraddr, FIELD(barrier), 0, 0, NULL},
+    {"agents", "link", v_linkaddr, FIELD(link), 0, 0, NULL},
+    {"agents", "barrier", v_linkaddr, FIELD(link), 0, 0, NULL},
     {"agents", "secret_file", v_str, FIELD(secret_file), 0, 0, NULL},
     {"agents", "heartbeat", v_ms, FIELD(heartbeat_ms), 0.1, 60, NULL},
     {"run", "bandwidth", v_rate, FIELD(run_bps), 0, 0, NULL},
@@ -561,6 +563,29 @@ resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 /* Checks that need the whole file. */
 /* The sockets' checks: TLS material where TLS is asked for, and the
  * agents' two addresses. */
+/* The agent link: with agents, not their join address, and TLS over the
+ * network whenever the join is. */
+static int
+validate_link(const struct conf *c, const char *name, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (c->link[0] == '\0')
+		return (0);
+	if (c->agents[0] == '\0')
+		why = "needs listen (agents)";
+	else if (strcmp(c->link, c->agents) == 0)
+		why = "the same address as listen";
+	else if (strncmp(c->agents, "tls+tcp://", 10) == 0 &&
+	         strncmp(c->link, "tcp://", 6) == 0)
+		why = "agents join over TLS: their link is tls+tcp:// too";
+	if (why == NULL)
+		return (0);
+	snprintf(err, errlen, "%s: [agents]: link: \"%s\": %s", name, c->link,
+	         why);
+	return (-CONF_EPARSE);
+}
+
 static int
 validate_sockets(const struct conf *c, const char *name, char *err,
                  size_t errlen)
@@ -574,7 +599,7 @@ validate_sockets(const struct conf *c, const char *name, char *err,
 		return (-CONF_EPARSE);
 	}
 	if ((strncmp(c->agents, "tls+tcp://", 10) == 0 ||
-	     strncmp(c->events, "tls+tcp://", 10) == 0) &&
+	     strncmp(c->link, "tls+tcp://", 10) == 0) &&
 	    c->agents_tls[0] == '\0') {
 		snprintf(err, errlen,
 		         "%s: [agents]: tls_cert_key is required with "
@@ -588,39 +613,7 @@ validate_sockets(const struct conf *c, const char *name, char *err,
 		         name);
 		return (-CONF_EPARSE);
 	}
-	if (c->agents[0] && strcmp(c->agents, c->events) == 0) {
-		snprintf(err, errlen,
-		         "%s: [agents]: events: \"%s\": the same address as "
-		         "listen (agents would join on the event socket)",
-		         name, c->events);
-		return (-CONF_EPARSE);
-	}
-	if (c->barrier[0] && (strncmp(c->agents, "tls+tcp://", 10) == 0 ||
-	                      c->agents[0] == '\0')) {
-		snprintf(err, errlen, "%s: [agents]: barrier: \"%s\": %s",
-		         name, c->barrier,
-		         c->agents[0]
-		             ? "the barrier link has no TLS; not with "
-		               "tls+tcp:// agents"
-		             : "needs listen (agents)");
-		return (-CONF_EPARSE);
-	}
-	if (c->barrier[0] && (strcmp(c->barrier, c->agents) == 0 ||
-	                      strcmp(c->barrier, c->events) == 0)) {
-		snprintf(err, errlen,
-		         "%s: [agents]: barrier: \"%s\": the same address as "
-		         "listen or events",
-		         name, c->barrier);
-		return (-CONF_EPARSE);
-	}
-	if (c->agents[0] && c->events[0] == '\0') {
-		snprintf(err, errlen,
-		         "%s: [agents]: events (an address for run events) is "
-		         "required with listen",
-		         name);
-		return (-CONF_EPARSE);
-	}
-	return (0);
+	return (validate_link(c, name, err, errlen));
 }
 
 static int

@@ -27,13 +27,16 @@
  *   reconcile = hold            ; hold | push | adopt, if the switch differs
  *
  *   [agents]
- *   listen = tcp://127.0.0.1:7410  ; where agents join (none: no agents)
- *   events = tcp://127.0.0.1:7411  ; run events (aborts) for agents
+ *   listen = tcp://10.0.0.1:7410   ; where agents join (none: no agents)
  *   secret_file = /etc/ocsd/secret ; the shared secret of the join proof
- *   tls_cert_key = /etc/ocsd/agents.pem ; for tls+tcp:// listen/events
+ *   tls_cert_key = /etc/ocsd/agents.pem ; for tls+tcp:// listen and link
  *                                  ; (ocs-agent --tls-ca CAFILE)
- *   barrier = tcp://127.0.0.1:7412 ; Ready and Release without nng (no
- *                                  ; TLS: trusted networks only)
+ *   link = tcp://10.0.0.1:7411     ; the agent links (everything after
+ *                                  ; the join); default: listen's host
+ *                                  ; on a port the kernel picks, TLS when
+ *                                  ; listen is (old name: barrier)
+ *   events = ...                   ; no longer used (aborts travel on
+ *                                  ; the agent link): ignored
  *   heartbeat = 2s
  *
  *   [run]
@@ -106,8 +109,8 @@ struct conf {
 	char                state_dir[PATH_MAX];
 	enum conf_reconcile reconcile;
 	char                agents[PATH_MAX + 16];
-	char                events[PATH_MAX + 16];
-	char                barrier[PATH_MAX + 16]; /* "": no barrier link */
+	char                events[PATH_MAX + 16]; /* no longer used */
+	char                link[PATH_MAX + 16];   /* "": derived */
 	char                secret_file[PATH_MAX];
 	uint32_t            heartbeat_ms;
 	double              run_bps, run_alpha_s, run_alpha_h;

@@ -355,12 +355,24 @@ cmd_status(struct work *w)
 static void
 cmd_agents(struct work *w)
 {
-	struct reply rp;
+	struct reply       rp;
+	struct agent_info *ai = NULL;
+	uint32_t           n = 0, cap;
 
-	reply_init(&rp);
+	/* A copy under the lock; the answer is built without it. */
 	nng_mtx_lock(w->d->mtx);
-	agents_info(w->d, &rp);
+	cap = agents_count(w->d);
+	if (cap > 0 && (ai = calloc(cap, sizeof(*ai))) != NULL)
+		n = agents_snapshot(w->d, ai, cap);
 	nng_mtx_unlock(w->d->mtx);
+	if (cap > 0 && ai == NULL) {
+		send_error(w, -ENOMEM, "agents: out of memory");
+		done(w);
+		return;
+	}
+	reply_init(&rp);
+	reply_agents(&rp, ai, n);
+	free(ai);
 	send_reply(w, &rp);
 	reply_free(&rp);
 	done(w);

@@ -123,17 +123,20 @@ j_agents(Ocs__AgentInfo **ag, size_t n)
 		if (ag[i]->transport)
 			json_object_set_new(t, "transport",
 			                    json_string(ag[i]->transport));
-		if (ag[i]->has_barrier_link)
-			json_object_set_new(t, "barrier_link",
-			                    json_boolean(ag[i]->barrier_link));
+		if (ag[i]->has_link)
+			json_object_set_new(t, "link",
+			                    json_boolean(ag[i]->link));
+		if (ag[i]->link_peer)
+			json_object_set_new(t, "link_peer",
+			                    json_string(ag[i]->link_peer));
+		if (ag[i]->has_attach_refused)
+			json_object_set_new(
+			    t, "attach_refused",
+			    json_integer((json_int_t)ag[i]->attach_refused));
 		if (ag[i]->has_readys)
 			json_object_set_new(
 			    t, "readys",
 			    json_integer((json_int_t)ag[i]->readys));
-		if (ag[i]->has_barrier_readys)
-			json_object_set_new(
-			    t, "barrier_readys",
-			    json_integer((json_int_t)ag[i]->barrier_readys));
 		if (ag[i]->ifaces)
 			json_object_set_new(t, "ifaces",
 			                    json_string(ag[i]->ifaces));

@@ -215,16 +215,25 @@ t_agents(const Ocs__CtlReply *r, const struct out_opts *po)
 			printf("%s %s %s\n", a->host, a->state, fib);
 		else
 			printf("%6u  %-20s %5u  %-8s %6s %10s  %.1f s "
-			       "ago%s%s%s%s%s\n",
+			       "ago%s%s%s%s%s%s%s\n",
 			       a->agent_id, a->host, a->transceivers, a->state,
 			       fib, mem, a->seen_ms_ago / 1000.0,
 			       a->transport ? "  " : "",
 			       a->transport ? a->transport : "",
 			       a->ifaces ? " " : "",
 			       a->ifaces ? a->ifaces : "",
-			       a->has_barrier_link && a->barrier_link
-			           ? "  barrier link"
-			           : "");
+			       a->has_link && !a->link &&
+			               strcmp(a->state, "lost") != 0
+			           ? "  not attached"
+			           : "",
+			       a->link_peer && a->link ? "  link from " : "",
+			       a->link_peer && a->link ? a->link_peer : "");
+		if (!po->brief && a->has_attach_refused)
+			printf("%6s  %s: %llu attach%s refused while its link "
+			       "was up\n",
+			       "", a->host,
+			       (unsigned long long)a->attach_refused,
+			       a->attach_refused == 1 ? "" : "es");
 		if (!po->brief && a->down)
 			printf("%6s  %s: %s\n", "", a->host, a->down);
 	}

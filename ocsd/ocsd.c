@@ -205,6 +205,10 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 	}
 	if (*ag != NULL)
 		run_listen(d, *ag);
+	if (c->events[0])
+		log_warnx("[agents] events = %s: no longer used (aborts reach "
+		          "agents on their link); ignored",
+		          c->events);
 	log_info("ready: switch %s %s, control %s, %zu transceivers cabled",
 	         c->driver, c->address[0] ? c->address : "(in-process)",
 	         c->control, c->ntrx);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ocsd/agents.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 #include "proto/report.h"
@@ -458,4 +459,47 @@ reply_capture(struct reply *rp, const struct drv_capture *c)
 		r->gaps[r->n_gaps++] = g;
 	}
 	rp->r.capture = r;
+}
+
+void
+reply_agents(struct reply *rp, const struct agent_info *in, uint32_t n)
+{
+	uint32_t i;
+
+	if (n == 0 ||
+	    (rp->r.agents = reply_alloc(rp, n * sizeof(void *))) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct agent_info *a = &in[i];
+		Ocs__AgentInfo          *ai = reply_alloc(rp, sizeof(*ai));
+
+		if (ai == NULL)
+			break;
+		ocs__agent_info__init(ai);
+		ai->agent_id = a->id;
+		ai->host = reply_str(rp, a->host);
+		ai->transceivers = a->ntrx;
+		ai->state = reply_str(rp, a->state);
+		ai->has_seen_ms_ago = 1;
+		ai->seen_ms_ago = a->seen_ms_ago;
+		ai->has_fibres_up = 1;
+		ai->fibres_up = a->fibres_up;
+		ai->has_mem_limit = a->mem_limit != 0;
+		ai->mem_limit = a->mem_limit;
+		if (a->transport[0])
+			ai->transport = reply_str(rp, a->transport);
+		if (a->ifaces[0])
+			ai->ifaces = reply_str(rp, a->ifaces);
+		if (a->down[0])
+			ai->down = reply_str(rp, a->down);
+		ai->has_link = 1;
+		ai->link = a->link;
+		if (a->peer[0])
+			ai->link_peer = reply_str(rp, a->peer);
+		ai->has_readys = 1;
+		ai->readys = a->readys;
+		ai->has_attach_refused = a->attach_refused != 0;
+		ai->attach_refused = a->attach_refused;
+		rp->r.agents[rp->r.n_agents++] = ai;
+	}
 }

@@ -16,6 +16,7 @@
 
 struct ocsd;
 struct run_report;
+struct agent_info;
 struct drv_port_state;
 
 /* A reply under construction: the protobuf struct and everything it
@@ -62,6 +63,8 @@ json_t *reply_run_json(const struct run_report *, const char *aborted);
 void reply_ports(struct reply *, const struct ocsd *,
                  const struct drv_port_state *st, uint32_t nports,
                  uint32_t negress);
+/* AGENTS: the registry's snapshot (agents_snapshot). */
+void reply_agents(struct reply *, const struct agent_info *, uint32_t n);
 void reply_message(struct reply *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 

@@ -385,7 +385,7 @@ on_poll(void *arg, struct agent *a)
 	struct ocsd *d = arg;
 	struct run  *r = d->runner->run;
 
-	if (r && a->node >= 0 && !a->plan_sent && a->held && !a->held_ready)
+	if (r && a->node >= 0 && !a->plan_sent && a->hold.kind == HOLD_POLL)
 		send_plan(d, r, a);
 }
 

@@ -76,6 +76,31 @@ auth_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
 }
 
 int
+auth_attach_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
+                  const uint8_t *token, size_t tlen, const char *host,
+                  uint8_t out[AUTH_PROOF])
+{
+	uint8_t msg[10 + AUTH_NONCE + 64 + 256];
+	size_t  hl = strlen(host), ol = 0, n = 0;
+
+	if (tlen > 64 || hl > 256)
+		return (-EINVAL);
+	memcpy(msg, "ocs-attach", 10);
+	n = 10;
+	memcpy(msg + n, nonce, AUTH_NONCE);
+	n += AUTH_NONCE;
+	memcpy(msg + n, token, tlen);
+	n += tlen;
+	memcpy(msg + n, host, hl);
+	n += hl;
+	if (EVP_Q_mac(NULL, "HMAC", NULL, "SHA256", NULL, secret, slen, msg, n,
+	              out, AUTH_PROOF, &ol) == NULL ||
+	    ol != AUTH_PROOF)
+		return (-EIO);
+	return (0);
+}
+
+int
 auth_equal(const uint8_t *a, const uint8_t *b, size_t len)
 {
 	return (CRYPTO_memcmp(a, b, len) == 0);

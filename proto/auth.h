@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Proof of a shared secret for joining: HMAC-SHA256(secret, "ocs-join" |
- * nonce | host), computed with OpenSSL.  The secret never crosses the
+ * nonce | host), and for attaching the agent link that follows, computed
+ * with OpenSSL.  The secret never crosses the
  * wire; a fresh random nonce per join makes a recorded proof useless.
  */
 #ifndef OCS_AUTH_H
@@ -24,6 +25,12 @@ int auth_nonce(uint8_t nonce[AUTH_NONCE]);
 /* The proof.  0 or -EIO. */
 int auth_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
                size_t nlen, const char *host, uint8_t out[AUTH_PROOF]);
+/* The agent link's Attach: HMAC-SHA256(secret, "ocs-attach" | nonce |
+ * token | host), nonce the link's own Challenge (AUTH_NONCE bytes),
+ * token the join's (up to 64 bytes).  0, -EINVAL or -EIO. */
+int auth_attach_proof(const uint8_t *secret, size_t slen, const uint8_t *nonce,
+                      const uint8_t *token, size_t tlen, const char *host,
+                      uint8_t out[AUTH_PROOF]);
 /* Constant-time comparison of a proof; 1 if equal. */
 int auth_equal(const uint8_t *a, const uint8_t *b, size_t len);
 

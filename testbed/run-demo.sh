@@ -79,8 +79,6 @@ cable() {
 	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
 	printf '[state]\ndir = %s/state\n' "$dir"
 	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'events = ipc://%s/events.sock\n' "$dir"
-	printf 'barrier = ipc://%s/barrier.sock\n' "$dir"
 	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
 	if [ -n "${OCS_MODEL:-}" ]; then
 		printf '[run]\nmodel = %s\n' "$(realpath "$OCS_MODEL")"

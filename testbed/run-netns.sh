@@ -44,8 +44,6 @@ tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
 	printf '[state]\ndir = %s/state\n' "$dir"
 	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'events = ipc://%s/events.sock\n' "$dir"
-	printf 'barrier = ipc://%s/barrier.sock\n' "$dir"
 	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
 	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
 	printf 'deadline = 30s\n'

@@ -16,7 +16,7 @@ enum err_base {
 	ERR_BASE_OCSD = 7168,  /* ocsd/err.h */
 	ERR_BASE_MSG = 8192,   /* proto/msg.h: own codes, then nng's */
 	ERR_BASE_REST = 13312, /* ocs-drivers/rest.h */
-	ERR_BASE_SESS = 14336, /* agent/session.h */
+	ERR_BASE_AMSG = 14336, /* proto/amsg.h */
 	ERR_BASE_UNIT = 15360, /* proto/base/units.h */
 	ERR_BASE_END = 16384
 };

@@ -1,65 +1,68 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Simulated agents (see load.h). */
+/*
+ * Simulated agents (see load.h).  Each joins on its own nng REQ context
+ * (a state machine on one aio, as ocsd's contexts are: no thread per
+ * agent), then attaches its agent link, and from then on lives on the
+ * links' thread: one epoll set for every agent's link, where each answer
+ * is read and the next request written.  The protocol is ocs-agent's
+ * (proto/amsg.h); only the waiting differs.
+ */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 #include <nng/supplemental/util/platform.h>
 
-#include "proto/barlink.h"
+#include "proto/amsg.h"
 #include "proto/base/mono.h"
-#include "proto/base/net.h"
 #include "proto/link.h"
-#include "proto/msg.h"
-#include "proto/plan.h"
 #include "testbed/load/load.h"
 
 /* As ocs-agent: a join is answered at once by a live ocsd. */
-#define LOAD_JOIN_MS  10000
-#define LOAD_READY_MS 120000
-/* Stopping waits this long for held requests to be answered. */
+#define LOAD_JOIN_MS 10000
+/* Stopping waits this long for joins under way to be answered. */
 #define LOAD_STOP_MS 5000
 
-/* An agent's state; S_BAR: its Ready is out on the barrier link, and
- * the link's thread has it, not nng's callbacks. */
-enum { S_NONE, S_SEND, S_RECV, S_SLEEP, S_BAR, S_DEAD };
+/* An agent's state: joining on nng (S_SEND, S_RECV, S_SLEEP), on its
+ * link (S_LINK: the links' thread has it), or given up (S_DEAD). */
+enum { S_NONE, S_SEND, S_RECV, S_SLEEP, S_LINK, S_DEAD };
 
 struct simag {
 	struct load      *ld;
-	char              host[48];
+	char              host[AMSG_HOST_MAX];
 	nng_socket        req;
 	nng_ctx           ctx;
 	nng_aio          *aio;
-	atomic_int        st;
-	int               retired; /* no longer counted busy (ld->mtx) */
-	int               bfd;     /* its barrier link, or -1 */
-	struct barlink_rx brx;
+	int               st;
+	int               busy; /* an nng exchange is under way (ld->mtx) */
+	struct alink_conn link;
+	int               have_link;
 	int               sent; /* OCS__MSG__BODY_* of the request out */
 	int               joined;
 	uint64_t          seq, run;
-	uint32_t          id, hb_ms;
+	uint32_t          id;
 	uint32_t         *bar, nbar, bi; /* the run's barriers, then #phases */
+	struct amsg_out   out;
 };
 
 struct load {
-	struct load_opts  o;
-	struct simag     *a;
-	uint32_t          n;
-	nng_mtx          *mtx;
-	nng_cv           *cv;
-	uint64_t          t0;
-	struct load_stats st;
-	uint32_t          busy; /* agents with an exchange under way */
-	int               stopping;
-	/* The barrier links' answers: one thread, one epoll set. */
+	struct load_opts   o;
+	struct simag      *a;
+	uint32_t           n;
+	nng_mtx           *mtx;
+	nng_cv            *cv;
+	uint64_t           t0;
+	struct load_stats  st;
+	uint32_t           busy; /* agents with an nng exchange under way */
+	int                stopping;
+	struct ssl_ctx_st *tls;
+	/* The links' thread: one epoll set, woken to stop by bwake. */
 	int         bep, bwake;
 	nng_thread *bthr;
 };
@@ -73,6 +76,55 @@ count(struct simag *a, uint64_t *what)
 	(*what)++;
 	nng_cv_wake(a->ld->cv);
 	nng_mtx_unlock(a->ld->mtx);
+}
+
+static void
+host_of(const struct simag *a, struct amsg_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->host = a->host;
+	h->ntrx = a->ld->o.ntrx;
+	h->secret = a->ld->o.secret;
+	h->slen = a->ld->o.secret_len;
+	h->transport = "fibre";
+}
+
+/* Is the load stopping?  Then no agent starts another exchange. */
+static int
+stopping(struct load *ld)
+{
+	int v;
+
+	nng_mtx_lock(ld->mtx);
+	v = ld->stopping;
+	nng_mtx_unlock(ld->mtx);
+	return (v);
+}
+
+/* An nng exchange starts or ends (ld->busy counts them for load_stop). */
+static void
+busy(struct simag *a, int on)
+{
+	nng_mtx_lock(a->ld->mtx);
+	if (a->busy != on) {
+		a->busy = on;
+		if (on)
+			a->ld->busy++;
+		else
+			a->ld->busy--;
+		nng_cv_wake(a->ld->cv);
+	}
+	nng_mtx_unlock(a->ld->mtx);
+}
+
+static void
+link_close(struct simag *a)
+{
+	if (a->have_link) {
+		epoll_ctl(a->ld->bep, EPOLL_CTL_DEL, a->link.io.fd, NULL);
+		alink_disconnect(&a->link);
+	}
+	a->have_link = 0;
 }
 
 /* This agent gives up: said once in the stats. */
@@ -94,326 +146,97 @@ fail(struct simag *a, const char *fmt, const char *what)
 	nng_mtx_unlock(ld->mtx);
 }
 
-/* No longer counted busy: once, whichever thread sees it dead first. */
+/* No longer joined (ocsd restarted, or the link closed): join again. */
 static void
-retire(struct simag *a)
+rejoin(struct simag *a)
 {
+	link_close(a);
 	nng_mtx_lock(a->ld->mtx);
-	if (!a->retired) {
-		a->retired = 1;
-		a->ld->busy--;
-		nng_cv_wake(a->ld->cv);
-	}
+	a->ld->st.joined -= a->joined;
 	nng_mtx_unlock(a->ld->mtx);
+	a->joined = 0;
+	a->run = 0;
+	if (stopping(a->ld))
+		a->st = S_DEAD;
+	else
+		hello(a);
 }
 
-static void
-stamp(struct simag *a, Ocs__Msg *m)
-{
-	m->version = MSG_VERSION;
-	m->has_seq = 1;
-	m->seq = ++a->seq;
-	if (a->run && !m->has_run_id) {
-		m->has_run_id = 1;
-		m->run_id = a->run;
-	}
-}
+/* ---- joining, on nng --------------------------------------------------- */
 
-/*
- * A Ready on the barrier link.  Its fd is armed for one event, so the
- * link's thread hears the answer and nng's callbacks leave the agent
- * alone until then; a send that fails ends the link, and that thread
- * sees the end.
- */
+/* Send the message built in a->out; its answer comes back to cb. */
 static void
-bar_transmit(struct simag *a, Ocs__Msg *m)
-{
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT,
-	                         .data.ptr = a};
-	uint8_t           *buf;
-	size_t             len;
-
-	stamp(a, m);
-	if (barlink_pack(m, &buf, &len) != 0) {
-		fail(a, "%s", "cannot encode a request");
-		return;
-	}
-	a->sent = m->body_case;
-	a->st = S_BAR;
-	if (epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->bfd, &ev) != 0 ||
-	    net_write_all(a->bfd, buf, len, mono_ms() + LOAD_JOIN_MS, -1) != 0)
-		shutdown(a->bfd, SHUT_RDWR);
-	free(buf);
-}
-
-/* Send m; its answer comes back to cb within timeout_ms. */
-static void
-transmit(struct simag *a, Ocs__Msg *m, int timeout_ms)
+transmit(struct simag *a)
 {
 	nng_msg *nm;
 
-	stamp(a, m);
-	if (msg_encode(m, &nm) != 0) {
+	if (msg_encode(&a->out.m, &nm) != 0) {
 		fail(a, "%s", "cannot encode a request");
 		return;
 	}
-	a->sent = m->body_case;
+	a->sent = a->out.m.body_case;
 	a->st = S_SEND;
+	busy(a, 1);
 	nng_aio_set_msg(a->aio, nm);
-	nng_aio_set_timeout(a->aio, timeout_ms);
+	nng_aio_set_timeout(a->aio, LOAD_JOIN_MS);
 	nng_ctx_send(a->ctx, a->aio);
 }
 
 static void
 hello(struct simag *a)
 {
-	Ocs__Msg   m;
-	Ocs__Hello h;
+	struct amsg_host h;
 
-	ocs__msg__init(&m);
-	ocs__hello__init(&h);
-	h.host = a->host;
-	m.body_case = OCS__MSG__BODY_HELLO;
-	m.hello = &h;
-	a->run = 0;
-	transmit(a, &m, LOAD_JOIN_MS);
+	host_of(a, &h);
+	amsg_hello(&a->out, ++a->seq, &h);
+	transmit(a);
 }
 
+/*
+ * Joined: attach the link (blocking, on this nng thread: a join storm's
+ * attaches run on nng's task threads side by side) and hand the agent to
+ * the links' thread, which writes its first Poll when it sees the
+ * socket writable: from then on only that thread touches the link.
+ */
 static void
-join(struct simag *a, const Ocs__Challenge *c)
+joined(struct simag *a, const Ocs__Msg *r)
 {
-	const struct load_opts *o = &a->ld->o;
-	uint8_t                 proof[AUTH_PROOF];
-	Ocs__Msg                m;
-	Ocs__Join               j;
-
-	if (c->nonce.len != AUTH_NONCE ||
-	    auth_proof(o->secret, o->secret_len, c->nonce.data, AUTH_NONCE,
-	               a->host, proof) != 0) {
-		fail(a, "%s", "bad challenge");
-		return;
-	}
-	ocs__msg__init(&m);
-	ocs__join__init(&j);
-	j.host = a->host;
-	j.transceivers = o->ntrx;
-	j.nonce = c->nonce;
-	j.proof.data = proof;
-	j.proof.len = AUTH_PROOF;
-	j.transport = "fibre";
-	m.body_case = OCS__MSG__BODY_JOIN;
-	m.join = &j;
-	transmit(a, &m, LOAD_JOIN_MS);
-}
-
-static void
-poll_(struct simag *a)
-{
-	Ocs__Msg  m;
-	Ocs__Poll p;
-
-	ocs__msg__init(&m);
-	ocs__poll__init(&p);
-	p.agent_id = a->id;
-	p.has_fibres_up = 1;
-	p.fibres_up = a->ld->o.ntrx;
-	m.body_case = OCS__MSG__BODY_POLL;
-	m.poll = &p;
-	a->run = 0;
-	transmit(a, &m, (int)a->hb_ms * 3 + 1000);
-}
-
-/* Ready for the run's barrier bi, reporting the phases since the last
- * one as done with nothing moved. */
-static void
-ready(struct simag *a)
-{
-	struct plan_done  d[PLAN_MAX_DONE];
-	struct ready_wire w;
-	Ocs__Msg          m;
-	uint32_t          k = a->bar[a->bi], p0, nd = 0;
-
-	p0 = a->bi > 0 ? a->bar[a->bi - 1] : k;
-	if (k - p0 > PLAN_MAX_DONE) {
-		fail(a, "%s",
-		     "a plan with more phases between barriers than "
-		     "a Ready reports");
-		return;
-	}
-	memset(d, 0, sizeof(d));
-	for (; p0 < k; p0++)
-		d[nd++].phase = p0;
-	ocs__msg__init(&m);
-	(void)plan_ready_encode(a->id, d, nd, &w);
-	m.body_case = OCS__MSG__BODY_READY;
-	m.ready = &w.r;
-	m.has_phase = 1;
-	m.phase = k;
-	if (a->bfd >= 0)
-		bar_transmit(a, &m);
-	else
-		transmit(a, &m, LOAD_READY_MS);
-}
-
-/* A plan: its barriers (phase 0 always is one), then the end. */
-static void
-start_run(struct simag *a, const Ocs__Msg *r)
-{
-	const Ocs__Plan *p = r->plan;
-	uint32_t         k;
-
-	if (p->agent_id != a->id || !r->has_run_id || p->n_phases == 0 ||
-	    p->n_phases > 65536) {
-		fail(a, "%s", "a plan that is not for it");
-		return;
-	}
-	free(a->bar);
-	if ((a->bar = calloc(p->n_phases + 1, sizeof(*a->bar))) == NULL) {
-		fail(a, "%s", "out of memory");
-		return;
-	}
-	a->nbar = a->bi = 0;
-	for (k = 0; k < p->n_phases; k++)
-		if (k == 0 || p->phases[k]->barrier)
-			a->bar[a->nbar++] = k;
-	a->bar[a->nbar++] = (uint32_t)p->n_phases;
-	a->run = r->run_id;
-	count(a, &a->ld->st.plans);
-	ready(a);
-}
-
-static void
-bar_close(struct simag *a)
-{
-	if (a->bfd >= 0) {
-		epoll_ctl(a->ld->bep, EPOLL_CTL_DEL, a->bfd, NULL);
-		close(a->bfd);
-	}
-	a->bfd = -1;
-	barlink_rx_free(&a->brx);
-}
-
-/* The barrier link the JoinReply offers, attached (as ocs-agent): 0,
- * or -1 after failing the agent. */
-static int
-bar_attach(struct simag *a, const Ocs__JoinReply *jr)
-{
-	struct epoll_event ev = {.events = 0, .data.ptr = a};
+	struct load       *ld = a->ld;
+	struct amsg_host   h;
+	struct amsg_joined j;
+	struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = a};
 	char               err[300];
-	int                fd;
+	int                rv;
 
-	bar_close(a);
-	if (barlink_attach(jr, a->id, ++a->seq, LOAD_JOIN_MS, &a->brx, &fd,
-	                   err, sizeof(err)) != 0) {
+	host_of(a, &h);
+	if ((rv = amsg_joined(r, &h, ld->o.controller, &j, err,
+	                      sizeof(err))) != 0 ||
+	    (rv = amsg_attach_link(&a->link, &h, &j, ld->tls, ++a->seq,
+	                           LOAD_JOIN_MS, err, sizeof(err))) != 0) {
 		fail(a, "%s", err);
-		return (-1);
-	}
-	if ((a->bfd = fd) >= 0 &&
-	    epoll_ctl(a->ld->bep, EPOLL_CTL_ADD, a->bfd, &ev) != 0) {
-		fail(a, "epoll: %s", strerror(errno));
-		bar_close(a);
-		return (-1);
-	}
-	return (0);
-}
-
-static void
-joined(struct simag *a, const Ocs__JoinReply *jr)
-{
-	struct load *ld = a->ld;
-
-	a->id = jr->agent_id;
-	a->hb_ms = jr->has_heartbeat_ms ? jr->heartbeat_ms : 2000;
-	if (bar_attach(a, jr) != 0)
 		return;
+	}
+	a->have_link = 1;
+	a->id = j.agent_id;
 	a->joined = 1;
 	nng_mtx_lock(ld->mtx);
 	ld->st.joined++;
 	ld->st.join_last_us = mono_us() - ld->t0;
 	nng_cv_wake(ld->cv);
 	nng_mtx_unlock(ld->mtx);
-	poll_(a);
-}
-
-/* An Error answer: a busy join table is tried again shortly, a
- * forgotten agent joins again, a refused Ready ends its run. */
-static void
-on_error(struct simag *a, const Ocs__Error *e)
-{
-	if (a->sent == OCS__MSG__BODY_HELLO && e->code == -EAGAIN) {
-		count(a, &a->ld->st.join_retries);
-		a->st = S_SLEEP;
-		nng_sleep_aio(5 + (nng_duration)(a->seq % 16), a->aio);
-		return;
-	}
-	if (a->sent == OCS__MSG__BODY_HELLO ||
-	    a->sent == OCS__MSG__BODY_JOIN) {
-		fail(a, "%s", e->text);
-		return;
-	}
-	if (e->code == -EPERM) { /* not joined: ocsd restarted */
-		nng_mtx_lock(a->ld->mtx);
-		a->ld->st.joined -= a->joined;
-		nng_mtx_unlock(a->ld->mtx);
-		a->joined = 0;
-		hello(a);
-		return;
-	}
-	if (a->sent == OCS__MSG__BODY_READY)
-		count(a, &a->ld->st.aborts);
-	poll_(a);
-}
-
-static void
-dispatch(struct simag *a, const Ocs__Msg *r)
-{
-	if (r->body_case == OCS__MSG__BODY_ERROR) {
-		on_error(a, r->error);
-		return;
-	}
-	switch (a->sent << 8 | r->body_case) {
-	case OCS__MSG__BODY_HELLO << 8 | OCS__MSG__BODY_CHALLENGE:
-		join(a, r->challenge);
-		return;
-	case OCS__MSG__BODY_JOIN << 8 | OCS__MSG__BODY_JOIN_REPLY:
-		joined(a, r->join_reply);
-		return;
-	case OCS__MSG__BODY_POLL << 8 | OCS__MSG__BODY_IDLE:
-		count(a, &a->ld->st.idles);
-		poll_(a);
-		return;
-	case OCS__MSG__BODY_POLL << 8 | OCS__MSG__BODY_PLAN:
-		start_run(a, r);
-		return;
-	case OCS__MSG__BODY_READY << 8 | OCS__MSG__BODY_RELEASE:
-		count(a, &a->ld->st.releases);
-		a->bi++;
-		if (a->bi < a->nbar) {
-			ready(a);
-			return;
-		}
-		break;
-	case OCS__MSG__BODY_READY << 8 | OCS__MSG__BODY_FINISHED:
-		count(a, &a->ld->st.finished);
-		poll_(a);
-		return;
-	case OCS__MSG__BODY_READY << 8 | OCS__MSG__BODY_ABORT:
-		count(a, &a->ld->st.aborts);
-		poll_(a);
-		return;
-	default:
-		break;
-	}
-	fail(a, "unexpected answer %s", msg_body_name(r->body_case));
+	a->st = S_LINK;
+	if (epoll_ctl(ld->bep, EPOLL_CTL_ADD, a->link.io.fd, &ev) != 0)
+		fail(a, "epoll: %s", strerror(errno));
 }
 
 static void
 received(struct simag *a)
 {
-	nng_msg  *nm = nng_aio_get_msg(a->aio);
-	Ocs__Msg *r;
-	char      why[200];
-	int       rv;
+	nng_msg         *nm = nng_aio_get_msg(a->aio);
+	struct amsg_host h;
+	Ocs__Msg        *r;
+	char             why[200];
+	int              rv;
 
 	nng_aio_set_msg(a->aio, NULL);
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &r, why,
@@ -423,27 +246,37 @@ received(struct simag *a)
 		fail(a, "bad answer: %s", why);
 		return;
 	}
-	dispatch(a, r);
+	host_of(a, &h);
+	if (a->sent == OCS__MSG__BODY_HELLO &&
+	    r->body_case == OCS__MSG__BODY_ERROR &&
+	    r->error->code == -EAGAIN) {
+		/* A full join table: tried again shortly. */
+		count(a, &a->ld->st.join_retries);
+		a->st = S_SLEEP;
+		busy(a, 1);
+		nng_sleep_aio(5 + (nng_duration)(a->seq % 16), a->aio);
+	} else if (a->sent == OCS__MSG__BODY_HELLO) {
+		if ((rv = amsg_join(&a->out, ++a->seq, &h, r, why,
+		                    sizeof(why))) == 0)
+			transmit(a);
+		else
+			fail(a, "%s",
+			     r->body_case == OCS__MSG__BODY_ERROR
+			         ? r->error->text
+			         : why);
+	} else
+		joined(a, r);
 	msg_free(r);
 }
 
-/* Is the load stopping?  Then no agent starts another exchange. */
-static int
-stopping(struct load *ld)
-{
-	int v;
-
-	nng_mtx_lock(ld->mtx);
-	v = ld->stopping;
-	nng_mtx_unlock(ld->mtx);
-	return (v);
-}
-
-/* One step of an agent's exchange; it ends S_DEAD at most once, and is
- * then no longer counted as busy. */
+/* One step of an agent's join; the exchange is no longer busy after. */
 static void
-step(struct simag *a, int rv)
+cb(void *arg)
 {
+	struct simag *a = arg;
+	int           rv = nng_aio_result(a->aio);
+
+	busy(a, 0);
 	if (rv == NNG_ECANCELED || rv == NNG_ECLOSED) {
 		if (a->st == S_SEND) {
 			nng_msg_free(nng_aio_get_msg(a->aio));
@@ -461,6 +294,7 @@ step(struct simag *a, int rv)
 			return;
 		}
 		a->st = S_RECV;
+		busy(a, 1);
 		nng_ctx_recv(a->ctx, a->aio);
 		return;
 	case S_RECV:
@@ -484,58 +318,152 @@ step(struct simag *a, int rv)
 	}
 }
 
-static void
-cb(void *arg)
-{
-	struct simag *a = arg;
+/* ---- on the link, on the links' thread -------------------------------- */
 
-	step(a, nng_aio_result(a->aio));
-	if (a->st == S_DEAD)
-		retire(a);
+static void
+link_send(struct simag *a)
+{
+	char err[300];
+
+	a->sent = a->out.m.body_case;
+	if (alink_send(&a->link, &a->out.m, mono_ms() + LOAD_JOIN_MS, err,
+	               sizeof(err)) != 0)
+		rejoin(a);
 }
 
-/* The answer to a Ready on the barrier link (its fd fired once). */
 static void
-bar_event(struct simag *a)
+poll_(struct simag *a)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT,
-	                         .data.ptr = a};
+	a->run = 0;
+	amsg_poll(&a->out, ++a->seq, a->id, a->ld->o.ntrx, NULL);
+	link_send(a);
+}
+
+/* Ready for the run's barrier bi, reporting the phases since the last
+ * one as done with nothing moved. */
+static void
+ready(struct simag *a)
+{
+	struct plan_done d[PLAN_MAX_DONE];
+	uint32_t         k = a->bar[a->bi], p0, nd = 0;
+
+	p0 = a->bi > 0 ? a->bar[a->bi - 1] : k;
+	memset(d, 0, sizeof(d));
+	for (; p0 < k && nd < PLAN_MAX_DONE; p0++)
+		d[nd++].phase = p0;
+	if (p0 < k || amsg_ready(&a->out, ++a->seq, a->run, a->id, k, d, nd, 0,
+	                         0) != 0) {
+		fail(a, "%s",
+		     "a plan with more phases between barriers than "
+		     "a Ready reports");
+		return;
+	}
+	link_send(a);
+}
+
+/* A plan: its barriers (phase 0 always is one), then the end. */
+static void
+start_run(struct simag *a, const Ocs__Msg *r)
+{
+	const Ocs__Plan *p = r->plan;
+	uint32_t         k;
+
+	if (p->agent_id != a->id || p->n_phases == 0 || p->n_phases > 65536) {
+		fail(a, "%s", "a plan that is not for it");
+		return;
+	}
+	free(a->bar);
+	if ((a->bar = calloc(p->n_phases + 1, sizeof(*a->bar))) == NULL) {
+		fail(a, "%s", "out of memory");
+		return;
+	}
+	a->nbar = a->bi = 0;
+	for (k = 0; k < p->n_phases; k++)
+		if (k == 0 || p->phases[k]->barrier)
+			a->bar[a->nbar++] = k;
+	a->bar[a->nbar++] = (uint32_t)p->n_phases;
+	a->run = r->run_id;
+	count(a, &a->ld->st.plans);
+	ready(a);
+}
+
+/* An answer to the request out, or a push. */
+static void
+answered(struct simag *a, const Ocs__Msg *r)
+{
+	char why[300];
+	int  rv;
+
+	if (!r->has_seq || r->seq != a->seq) {
+		/* Pushed: an abort reaches an agent that waits for
+		 * nothing; this one always waits, and hears it there. */
+		return;
+	}
+	rv = amsg_answer(r, a->sent, why, sizeof(why));
+	switch (rv) {
+	case AMSG_IDLE:
+		count(a, &a->ld->st.idles);
+		poll_(a);
+		return;
+	case AMSG_PLAN:
+		start_run(a, r);
+		return;
+	case AMSG_RELEASE:
+		count(a, &a->ld->st.releases);
+		if (++a->bi < a->nbar) {
+			ready(a);
+			return;
+		}
+		fail(a, "%s", "released past the run's end");
+		return;
+	case AMSG_FINISHED:
+		count(a, &a->ld->st.finished);
+		poll_(a);
+		return;
+	case AMSG_ABORTED:
+		count(a, &a->ld->st.aborts);
+		poll_(a);
+		return;
+	}
+	if (a->sent == OCS__MSG__BODY_READY && rv < 0 && rv != -MSG_EBODY) {
+		/* A Ready refused: its run is over. */
+		count(a, &a->ld->st.aborts);
+		poll_(a);
+		return;
+	}
+	fail(a, "%s", why);
+}
+
+static void
+link_event(struct simag *a, uint32_t events)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = a};
 	Ocs__Msg          *r;
-	char               why[200];
-	long               n;
+	char               err[300];
 	int                rv;
 
-	n = barlink_rx_read(&a->brx, a->bfd);
-	while ((rv = barlink_rx_next(&a->brx, &r, why, sizeof(why))) == 1) {
-		if (r->has_seq && r->seq == a->seq)
-			break;
-		msg_free(r); /* an answer to a request given up on */
+	if (a->st != S_LINK)
+		return;
+	if (events & EPOLLOUT) {
+		/* Handed over: the first Poll, then answers only. */
+		epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->link.io.fd, &ev);
+		poll_(a);
+		return;
 	}
-	if (rv == 0 && (n > 0 || n == -EAGAIN)) {
-		if (epoll_ctl(a->ld->bep, EPOLL_CTL_MOD, a->bfd, &ev) == 0)
-			return; /* not whole yet */
-		snprintf(why, sizeof(why), "epoll: %s", strerror(errno));
-		rv = -1;
-	}
-	if (rv <= 0) {
-		fail(a, "barrier link: %s",
-		     rv < 0   ? why
-		     : n == 0 ? "ocsd closed it"
-		              : strerror((int)-n));
-	} else if (stopping(a->ld)) {
-		a->st = S_DEAD;
-		msg_free(r);
-	} else {
-		a->st = S_NONE;
-		dispatch(a, r);
+	while (a->st == S_LINK && a->have_link &&
+	       (rv = alink_recv(&a->link, 0, &r, err, sizeof(err))) != 0) {
+		if (rv < 0) {
+			/* ocsd closed it (it restarted, or lost us). */
+			rejoin(a);
+			return;
+		}
+		answered(a, r);
 		msg_free(r);
 	}
-	if (a->st == S_DEAD)
-		retire(a);
 }
 
 static void
-bar_thread(void *arg)
+links_thread(void *arg)
 {
 	struct load       *ld = arg;
 	struct epoll_event ev[64];
@@ -548,10 +476,12 @@ bar_thread(void *arg)
 		for (i = 0; i < k; i++) {
 			if (ev[i].data.ptr == NULL)
 				return; /* load_stop */
-			bar_event(ev[i].data.ptr);
+			link_event(ev[i].data.ptr, ev[i].events);
 		}
 	}
 }
+
+/* ---- starting and stopping ---------------------------------------------- */
 
 static int
 open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
@@ -559,7 +489,7 @@ open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
 	int rv;
 
 	a->ld = ld;
-	a->bfd = -1;
+	a->link.io.fd = -1;
 	snprintf(a->host, sizeof(a->host), "%s%0*u", ld->o.prefix, ld->o.width,
 	         i);
 	if ((rv = nng_req0_open(&a->req)) != 0) {
@@ -567,7 +497,6 @@ open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
 		return (msg_nngerr(rv));
 	}
 	nng_socket_set_size(a->req, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
-	/* Never re-send: Ready is not idempotent (ocs-agent alike). */
 	nng_socket_set_ms(a->req, NNG_OPT_REQ_RESENDTIME,
 	                  NNG_DURATION_INFINITE);
 	nng_socket_set_ms(a->req, NNG_OPT_RECONNMAXT, 1000);
@@ -586,20 +515,23 @@ open_agent(struct load *ld, struct simag *a, uint32_t i, char *err, size_t len)
 	return (0);
 }
 
-/* The barrier links' thread, woken to stop by bwake. */
 static int
-bar_start(struct load *ld, char *err, size_t len)
+links_start(struct load *ld, char *err, size_t len)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
 	int                rv;
 
+	if (link_is_tls(ld->o.controller) &&
+	    (rv = alink_tls_client(ld->o.tls_ca ? ld->o.tls_ca : "", &ld->tls,
+	                           err, len)) != 0)
+		return (rv);
 	if ((ld->bep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (ld->bwake = eventfd(0, EFD_CLOEXEC)) < 0 ||
 	    epoll_ctl(ld->bep, EPOLL_CTL_ADD, ld->bwake, &ev) != 0) {
 		snprintf(err, len, "epoll: %s", strerror(errno));
 		return (-errno);
 	}
-	if ((rv = nng_thread_create(&ld->bthr, bar_thread, ld)) != 0) {
+	if ((rv = nng_thread_create(&ld->bthr, links_thread, ld)) != 0) {
 		snprintf(err, len, "thread: %s", nng_strerror(rv));
 		return (msg_nngerr(rv));
 	}
@@ -614,9 +546,10 @@ load_start(const struct load_opts *o, struct load **out, char *err, size_t len)
 	int          rv = 0;
 
 	*out = NULL;
-	if (o->n < 1 || o->n > LOAD_MAX || o->ntrx < 1 || o->ntrx > 8) {
-		snprintf(err, len, "agents %u, transceivers %u: 1..%u, 1..8",
-		         o->n, o->ntrx, LOAD_MAX);
+	if (o->n < 1 || o->n > LOAD_MAX || o->ntrx < 1 ||
+	    o->ntrx > AMSG_MAX_TRX) {
+		snprintf(err, len, "agents %u, transceivers %u: 1..%u, 1..%u",
+		         o->n, o->ntrx, LOAD_MAX, AMSG_MAX_TRX);
 		return (-EINVAL);
 	}
 	if ((ld = calloc(1, sizeof(*ld))) == NULL) {
@@ -631,7 +564,7 @@ load_start(const struct load_opts *o, struct load **out, char *err, size_t len)
 		return (-ENOMEM);
 	}
 	ld->o = *o;
-	if ((rv = bar_start(ld, err, len)) != 0) {
+	if ((rv = links_start(ld, err, len)) != 0) {
 		load_stop(ld);
 		return (rv);
 	}
@@ -644,7 +577,6 @@ load_start(const struct load_opts *o, struct load **out, char *err, size_t len)
 		return (rv);
 	}
 	ld->t0 = mono_us();
-	ld->busy = ld->n;
 	for (i = 0; i < ld->n; i++)
 		hello(&ld->a[i]);
 	*out = ld;
@@ -709,11 +641,10 @@ load_stop(struct load *ld)
 	if (ld == NULL)
 		return;
 	/*
-	 * Each agent ends its exchange first: ocsd answers a held Poll
-	 * within a heartbeat.  Only then are the sockets closed, with
-	 * nothing under way: nng 1.5 can wait forever closing a REQ
-	 * socket whose context has a request out (nng issue 1827), and
-	 * stopping the aio first does not avoid it.
+	 * Joins under way end first (ocsd answers them at once); only then
+	 * are the sockets closed, with nothing out: nng 1.5 can wait
+	 * forever closing a REQ socket whose context has a request out (nng
+	 * issue 1827).  The links' thread stops before its links close.
 	 */
 	if (ld->mtx != NULL) {
 		nng_mtx_lock(ld->mtx);
@@ -733,12 +664,13 @@ load_stop(struct load *ld)
 	for (i = 0; i < ld->n; i++) {
 		nng_aio_free(ld->a[i].aio);
 		free(ld->a[i].bar);
-		bar_close(&ld->a[i]);
+		link_close(&ld->a[i]);
 	}
 	if (ld->bep >= 0)
 		close(ld->bep);
 	if (ld->bwake >= 0)
 		close(ld->bwake);
+	alink_tls_free(ld->tls);
 	if (ld->cv)
 		nng_cv_free(ld->cv);
 	if (ld->mtx)

@@ -299,13 +299,13 @@ write_conf(const struct sweep_bed *b, const char *tl1, uint32_t n,
 	        "[switch]\ndriver = polatis\naddress = %s\nuser = root\n"
 	        "password = root\nswitch_time = %.0fus\npoll = 0\n"
 	        "[control]\nlisten = ipc://%s/ctl.sock\n[state]\ndir = "
-	        "%s/state\n[agents]\nlisten = ipc://%s/agents.sock\nevents = "
-	        "ipc://%s/events.sock\nsecret_file = %s/secret\nheartbeat = "
+	        "%s/state\n[agents]\nlisten = ipc://%s/agents.sock\n"
+	        "secret_file = %s/secret\nheartbeat = "
 	        "1s\n[run]\nbandwidth = %.0fbps\nalpha_s = %.0fns\nalpha_h = "
 	        "%.0fns\nreconf_overhead = %.0fns\ndeadline = 300s\n"
 	        "[cabling]\n",
-	        tl1, b->switch_s * 1e6, b->dir, b->dir, b->dir, b->dir, b->dir,
-	        m->bps, m->alpha_s * 1e9, m->alpha_h * 1e9, m->reconf_s * 1e9);
+	        tl1, b->switch_s * 1e6, b->dir, b->dir, b->dir, b->dir, m->bps,
+	        m->alpha_s * 1e9, m->alpha_h * 1e9, m->reconf_s * 1e9);
 	for (h = 0; h < n; h++)
 		fprintf(f, "h%02u.0 = %u %u\nh%02u.1 = %u %u\n", h, 2 * h + 1,
 		        2 * h + 1 + P, h, 2 * h + 2, 2 * h + 2 + P);

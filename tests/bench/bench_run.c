@@ -764,7 +764,7 @@ main(int argc, char **argv)
 	static const char *const sizes[] = {"1MiB", "4MiB", "16MiB", "64MiB"};
 	static const char *const algos[] = {"retri", "bridge", "static"};
 	struct relay_rig         rr;
-	double rtt_tcp, rtt_fib, rtt_2p, ctrl9 = 0, relay = 0;
+	double rtt_tcp, rtt_fib, rtt_2p, ctrl9 = 0, relay = 0, ctl[6] = {0};
 	double reconf9 = 0, rtt_nng, ctrl81 = 0;
 	double direct9[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
 	int all = argc < 2, control = all || strcmp(argv[1], "control") == 0;
@@ -841,15 +841,16 @@ control:
 	printf("3. control overhead per phase: release to all done, less the "
 	       "slowest data time;\n   ReTri, 8 KiB per node, a barrier and "
 	       "a reconfiguration before every phase,\n   switching time 0; "
-	       "median over phases of 5 runs; Ready and release on\n   the "
-	       "barrier link (bare sockets) and, in the same run, over nng "
-	       "(the join socket);\n   RTT: TCP between two processes; nng "
-	       "RTT: REQ/REP between two processes; floor: the same\n   "
-	       "barrier with as many client processes doing nothing else, "
-	       "bare sockets | nng (median of 101)\n");
-	printf("   %6s %-8s %6s %10s %10s %11s %14s %9s\n", "agents",
-	       "ready on", "phases", "control", "reconf", "control/RTT",
-	       "control/nngRTT", "floor");
+	       "median over phases of 5 runs; the default configuration\n"
+	       "   (no link address: ocsd derives it), agents joined in "
+	       "the clear and, in the same run,\n   over TLS (their links "
+	       "TLS too); RTT: TCP between two processes; nng RTT: REQ/REP\n"
+	       "   between two processes; floor: the same barrier with as "
+	       "many client processes doing\n   nothing else on bare "
+	       "sockets (median of 101)\n");
+	printf("   %6s %-8s %6s %10s %10s %11s %14s %9s\n", "agents", "link",
+	       "phases", "control", "reconf", "control/RTT", "control/nngRTT",
+	       "floor");
 	for (k = 0; k < 6; k++) {
 		struct rig_opts o = quiet0;
 		struct rig     *r;
@@ -858,7 +859,7 @@ control:
 		char *args[] = {"--algo",     "retri", "--bytes", "8KiB",
 		                "--reconfig", "all",   NULL};
 
-		o.no_barrier = k % 2;
+		o.tls = k % 2;
 		if ((r = rig_up_opts(ns[k / 2], &o)) == NULL)
 			return (1);
 		for (run = 0; run < 5; run++) {
@@ -888,23 +889,27 @@ control:
 				                  i / 3 ? 5 : 0);
 		}
 		rig_down(r);
-		fl = k % 2 ? nng_floor_ms((uint32_t)ns[k / 2],
-		                          (uint32_t)ns[k / 2], 101)
-		           : sock_floor_ms((uint32_t)ns[k / 2],
-		                           (uint32_t)ns[k / 2], 101);
+		fl = sock_floor_ms((uint32_t)ns[k / 2], (uint32_t)ns[k / 2],
+		                   101);
 		printf(
 		    "   %6d %-8s %6zu %7.2f ms %7.2f ms %11.1f %14.1f %6.2f "
 		    "ms\n",
-		    ns[k / 2], k % 2 ? "nng" : "link", (size_t)(nc / 5),
+		    ns[k / 2], k % 2 ? "tls" : "plain", (size_t)(nc / 5),
 		    median(c, nc) * 1e3, median(rc, nc) * 1e3,
 		    median(c, nc) / rtt_2p, median(c, nc) / rtt_nng, fl);
+		ctl[k] = median(c, nc);
 		if (k == 4)
 			ctrl81 = median(c, nc);
 	}
-	printf("   goals (barrier link): 9 agents <= 3x RTT (%.1fx, %s), 81 "
-	       "agents <= 1 ms (%.2f ms, %s)\n",
+	printf("   goals: 9 agents <= 3x RTT (plain %.1fx, %s; TLS %.1fx, "
+	       "%s), 81 agents <= 1 ms (plain %.2f ms, %s;\n   TLS %.2f ms, "
+	       "%s); TLS within 1.5x of plain (%.2fx, %.2fx, %.2fx at 9, "
+	       "27, 81)\n",
 	       ctrl9 / rtt_2p, ctrl9 <= 3 * rtt_2p ? "met" : "NOT met",
-	       ctrl81 * 1e3, ctrl81 <= 1e-3 ? "met" : "NOT met");
+	       ctl[1] / rtt_2p, ctl[1] <= 3 * rtt_2p ? "met" : "NOT met",
+	       ctrl81 * 1e3, ctrl81 <= 1e-3 ? "met" : "NOT met", ctl[5] * 1e3,
+	       ctl[5] <= 1e-3 ? "met" : "NOT met", ctl[1] / ctl[0],
+	       ctl[3] / ctl[2], ctl[5] / ctl[4]);
 
 	printf("   reconfiguration at 9 agents: through ocsd %.3f ms (the "
 	       "runs' reconf_s); the same batches\n   straight to the "

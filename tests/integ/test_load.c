@@ -160,7 +160,8 @@ test_load_refused(void **state)
 	assert_int_equal(load_start(r, &p, "5", "secret", "--duration", "5s"),
 	                 0);
 	assert_int_equal(proc_wait(&p, 15000), 1);
-	assert_true(log_says(&p, "h04: join refused: no cabling for h04.0"));
+	assert_true(log_says(
+	    &p, "h04: controller: join refused: no cabling for h04.0"));
 	/* Its own arguments. */
 	assert_int_equal(load_start(r, &p, "0", "secret", "--duration", "5s"),
 	                 0);

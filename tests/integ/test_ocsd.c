@@ -415,8 +415,8 @@ own_conf(struct fx *f, const char *path, const char *secret)
 	        "[switch]\ndriver = emu\nports = 8\n[control]\n"
 	        "listen = ipc://%s/d.sock\n[state]\ndir = %s/dstate\n"
 	        "[agents]\nlisten = ipc://%s/dag.sock\n"
-	        "events = ipc://%s/dev.sock\nsecret_file = %s\n",
-	        f->dir, f->dir, f->dir, f->dir, secret);
+	        "secret_file = %s\n",
+	        f->dir, f->dir, f->dir, secret);
 	fclose(c);
 }
 

@@ -7,10 +7,9 @@
  * self-signed certificate: verified with the right CA, refused without
  * one or with another; and agents joining over TLS and running a
  * collective.  ocsd drives the in-process emu driver in the first three.
- * The barrier link (no TLS) refuses strangers: a wrong token, an agent
- * that has not joined, a first frame that is not an Attach, a frame
- * over the limit; and every Ready of a run goes on it when configured,
- * none when not (TLS).
+ * The agent link refuses strangers: a wrong proof, an agent that has not
+ * joined, a first frame that is not an Attach, a frame over the limit;
+ * every Ready of a run goes on it, over TLS when the join is.
  */
 #include <errno.h>
 #include <signal.h>
@@ -31,9 +30,10 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 
-#include "proto/barlink.h"
+#include "proto/alink.h"
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
+#include "proto/auth.h"
 #include "proto/msg.h"
 #include "tests/lib/proc.h"
 #include "tests/lib/rig.h"
@@ -351,10 +351,9 @@ test_control_tls(void **state)
 	}
 }
 
-/* Every agent's Readys so far, all on the barrier link (on) or none
- * (off), and at least one. */
+/* Every agent is on its link, and has said Ready on it. */
 static void
-readys_on_link(struct rig *r, int on)
+readys_on_link(struct rig *r)
 {
 	json_t *j, *a;
 	char   *out, *err;
@@ -367,14 +366,10 @@ readys_on_link(struct rig *r, int on)
 	{
 		json_int_t n =
 		    json_integer_value(json_object_get(a, "readys"));
-		json_int_t b =
-		    json_integer_value(json_object_get(a, "barrier_readys"));
 
-		if (n < 1 || b != (on ? n : 0) ||
-		    json_is_true(json_object_get(a, "barrier_link")) != on)
-			fail_msg("agent %zu: %lld readys, %lld on the link: "
-			         "%s",
-			         i, (long long)n, (long long)b, out);
+		if (n < 1 || !json_is_true(json_object_get(a, "link")))
+			fail_msg("agent %zu: %lld readys: %s", i, (long long)n,
+			         out);
 	}
 	json_decref(j);
 	free(out);
@@ -395,8 +390,8 @@ run_retri(struct rig *r)
 	free(err);
 }
 
-/* Agents join over tls+tcp:// (and get run events over it) and run;
- * no barrier link without TLS is offered. */
+/* Agents join over tls+tcp:// and run, their links TLS too (the link's
+ * address says so). */
 static void
 test_agents_tls(void **state)
 {
@@ -407,51 +402,69 @@ test_agents_tls(void **state)
 	assert_non_null(r);
 	assert_non_null(strstr(r->join, "tls+tcp://"));
 	run_retri(r);
-	readys_on_link(r, 0);
+	readys_on_link(r);
+	{
+		char *out, *err;
+
+		assert_int_equal(rig_ctl(r, &out, &err, "agents", NULL), 0);
+		assert_non_null(strstr(out, "link from 127.0.0.1:"));
+		free(out);
+		free(err);
+	}
 	assert_int_equal(rig_down(r), 0);
 }
 
-/* A stranger on the barrier link: frame f (len bytes) sent, then the
- * answer's error text (or "" for none) into buf, and the link closed. */
+/* A stranger on the agent link: challenged, frame f (len bytes) sent,
+ * then the answer's error text (or "" for none) into buf, and the link
+ * closed. */
 static void
 stranger(struct rig *r, const void *f, size_t len, char *buf, size_t bl)
 {
-	struct barlink_rx rx = {.max = MSG_MAX_BYTES};
-	char              addr[400], why[200];
-	Ocs__Msg         *m = NULL;
-	uint64_t          until = mono_ms() + 5000;
-	long              n;
-	int               fd, rv = 0;
+	struct alink_rx rx = {.max = MSG_MAX_BYTES};
+	struct alink_io io;
+	char            addr[400], why[200];
+	Ocs__Msg       *m = NULL;
+	uint64_t        until = mono_ms() + 5000;
+	long            n;
+	int             fd, rv = 0, challenged = 0;
 
-	snprintf(addr, sizeof(addr), "unix:%s/barrier.sock", r->dir);
+	snprintf(addr, sizeof(addr), "unix:%s/agents.sock.link", r->dir);
 	assert_true((fd = net_connect_addr(addr, 2000)) >= 0);
+	assert_int_equal(alink_io_init(&io, fd, NULL, 0, NULL), 0);
 	assert_int_equal(net_write_all(fd, f, len, until, -1), 0);
 	buf[0] = '\0';
 	/* Until the end: ocsd closes every refused link. */
 	while (mono_ms() < until) {
-		n = barlink_rx_read(&rx, fd);
+		n = alink_rx_read(&rx, &io);
 		if (n == 0)
 			break;
 		if (n == -EAGAIN) {
 			mono_sleep_ms(5);
 			continue;
 		}
-		assert_true(n > 0);
-		if ((rv = barlink_rx_next(&rx, &m, why, sizeof(why))) == 1) {
-			assert_int_equal(m->body_case, OCS__MSG__BODY_ERROR);
-			snprintf(buf, bl, "%s", m->error->text);
+		if (n < 0)
+			break; /* reset: what was refused is closed */
+		while ((rv = alink_rx_next(&rx, &m, why, sizeof(why))) == 1) {
+			if (m->body_case == OCS__MSG__BODY_CHALLENGE)
+				challenged++;
+			else {
+				assert_int_equal(m->body_case,
+				                 OCS__MSG__BODY_ERROR);
+				snprintf(buf, bl, "%s", m->error->text);
+			}
 			msg_free(m);
 		}
 	}
 	assert_true(mono_ms() < until);
-	barlink_rx_free(&rx);
-	close(fd);
+	assert_int_equal(challenged, 1);
+	alink_rx_free(&rx);
+	alink_io_close(&io);
 }
 
 static void
-attach_as(struct rig *r, uint32_t id, size_t toklen, char *buf, size_t bl)
+attach_as(struct rig *r, uint32_t id, size_t prooflen, char *buf, size_t bl)
 {
-	uint8_t     tok[BARLINK_TOKEN + 1] = {0}, *f;
+	uint8_t     proof[AUTH_PROOF + 1] = {0}, *f;
 	size_t      len;
 	Ocs__Msg    m;
 	Ocs__Attach at;
@@ -459,17 +472,17 @@ attach_as(struct rig *r, uint32_t id, size_t toklen, char *buf, size_t bl)
 	msg_init(&m, 7);
 	ocs__attach__init(&at);
 	at.agent_id = id;
-	at.token.data = tok;
-	at.token.len = toklen;
+	at.proof.data = proof;
+	at.proof.len = prooflen;
 	m.body_case = OCS__MSG__BODY_ATTACH;
 	m.attach = &at;
-	assert_int_equal(barlink_pack(&m, &f, &len), 0);
+	assert_int_equal(alink_pack(&m, &f, &len), 0);
 	stranger(r, f, len, buf, bl);
 	free(f);
 }
 
 static void
-test_barrier_link_strangers(void **state)
+test_agent_link_strangers(void **state)
 {
 	struct rig_opts o = {.switch_time = "1ms"};
 	struct rig     *r = rig_up_opts(3, &o);
@@ -482,13 +495,13 @@ test_barrier_link_strangers(void **state)
 	(void)state;
 	assert_non_null(r);
 	run_retri(r);
-	readys_on_link(r, 1);
-	attach_as(r, 1, BARLINK_TOKEN, t, sizeof(t));
-	if (strstr(t, "not its join's token") == NULL)
-		fail_msg("a wrong token: \"%s\"", t);
-	attach_as(r, 1, BARLINK_TOKEN + 1, t, sizeof(t));
-	assert_non_null(strstr(t, "not its join's token"));
-	attach_as(r, 999, BARLINK_TOKEN, t, sizeof(t));
+	readys_on_link(r);
+	attach_as(r, 1, AUTH_PROOF, t, sizeof(t));
+	if (strstr(t, "wrong proof") == NULL)
+		fail_msg("a wrong proof: \"%s\"", t);
+	attach_as(r, 1, AUTH_PROOF + 1, t, sizeof(t));
+	assert_non_null(strstr(t, "wrong proof"));
+	attach_as(r, 999, AUTH_PROOF, t, sizeof(t));
 	if (strstr(t, "no such agent") == NULL)
 		fail_msg("an agent that has not joined: \"%s\"", t);
 	/* A Ready before any Attach. */
@@ -497,17 +510,17 @@ test_barrier_link_strangers(void **state)
 	rd.agent_id = 1;
 	m.body_case = OCS__MSG__BODY_READY;
 	m.ready = &rd;
-	assert_int_equal(barlink_pack(&m, &f, &len), 0);
+	assert_int_equal(alink_pack(&m, &f, &len), 0);
 	stranger(r, f, len, t, sizeof(t));
 	free(f);
-	if (strstr(t, "expected an attach") == NULL)
+	if (strstr(t, "before its attach") == NULL)
 		fail_msg("a Ready first: \"%s\"", t);
 	/* A frame of a GiB is not read: the link just ends. */
 	stranger(r, big, sizeof(big), t, sizeof(t));
 	assert_string_equal(t, "");
 	/* None of it touched the agents' links. */
 	run_retri(r);
-	readys_on_link(r, 1);
+	readys_on_link(r);
 	assert_int_equal(rig_down(r), 0);
 }
 
@@ -521,7 +534,7 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_control_tls, setup, teardown),
 	    cmocka_unit_test(test_agents_tls),
-	    cmocka_unit_test(test_barrier_link_strangers),
+	    cmocka_unit_test(test_agent_link_strangers),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -274,7 +274,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	struct rig *r = calloc(1, sizeof(*r));
 	char        bin[256], line[256], ports[16], path[300], log[300];
 	char        cpath[300], st[32], addr[80], *conf = NULL, *o, *e;
-	char        events[300], tlsconf[400];
+	char        tlsconf[400];
 	char       *eargv[] = {
 	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
@@ -335,11 +335,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	write_file(path, "incorrect horse battery staple\n", 0600);
 	snprintf(r->sock, sizeof(r->sock), "ipc://%s/ctl.sock", r->dir);
 	snprintf(r->join, sizeof(r->join), "ipc://%s/agents.sock", r->dir);
-	snprintf(events, sizeof(events), "ipc://%s/events.sock", r->dir);
 	tlsconf[0] = '\0';
-	if (!ro->tls && !ro->no_barrier)
-		snprintf(tlsconf, sizeof(tlsconf),
-		         "barrier = ipc://%s/barrier.sock\n", r->dir);
 	if (ro->tls) {
 		char  cmd[1200];
 		char *sargv[] = {"sh", "-c", cmd, NULL};
@@ -362,7 +358,6 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		free(e);
 		snprintf(r->join, sizeof(r->join), "tls+tcp://127.0.0.1:%d",
 		         port);
-		snprintf(events, sizeof(events), "tls+tcp://127.0.0.1:0");
 		snprintf(tlsconf, sizeof(tlsconf), "tls_cert_key = %s\n",
 		         r->ca);
 	}
@@ -372,11 +367,10 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	    "password = root\nswitch_time = %s\npoll = 0\ntimeout = %s\n"
 	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
 	    "[agents]\nlisten = %s\n"
-	    "events = %s\n%ssecret_file = %s/secret\n"
+	    "%ssecret_file = %s/secret\n"
 	    "heartbeat = 1s\n[run]\ndeadline = 30s\n%s[cabling]\n",
 	    driver, addr, st, ro->timeout ? ro->timeout : "2s", r->sock,
-	    r->dir, r->join, events, tlsconf, r->dir,
-	    run_conf ? run_conf : "");
+	    r->dir, r->join, tlsconf, r->dir, run_conf ? run_conf : "");
 	if (T != 2)
 		snprintf(r->trx, sizeof(r->trx), "%d", T);
 	for (h = 0; h < n; h++)

@@ -32,9 +32,8 @@ struct rig_opts {
 	const char *timeout;     /* ocsd's driver timeout (default 2s) */
 	int         no_agents;   /* cable n hosts but start no agents (then
 	                          * n may pass RIG_MAX: ocs-load's hosts) */
-	int         tls;         /* agents join over tls+tcp:// */
-	int         no_barrier;  /* no barrier link (Ready over nng), as
-	                          * with tls */
+	int         tls;         /* agents join over tls+tcp:// (and their
+	                          * links are TLS) */
 	int         trx;         /* transceivers a host (0: 2) */
 	/* The namespace testbed (root): hosts in namespaces, the kernel
 	 * datapath, agents on --transport kernel; fibres at netns_rate

@@ -264,30 +264,36 @@ test_conf_startup_checks(void **state)
 	(void)state;
 	refused(SW_POL "address = http://10.0.0.5:80\n", "speaks TL1");
 	refused(SW_CAL "address = 10.0.0.5:8080\n", "http[s]://HOST");
-	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
-	        "events = ipc:///x\nsecret_file = /s\n",
-	        "events: \"ipc:///x\": the same address as listen");
-	/* The barrier link: no TLS, its own address, agents to serve. */
-	refused(
-	    "[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
-	    "events = ipc:///y\nbarrier = tls+tcp://h:1\nsecret_file = /s\n",
-	    "barrier link has no TLS");
-	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
-	        "events = ipc:///y\nbarrier = ipc:///y\nsecret_file = /s\n",
-	        "barrier: \"ipc:///y\": the same address");
+	/* The agent link: TLS when the join is, its own address, agents
+	 * to serve; its old name (barrier) still read, events ignored. */
 	refused("[switch]\ndriver = emu\n[agents]\nlisten = tls+tcp://h:1\n"
-	        "events = tls+tcp://h:2\nbarrier = tcp://h:3\n"
-	        "tls_cert_key = /k\nsecret_file = /s\n",
-	        "not with tls+tcp:// agents");
-	refused("[switch]\ndriver = emu\n[agents]\nbarrier = tcp://h:3\n",
+	        "link = tcp://h:3\ntls_cert_key = /k\nsecret_file = /s\n",
+	        "agents join over TLS: their link is tls+tcp:// too");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "link = ipc:///x\nsecret_file = /s\n",
+	        "link: \"ipc:///x\": the same address as listen");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "link = tls+tcp://h:1\nsecret_file = /s\n",
+	        "tls_cert_key is required");
+	refused("[switch]\ndriver = emu\n[agents]\nlink = tcp://h:3\n",
 	        "needs listen");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "link = udp://h:3\nsecret_file = /s\n",
+	        "link: \"udp://h:3\": expected ipc://PATH");
 	assert_int_equal(conf_parse("[switch]\ndriver = emu\n[agents]\n"
 	                            "listen = ipc:///x\nevents = ipc:///y\n"
 	                            "barrier = tcp://127.0.0.1:0\n"
 	                            "secret_file = /s\n",
 	                            "/etc/x/a.conf", &c, err, sizeof(err)),
 	                 0);
-	assert_string_equal(c->barrier, "tcp://127.0.0.1:0");
+	assert_string_equal(c->link, "tcp://127.0.0.1:0");
+	conf_free(c);
+	assert_int_equal(conf_parse("[switch]\ndriver = emu\n[agents]\n"
+	                            "listen = tls+tcp://0.0.0.0:7410\n"
+	                            "link = tls+tcp://0.0.0.0:7411\n"
+	                            "tls_cert_key = /k\nsecret_file = /s\n",
+	                            "/etc/x/a.conf", &c, err, sizeof(err)),
+	                 0);
 	conf_free(c);
 	refused("[switch]\ndriver = emu\n[state]\ndir = /a\n[switch]\n"
 	        "ports = 8\n",

@@ -71,9 +71,9 @@ agents_ports(const struct ocsd *d, struct agent *a)
 static int
 answer(struct agent *a)
 {
-	if (a->held == NULL)
+	if (a->hold.kind == HOLD_NONE)
 		return (0);
-	a->held = NULL;
+	a->hold.kind = HOLD_NONE;
 	return (1);
 }
 
@@ -116,12 +116,6 @@ agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
 	for (i = 0; i < n; i++)
 		if (nodes[i])
 			answer(nodes[i]);
-}
-
-void
-agents_info(struct ocsd *d, struct reply *rp)
-{
-	(void)d, (void)rp;
 }
 
 /* ---- a daemon with a real switch worker ---------------------------------- */
@@ -217,8 +211,7 @@ static void
 poll_(struct fx *f, int i)
 {
 	nng_mtx_lock(f->d.mtx);
-	ag[i].held = (struct actx *)&ag[i];
-	ag[i].held_ready = 0;
+	ag[i].hold.kind = HOLD_POLL;
 	ev.poll(ev.arg, &ag[i]);
 	nng_mtx_unlock(f->d.mtx);
 }
@@ -241,8 +234,7 @@ ready(struct fx *f, int i, uint32_t phase, uint32_t from, char *err,
 		rd.done[rd.ndone++] = (struct plan_done){
 		    .phase = k, .data_ns = 1000, .recv = 100, .verified = 3};
 	if ((rv = ev.ready_check(ev.arg, &ag[i], &rd, err, len)) == 0) {
-		ag[i].held = (struct actx *)&ag[i];
-		ag[i].held_ready = 1;
+		ag[i].hold.kind = HOLD_READY;
 		ev.ready(ev.arg, &ag[i], &rd);
 	}
 	nng_mtx_unlock(f->d.mtx);
@@ -326,7 +318,7 @@ test_runner_refuses_bad_readys(void **state)
 	poll_(f, 0);
 	assert_int_equal(ready(f, 0, 1, 0, err, sizeof(err)), -MSG_EFIELD);
 	assert_string_equal(err, "ready for phase 1, expected 0");
-	assert_null(ag[0].held); /* refused, so never held */
+	assert_int_equal(ag[0].hold.kind, HOLD_NONE); /* refused */
 	assert_int_equal(ready(f, 0, 0, 0, err, sizeof(err)), 0);
 	assert_int_equal(ready(f, 0, 0, 0, err, sizeof(err)), -MSG_EFIELD);
 	assert_string_equal(err, "duplicate ready for phase 0");
@@ -360,7 +352,7 @@ test_runner_lost_agent_aborts(void **state)
 	assert_string_equal(abort_reason,
 	                    "agent h2 (node 2) lost: connection closed before "
 	                    "phase 0");
-	assert_null(ag[0].held); /* the waiting one heard it */
+	assert_int_equal(ag[0].hold.kind, HOLD_NONE); /* heard it */
 	assert_int_equal(f->p.rv, -OCSD_EABORT);
 	assert_non_null(strstr(f->p.err, "lost"));
 	assert_false(run_busy(&f->d));

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: the barrier link's frames as ocsd reads them
- * (ocsd/bar.c): bytes arrive through a socket in pieces whose sizes the
+ * libFuzzer target: the agent link's frames as ocsd reads them
+ * (ocsd/aglink.c): bytes arrive through a socket in pieces whose sizes the
  * input's first byte picks, each piece read as the link's thread does
- * (barlink_rx_read), then every whole frame decoded (barlink_rx_next),
+ * (alink_rx_read), then every whole frame decoded (alink_rx_next),
  * the first under the Attach limit, the rest under the message limit.
  * No crash, no frame longer than its limit accepted, no frame lost:
  * the bytes decoded or still waiting add up to the bytes sent.
@@ -15,13 +15,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proto/barlink.h"
+#include "proto/alink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 
 /* Every whole frame out of rx; -1 once the link would end. */
 static int
-frames(struct barlink_rx *rx, size_t *used, int *attached)
+frames(struct alink_rx *rx, size_t *used, int *attached)
 {
 	Ocs__Msg *m;
 	char      why[300];
@@ -31,7 +31,7 @@ frames(struct barlink_rx *rx, size_t *used, int *attached)
 	for (;;) {
 		before = rx->len;
 		why[0] = '\0';
-		rv = barlink_rx_next(rx, &m, why, sizeof(why));
+		rv = alink_rx_next(rx, &m, why, sizeof(why));
 		if (rv == 0)
 			return (0);
 		if (rv < 0) {
@@ -39,12 +39,12 @@ frames(struct barlink_rx *rx, size_t *used, int *attached)
 				abort(); /* every refusal says why */
 			return (-1);
 		}
-		if (before - rx->len > rx->max + BARLINK_HDR)
+		if (before - rx->len > rx->max + ALINK_HDR)
 			abort(); /* a frame over the limit taken */
 		*used += before - rx->len;
 		if (!*attached && m->body_case == OCS__MSG__BODY_ATTACH) {
-			if (m->attach->token.len > 0 &&
-			    m->attach->token.data == NULL)
+			if (m->attach->proof.len > 0 &&
+			    m->attach->proof.data == NULL)
 				abort();
 			*attached = 1;
 			rx->max = MSG_MAX_BYTES;
@@ -56,14 +56,16 @@ frames(struct barlink_rx *rx, size_t *used, int *attached)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct barlink_rx rx = {.max = BARLINK_ATTACH_MAX};
-	size_t            off = 1, piece, used = 0, sent = 0;
-	int               sv[2], attached = 0, dead = 0;
-	long              r;
+	struct alink_rx rx = {.max = ALINK_FIRST_MAX};
+	struct alink_io io = {.fd = -1};
+	size_t          off = 1, piece, used = 0, sent = 0;
+	int             sv[2], attached = 0, dead = 0;
+	long            r;
 
 	if (len < 1 || len > 1 << 16 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0)
 		return (0);
+	io.fd = sv[1];
 	piece = (size_t)data[0] % 64 + 1;
 	/* Until every byte is sent and read, or the link would end; a full
 	 * buffer (-EMSGSIZE) is emptied by the frames in it. */
@@ -74,7 +76,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			abort();
 		off += n;
 		sent += n;
-		while ((r = barlink_rx_read(&rx, sv[1])) > 0)
+		while ((r = alink_rx_read(&rx, &io)) > 0)
 			;
 		if (r != -EAGAIN && r != -EMSGSIZE)
 			abort();
@@ -84,7 +86,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	if (!dead && used + rx.len != sent)
 		abort(); /* bytes lost or made up */
-	barlink_rx_free(&rx);
+	alink_rx_free(&rx);
 	close(sv[0]);
 	close(sv[1]);
 	return (0);
