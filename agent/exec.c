@@ -91,7 +91,6 @@ struct exec {
 
 	uint32_t         k;
 	struct plan_done d;
-	size_t           peak_queue; /* largest output queue seen, bytes */
 	char            *err;
 	size_t           errlen;
 };
@@ -741,12 +740,6 @@ exec_free(struct exec *e)
 }
 
 size_t
-exec_peak_queue(const struct exec *e)
-{
-	return (e->peak_queue);
-}
-
-size_t
 exec_mem(const struct exec *e)
 {
 	size_t m = sizeof(*e) +
@@ -1123,8 +1116,6 @@ run_flush(struct exec *e, uint32_t q, struct run *r)
 		             out->tail - out->head, pname(r->port)));
 	memcpy(out->p + out->tail, p + w, r->len - (size_t)w);
 	out->tail += r->len - (size_t)w;
-	if (out->tail - out->head > e->peak_queue)
-		e->peak_queue = out->tail - out->head;
 	r->len = 0;
 	return (0);
 }

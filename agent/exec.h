@@ -61,8 +61,6 @@ int exec_finish(struct exec *, uint64_t *verified, char *err, size_t errlen);
 
 /* Memory held by the executor, bytes (for the bench). */
 size_t exec_mem(const struct exec *);
-/* The largest output queue seen (relay backlog), bytes. */
-size_t exec_peak_queue(const struct exec *);
 
 /* Between runs: read and discard what the fibres carry.  Returns how
  * many of them are unplugged (closed by the switch's side). */

@@ -6,6 +6,9 @@
 
 #include "collectives/match.h"
 
+/* Forget every pair. */
+static void match_clear(struct match *);
+
 int
 match_init(struct match *m, uint32_t n)
 {
@@ -46,7 +49,7 @@ match_fini(struct match *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void
+static void
 match_clear(struct match *m)
 {
 	uint32_t i;

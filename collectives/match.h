@@ -26,8 +26,6 @@ struct match {
 
 int  match_init(struct match *, uint32_t n);
 void match_fini(struct match *);
-/* Forget every pair. */
-void match_clear(struct match *);
 /* Drop row i's pair, if any. */
 void match_drop(struct match *, uint32_t i);
 

@@ -17,6 +17,9 @@
 #include "proto/base/path.h"
 #include "proto/base/units.h"
 
+/* (Re)build c's lookups after its cabling changed: 0 or -ENOMEM. */
+static int conf_index(struct conf *);
+
 struct pctx {
 	struct conf *c;
 	char         why[400]; /* the first error, without the line */
@@ -816,7 +819,7 @@ by_name(const void *a, const void *b, void *arg)
 	               t[*(const uint32_t *)b].name));
 }
 
-int
+static int
 conf_index(struct conf *c)
 {
 	uint32_t i, np = 2 * DRV_MAX_PORTS + 1;

@@ -132,8 +132,6 @@ int  conf_parse(const char *text, const char *name, struct conf **out,
                 char *err, size_t errlen);
 void conf_free(struct conf *);
 
-/* (Re)build c's lookups after its cabling changed: 0 or -ENOMEM. */
-int conf_index(struct conf *);
 /* The transceiver called name, or NULL. */
 const struct conf_trx *conf_trx_find(const struct conf *, const char *name);
 /* The transceiver cabled to ingress `in` / egress `out`, or NULL. */

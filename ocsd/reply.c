@@ -15,6 +15,9 @@
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 
+static void *reply_alloc(struct reply *, size_t);
+static char *reply_str(struct reply *, const char *);
+
 void
 reply_init(struct reply *rp)
 {
@@ -134,7 +137,7 @@ reply_ports(struct reply *rp, const struct ocsd *d,
 
 /* Zeroed memory owned by the reply; NULL when out of memory (the reply
  * then lacks that part, and the caller's message still goes out). */
-void *
+static void *
 reply_alloc(struct reply *rp, size_t len)
 {
 	void *p;
@@ -154,7 +157,7 @@ reply_alloc(struct reply *rp, size_t len)
 	return (p);
 }
 
-char *
+static char *
 reply_str(struct reply *rp, const char *s)
 {
 	char *p = reply_alloc(rp, strlen(s) + 1);

@@ -41,14 +41,12 @@ struct pending {
 };
 
 /* reply.c: building replies (lock held by the caller where it reads d). */
-void  reply_init(struct reply *);
-void  reply_free(struct reply *);
-void *reply_alloc(struct reply *, size_t);
-char *reply_str(struct reply *, const char *);
-void  reply_show(struct reply *, const struct ocsd *);
-void  reply_status(struct reply *, const struct ocsd *);
-void  reply_diff(struct reply *, const struct ocsd *);
-void  reply_run(struct reply *, const struct run_report *);
+void reply_init(struct reply *);
+void reply_free(struct reply *);
+void reply_show(struct reply *, const struct ocsd *);
+void reply_status(struct reply *, const struct ocsd *);
+void reply_diff(struct reply *, const struct ocsd *);
+void reply_run(struct reply *, const struct run_report *);
 /* CAPTURE: what the switch's capture saw. */
 struct drv_capture;
 void reply_capture(struct reply *, const struct drv_capture *);

@@ -220,7 +220,9 @@ alink_io_handshake(struct alink_io *io, char *err, size_t errlen)
 	return (-EPROTO);
 }
 
-long
+/* Read what there is: > 0 bytes, 0 at the peer's end, -EAGAIN, -EPROTO
+ * (TLS), -errno. */
+static long
 alink_io_read(struct alink_io *io, void *buf, size_t len)
 {
 	ssize_t r;
@@ -290,7 +292,8 @@ io_wait(struct alink_io *io, short ev, uint64_t deadline)
 	}
 }
 
-int
+/* Write all of buf by the deadline (mono_ms()): 0, -ETIMEDOUT, -errno. */
+static int
 alink_io_write_all(struct alink_io *io, const void *buf, size_t len,
                    uint64_t deadline)
 {

@@ -56,16 +56,10 @@ int alink_io_init(struct alink_io *, int fd, struct ssl_ctx_st *ctx,
  * (wait for the fd: io->want_write says which way), or -EPROTO with the
  * reason in err. */
 int alink_io_handshake(struct alink_io *, char *err, size_t errlen);
-/* Read what there is: > 0 bytes, 0 at the peer's end, -EAGAIN, -EPROTO
- * (TLS), -errno. */
-long alink_io_read(struct alink_io *, void *buf, size_t len);
 /* Write what the socket takes now: > 0 bytes, -EAGAIN, -EPROTO, -errno.
  * With TLS a write that returned -EAGAIN must be retried with the same
  * bytes. */
 long alink_io_write(struct alink_io *, const void *buf, size_t len);
-/* Write all of buf by the deadline (mono_ms()): 0, -ETIMEDOUT, -errno. */
-int alink_io_write_all(struct alink_io *, const void *buf, size_t len,
-                       uint64_t deadline);
 /* Close the socket and free the TLS session. */
 void alink_io_close(struct alink_io *);
 

@@ -7,18 +7,6 @@
 #include "proto/amsg.h"
 #include "proto/base/mono.h"
 
-const char *
-amsg_strerror(int rv)
-{
-	switch (-rv) {
-	case AMSG_EREFUSED:
-		return ("join refused");
-	case AMSG_EABORT:
-		return ("run aborted");
-	}
-	return (msg_strerror(rv));
-}
-
 int
 amsg_host_ok(const char *h)
 {

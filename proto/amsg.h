@@ -30,7 +30,6 @@ enum amsg_err {
 	AMSG_EABORT,   /* the run was aborted (reason in err) */
 	AMSG_EMAX
 };
-const char *amsg_strerror(int rv);
 
 /* Is h a host name ocsd takes (letters, digits, - and _)? */
 int amsg_host_ok(const char *h);

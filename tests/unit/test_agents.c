@@ -570,7 +570,7 @@ test_agents_close_while_agents_go(void **state)
 	char           err[256];
 	int            round, i;
 
-	for (round = 0; round < 12; round++) {
+	for (round = 0; round < 40; round++) {
 		for (i = 0; i < 2; i++) {
 			sess_init(f, &s[i], i ? "h1" : "h0", SECRET);
 			assert_int_equal(session_join(&s[i], err, sizeof(err)),
