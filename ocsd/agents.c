@@ -752,7 +752,7 @@ lose(struct agents *ag, struct agent *a, const char *why)
 	idmap_del(&ag->byid, a->id, a);
 	log_warnx("agents: %s (agent %u) lost: %s", a->host, a->id, why);
 	if (ag->ev.lost)
-		ag->ev.lost(ag->ev.arg, a);
+		ag->ev.lost(ag->ev.arg, a, why);
 	idle_held(a);
 	aglink_drop(a->link);
 	a->link = NULL;

@@ -97,8 +97,8 @@ struct agents_events {
 	void (*abort)(void *arg, struct agent *, uint64_t run_id,
 	              const char *reason);
 	/* The agent's link closed, it was evicted or hung, or it joined
-	 * again. */
-	void (*lost)(void *arg, struct agent *);
+	 * again: why says which. */
+	void (*lost)(void *arg, struct agent *, const char *why);
 };
 
 int  agents_open(struct ocsd *, struct agents **);

@@ -32,6 +32,14 @@
 #define CTL_NWORK 8
 #define CTL_CHAL  32 /* outstanding challenges */
 
+/* A run's outcome for the request that started it, set before its aio
+ * finishes (run_done). */
+struct pending {
+	int          rv;
+	char         err[768];
+	struct reply rep;
+};
+
 struct work {
 	enum { W_INIT, W_RECV, W_WAIT, W_SEND } state;
 	struct ocsd          *d;
@@ -45,7 +53,7 @@ struct work {
 	struct sw_job         job;  /* a switch request's, for the worker */
 	char           forced[600]; /* the run a --force aborted, said */
 	int            refreshed;   /* a run's look at an unconnected switch */
-	struct pending pend;        /* a run's report */
+	struct pending pend;        /* a run's outcome and report */
 	struct ctl    *c;
 };
 
@@ -487,12 +495,25 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	o->chunks = q->has_chunks ? q->chunks : 0;
 }
 
+/* The run ended (the lock held): its outcome and report, for on_done. */
+static void
+run_done(void *arg, int rv, const char *why, const struct run_report *rep)
+{
+	struct work *w = arg;
+
+	w->pend.rv = rv;
+	if (why != NULL)
+		snprintf(w->pend.err, sizeof(w->pend.err), "%s", why);
+	reply_run(&w->pend.rep, rep);
+}
+
 /* A run answers when it ends: the context waits on its aio meanwhile. */
 static void
 cmd_run(struct work *w)
 {
-	struct run_req q;
-	int            rv;
+	struct run_req          q;
+	const struct run_waiter waiter = {.arg = w, .done = run_done};
+	int                     rv;
 
 	/* An unconnected switch is looked at again first (the worker
 	 * reconnects at once for a job): a fault that cleared during the
@@ -514,7 +535,8 @@ cmd_run(struct work *w)
 	run_req(w->req->ctl->run, &q);
 	w->state = W_WAIT;
 	nng_mtx_lock(w->d->mtx);
-	rv = run_start(w->d, &q, &w->pend, w->aio);
+	rv = run_start(w->d, &q, &waiter, w->aio, w->pend.err,
+	               sizeof(w->pend.err));
 	nng_mtx_unlock(w->d->mtx);
 	if (rv != 0) {
 		log_info("ctl: run from %s refused: %s", w->peer, w->pend.err);

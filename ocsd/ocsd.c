@@ -18,7 +18,9 @@
 
 #include "ocsd/daemon.h"
 #include "ocsd/ocsd.h"
+#include "ocsd/reply.h"
 #include "ocsd/run.h"
+#include "ocsd/runs.h"
 #include "proto/base/log.h"
 #include "proto/base/version.h"
 #include "proto/base/mono.h"
@@ -175,6 +177,28 @@ wait_signals(struct ocsd *d, const char *file, const sigset_t *ss)
 	}
 }
 
+/* Every run, ended or aborted, goes to STATE/runs.jsonl (ocsctl runs):
+ * the runner's record hook. */
+static void
+keep_record(void *arg, const struct run_report *rep, const char *aborted)
+{
+	struct ocsd *d = arg;
+	json_t      *j;
+	int          rv;
+
+	if (d->runs_path[0] == '\0')
+		return;
+	if ((j = reply_run_json(rep, aborted)) == NULL)
+		rv = -ENOMEM;
+	else
+		rv = runs_append(d->runs_path, j);
+	json_decref(j);
+	if (rv != 0)
+		log_warnx("run %llu: keeping its report in %s: %s",
+		          (unsigned long long)rep->id, d->runs_path,
+		          strerror(-rv));
+}
+
 /*
  * The daemon's parts, bottom up: the saved map, the switch worker, the
  * operator socket, the runner and the agents' socket.  Any failure ends
@@ -183,8 +207,9 @@ wait_signals(struct ocsd *d, const char *file, const sigset_t *ss)
 static int
 start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 {
-	const struct conf *c = d->conf;
-	int                rv;
+	const struct conf     *c = d->conf;
+	const struct run_hooks hooks = {.arg = d, .record = keep_record};
+	int                    rv;
 
 	d->start_ms = mono_ms();
 	if (nng_mtx_alloc(&d->mtx) != 0 || nng_cv_alloc(&d->cv, d->mtx) != 0)
@@ -197,8 +222,8 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 		sw_stop(d);
 		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
 	}
-	if (c->agents[0] &&
-	    ((rv = run_init(d)) != 0 || (rv = agents_open(d, ag)) != 0)) {
+	if (c->agents[0] && ((rv = run_init(d, &hooks)) != 0 ||
+	                     (rv = agents_open(d, ag)) != 0)) {
 		ctl_close(*ctl);
 		sw_stop(d);
 		fatalx("agents on %s: %s", c->agents, ocsd_strerror(rv));

@@ -32,14 +32,6 @@ struct reply {
 	Ocs__RunReport  *owned;
 };
 
-/* An operator request waiting for a run's report: the outcome and the
- * reply, set before its aio finishes. */
-struct pending {
-	int          rv;
-	char         err[768];
-	struct reply rep;
-};
-
 /* reply.c: building replies (lock held by the caller where it reads d). */
 void reply_init(struct reply *);
 void reply_free(struct reply *);

@@ -28,7 +28,6 @@
 #include <time.h>
 
 #include "ocsd/run_int.h"
-#include "ocsd/runs.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
 
@@ -85,51 +84,28 @@ save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 	return (fclose(f) == 0 ? 0 : -OCSD_ESTATE);
 }
 
-/* Every run, ended or aborted, goes to STATE/runs.jsonl (ocsctl runs). */
-static void
-keep_report(struct ocsd *d, const struct run_report *rep, const char *why)
-{
-	json_t *j;
-	int     rv;
-
-	if (d->runs_path[0] == '\0')
-		return;
-	if ((j = reply_run_json(rep, why)) == NULL)
-		rv = -ENOMEM;
-	else
-		rv = runs_append(d->runs_path, j);
-	json_decref(j);
-	if (rv != 0)
-		log_warnx("run %llu: keeping its report in %s: %s",
-		          (unsigned long long)rep->id, d->runs_path,
-		          strerror(-rv));
-}
-
 /* The run is over: answer the operator, forget the run. */
 static void
 conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 {
 	struct runner    *rn = d->runner;
-	struct pending   *j = r->ctl;
+	struct run_waiter w = r->ctl;
 	nng_aio          *aio = r->ctl_aio;
 	struct run_report rep;
 
 	nng_aio_cancel(rn->timer);
 	run_report(r, &rep);
-	if (j) {
-		j->rv = rv;
-		if (why)
-			snprintf(j->err, sizeof(j->err), "%s", why);
-		reply_run(&j->rep, &rep);
-	}
-	keep_report(d, &rep, rv ? why : NULL);
+	if (w.done != NULL)
+		w.done(w.arg, rv, why, &rep);
+	if (rn->hooks.record != NULL)
+		rn->hooks.record(rn->hooks.arg, &rep, rv ? why : NULL);
 	/* The run is forgotten and the restore queued before the operator
 	 * hears: whoever waits on the aio runs at once on another thread
 	 * and must find no run in progress. */
 	rn->run = NULL;
 	restore(d, r->keep && rv == 0);
 	run_free(r);
-	if (j)
+	if (w.done != NULL)
 		nng_aio_finish(aio, 0);
 }
 
@@ -494,7 +470,7 @@ on_abort(void *arg, struct agent *a, uint64_t run_id, const char *reason)
 }
 
 static void
-on_lost(void *arg, struct agent *a)
+on_lost(void *arg, struct agent *a, const char *why)
 {
 	struct ocsd *d = arg;
 	struct run  *r = d->runner->run;
@@ -518,8 +494,8 @@ on_lost(void *arg, struct agent *a)
 		snprintf(when, sizeof(when), "in phases %u-%u", p0, k - 1);
 	r->node[node] = NULL;
 	a->node = -1;
-	run_abort(d, "agent %s (node %d) lost: connection closed %s", a->host,
-	          node, when);
+	run_abort(d, "agent %s (node %d) lost %s: %s", a->host, node, when,
+	          why);
 }
 
 /* ---- starting and stopping ------------------------------------------------ */
@@ -534,7 +510,7 @@ ctl_cancel(nng_aio *aio, void *arg, int rv)
 	nng_mtx_lock(d->mtx);
 	r = d->runner->run;
 	if (r && r->ctl_aio == aio) {
-		r->ctl = NULL; /* nobody to report to */
+		r->ctl.done = NULL; /* nobody to report to */
 		run_abort(d, "the operator's request was cancelled");
 		nng_mtx_unlock(d->mtx);
 		nng_aio_finish(aio, rv);
@@ -544,8 +520,8 @@ ctl_cancel(nng_aio *aio, void *arg, int rv)
 }
 
 int
-run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
-          nng_aio *aio)
+run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
+          nng_aio *aio, char *err, size_t errlen)
 {
 	struct runner *rn = d->runner;
 	struct agent  *act[RUN_MAX_NODES];
@@ -554,14 +530,14 @@ run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
 	int            rv;
 
 	if (d->ag == NULL || rn == NULL) {
-		snprintf(j->err, sizeof(j->err),
+		snprintf(err, errlen,
 		         "no agents: [agents] listen is not configured");
 		return (-OCSD_EREQUEST);
 	}
 	/* A run's last reconfiguration may still be on the switch. */
 	if (rn->run || rn->reconf_busy) {
 		snprintf(
-		    j->err, sizeof(j->err), "run %llu is in progress",
+		    err, errlen, "run %llu is in progress",
 		    (unsigned long long)(rn->run ? rn->run->id : rn->last_id));
 		return (-OCSD_EBUSY);
 	}
@@ -569,13 +545,13 @@ run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
 		/* The last fault may have cleared: look again now, rather
 		 * than refuse runs until the backoff ends. */
 		sw_kick_locked(d);
-		snprintf(j->err, sizeof(j->err),
+		snprintf(err, errlen,
 		         "the switch is not connected (trying again now)%s%s",
 		         d->sw_err[0] ? ": " : "", d->sw_err);
 		return (-OCSD_ESWITCH);
 	}
 	n = agents_active(d, act, RUN_MAX_NODES);
-	if ((rv = run_plan(d, q, act, n, &r, j->err, sizeof(j->err))) != 0)
+	if ((rv = run_plan(d, q, act, n, &r, err, errlen)) != 0)
 		return (rv);
 	/* What the switch holds now is what it goes back to after; while
 	 * the last run's restore is still on its way, what it restores. */
@@ -602,7 +578,7 @@ run_start(struct ocsd *d, const struct run_req *q, struct pending *j,
 		r->node[i]->plan_sent = 0;
 		r->node[i]->ready = AG_NONE;
 	}
-	r->ctl = j;
+	r->ctl = *w;
 	r->ctl_aio = aio;
 	rn->run = r;
 	nng_aio_defer(aio, ctl_cancel, d);
@@ -644,7 +620,7 @@ run_stop(struct ocsd *d)
 
 /* The runner lives as long as ocsd. */
 int
-run_init(struct ocsd *d)
+run_init(struct ocsd *d, const struct run_hooks *hooks)
 {
 	struct runner *rn;
 	int            rv;
@@ -662,6 +638,8 @@ run_init(struct ocsd *d)
 	/* Runs are numbered from the clock so that ids do not repeat
 	 * across restarts. */
 	rn->last_id = (uint64_t)time(NULL) << 16;
+	if (hooks != NULL)
+		rn->hooks = *hooks;
 	d->runner = rn;
 	return (0);
 }

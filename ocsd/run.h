@@ -15,7 +15,6 @@
 
 #include "ocsd/agents.h"
 #include "ocsd/ocsd.h"
-#include "ocsd/reply.h"
 
 #define RUN_MAX_PHASES 256
 
@@ -74,19 +73,38 @@ struct run_report {
 	double                      wall_s; /* request to report */
 };
 
+/* What the runner calls at every run's end besides its waiter (ocsd
+ * keeps the record: runs.jsonl); called with d->mtx held. */
+struct run_hooks {
+	void *arg;
+	void (*record)(void       *arg, const struct run_report *,
+	               const char *aborted);
+};
+
+/* Who waits for a run: done is called once, with d->mtx held, before
+ * the run's aio finishes: rv 0 (completed) or -OCSD_EABORT with why, and
+ * the report (valid during the call only). */
+struct run_waiter {
+	void *arg;
+	void (*done)(void *arg, int rv, const char *why,
+	             const struct run_report *);
+};
+
 /* The runner's state and aios, for the life of ocsd. */
-int  run_init(struct ocsd *);
+int  run_init(struct ocsd *, const struct run_hooks *);
 void run_fini(struct ocsd *);
 /* Hear the agents' registry. */
 void run_listen(struct ocsd *, struct agents *);
 
 /*
- * Start a run for an operator: aio is the waiting control context's, p
- * gets the outcome and the report (reply.c's) when it ends.  0, or an
- * error with p->err set (nothing started).
+ * Start a run for an operator: aio is the waiting control context's
+ * (finished when the run ends, cancelled: the run aborts), w hears the
+ * outcome and the report first.  0, or an error with one line in err
+ * (nothing started).
  */
-int run_start(struct ocsd *, const struct run_req *, struct pending *p,
-              nng_aio *aio);
+int run_start(struct ocsd *, const struct run_req *,
+              const struct run_waiter *w, nng_aio *aio, char *err,
+              size_t errlen);
 /* End the run in progress, if any, for every agent with this reason. */
 void run_abort(struct ocsd *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));

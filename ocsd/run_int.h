@@ -45,9 +45,9 @@ struct run {
 	struct run_node_time *nt; /* per node: where its time went */
 	uint64_t              t_req, started_unix_ms; /* us; ms */
 
-	int             keep; /* the last configuration stays (--keep) */
-	struct pending *ctl;  /* the operator waiting for the report */
-	nng_aio        *ctl_aio;
+	int               keep; /* the last configuration stays (--keep) */
+	struct run_waiter ctl;  /* the operator waiting for the report */
+	nng_aio          *ctl_aio;
 };
 
 /* Is algo a skewed All-to-All planner (or auto)? */
@@ -64,10 +64,11 @@ struct runner {
 	struct map    prerun;      /* the switch before the run */
 	/* Putting the switch back after a run: a job of its own, so that
 	 * the next run need not wait for it (the worker keeps the order). */
-	struct sw_job rjob;
-	nng_aio      *raio;
-	int           restoring;     /* 1 putting back, 2 keeping (--keep) */
-	int           restore_again; /* another run ended meanwhile: 1, 2 */
+	struct sw_job    rjob;
+	nng_aio         *raio;
+	int              restoring; /* 1 putting back, 2 keeping (--keep) */
+	int              restore_again; /* another run ended meanwhile: 1, 2 */
+	struct run_hooks hooks;
 };
 
 /* run_plan.c: a new run for request q on the active agents act[0..n),

@@ -495,8 +495,8 @@ test_run_agent_killed_mid_run(void **state)
 	first_line(f, line, sizeof(line));
 	if (strstr(
 	        line,
-	        "agent h04 (node 4) lost: connection closed in phases 0-3") ==
-	    NULL)
+	        "agent h04 (node 4) lost in phases 0-3: its link closed (the "
+	        "agent closed it)") == NULL)
 		fail_msg("reason: %s", line);
 	/* It comes back; the next run succeeds. */
 	agent_start(f, 4, "secret");

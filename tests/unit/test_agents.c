@@ -64,8 +64,9 @@ ev_poll(void *arg, struct agent *a)
 }
 
 static void
-ev_lost(void *arg, struct agent *a)
+ev_lost(void *arg, struct agent *a, const char *why)
 {
+	(void)why;
 	struct fx *f = arg;
 
 	f->nlost++;

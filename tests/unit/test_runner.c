@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ocsd/reply.h"
 #include "ocsd/run_int.h"
 #include "proto/base/mono.h"
 
@@ -127,12 +128,30 @@ agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
 	"h0.0 = 1 9\nh0.1 = 2 10\nh1.0 = 3 11\nh1.1 = 4 12\n"                 \
 	"h2.0 = 5 13\nh2.1 = 6 14\nh3.0 = 7 15\nh3.1 = 8 16\n"
 
+/* The run's outcome, as the operator's request hears it. */
+struct pending {
+	int          rv;
+	char         err[768];
+	struct reply rep;
+};
+
 struct fx {
 	struct ocsd    d;
 	char           dir[64];
 	struct pending p;
 	nng_aio       *aio;
 };
+
+static void
+run_done(void *arg, int rv, const char *why, const struct run_report *rep)
+{
+	struct pending *p = arg;
+
+	p->rv = rv;
+	if (why != NULL)
+		snprintf(p->err, sizeof(p->err), "%s", why);
+	reply_run(&p->rep, rep);
+}
 
 static int
 setup(void **state)
@@ -152,7 +171,7 @@ setup(void **state)
 	nng_mtx_alloc(&f->d.mtx);
 	nng_cv_alloc(&f->d.cv, f->d.mtx);
 	f->d.ag = (struct agents *)&ev; /* present; only its events matter */
-	if (run_init(&f->d) != 0 || sw_start(&f->d) != 0 ||
+	if (run_init(&f->d, NULL) != 0 || sw_start(&f->d) != 0 ||
 	    nng_aio_alloc(&f->aio, NULL, NULL) != 0)
 		return (-1);
 	run_listen(&f->d, f->d.ag);
@@ -197,12 +216,14 @@ teardown(void **state)
 static void
 start(struct fx *f, const char *reconfig)
 {
-	struct run_req q = {.algo = "retri", .bytes = 4096};
+	struct run_req          q = {.algo = "retri", .bytes = 4096};
+	const struct run_waiter w = {.arg = &f->p, .done = run_done};
 
 	snprintf(q.reconfig, sizeof(q.reconfig), "%s", reconfig);
 	reply_init(&f->p.rep);
 	nng_mtx_lock(f->d.mtx);
-	assert_int_equal(run_start(&f->d, &q, &f->p, f->aio), 0);
+	assert_int_equal(
+	    run_start(&f->d, &q, &w, f->aio, f->p.err, sizeof(f->p.err)), 0);
 	nng_mtx_unlock(f->d.mtx);
 }
 
@@ -345,13 +366,13 @@ test_runner_lost_agent_aborts(void **state)
 		poll_(f, (int)i);
 	assert_int_equal(ready(f, 0, 0, 0, err, sizeof(err)), 0);
 	nng_mtx_lock(f->d.mtx);
-	ev.lost(ev.arg, &ag[2]);
+	ev.lost(ev.arg, &ag[2], "its link closed (the agent closed it)");
 	nng_mtx_unlock(f->d.mtx);
 	nng_aio_wait(f->aio);
 	assert_int_equal(nabort, 1);
 	assert_string_equal(abort_reason,
-	                    "agent h2 (node 2) lost: connection closed before "
-	                    "phase 0");
+	                    "agent h2 (node 2) lost before phase 0: its link "
+	                    "closed (the agent closed it)");
 	assert_int_equal(ag[0].hold.kind, HOLD_NONE); /* heard it */
 	assert_int_equal(f->p.rv, -OCSD_EABORT);
 	assert_non_null(strstr(f->p.err, "lost"));
