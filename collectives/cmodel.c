@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collectives/cmodel.h"
+#include "proto/base/path.h"
 #include "proto/base/units.h"
 
 struct mctx {
@@ -100,15 +101,14 @@ cmodel_parse(struct cmodel *m, const char *text, const char *name, char *err,
 int
 cmodel_write(const struct cmodel *m, const char *path, const char *comment)
 {
-	char        tmp[4200];
 	const char *l, *e;
+	char       *buf = NULL;
+	size_t      len = 0;
 	FILE       *f;
-	int         rv = 0;
+	int         rv;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return (-ENAMETOOLONG);
-	if ((f = fopen(tmp, "we")) == NULL)
-		return (-errno);
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		return (-ENOMEM);
 	for (l = comment; l && *l; l = *e ? e + 1 : e) {
 		e = l + strcspn(l, "\n");
 		fprintf(f, "; %.*s\n", (int)(e - l), l);
@@ -121,14 +121,9 @@ cmodel_write(const struct cmodel *m, const char *path, const char *comment)
 	        "frame = %.0fB\n",
 	        m->name, m->bps, m->alpha_s * 1e9, m->alpha_h * 1e9,
 	        m->reconf_s * 1e9, m->frame);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		rv = -errno;
-	if (fclose(f) != 0 && rv == 0)
-		rv = -errno;
-	if (rv == 0 && rename(tmp, path) != 0)
-		rv = -errno;
-	if (rv != 0)
-		unlink(tmp);
+	rv =
+	    fclose(f) == 0 ? path_write_atomic(path, buf, len, 0644) : -ENOMEM;
+	free(buf);
 	return (rv);
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ocsd/map.h"
+#include "proto/base/path.h"
 
 int
 map_init(struct map *m, uint32_t n)
@@ -127,22 +128,14 @@ bad:
 int
 map_save(const char *path, const struct map *m)
 {
-	char     tmp[PATH_MAX + 8], dir[PATH_MAX];
+	char    *buf = NULL;
+	size_t   len = 0;
 	FILE    *f;
 	uint32_t i;
-	int      fd, rv = 0;
+	int      rv;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return (-ENAMETOOLONG);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) <
-	    0)
-		return (-errno);
-	if ((f = fdopen(fd, "w")) == NULL) {
-		rv = -errno;
-		close(fd);
-		unlink(tmp);
-		return (rv);
-	}
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		return (-ENOMEM);
 	fprintf(f,
 	        "# ocsd desired cross-connect map: ingress egress\n"
 	        "ports %u\n",
@@ -150,25 +143,9 @@ map_save(const char *path, const struct map *m)
 	for (i = 1; i <= m->n; i++)
 		if (m->out[i])
 			fprintf(f, "%u %u\n", i, m->out[i]);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-		rv = -errno;
-	if (fclose(f) != 0 && rv == 0)
-		rv = -errno;
-	if (rv == 0 && rename(tmp, path) != 0)
-		rv = -errno;
-	if (rv != 0) {
-		unlink(tmp);
-		return (rv);
-	}
-	/* The rename is durable only once the directory entry is: without
-	 * this fsync a crash could bring back the old map after a change. */
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
-	    0) {
-		if (fsync(fd) != 0)
-			rv = -errno;
-		close(fd);
-	}
+	rv =
+	    fclose(f) == 0 ? path_write_atomic(path, buf, len, 0640) : -ENOMEM;
+	free(buf);
 	return (rv);
 }
 

@@ -14,6 +14,7 @@
 
 #include "proto/auth.h"
 #include "proto/msg.h"
+#include "proto/wire.h"
 
 enum out_kind {
 	OUT_SHOW,    /* switch, circuits, patches, cabling */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "collectives/tmat_load.h"
-#include "ocsd/ctl_check.h"
 #include "ocsd/ocsctl.h"
 #include "proto/base/units.h"
 

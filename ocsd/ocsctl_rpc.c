@@ -16,7 +16,6 @@
 #include <nng/protocol/reqrep0/req.h>
 #include <nng/supplemental/util/platform.h>
 
-#include "ocsd/err.h"
 #include "ocsd/ocsctl.h"
 #include "proto/link.h"
 

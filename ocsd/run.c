@@ -30,6 +30,7 @@
 #include "ocsd/run_int.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
+#include "proto/base/path.h"
 
 /*
  * After a run the switch goes back to what it held before it: the run's
@@ -66,22 +67,20 @@ restore(struct ocsd *d, int keep)
 static int
 save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 {
-	FILE *f;
+	char buf[160];
+	int  n, rv;
 
-	if ((f = fopen(d->run_state_path, "we")) == NULL ||
-	    fprintf(f,
-	            "# ocsd: run %llu in progress; on a restart the desired "
-	            "map is restored\nrun %llu\n",
-	            (unsigned long long)r->id,
-	            (unsigned long long)r->id) < 0 ||
-	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	n = snprintf(buf, sizeof(buf),
+	             "# ocsd: run %llu in progress; on a restart the desired "
+	             "map is restored\nrun %llu\n",
+	             (unsigned long long)r->id, (unsigned long long)r->id);
+	if ((rv = path_write_atomic(d->run_state_path, buf, (size_t)n,
+	                            0640)) != 0) {
 		snprintf(err, len, "saving the run's intent to %.300s: %s",
-		         d->run_state_path, strerror(errno));
-		if (f != NULL)
-			fclose(f);
+		         d->run_state_path, strerror(-rv));
 		return (-OCSD_ESTATE);
 	}
-	return (fclose(f) == 0 ? 0 : -OCSD_ESTATE);
+	return (0);
 }
 
 /* The run is over: answer the operator, forget the run. */

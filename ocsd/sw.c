@@ -18,6 +18,7 @@
 #include "ocsd/xc.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
+#include "proto/base/path.h"
 #include "proto/base/net.h"
 
 /* The light check's ports and what the switch said of them. */
@@ -403,17 +404,16 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 static void
 mark_interrupted(struct ocsd *d)
 {
-	FILE *f;
+	static const char mark[] = "# ocsd: a batch was cut off; on a "
+	                           "restart the desired map is restored\n"
+	                           "interrupted\n";
+	int               rv;
 
 	d->interrupted = 1;
-	if ((f = fopen(d->run_state_path, "we")) == NULL ||
-	    fprintf(f, "# ocsd: a batch was cut off; on a restart the "
-	               "desired map is restored\ninterrupted\n") < 0 ||
-	    fflush(f) != 0 || fsync(fileno(f)) != 0)
+	if ((rv = path_write_atomic(d->run_state_path, mark, sizeof(mark) - 1,
+	                            0640)) != 0)
 		log_warnx("cannot write %s: %s", d->run_state_path,
-		          strerror(errno));
-	if (f != NULL)
-		fclose(f);
+		          strerror(-rv));
 }
 
 /*

@@ -13,7 +13,7 @@ enum err_base {
 	ERR_BASE_DRV = 4096,   /* ocs-drivers/drv.h */
 	ERR_BASE_COLL = 5120,  /* collectives/coll.h */
 	ERR_BASE_CONF = 6144,  /* ocsd/conf.h */
-	ERR_BASE_OCSD = 7168,  /* ocsd/err.h */
+	ERR_BASE_OCSD = 7168,  /* proto/wire.h (ocsd's codes) */
 	ERR_BASE_MSG = 8192,   /* proto/msg.h: own codes, then nng's */
 	ERR_BASE_REST = 13312, /* ocs-drivers/rest.h */
 	ERR_BASE_AMSG = 14336, /* proto/amsg.h */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mkdir -p, whole-file reads (see path.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,4 +100,46 @@ path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
 	*buf = b;
 	*len = n;
 	return (0);
+}
+
+int
+path_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	char           tmp[PATH_MAX + 8], dir[PATH_MAX];
+	const uint8_t *p = buf;
+	ssize_t        w;
+	int            fd, rv = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp) ||
+	    snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return (-ENAMETOOLONG);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) <
+	    0)
+		return (-errno);
+	while (len > 0 && rv == 0) {
+		if ((w = write(fd, p, len)) > 0) {
+			p += w;
+			len -= (size_t)w;
+		} else if (w < 0 && errno != EINTR)
+			rv = -errno;
+	}
+	if (rv == 0 && fsync(fd) != 0)
+		rv = -errno;
+	if (close(fd) != 0 && rv == 0)
+		rv = -errno;
+	if (rv == 0 && rename(tmp, path) != 0)
+		rv = -errno;
+	if (rv != 0) {
+		unlink(tmp);
+		return (rv);
+	}
+	/* The rename is durable only once the directory entry is: without
+	 * this a crash could bring back the old file after a change. */
+	if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >=
+	    0) {
+		if (fsync(fd) != 0)
+			rv = -errno;
+		close(fd);
+	}
+	return (rv);
 }

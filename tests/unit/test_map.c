@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ocsd/map.h"
+#include "proto/base/path.h"
 
 static char dir[64];
 
@@ -162,6 +163,35 @@ test_map_load_refuses(void **state)
 	map_free(&m);
 }
 
+/* The base's whole-or-nothing write (the map, the run's intent, a
+ * model): the new content replaces the old, no .tmp stays behind, and a
+ * failure leaves the old file as it was. */
+static void
+test_path_write_atomic(void **state)
+{
+	char  path[128], tmp[140], got[64] = "";
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/intent", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(path_write_atomic(path, "old\n", 4, 0640), 0);
+	assert_int_equal(path_write_atomic(path, "new one\n", 8, 0640), 0);
+	assert_int_not_equal(access(tmp, F_OK), 0);
+	assert_non_null(f = fopen(path, "r"));
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "new one\n");
+	/* Its temporary file cannot be made: nothing changes. */
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	assert_int_equal(path_write_atomic(path, "lost\n", 5, 0640), -EISDIR);
+	assert_non_null(f = fopen(path, "r"));
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "new one\n");
+	rmdir(tmp);
+}
+
 int
 main(void)
 {
@@ -170,6 +200,7 @@ main(void)
 	    cmocka_unit_test(test_map_batch),
 	    cmocka_unit_test(test_map_save_and_load),
 	    cmocka_unit_test(test_map_load_refuses),
+	    cmocka_unit_test(test_path_write_atomic),
 	};
 
 	return (cmocka_run_group_tests_name("map", tests, setup, teardown));
