@@ -49,6 +49,19 @@ drv_lookup(const char *name)
 	return (NULL);
 }
 
+int
+drv_port_name_ok(const char *driver, const char *name)
+{
+	const struct drv_ops *o;
+	size_t                i;
+
+	for (i = 0; (o = drv_table[i]) != NULL; i++)
+		if ((driver == NULL || strcmp(o->name, driver) == 0) &&
+		    o->port_name_ok != NULL && o->port_name_ok(name))
+			return (1);
+	return (0);
+}
+
 const char *
 drv_names(void)
 {

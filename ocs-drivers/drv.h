@@ -155,6 +155,10 @@ struct drv_ops {
 	 * the duplex port p (ingress p, egress N + p) of a name, known
 	 * once connected.  0, -ENOENT (no such port), -ENOTCONN. */
 	int (*port_lookup)(void *priv, const char *name, uint32_t *p);
+	/* Optional, with port_lookup: is name written as this device
+	 * writes its ports (no switch asked: a configuration is checked
+	 * before it connects)?  1 or 0. */
+	int (*port_name_ok)(const char *name);
 	/* Optional: what an emulated switch's capture saw of a run (the low
 	 * 32 bits of its id), as ocs-emu answers RTRV-EMU-CAPTURE.  A real
 	 * switch refuses it: -DRV_EDENIED.  Never changes a circuit. */
@@ -178,7 +182,11 @@ extern const struct drv_ops drv_calient_tl1_ops;
 
 /* Ops by name, or NULL; names lists them for messages. */
 const struct drv_ops *drv_lookup(const char *name);
-const char           *drv_names(void);
+/* Is name a port name of driver's devices (drv_ops.port_name_ok)?  0 for
+ * an unknown driver and for one whose ports are numbers only.  driver
+ * NULL: of any driver's. */
+int         drv_port_name_ok(const char *driver, const char *name);
+const char *drv_names(void);
 
 /* Open a handle.  *out is set even when the connection failed (the error
  * is returned and later calls retry), and NULL only for -DRV_EUNKNOWN,

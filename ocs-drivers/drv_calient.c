@@ -251,6 +251,15 @@ cal_close(void *priv)
 	rest_names_free(&c->names);
 }
 
+/* shelf.module.port, as every CALIENT writes its ports. */
+static int
+cal_port_name_ok(const char *name)
+{
+	uint64_t key;
+
+	return (rest_port_key(name, &key) == 0);
+}
+
 /* The duplex port number of a port the switch names ("1.1.1"). */
 static int
 cal_port_lookup(void *priv, const char *name, uint32_t *p)
@@ -502,5 +511,6 @@ const struct drv_ops drv_calient_ops = {
     .ports_state = cal_ports_state,
     .inject = cal_inject,
     .port_lookup = cal_port_lookup,
+    .port_name_ok = cal_port_name_ok,
     .last_error = cal_last_error,
 };

@@ -443,6 +443,14 @@ ct_inject(void *priv, const char *spec, char *now, size_t len)
 }
 
 static int
+ct_port_name_ok(const char *name)
+{
+	uint64_t key;
+
+	return (rest_port_key(name, &key) == 0);
+}
+
+static int
 ct_port_lookup(void *priv, const char *name, uint32_t *p)
 {
 	struct caltl1 *c = priv;
@@ -469,5 +477,6 @@ const struct drv_ops drv_calient_tl1_ops = {
     .ports_state = ct_ports_state,
     .inject = ct_inject,
     .port_lookup = ct_port_lookup,
+    .port_name_ok = ct_port_name_ok,
     .last_error = ct_last_error,
 };

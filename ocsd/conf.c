@@ -11,7 +11,6 @@
 
 #include "collectives/cmodel.h"
 #include "ocs-drivers/drv.h"
-#include "ocs-drivers/rest.h"
 #include "ocsd/conf.h"
 #include "proto/base/net.h"
 #include "proto/base/path.h"
@@ -101,13 +100,13 @@ trx_name_ok(const char *s)
 }
 
 /* One end of a cabling line: a port number, or a port as the device
- * names it (CALIENT's shelf.module.port).  Its length, or -EINVAL. */
+ * names it (CALIENT's shelf.module.port: the driver says, once the
+ * whole file is read).  Its length, or -EINVAL. */
 static int
 cable_end(const char *s, uint32_t *num, char *name)
 {
-	size_t   k = strcspn(s, " \t,");
-	uint64_t key;
-	int      n;
+	size_t k = strcspn(s, " \t,");
+	int    n;
 
 	*num = 0;
 	name[0] = '\0';
@@ -118,7 +117,15 @@ cable_end(const char *s, uint32_t *num, char *name)
 	memcpy(name, s, k);
 	name[k] = '\0';
 	*num = 0;
-	return (rest_port_key(name, &key) == 0 ? (int)k : -EINVAL);
+	return (drv_port_name_ok(NULL, name) ? (int)k : -EINVAL);
+}
+
+/* A name the driver given so far writes its ports as (any driver's,
+ * when none is given yet: validate_names checks again at the end). */
+static int
+named_ok(const struct conf *c, const char *pn)
+{
+	return (drv_port_name_ok(c->driver[0] ? c->driver : NULL, pn));
 }
 
 static int
@@ -149,6 +156,12 @@ cabling(struct pctx *p, const char *name, const char *val)
 		return (bad(p, name, val,
 		            "both ends by number, or both by the device's "
 		            "names"));
+	if (t.in_name[0] &&
+	    (!named_ok(c, t.in_name) || !named_ok(c, t.out_name)))
+		return (bad(p, name, val,
+		            "expected \"INGRESS EGRESS\" port numbers, or the "
+		            "device's port names (1.1.1 2.1.1 with driver "
+		            "calient)"));
 	if (!t.in_name[0] && t.in >= t.out)
 		return (
 		    bad(p, name, val,
@@ -566,6 +579,32 @@ resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 /* Checks that need the whole file. */
 /* The sockets' checks: TLS material where TLS is asked for, and the
  * agents' two addresses. */
+/* Ports named in the cabling are written as the driver's devices write
+ * theirs (the driver says: a CALIENT's 1.1.1; a Polatis numbers them). */
+static int
+validate_names(const struct conf *c, const char *name, char *err,
+               size_t errlen)
+{
+	size_t i;
+	int    end;
+
+	for (i = 0; i < c->ntrx; i++)
+		for (end = 0; end < 2; end++) {
+			const char *pn =
+			    end ? c->trx[i].out_name : c->trx[i].in_name;
+
+			if (pn[0] == '\0' || drv_port_name_ok(c->driver, pn))
+				continue;
+			snprintf(err, errlen,
+			         "%s: [cabling]: %s: \"%s\": not a port of "
+			         "driver %s (%s)",
+			         name, c->trx[i].name, pn, c->driver,
+			         "it numbers its ports");
+			return (-CONF_EPARSE);
+		}
+	return (0);
+}
+
 /* The agent link: with agents, not their join address, and TLS over the
  * network whenever the join is. */
 static int
@@ -695,6 +734,8 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 		    name);
 		return (-CONF_EPARSE);
 	}
+	if (validate_names(c, name, err, errlen) != 0)
+		return (-CONF_EPARSE);
 	return (validate_sockets(c, name, err, errlen));
 }
 

@@ -383,6 +383,20 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 -CONF_EPARSE);
 	assert_non_null(strstr(err, "also cabled to h0.0"));
+	/* Names are the driver's to judge: a Polatis numbers its ports,
+	 * whether its section comes before the cabling or after. */
+	assert_int_equal(conf_parse(SW_POL "address = h\n[cabling]\n"
+	                                   "h0.0 = 1.1.1 1.1.2\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "t.conf:7: h0.0: \"1.1.1 1.1.2\": "
+	                            "expected \"INGRESS EGRESS\""));
+	assert_int_equal(conf_parse("[cabling]\nh0.0 = 1.1.1 1.1.2\n" SW_POL
+	                            "address = h\n",
+	                            "t.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "h0.0: \"1.1.1\": not a port of driver "
+	                            "polatis (it numbers its ports)"));
 }
 
 int
