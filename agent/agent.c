@@ -140,109 +140,153 @@ finish(struct exec **e, uint64_t *teardown_ns, struct plan_done *last,
 	return (0);
 }
 
+/* One run in progress: the executor, and what the next Ready reports. */
+struct run {
+	struct agent        *a;
+	struct session_plan *sp;
+	struct exec         *e;
+	struct plan_done     done[PLAN_MAX_DONE]; /* since the last Ready */
+	size_t               nd;
+	uint64_t             sent, verified;
+	uint64_t             setup_ns, teardown_ns, wait_ns;
+	char                 err[512];
+};
+
+/* The executor for the plan, within the agent's memory limit: 0, or
+ * the run is refused with the reason (ocsd hears it). */
+static int
+run_setup(struct run *r)
+{
+	const struct plan *p = &r->sp->p;
+	struct exec_abort  ab = {session_events_fd(&r->a->s),
+	                         session_abort_check, &r->a->s};
+	uint64_t           need, t0 = mono_ns();
+	int                rv;
+
+	need = plan_buffer_bytes(p->max_blocks, p->bytes, p->n, p->parts,
+	                         p->nports, p->chunk);
+	if ((rv = r->sp->rv) != 0)
+		snprintf(r->err, sizeof(r->err), "%s", r->sp->err);
+	else if (need > r->a->s.mem_limit) {
+		snprintf(r->err, sizeof(r->err),
+		         "the plan needs %llu bytes of buffers, more than "
+		         "the limit of %llu",
+		         (unsigned long long)need,
+		         (unsigned long long)r->a->s.mem_limit);
+		rv = -ENOMEM;
+	} else
+		rv = exec_new(&r->e, p, r->a->x, &ab, r->err, sizeof(r->err));
+	if (rv != 0) {
+		if (rv == -ENOMEM && r->err[0] == '\0')
+			snprintf(r->err, sizeof(r->err),
+			         "out of memory for the plan");
+		log_warnx("run %llu: %s", (unsigned long long)r->sp->run,
+		          r->err);
+		session_abort(&r->a->s, 0, r->err);
+		return (rv);
+	}
+	r->setup_ns = mono_ns() - t0;
+	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
+	         "%zu bytes of buffers",
+	         (unsigned long long)r->sp->run, p->node, p->n, r->sp->algo,
+	         (unsigned long long)p->bytes, p->nph, exec_mem(r->e));
+	return (0);
+}
+
+/* The barrier before phase k (k = #phases: the end): 0 released, 1
+ * finished, < 0 the run ends here. */
+static int
+barrier(struct run *r, uint32_t k)
+{
+	uint64_t t0;
+	int      rv;
+
+	/* What the end checks counts with the last phase. */
+	if (k == r->sp->p.nph &&
+	    (rv = finish(&r->e, &r->teardown_ns,
+	                 r->nd ? &r->done[r->nd - 1] : NULL, r->err,
+	                 sizeof(r->err))) != 0) {
+		session_abort(&r->a->s, k, r->err);
+		return (rv);
+	}
+	t0 = mono_ns();
+	rv = session_ready(&r->a->s, k, r->done, r->nd, k ? 0 : r->setup_ns,
+	                   r->teardown_ns, r->err, sizeof(r->err));
+	r->wait_ns = mono_ns() - t0;
+	r->nd = 0;
+	if (rv < 0)
+		log_warnx("run %llu: phase %u: %s",
+		          (unsigned long long)r->sp->run, k, r->err);
+	return (rv);
+}
+
+/* Phase k, its report kept for the next Ready: 0, or < 0 (said). */
+static int
+phase(struct run *r, uint32_t k)
+{
+	struct plan_done *d = &r->done[r->nd];
+	int               rv;
+
+	/* exec_check holds every stretch to PLAN_MAX_DONE phases. */
+	if (r->nd == PLAN_MAX_DONE) {
+		snprintf(
+		    r->err, sizeof(r->err),
+		    "phase %u: more than %u phases since the last barrier", k,
+		    PLAN_MAX_DONE);
+		session_abort(&r->a->s, k, r->err);
+		return (-E2BIG);
+	}
+	if ((rv = exec_phase(r->e, k, d, r->err, sizeof(r->err))) != 0) {
+		log_warnx("run %llu: %s", (unsigned long long)r->sp->run,
+		          r->err);
+		if (rv != -ECANCELED)
+			session_abort(&r->a->s, k, r->err);
+		return (rv);
+	}
+	d->wait_ns = r->wait_ns;
+	r->wait_ns = 0;
+	r->sent += d->sent;
+	r->verified += d->verified;
+	log_debug("run %llu: phase %u done in %.3f ms",
+	          (unsigned long long)r->sp->run, k, d->data_ns / 1e6);
+	r->nd++;
+	return (0);
+}
+
 /* One run.  Errors end it; the agent stays joined for the next. */
 static void
 run(struct agent *a, struct session_plan *sp)
 {
-	const struct plan *p = &sp->p;
-	struct exec       *e = NULL;
-	struct plan_done   done[PLAN_MAX_DONE];
-	struct exec_abort  ab = {session_events_fd(&a->s), session_abort_check,
-	                         &a->s};
-	size_t             nd = 0;
-	uint32_t           k;
-	uint64_t           sent = 0, verified = 0, t0 = mono_ns();
-	uint64_t           setup_ns = 0, teardown_ns = 0, wait_ns = 0;
-	char               err[512] = "";
-	int                rv;
+	struct run *r;
+	uint32_t    k, nph = sp->p.nph;
+	int         rv = 0;
 
-	if ((rv = sp->rv) != 0)
-		snprintf(err, sizeof(err), "%s", sp->err);
-	else if (plan_buffer_bytes(p->max_blocks, p->bytes, p->n, p->parts,
-	                           p->nports, p->chunk) > a->s.mem_limit) {
-		snprintf(err, sizeof(err),
-		         "the plan needs %llu bytes of buffers, more than "
-		         "the limit of %llu",
-		         (unsigned long long)plan_buffer_bytes(
-		             p->max_blocks, p->bytes, p->n, p->parts,
-		             p->nports, p->chunk),
-		         (unsigned long long)a->s.mem_limit);
-		rv = -ENOMEM;
-	} else
-		rv = exec_new(&e, p, a->x, &ab, err, sizeof(err));
-	if (rv != 0) {
-		if (rv == -ENOMEM && err[0] == '\0')
-			snprintf(err, sizeof(err),
-			         "out of memory for the plan");
-		log_warnx("run %llu: %s", (unsigned long long)sp->run, err);
-		session_abort(&a->s, 0, err);
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
+		session_abort(&a->s, 0, "out of memory for the run");
 		return;
 	}
-	setup_ns = mono_ns() - t0;
-	log_info("run %llu: node %u of %u, %s, %llu bytes, %u phases, "
-	         "%zu bytes of buffers",
-	         (unsigned long long)sp->run, p->node, p->n, sp->algo,
-	         (unsigned long long)p->bytes, p->nph, exec_mem(e));
-	exec_drain(a->x, a->s.ntrx);
-	for (k = 0; k <= p->nph && !quit; k++) {
-		if (k == p->nph || p->ph[k].barrier) {
-			/* What the end checks counts with the last phase. */
-			if (k == p->nph &&
-			    (rv = finish(&e, &teardown_ns,
-			                 nd ? &done[nd - 1] : NULL, err,
-			                 sizeof(err))) != 0) {
-				session_abort(&a->s, k, err);
-				break;
-			}
-			t0 = mono_ns();
-			rv =
-			    session_ready(&a->s, k, done, nd, k ? 0 : setup_ns,
-			                  teardown_ns, err, sizeof(err));
-			wait_ns = mono_ns() - t0;
-			nd = 0;
-			if (rv == 1)
-				break; /* finished */
-			if (rv != 0) {
-				log_warnx("run %llu: phase %u: %s",
-				          (unsigned long long)sp->run, k, err);
-				break;
-			}
-		}
-		if (k == p->nph)
-			break;
-		/* exec_check holds every stretch to PLAN_MAX_DONE phases. */
-		if (nd == PLAN_MAX_DONE) {
-			snprintf(
-			    err, sizeof(err),
-			    "phase %u: more than %u phases since the last "
-			    "barrier",
-			    k, PLAN_MAX_DONE);
-			session_abort(&a->s, k, err);
-			break;
-		}
-		rv = exec_phase(e, k, &done[nd], err, sizeof(err));
-		if (rv != 0) {
-			log_warnx("run %llu: %s", (unsigned long long)sp->run,
-			          err);
-			if (rv != -ECANCELED)
-				session_abort(&a->s, k, err);
-			break;
-		}
-		done[nd].wait_ns = wait_ns;
-		wait_ns = 0;
-		sent += done[nd].sent;
-		verified += done[nd].verified;
-		log_debug("run %llu: phase %u done in %.3f ms",
-		          (unsigned long long)sp->run, k,
-		          done[nd].data_ns / 1e6);
-		nd++;
+	r->a = a;
+	r->sp = sp;
+	if (run_setup(r) != 0) {
+		free(r);
+		return;
 	}
-	if (k == p->nph && rv == 1)
+	exec_drain(a->x, a->s.ntrx);
+	for (k = 0; k <= nph && !quit && rv == 0; k++) {
+		if ((k == nph || sp->p.ph[k].barrier) &&
+		    (rv = barrier(r, k)) != 0)
+			break;
+		if (k < nph)
+			rv = phase(r, k);
+	}
+	if (rv == 1)
 		log_info("run %llu: done, %llu bytes sent, %llu blocks "
 		         "verified",
-		         (unsigned long long)sp->run, (unsigned long long)sent,
-		         (unsigned long long)verified);
-	exec_free(e);
+		         (unsigned long long)sp->run,
+		         (unsigned long long)r->sent,
+		         (unsigned long long)r->verified);
+	exec_free(r->e);
+	free(r);
 	if (exec_drain(a->x, a->s.ntrx) > 0)
 		unplug(a); /* plugged in again before the next poll */
 }
@@ -295,118 +339,119 @@ bad:
 	return (2);
 }
 
+/* Say why an option's value is refused: the exit status (2). */
+static int
+refuse(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "ocs-agent: --%s \"%s\": %s\n", opt, val, want);
+	return (2);
+}
+
+/* A value into a bounded field of the session. */
+static int
+copy_opt(char *dst, size_t len, const char *opt, const char *val)
+{
+	if (strlen(val) >= len)
+		return (refuse(opt, val, "too long"));
+	snprintf(dst, len, "%s", val);
+	return (0);
+}
+
+/* The options that take numbers and sizes: 0, or the exit status. */
+static int
+num_opt(struct agent *a, int ch, const char *arg)
+{
+	char  *end;
+	double t;
+	long   v;
+
+	switch (ch) {
+	case 'T':
+		v = strtol(arg, &end, 10);
+		if (*end || v < 1 || v > EXEC_MAX_PORTS)
+			return (refuse("transceivers", arg, "1..8"));
+		a->s.ntrx = (uint32_t)v;
+		return (0);
+	case 't':
+		if (unit_parse_time(arg, &t) != 0 || t < 0.1 || t > 3600)
+			return (refuse("timeout", arg, "100ms..1h"));
+		a->s.timeout_ms = (int)(t * 1000);
+		return (0);
+	default: /* 'M' */
+		if (unit_parse_size(arg, &a->s.mem_limit) != 0 ||
+		    a->s.mem_limit < (1u << 20))
+			return (refuse("mem-limit", arg,
+			               "a size of 1MiB or more (MiB, GiB)"));
+		return (0);
+	}
+}
+
+/* One option into a: 0, or the exit status after saying why. */
+static int
+one_opt(struct agent *a, int ch, const char *arg, const char **secret,
+        int *verbose)
+{
+	switch (ch) {
+	case 'h':
+		usage(stdout, 0);
+		return (0);
+	case 'V':
+		printf("ocs-agent %s\n", OCS_VERSION);
+		exit(0);
+	case 'd':
+		return (0);
+	case 'v':
+		(*verbose)++;
+		return (0);
+	case 'c':
+		return (copy_opt(a->s.controller, sizeof(a->s.controller),
+		                 "controller", arg));
+	case 'H':
+		if (!amsg_host_ok(arg))
+			return (
+			    refuse("host", arg,
+			           "letters, digits, - and _ (at most 47)"));
+		snprintf(a->s.host, sizeof(a->s.host), "%s", arg);
+		return (0);
+	case 'S':
+		*secret = arg;
+		return (0);
+	case 'C':
+		return (
+		    copy_opt(a->s.tls_ca, sizeof(a->s.tls_ca), "tls-ca", arg));
+	case 'F':
+		return (copy_opt(a->fibre, sizeof(a->fibre), "fibre", arg));
+	case 'X':
+		if (strcmp(arg, "fibre") && strcmp(arg, "kernel"))
+			return (refuse("transport", arg, "fibre or kernel"));
+		a->ops = strcmp(arg, "kernel") == 0 ? &xport_kernel_ops
+		                                    : &xport_fibre_ops;
+		return (0);
+	case 'I':
+		return (parse_ifaces(a, arg));
+	case '1':
+		a->once = 1;
+		return (0);
+	case 'T':
+	case 't':
+	case 'M':
+		return (num_opt(a, ch, arg));
+	default:
+		usage(stderr, 2);
+		return (2);
+	}
+}
+
 /* The options into a; 0, or the exit status after saying why. */
 static int
 parse_args(struct agent *a, int argc, char **argv, const char **secret,
            int *verbose)
 {
-	char  *end;
-	double t;
-	long   v;
-	int    ch;
+	int ch, rv;
 
-	while ((ch = getopt_long(argc, argv, "dvh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			usage(stdout, 0);
-			break;
-		case 'V':
-			printf("ocs-agent %s\n", OCS_VERSION);
-			exit(0);
-		case 'd':
-			break;
-		case 'v':
-			(*verbose)++;
-			break;
-		case 'c':
-			snprintf(a->s.controller, sizeof(a->s.controller),
-			         "%s", optarg);
-			break;
-		case 'H':
-			if (optarg[0] == '\0' || strlen(optarg) >= 64 ||
-			    strpbrk(optarg, ". \t\r\n")) {
-				fprintf(stderr,
-				        "ocs-agent: --host \"%s\": "
-				        "letters, digits, - and _\n",
-				        optarg);
-				return (2);
-			}
-			snprintf(a->s.host, sizeof(a->s.host), "%s", optarg);
-			break;
-		case 'S':
-			*secret = optarg;
-			break;
-		case 'C':
-			if (strlen(optarg) >= sizeof(a->s.tls_ca)) {
-				fprintf(stderr,
-				        "ocs-agent: --tls-ca \"%s\": too "
-				        "long\n",
-				        optarg);
-				return (2);
-			}
-			snprintf(a->s.tls_ca, sizeof(a->s.tls_ca), "%s",
-			         optarg);
-			break;
-		case 'F':
-			snprintf(a->fibre, sizeof(a->fibre), "%s", optarg);
-			break;
-		case 'X':
-			if (strcmp(optarg, "fibre") &&
-			    strcmp(optarg, "kernel")) {
-				fprintf(stderr,
-				        "ocs-agent: --transport \"%s\": "
-				        "fibre or kernel\n",
-				        optarg);
-				return (2);
-			}
-			a->ops = strcmp(optarg, "kernel") == 0
-			             ? &xport_kernel_ops
-			             : &xport_fibre_ops;
-			break;
-		case 'I':
-			if (parse_ifaces(a, optarg) != 0)
-				return (2);
-			break;
-		case 'T':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > EXEC_MAX_PORTS) {
-				fprintf(stderr,
-				        "ocs-agent: --transceivers "
-				        "\"%s\": 1..%d\n",
-				        optarg, EXEC_MAX_PORTS);
-				return (2);
-			}
-			a->s.ntrx = (uint32_t)v;
-			break;
-		case 't':
-			if (unit_parse_time(optarg, &t) != 0 || t < 0.1 ||
-			    t > 3600) {
-				fprintf(stderr,
-				        "ocs-agent: --timeout \"%s\": "
-				        "100ms..1h\n",
-				        optarg);
-				return (2);
-			}
-			a->s.timeout_ms = (int)(t * 1000);
-			break;
-		case '1':
-			a->once = 1;
-			break;
-		case 'M':
-			if (unit_parse_size(optarg, &a->s.mem_limit) != 0 ||
-			    a->s.mem_limit < (1u << 20)) {
-				fprintf(
-				    stderr,
-				    "ocs-agent: --mem-limit \"%s\": a size "
-				    "of 1MiB or more (MiB, GiB)\n",
-				    optarg);
-				return (2);
-			}
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "dvh", longopts, NULL)) != -1)
+		if ((rv = one_opt(a, ch, optarg, secret, verbose)) != 0)
+			return (rv);
 	if (optind != argc || !a->s.controller[0] || !a->s.host[0] || !*secret)
 		usage(stderr, 2);
 	if (a->ops == &xport_kernel_ops ? !a->s.ifaces[0] || a->fibre[0]

@@ -267,6 +267,57 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np,
 }
 
 /*
+ * How long the batch took, kept for status.  A switch much slower than
+ * configured breaks the run model: a few times its switching time,
+ * beyond a couple of milliseconds of command round trip, is worth a
+ * warning, which lasts only as long as the slowness.
+ */
+static void
+note_speed(struct ocsd *d, int rv)
+{
+	double took_ms = d->drv->last_ns / 1e6;
+	int    slow =
+	    d->conf->switch_ms > 0 && took_ms > 3.0 * d->conf->switch_ms + 2;
+
+	nng_mtx_lock(d->mtx);
+	d->last_op_ms = took_ms;
+	if (rv == 0 && !slow && strncmp(d->sw_warn, "slow:", 5) == 0)
+		d->sw_warn[0] = '\0';
+	if (rv == 0 && slow)
+		snprintf(d->sw_warn, sizeof(d->sw_warn),
+		         "slow: last reconfiguration took %.0f ms, "
+		         "switch_time is %u ms",
+		         took_ms, d->conf->switch_ms);
+	nng_mtx_unlock(d->mtx);
+	if (rv == 0 && slow)
+		log_warnx(
+		    "switch %s %s: a reconfiguration took %.0f ms, %.1fx "
+		    "the configured switch_time of %u ms",
+		    d->conf->driver, d->conf->address, took_ms,
+		    took_ms / d->conf->switch_ms, d->conf->switch_ms);
+}
+
+/* The switch said it did: does its read-back say so too?  0 or
+ * -OCSD_EMISMATCH naming the first port that differs. */
+static int
+read_back_is(struct ocsd *d, const struct map *target, char *err, size_t len)
+{
+	uint32_t i;
+
+	if (map_equal(&d->live, target))
+		return (0);
+	for (i = 1; i <= d->nports; i++)
+		if (d->live.out[i] != target->out[i])
+			break;
+	snprintf(err, len,
+	         "switch %s %s: reported success, but reads back ingress "
+	         "%u -> %u where %u was asked for",
+	         d->conf->driver, d->conf->address, i, d->live.out[i],
+	         target->out[i]);
+	return (-OCSD_EMISMATCH);
+}
+
+/*
  * One batch from the live map to target, then a read-back.  0 only if the
  * switch now holds exactly target; *known says whether d->live is what
  * the switch holds now (the read-back worked).  The new patches go to
@@ -281,8 +332,6 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	struct map_batch mb;
 	struct map       m;
 	char             rberr[768];
-	double           took_ms;
-	uint32_t         i;
 	int              rv, rb;
 
 	*changed = 0;
@@ -323,35 +372,7 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	d->applying = 0;
 	nng_mtx_unlock(d->mtx);
 	map_batch_free(&mb);
-	took_ms = d->drv->last_ns / 1e6;
-	nng_mtx_lock(d->mtx);
-	d->last_op_ms = took_ms;
-	nng_mtx_unlock(d->mtx);
-	/* A switch much slower than configured breaks the run model: a
-	 * few times its switching time, beyond a couple of milliseconds of
-	 * command round trip, is worth a warning; the warning lasts only
-	 * as long as the slowness. */
-	if (rv == 0 && d->conf->switch_ms > 0 &&
-	    took_ms <= 3.0 * d->conf->switch_ms + 2) {
-		nng_mtx_lock(d->mtx);
-		if (strncmp(d->sw_warn, "slow:", 5) == 0)
-			d->sw_warn[0] = '\0';
-		nng_mtx_unlock(d->mtx);
-	}
-	if (rv == 0 && d->conf->switch_ms > 0 &&
-	    took_ms > 3.0 * d->conf->switch_ms + 2) {
-		log_warnx(
-		    "switch %s %s: a reconfiguration took %.0f ms, %.1fx "
-		    "the configured switch_time of %u ms",
-		    d->conf->driver, d->conf->address, took_ms,
-		    took_ms / d->conf->switch_ms, d->conf->switch_ms);
-		nng_mtx_lock(d->mtx);
-		snprintf(d->sw_warn, sizeof(d->sw_warn),
-		         "slow: last reconfiguration took %.0f ms, "
-		         "switch_time is %u ms",
-		         took_ms, d->conf->switch_ms);
-		nng_mtx_unlock(d->mtx);
-	}
+	note_speed(d, rv);
 	if (rv == -DRV_EPARTIAL && d->drv && drv_last_error(d->drv))
 		/* The device's words say how far it got; the read-back
 		 * below tells what is on the switch. */
@@ -379,21 +400,7 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 			set_down(d, err);
 		return (rv);
 	}
-	if (rb != 0)
-		return (rb);
-	if (!map_equal(&d->live, target)) {
-		for (i = 1; i <= d->nports; i++)
-			if (d->live.out[i] != target->out[i])
-				break;
-		snprintf(
-		    err, len,
-		    "switch %s %s: reported success, but reads back ingress "
-		    "%u -> %u where %u was asked for",
-		    d->conf->driver, d->conf->address, i, d->live.out[i],
-		    target->out[i]);
-		return (-OCSD_EMISMATCH);
-	}
-	return (0);
+	return (rb != 0 ? rb : read_back_is(d, target, err, len));
 }
 
 /*
