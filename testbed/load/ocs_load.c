@@ -141,7 +141,7 @@ raise_nofile(uint32_t n)
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 2 * n + 64)
 		fprintf(stderr,
 		        "ocs-load: warning: %u agents need %u descriptors (a "
-		        "connection and a barrier link each), "
+		        "join connection and an agent link each), "
 		        "the limit is %llu\n",
 		        n, 2 * n + 64, (unsigned long long)rl.rlim_cur);
 }
