@@ -131,6 +131,7 @@ COLL_SRCS := \
 	collectives/sim.c \
 	collectives/plan_cli.c \
 	collectives/sched_plan.c \
+	collectives/plan.c \
 	collectives/topo.c \
 	collectives/heap.c \
 	collectives/tsyn.c \
@@ -261,6 +262,10 @@ AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
 	agent/exec.c \
+	agent/exec_slot.c \
+	agent/exec_flow.c \
+	agent/exec_relay.c \
+	agent/exec_recv.c \
 	agent/vplace.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
@@ -406,7 +411,8 @@ TEST_DEPS_oxc := $(DRV_LIB)
 TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
 TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 	$(DRV_LIB)
-AGENT_CORE := $(BUILD)/agent/exec.o $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
+AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
+	exec_relay.o exec_recv.o) $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
@@ -725,7 +731,8 @@ FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	$(BUILD)/proto/ocs.pb-c.c \
-	agent/exec.c agent/vplace.c agent/frame.c agent/crc32c.c agent/pattern.c
+	agent/exec.c agent/exec_slot.c agent/exec_flow.c agent/exec_relay.c \
+	agent/exec_recv.c agent/vplace.c agent/frame.c agent/crc32c.c agent/pattern.c
 FUZZ_LIBS_plan_msg := $(PROTOBUF_LIBS) $(NNG_LIBS) $(ISAL_LIBS)
 FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 	ocs-drivers/rest_state.c ocs-drivers/rest_plan.c proto/base/errf.c

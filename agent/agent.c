@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "agent/exec.h"
-#include "proto/plan.h"
+#include "collectives/plan.h"
 #include "agent/session.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "agent/xport.h"
-#include "proto/plan.h"
+#include "collectives/plan.h"
 
 #define EXEC_MAX_PORTS 8
 

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "proto/plan.h"
+#include "collectives/plan.h"
 
 /* at[i]: where p->vb[i] goes; *peak: the slab's size.  0, -ENOMEM, or
  * -EINVAL when the plan names a block that is not in p->vb. */
