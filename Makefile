@@ -238,8 +238,8 @@ OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
 	ocsd/ocsctl_cmd.c \
-	ocsd/ocsctl_text.c \
-	ocsd/ocsctl_json.c
+	ocsd/ocsctl_out.c \
+	ocsd/ocsctl_print.c
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \

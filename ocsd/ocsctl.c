@@ -93,16 +93,16 @@ static const struct cmd {
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
 int
-ocsctl_fail(const char *fmt, ...)
+ocsctl_fail(const struct opts *o, const char *fmt, ...)
 {
-	va_list ap;
+	struct out out = {.json = o != NULL && o->json};
+	va_list    ap;
+	char       msg[1024];
 
-	fprintf(stderr, "ocsctl: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return (1);
+	return (out_error(&out, msg));
 }
 
 /* On stdout for -h (exit 0), on stderr for a usage error (exit 2). */
@@ -116,9 +116,17 @@ usage(FILE *f, int rv)
 	           "              [-s ADDRESS] [-t TIMEOUT] COMMAND [ARGS]\n"
 	           "       ocsctl help [COMMAND] | -h|--help | --version\n"
 	           "commands (any unique prefix will do):\n");
-	for (i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-11s %.*s\n", cmds[i].name,
-		        (int)strcspn(cmds[i].help, "\n"), cmds[i].help);
+	/* Each description whole: a line cut short misleads. */
+	for (i = 0; i < NCMDS; i++) {
+		const char *h = cmds[i].help;
+		int         n, first = 1;
+
+		for (; *h; h += n + (h[n] == '\n'), first = 0) {
+			n = (int)strcspn(h, "\n");
+			fprintf(f, "  %-11s %.*s\n", first ? cmds[i].name : "",
+			        n, h);
+		}
+	}
 	fprintf(f, "ocsctl help COMMAND, or ocsctl COMMAND help, tells "
 	           "more.\n");
 	return (rv);
@@ -142,7 +150,7 @@ cmd_usage(const struct cmd *c)
 /* The command name names: itself, or the one command it is a prefix of.
  * NULL after saying why (unknown, or which commands it could be). */
 static const struct cmd *
-lookup(const char *name)
+lookup(const struct opts *o, const char *name)
 {
 	const struct cmd *hit = NULL;
 	char              list[256] = "";
@@ -161,13 +169,13 @@ lookup(const char *name)
 	if (k == 1)
 		return (hit);
 	if (k > 1) {
-		ocsctl_fail("\"%s\": ambiguous (%s)", name, list);
+		ocsctl_fail(o, "\"%s\": ambiguous (%s)", name, list);
 		return (NULL);
 	}
 	for (i = 0; i < NCMDS; i++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list),
 		         "%s%s", i ? ", " : "", cmds[i].name);
-	ocsctl_fail("\"%s\": unknown command (%s)", name, list);
+	ocsctl_fail(o, "\"%s\": unknown command (%s)", name, list);
 	return (NULL);
 }
 
@@ -180,13 +188,13 @@ is_help(const char *a)
 
 /* help [COMMAND] */
 static int
-help(int argc, char **argv)
+help(const struct opts *o, int argc, char **argv)
 {
 	const struct cmd *c;
 
 	if (argc < 2)
 		return (usage(stdout, 0));
-	if ((c = lookup(argv[1])) == NULL)
+	if ((c = lookup(o, argv[1])) == NULL)
 		return (2);
 	return (cmd_usage(c));
 }
@@ -202,14 +210,14 @@ static const struct option longopts[] = {
 /* getopt would read -json as -j -s on and -br as -b -r: the first is a
  * mistake said as such, the second iproute2's spelling of --brief. */
 static int
-single_dash_words(int argc, char **argv)
+single_dash_words(const struct opts *o, int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-json") == 0)
 			return (ocsctl_fail(
-			            "-json: did you mean --json (or -j)?") +
+			            o, "-json: did you mean --json (or -j)?") +
 			        1);
 		if (strcmp(argv[i], "-br") == 0 ||
 		    strcmp(argv[i], "-brief") == 0)
@@ -237,7 +245,7 @@ options(struct opts *o, int argc, char **argv, const char **secret)
 			printf("ocsctl %s\n", OCS_VERSION);
 			return (0);
 		case 'j':
-			o->out = &output_json;
+			o->json = 1;
 			break;
 		case 'b':
 			o->po.brief = 1;
@@ -254,7 +262,8 @@ options(struct opts *o, int argc, char **argv, const char **secret)
 		case 't':
 			if (unit_parse_time(optarg, &t) != 0 || t < 0.001 ||
 			    t > 3600)
-				return (-(ocsctl_fail("-t \"%s\": expected a "
+				return (-(ocsctl_fail(o,
+				                      "-t \"%s\": expected a "
 				                      "time between 1ms and "
 				                      "1h (ms, s)",
 				                      optarg) +
@@ -281,13 +290,17 @@ main(int argc, char **argv)
 	 * error to report, not a reason to die. */
 	signal(SIGPIPE, SIG_IGN);
 	memset(&o, 0, sizeof(o));
-	o.out = &output_text;
 	o.timeout_ms = 30000;
 	path_default_control(o.defurl, sizeof(o.defurl));
 	o.url = getenv("OCSD_CONTROL") ? getenv("OCSD_CONTROL") : o.defurl;
 	secret = getenv("OCSD_SECRET_FILE");
 	o.ca = getenv("OCSD_TLS_CA");
-	if ((rv = single_dash_words(argc, argv)) != 0)
+	/* -j before anything can fail: its errors are JSON too. */
+	for (rv = 1; rv < argc && argv[rv][0] == '-'; rv++)
+		if (strcmp(argv[rv], "-j") == 0 ||
+		    strcmp(argv[rv], "--json") == 0)
+			o.json = 1;
+	if ((rv = single_dash_words(&o, argc, argv)) != 0)
 		return (rv);
 	if ((rv = options(&o, argc, argv, &secret)) <= 0)
 		return (-rv);
@@ -296,8 +309,8 @@ main(int argc, char **argv)
 	if (argc < 1)
 		return (usage(stderr, 2));
 	if (strcmp(argv[0], "help") == 0)
-		return (help(argc, argv));
-	if ((c = lookup(argv[0])) == NULL)
+		return (help(&o, argc, argv));
+	if ((c = lookup(&o, argv[0])) == NULL)
 		return (2);
 	if (argc == 2 && is_help(argv[1]))
 		return (cmd_usage(c));
@@ -306,7 +319,7 @@ main(int argc, char **argv)
 
 		if (auth_read_secret(secret, o.secret, &o.slen, err,
 		                     sizeof(err)) != 0)
-			return (ocsctl_fail("-k: %s", err));
+			return (ocsctl_fail(&o, "-k: %s", err));
 	}
 	argv[0] = (char *)(uintptr_t)c->name;
 	rv = c->fn(&o, argc, argv);

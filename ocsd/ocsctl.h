@@ -2,9 +2,10 @@
 /*
  * ocsctl, the operator's command line: the command table and options
  * (ocsctl.c), the request to ocsd (ocsctl_rpc.c), the commands
- * (ocsctl_cmd.c), and the output after bgpctl's struct output: one
- * implementation per format, the text tables (ocsctl_text.c) and JSON for
- * -j (ocsctl_json.c), chosen once; each command names what its reply is.
+ * (ocsctl_cmd.c), and the output, iproute2's way: each field written
+ * once, as text or under its JSON key (ocsctl_out.c's calls, the
+ * answers' layout in ocsctl_print.c); each command names what its reply
+ * is.
  */
 #ifndef OCS_OCSCTL_H
 #define OCS_OCSCTL_H
@@ -12,6 +13,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "ocsd/ocsctl_out.h"
 #include "proto/auth.h"
 #include "proto/msg.h"
 #include "proto/wire.h"
@@ -40,38 +42,32 @@ struct out_opts {
 	unsigned show;
 };
 
-/* Each prints a reply to stdout: 0, or 1 after an error on stderr. */
-struct output {
-	int (*print[OUT_NKINDS])(const Ocs__CtlReply *,
-	                         const struct out_opts *);
-	/* An error the command ends with, in the format asked for (JSON
-	 * also keeps the line on stderr). */
-	void (*error)(const char *msg);
-};
-
-extern const struct output output_text, output_json;
+/* ocsctl_print.c: reply r as kind, into o.  0. */
+int ocsctl_print(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
+                 const struct out_opts *po);
 
 /* Everything a command needs: where ocsd is, how to prove the secret,
  * how to print. */
 struct opts {
-	const char          *url;
-	int                  timeout_ms;
-	int                  timeout_set;
-	char                 defurl[PATH_MAX + 16];
-	const char          *file; /* apply: for line numbers in errors */
-	uint32_t            *lines;
-	size_t               nlines;
-	uint8_t              secret[AUTH_SEC_MAX + 1];
-	size_t               slen; /* 0: no proof sent */
-	const char          *ca;   /* tls+tcp:// */
-	const struct output *out;
-	struct out_opts      po;
-	int                  force; /* --force: ocsctl_take_force */
+	const char     *url;
+	int             timeout_ms;
+	int             timeout_set;
+	char            defurl[PATH_MAX + 16];
+	const char     *file; /* apply: for line numbers in errors */
+	uint32_t       *lines;
+	size_t          nlines;
+	uint8_t         secret[AUTH_SEC_MAX + 1];
+	size_t          slen; /* 0: no proof sent */
+	const char     *ca;   /* tls+tcp:// */
+	int             json; /* -j */
+	struct out_opts po;
+	int             force; /* --force: ocsctl_take_force */
 };
 
-/* "ocsctl: " and the message on stderr; returns 1. */
-int ocsctl_fail(const char *fmt, ...)
-    __attribute__((__format__(printf, 1, 2)));
+/* "ocsctl: " and the message on stderr (control bytes escaped), and
+ * with -j {"error": ...} on stdout too; returns 1. */
+int ocsctl_fail(const struct opts *, const char *fmt, ...)
+    __attribute__((__format__(printf, 2, 3)));
 
 /* ocsctl_rpc.c: ask ocsd and print its answer as kind.  0, 1 after an
  * error (2 when ocsd found an argument wrong). */

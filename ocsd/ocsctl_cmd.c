@@ -39,7 +39,7 @@ do_simple(struct opts *o, int argc, char **argv, Ocs__CtlRequest__Op op,
 	Ocs__CtlRequest q;
 
 	if (argc != 1)
-		return (ocsctl_fail("%s: takes no arguments", argv[0]) + 1);
+		return (ocsctl_fail(o, "%s: takes no arguments", argv[0]) + 1);
 	ocs__ctl_request__init(&q);
 	q.op = op;
 	return (ocsctl_request(o, &q, kind, argv[0]));
@@ -70,14 +70,16 @@ ocsctl_show(struct opts *o, int argc, char **argv)
 		else if (strcmp(argv[i], "ports") == 0)
 			ports = 1;
 		else
-			return (ocsctl_fail("show \"%s\": expected switch, "
+			return (ocsctl_fail(o,
+			                    "show \"%s\": expected switch, "
 			                    "circuits, patches, cabling or "
 			                    "ports",
 			                    argv[i]) +
 			        1);
 	}
 	if (ports && o->po.show)
-		return (ocsctl_fail("show ports: not with other parts") + 1);
+		return (ocsctl_fail(o, "show ports: not with other parts") +
+		        1);
 	ocs__ctl_request__init(&q);
 	if (ports) {
 		q.op = OCS__CTL_REQUEST__OP__PORTS;
@@ -111,8 +113,9 @@ ocsctl_connect(struct opts *o, int argc, char **argv)
 
 	ocsctl_take_force(o, &argc, argv);
 	if (argc != 3)
-		return (ocsctl_fail("connect: expected two endpoints (A B)") +
-		        1);
+		return (
+		    ocsctl_fail(o, "connect: expected two endpoints (A B)") +
+		    1);
 	ocs__ctl_request__init(&q);
 	ocs__endpoints__init(&e);
 	q.op = OCS__CTL_REQUEST__OP__CONNECT;
@@ -133,7 +136,8 @@ ocsctl_disconnect(struct opts *o, int argc, char **argv)
 
 	ocsctl_take_force(o, &argc, argv);
 	if (argc < 2)
-		return (ocsctl_fail("disconnect: expected an endpoint") + 1);
+		return (ocsctl_fail(o, "disconnect: expected an endpoint") +
+		        1);
 	ocs__ctl_request__init(&q);
 	q.op = OCS__CTL_REQUEST__OP__DISCONNECT;
 	q.n_ports = (size_t)argc - 1;
@@ -190,11 +194,11 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 
 	ocsctl_take_force(o, &argc, argv);
 	if (argc != 2 || argv[1][0] == '\0')
-		return (ocsctl_fail("apply: expected [--force] FILE") + 1);
+		return (ocsctl_fail(o, "apply: expected [--force] FILE") + 1);
 	f = strcmp(argv[1], "-") == 0 ? stdin : fopen(argv[1], "re");
 	if (f == NULL)
 		return (
-		    ocsctl_fail("apply: %s: %s", argv[1], strerror(errno)));
+		    ocsctl_fail(o, "apply: %s: %s", argv[1], strerror(errno)));
 	rv = 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *s = line;
@@ -202,7 +206,7 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rv = ocsctl_fail("apply: %s:%u: line too long",
+			rv = ocsctl_fail(o, "apply: %s:%u: line too long",
 			                 argv[1], lineno);
 			break;
 		}
@@ -214,7 +218,7 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 			char shown[200];
 
 			rv = ocsctl_fail(
-			    "apply: %s:%u: expected \"A B\", got \"%s\"",
+			    o, "apply: %s:%u: expected \"A B\", got \"%s\"",
 			    argv[1], lineno, escape(s, shown, sizeof(shown)));
 			break;
 		}
@@ -223,7 +227,7 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 			words = realloc(words, 2 * cap * sizeof(*words));
 			o->lines = realloc(o->lines, cap * sizeof(*o->lines));
 			if (words == NULL || o->lines == NULL) {
-				rv = ocsctl_fail("apply: out of memory");
+				rv = ocsctl_fail(o, "apply: out of memory");
 				break;
 			}
 		}
@@ -233,12 +237,13 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 	}
 	/* A read error (a directory, a device) is not an end of file. */
 	if (rv == 0 && ferror(f))
-		rv = ocsctl_fail("apply: %s: %s", argv[1],
+		rv = ocsctl_fail(o, "apply: %s: %s", argv[1],
 		                 strerror(errno ? errno : EIO));
 	if (f != stdin)
 		fclose(f);
 	if (rv == 0 && n == 0 && !o->force)
-		rv = ocsctl_fail("apply: %s: no patches; an empty map clears "
+		rv = ocsctl_fail(o,
+		                 "apply: %s: no patches; an empty map clears "
 		                 "every circuit (apply --force, or ocsctl "
 		                 "clear)",
 		                 argv[1]);
@@ -246,7 +251,7 @@ ocsctl_apply(struct opts *o, int argc, char **argv)
 		e = calloc(n ? n : 1, sizeof(*e));
 		ep = calloc(n ? n : 1, sizeof(*ep));
 		if (e == NULL || ep == NULL)
-			rv = ocsctl_fail("apply: out of memory");
+			rv = ocsctl_fail(o, "apply: out of memory");
 	}
 	if (rv == 0) {
 		for (i = 0; i < n; i++) {
@@ -279,7 +284,8 @@ ocsctl_map(struct opts *o, int argc, char **argv)
 
 	ocsctl_take_force(o, &argc, argv);
 	if (argc != 2)
-		return (ocsctl_fail("map: expected diff, sync or adopt") + 1);
+		return (ocsctl_fail(o, "map: expected diff, sync or adopt") +
+		        1);
 	ocs__ctl_request__init(&q);
 	if (strcmp(argv[1], "diff") == 0)
 		q.op = OCS__CTL_REQUEST__OP__MAP_DIFF;
@@ -288,7 +294,8 @@ ocsctl_map(struct opts *o, int argc, char **argv)
 	else if (strcmp(argv[1], "adopt") == 0)
 		q.op = OCS__CTL_REQUEST__OP__MAP_ADOPT;
 	else
-		return (ocsctl_fail("map \"%s\": expected diff, sync or adopt",
+		return (ocsctl_fail(o,
+		                    "map \"%s\": expected diff, sync or adopt",
 		                    argv[1]) +
 		        1);
 	snprintf(what, sizeof(what), "map %s", argv[1]);
@@ -307,8 +314,9 @@ ocsctl_agents(struct opts *o, int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "evict") == 0) {
 		if (argc != 3)
-			return (ocsctl_fail("agents evict: expected a HOST") +
-			        1);
+			return (
+			    ocsctl_fail(o, "agents evict: expected a HOST") +
+			    1);
 		ocs__ctl_request__init(&q);
 		q.op = OCS__CTL_REQUEST__OP__EVICT;
 		q.n_ports = 1;
@@ -329,7 +337,7 @@ ocsctl_abort(struct opts *o, int argc, char **argv)
 
 /* One option of run into rq: 0, or 2 after saying what is wrong. */
 static int
-run_opt(int c, const char *a, Ocs__RunRequest *rq)
+run_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 {
 	uint64_t      sz;
 	double        t;
@@ -340,10 +348,23 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 	case 'a':
 		rq->algo = (char *)(uintptr_t)a;
 		return (0);
+	case 'x':
+		v = strtoul(a, &end, 10);
+		if (*a < '0' || *a > '9' || *end || v < 3 || v > 9 ||
+		    v % 2 == 0)
+			return (ocsctl_fail(o,
+			                    "run: --radix \"%s\": 3, 5, 7 "
+			                    "or 9",
+			                    a) +
+			        1);
+		rq->has_radix = 1;
+		rq->radix = (uint32_t)v;
+		return (0);
 	case 'b':
 		if (unit_parse_size(a, &sz) != 0 || sz == 0)
 			return (
-			    ocsctl_fail("run: --bytes \"%s\": expected a "
+			    ocsctl_fail(o,
+			                "run: --bytes \"%s\": expected a "
 			                "size (B, KiB, MiB, GiB, KB, MB, GB)",
 			                a) +
 			    1);
@@ -357,7 +378,8 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 			return (0);
 		v = strtoul(a, &end, 10);
 		if (*a < '0' || *a > '9' || *end || v < 2 || v > 65535)
-			return (ocsctl_fail("run: --nodes \"%s\": all, or a "
+			return (ocsctl_fail(o,
+			                    "run: --nodes \"%s\": all, or a "
 			                    "number of agents (2 or more)",
 			                    a) +
 			        1);
@@ -367,7 +389,8 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 	case 'B':
 		if (unit_parse_rate(a, &rq->bandwidth_bps) != 0)
 			return (
-			    ocsctl_fail("run: --bandwidth \"%s\": expected "
+			    ocsctl_fail(o,
+			                "run: --bandwidth \"%s\": expected "
 			                "a rate (Gbps, GBps, ...)",
 			                a) +
 			    1);
@@ -378,7 +401,8 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 	case 'd':
 		if (unit_parse_time(a, &t) != 0)
 			return (
-			    ocsctl_fail("run: --%s \"%s\": expected a time "
+			    ocsctl_fail(o,
+			                "run: --%s \"%s\": expected a time "
 			                "(ns, us, ms, s)",
 			                c == 's'   ? "alpha-s"
 			                : c == 'h' ? "alpha-h"
@@ -395,9 +419,10 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 	case 'c':
 		if (unit_parse_size(a, &sz) != 0 || sz < 1024 ||
 		    sz > (1u << 20))
-			return (ocsctl_fail(
-			            "run: --chunk \"%s\": 1KiB to 1MiB", a) +
-			        1);
+			return (
+			    ocsctl_fail(o, "run: --chunk \"%s\": 1KiB to 1MiB",
+			                a) +
+			    1);
 		rq->has_chunk = 1;
 		rq->chunk = (uint32_t)sz;
 		return (0);
@@ -408,12 +433,13 @@ run_opt(int c, const char *a, Ocs__RunRequest *rq)
 /* --matrix: a file or generator (scaled by --bytes), read here and sent
  * whole, so ocsd need not see the operator's files.  0, or 2. */
 static int
-run_matrix(const char *spec, Ocs__RunRequest *rq, struct tmat *m)
+run_matrix(const struct opts *o, const char *spec, Ocs__RunRequest *rq,
+           struct tmat *m)
 {
 	char err[512];
 
 	if (tmat_load(spec, rq->bytes, m, err, sizeof(err)) != 0)
-		return (ocsctl_fail("run: %s", err) + 1);
+		return (ocsctl_fail(o, "run: %s", err) + 1);
 	rq->n_matrix = (size_t)m->n * m->n;
 	rq->matrix = m->b;
 	rq->matrix_name = (char *)(uintptr_t)spec;
@@ -422,7 +448,7 @@ run_matrix(const char *spec, Ocs__RunRequest *rq, struct tmat *m)
 
 /* --collective and --chunks: 0, or 2. */
 static int
-run_coll_opt(int c, const char *a, Ocs__RunRequest *rq)
+run_coll_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 {
 	char         *end;
 	unsigned long v;
@@ -430,7 +456,8 @@ run_coll_opt(int c, const char *a, Ocs__RunRequest *rq)
 	if (c == 'o') {
 		if (strcmp(a, "allgather") && strcmp(a, "reducescatter") &&
 		    strcmp(a, "allreduce"))
-			return (ocsctl_fail("run: --collective \"%s\": "
+			return (ocsctl_fail(o,
+			                    "run: --collective \"%s\": "
 			                    "allgather, reducescatter or "
 			                    "allreduce",
 			                    a) +
@@ -440,7 +467,7 @@ run_coll_opt(int c, const char *a, Ocs__RunRequest *rq)
 	}
 	v = strtoul(a, &end, 10);
 	if (*a < '0' || *a > '9' || *end || v < 1 || v > CTL_MAX_CHUNKS)
-		return (ocsctl_fail("run: --chunks \"%s\": 1 to %u", a,
+		return (ocsctl_fail(o, "run: --chunks \"%s\": 1 to %u", a,
 		                    CTL_MAX_CHUNKS) +
 		        1);
 	rq->has_chunks = 1;
@@ -452,17 +479,19 @@ run_coll_opt(int c, const char *a, Ocs__RunRequest *rq)
  * see the operator's files); anything else is a generator ocsd reads.
  * 0, or 2. */
 static int
-run_topology(const char *spec, Ocs__RunRequest *rq, char **text)
+run_topology(const struct opts *o, const char *spec, Ocs__RunRequest *rq,
+             char **text)
 {
 	FILE  *f;
 	size_t n;
 
 	if (rq->collective == NULL)
-		return (ocsctl_fail("run: --topology is for --collective") +
+		return (ocsctl_fail(o, "run: --topology is for --collective") +
 		        1);
 	if ((f = fopen(spec, "r")) == NULL) {
 		if (strchr(spec, ':') == NULL)
-			return (ocsctl_fail("run: --topology \"%s\": no "
+			return (ocsctl_fail(o,
+			                    "run: --topology \"%s\": no "
 			                    "such file, nor a generator "
 			                    "(ring:N, subring:N:S,..., "
 			                    "mesh:RxC, torus:AxB)",
@@ -473,12 +502,12 @@ run_topology(const char *spec, Ocs__RunRequest *rq, char **text)
 	}
 	if ((*text = malloc(CTL_MAX_TOPOLOGY + 1)) == NULL) {
 		fclose(f);
-		return (ocsctl_fail("run: out of memory") + 1);
+		return (ocsctl_fail(o, "run: out of memory") + 1);
 	}
 	n = fread(*text, 1, CTL_MAX_TOPOLOGY + 1, f);
 	if (ferror(f) || n > CTL_MAX_TOPOLOGY) {
 		fclose(f);
-		return (ocsctl_fail("run: --topology %s: %s", spec,
+		return (ocsctl_fail(o, "run: --topology %s: %s", spec,
 		                    n > CTL_MAX_TOPOLOGY ? "more than 1 MiB"
 		                                         : "read error") +
 		        1);
@@ -526,7 +555,7 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		if (c == ':')
-			return (ocsctl_fail("run: %s: missing value",
+			return (ocsctl_fail(o, "run: %s: missing value",
 			                    argv[optind - 1]) +
 			        1);
 		if (c == 'K') {
@@ -546,41 +575,28 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 			continue;
 		}
 		if (c == 'o' || c == 'k') {
-			if ((rv = run_coll_opt(c, optarg, &rq)) != 0)
+			if ((rv = run_coll_opt(o, c, optarg, &rq)) != 0)
 				return (rv);
 			continue;
 		}
-		if (c == 'x') {
-			char         *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*optarg < '0' || *optarg > '9' || *end || v < 3 ||
-			    v > 9 || v % 2 == 0)
-				return (ocsctl_fail("run: --radix \"%s\": 3, "
-				                    "5, 7 or 9",
-				                    optarg) +
-				        1);
-			rq.has_radix = 1;
-			rq.radix = (uint32_t)v;
-			continue;
-		}
-		if (c == '?' || strchr("abrnBshdc", c) == NULL)
-			return (ocsctl_fail("run: \"%s\": unknown option",
+		if (c == '?' || strchr("abrnBshdcx", c) == NULL)
+			return (ocsctl_fail(o, "run: \"%s\": unknown option",
 			                    argv[optind - 1]) +
 			        1);
-		if ((rv = run_opt(c, optarg, &rq)) != 0)
+		if ((rv = run_opt(o, c, optarg, &rq)) != 0)
 			return (rv);
 	}
 	if (optind != argc)
-		return (ocsctl_fail("run: \"%s\": unexpected argument",
+		return (ocsctl_fail(o, "run: \"%s\": unexpected argument",
 		                    argv[optind]) +
 		        1);
 	if (rq.algo == NULL || rq.bytes == 0)
-		return (ocsctl_fail("run: --algo and --bytes are required") +
-		        1);
-	if (matrix != NULL && (rv = run_matrix(matrix, &rq, &m)) != 0)
+		return (
+		    ocsctl_fail(o, "run: --algo and --bytes are required") +
+		    1);
+	if (matrix != NULL && (rv = run_matrix(o, matrix, &rq, &m)) != 0)
 		return (rv);
-	if (topo != NULL && (rv = run_topology(topo, &rq, &text)) != 0) {
+	if (topo != NULL && (rv = run_topology(o, topo, &rq, &text)) != 0) {
 		free(text);
 		tmat_free(&m);
 		return (rv);
@@ -606,13 +622,14 @@ ocsctl_runs(struct opts *o, int argc, char **argv)
 	ocs__ctl_request__init(&q);
 	q.op = OCS__CTL_REQUEST__OP__RUNS;
 	if (argc > 2)
-		return (ocsctl_fail("runs: expected at most one run id") + 1);
+		return (ocsctl_fail(o, "runs: expected at most one run id") +
+		        1);
 	if (argc == 1)
 		return (ocsctl_request(o, &q, OUT_RUNS, "runs"));
 	q.run_id = strtoull(argv[1], &end, 10);
 	if (argv[1][0] < '0' || argv[1][0] > '9' || *end || q.run_id == 0)
 		return (
-		    ocsctl_fail("runs \"%s\": expected a run id", argv[1]) +
+		    ocsctl_fail(o, "runs \"%s\": expected a run id", argv[1]) +
 		    1);
 	q.has_run_id = 1;
 	snprintf(what, sizeof(what), "runs %llu",
@@ -627,7 +644,8 @@ ocsctl_fault(struct opts *o, int argc, char **argv)
 	Ocs__CtlRequest q;
 
 	if (argc != 2 || argv[1][0] == '\0')
-		return (ocsctl_fail("fault: expected one SPEC (none, login, "
+		return (ocsctl_fail(o,
+		                    "fault: expected one SPEC (none, login, "
 		                    "drop=K, delay=TIME, deny-half, garbage, "
 		                    "slow[=F], lose=P, restore=P; "
 		                    "comma-separated)") +

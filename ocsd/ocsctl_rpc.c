@@ -29,8 +29,23 @@ say(const struct opts *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	o->out->error(msg);
-	return (1);
+	return (ocsctl_fail(o, "%s", msg));
+}
+
+/* The reply as kind, then stdout flushed: 0, or 1 after saying why.  A
+ * reader that went away (ocsctl show | head) is nobody's error. */
+static int
+print_reply(const struct opts *o, enum out_kind kind, const Ocs__CtlReply *r)
+{
+	struct out out;
+	int        rv;
+
+	out_init(&out, o->json, o->po.brief);
+	ocsctl_print(&out, kind, r, &o->po);
+	rv = out_finish(&out);
+	if (fflush(stdout) != 0 && errno != EPIPE)
+		return (ocsctl_fail(o, "writing output: %s", strerror(errno)));
+	return (rv);
 }
 
 /* Hello -> Challenge on the socket, then the proof into q. */
@@ -196,15 +211,13 @@ ocsctl_run_capture(const struct opts *o, Ocs__CtlRequest *q)
 		else
 			rv = 1;
 	}
-	if (o->out->print[OUT_REPORT](rep->ctl_reply, &o->po) != 0)
+	if (print_reply(o, OUT_REPORT, rep->ctl_reply) != 0)
 		rv = 1;
 	/* The capture belongs to crep's message: give it back. */
 	rep->ctl_reply->capture = NULL;
 	msg_free(rep);
 	if (crep)
 		msg_free(crep);
-	if (fflush(stdout) != 0)
-		return (ocsctl_fail("writing output: %s", strerror(errno)));
 	return (rv);
 }
 
@@ -221,9 +234,7 @@ ocsctl_request(const struct opts *o, Ocs__CtlRequest *q, enum out_kind kind,
 	}
 	if ((rv = call(o, q, what, &rep)) != 0)
 		return (rv);
-	rv = o->out->print[kind](rep->ctl_reply, &o->po);
+	rv = print_reply(o, kind, rep->ctl_reply);
 	msg_free(rep);
-	if (fflush(stdout) != 0)
-		return (ocsctl_fail("writing output: %s", strerror(errno)));
 	return (rv);
 }

@@ -707,6 +707,24 @@ test_ocsd_ocsctl_like_ip(void **state)
 	assert_string_equal(o, "connected in-sync\n");
 	free(o);
 	free(e);
+	/* Help says each command whole, not its first line. */
+	assert_int_equal(ctl(f, &o, &e, "help", NULL), 0);
+	assert_non_null(strstr(o, "no patches would clear every circuit"));
+	free(o);
+	free(e);
+	/* Under -j, what ocsctl refuses itself is JSON on stdout too, and
+	 * an argument's control bytes never reach the terminal raw. */
+	assert_int_equal(ctl(f, &o, &e, "-j", "run", "--algo", "x", NULL), 2);
+	assert_non_null(strstr(o, "\"error\": \"run: --algo and --bytes"));
+	free(o);
+	free(e);
+	assert_int_equal(ctl(f, &o, &e, "-j", "show", "\033[2Jwires", NULL),
+	                 2);
+	assert_non_null(strstr(o, "\"error\": \"show \\\"\\u001B[2Jwires"));
+	assert_null(strchr(e, '\033'));
+	assert_non_null(strstr(e, "\\x1b[2Jwires"));
+	free(o);
+	free(e);
 }
 
 /* Every port's power from the switch; faults for rehearsals go to
