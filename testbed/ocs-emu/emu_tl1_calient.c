@@ -78,6 +78,7 @@ cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		return;
 	}
 	s->logged_in = 1;
+	s->priv = EMU_PRIV_ADMIN; /* the one account */
 	snprintf(s->user, sizeof(s->user), "%s", c->aid);
 	addl(&l, "%s:%s,2", c->aid, c->aid);
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL,
@@ -470,5 +471,7 @@ const struct emu_tl1_dialect emu_tl1_calient = {
     /* Quali maps "Login Not Active" to "User is not logged in". */
     .nologin_code = "PLNA",
     .nologin_text = "Login Not Active",
-    .prompt = "agent>",
+    /* Device transcripts show "agent> " with its blank; Quali's expect
+     * of "agent>" matches it too. */
+    .prompt = "agent> ",
 };
