@@ -176,6 +176,7 @@ DRV_SRCS := \
 	ocs-drivers/oxc.c \
 	ocs-drivers/tl1.c \
 	ocs-drivers/tl1_sess.c \
+	ocs-drivers/tl1_ssh.c \
 	ocs-drivers/tl1_capture.c
 DRV_LIB := $(BUILD)/libdrv.a
 

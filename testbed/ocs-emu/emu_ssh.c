@@ -239,7 +239,8 @@ conn_main(void *arg)
 		ssh_event_remove_session(ev, c->ss);
 		ssh_event_free(ev);
 	}
-	ssh_disconnect(c->ss);
+	ssh_disconnect(c->ss); /* frees the session's channels */
+	c->ch = NULL;
 	log_debug("ssh[%u]: closed", c->id);
 	pthread_mutex_lock(&c->face->mtx);
 	c->done = 1;
@@ -253,8 +254,6 @@ conn_main(void *arg)
 static void
 conn_free(struct conn *c)
 {
-	if (c->ch != NULL)
-		ssh_channel_free(c->ch);
 	ssh_free(c->ss); /* closes fd */
 	if (c->sp[0] >= 0)
 		close(c->sp[0]);
@@ -473,6 +472,7 @@ emu_ssh_start(struct emu *e, struct emu_tl1_inbox *ib, struct emu_ssh **out,
 	    ssh_bind_options_set(f->bind, SSH_BIND_OPTIONS_IMPORT_KEY, key) !=
 	        SSH_OK)
 		goto fail;
+	key = NULL; /* the bind's now */
 	if ((f->lfd = net_listen(host, port, bound, blen)) < 0) {
 		rv = f->lfd;
 		snprintf(err, errlen, "--tl1-ssh %s: %s", e->c.tl1_ssh,
@@ -485,7 +485,6 @@ emu_ssh_start(struct emu *e, struct emu_tl1_inbox *ib, struct emu_ssh **out,
 		snprintf(err, errlen, "cannot start the SSH face");
 		goto fail;
 	}
-	ssh_key_free(key);
 	*out = f;
 	return (0);
 fail:
