@@ -391,6 +391,7 @@ UNIT_TESTS := \
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
+	tl1_ssh \
 	calient \
 	ocsd \
 	faults \
@@ -464,6 +465,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 # Integration tests run the real programs (tests/lib/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
+INTEG_DEPS_tl1_ssh := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
