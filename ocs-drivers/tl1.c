@@ -196,7 +196,8 @@ tl1_cmd_parse(const char *s, size_t len, int flags, struct tl1_cmd *c,
 		for (i = 1; i + 1 < tl; i++)
 			if (!isprint((unsigned char)f[3][i]) ||
 			    f[3][i] == '"' || f[3][i] == '\\')
-				return (perr(pe, off, TL1_PERR_CTAG, fo[3] + i));
+				return (
+				    perr(pe, off, TL1_PERR_CTAG, fo[3] + i));
 	} else if (f[3][0] == '\0' || strlen(f[3]) > 10)
 		return (perr(pe, off, TL1_PERR_CTAG, fo[3]));
 	for (i = 0; f[3][0] != '"' && f[3][i]; i++)

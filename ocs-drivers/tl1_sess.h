@@ -38,19 +38,19 @@ struct tl1s_xport {
 extern const struct tl1s_xport tl1s_tcp, tl1s_ssh;
 
 struct tl1s {
-	char           host[256], port[16];
-	char           user[64], pass[128];
-	int            timeout_ms;
-	int            fd; /* -1: not connected */
+	char                     host[256], port[16];
+	char                     user[64], pass[128];
+	int                      timeout_ms;
+	int                      fd; /* -1: not connected */
 	const struct tl1s_xport *xp;
-	void          *xpriv;        /* the transport's state */
-	char           known_hosts[4096]; /* ssh: the hosts' keys */
-	int            cancel_fd; /* drv_opts' */
-	struct tl1_buf in;
-	uint32_t       ctag;
-	uint64_t       nauto;  /* autonomous messages skipped */
-	const char    *prompt; /* what the device prints between replies */
-	char           err[512];
+	void                    *xpriv;             /* the transport's state */
+	char                     known_hosts[4096]; /* ssh: the hosts' keys */
+	int                      cancel_fd;         /* drv_opts' */
+	struct tl1_buf           in;
+	uint32_t                 ctag;
+	uint64_t                 nauto; /* autonomous messages skipped */
+	const char *prompt; /* what the device prints between replies */
+	char        err[512];
 	void (*trace)(void *, const char *, ...);
 	void *trace_arg;
 };

@@ -64,8 +64,8 @@ check_host(struct tl1s *s, ssh_session ss)
 		}
 		if (s->trace)
 			s->trace(s->trace_arg,
-			         "tl1: %s:%s: host key %s added to %s", s->host,
-			         s->port, fp, s->known_hosts);
+			         "tl1: %s:%s: host key %s added to %s",
+			         s->host, s->port, fp, s->known_hosts);
 		return (0);
 	case SSH_KNOWN_HOSTS_CHANGED:
 	case SSH_KNOWN_HOSTS_OTHER:

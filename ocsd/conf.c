@@ -249,8 +249,7 @@ v_driver(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 }
 
 static int
-v_transport(struct pctx *p, const struct conf_key *k, const char *val,
-            void *f)
+v_transport(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	if (strcmp(val, "tcp") && strcmp(val, "ssh"))
 		return (bad(p, k->key, val, "expected tcp or ssh"));
@@ -683,10 +682,11 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 		else if (strncmp(hp, "https://", 8) == 0 && web)
 			hp += 8;
 		if (c->ssh && strcmp(c->driver, "polatis") != 0) {
-			snprintf(err, errlen,
-			         "%s: [switch]: transport = ssh is the polatis "
-			         "driver's, not %s's",
-			         name, c->driver);
+			snprintf(
+			    err, errlen,
+			    "%s: [switch]: transport = ssh is the polatis "
+			    "driver's, not %s's",
+			    name, c->driver);
 			return (-CONF_EPARSE);
 		}
 		if (net_hostport(hp,

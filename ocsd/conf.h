@@ -95,7 +95,7 @@ struct conf {
 	char                driver[16];
 	char                address[256];
 	char                ca_file[PATH_MAX];
-	int                 ssh; /* polatis: TL1 over SSH */
+	int                 ssh;                   /* polatis: TL1 over SSH */
 	char                known_hosts[PATH_MAX]; /* ssh; "": in state */
 	char                user[64], password[128];
 	int                 timeout_ms;

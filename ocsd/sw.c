@@ -593,9 +593,9 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		o.ca_file = d->conf->ca_file;
 		o.ssh = d->conf->ssh;
 		/* Host keys beside the desired map, unless told. */
-		snprintf(kh, sizeof(kh), "%s%s", d->conf->known_hosts[0]
-		                                     ? d->conf->known_hosts
-		                                     : d->conf->state_dir,
+		snprintf(kh, sizeof(kh), "%s%s",
+		         d->conf->known_hosts[0] ? d->conf->known_hosts
+		                                 : d->conf->state_dir,
 		         d->conf->known_hosts[0] ? "" : "/known_hosts");
 		o.known_hosts = kh;
 		o.trace = trace;

@@ -104,7 +104,7 @@ struct emu {
 };
 
 #define EMU_LABEL_MAX 32 /* characters of a port label */
-#define EMU_TH_TYPES 3 /* power thresholds: LOS, LOW, HIGH */
+#define EMU_TH_TYPES  3  /* power thresholds: LOS, LOW, HIGH */
 struct emu_port {
 	char     label[EMU_LABEL_MAX + 1];
 	uint16_t wave;   /* PMON: calibration wavelength, nm */
@@ -117,7 +117,7 @@ struct emu_port {
 	double   alevel; /* VOA level, dB */
 	uint32_t aref;   /* VOA reference port (relative), 0: the patched */
 	double   th[EMU_TH_TYPES];    /* thresholds, dBm */
-	uint8_t  thmode[EMU_TH_TYPES]; /* their monitoring: OFF, SINGLE, CONT */
+	uint8_t thmode[EMU_TH_TYPES]; /* their monitoring: OFF, SINGLE, CONT */
 	uint32_t flap_off_ms, flap_on_ms, flap_cycles; /* ENT-PORT-FLAP */
 	uint64_t flap_start_ms; /* OPR-PORT-FLAP, 0: not flapping */
 };

@@ -253,10 +253,11 @@ one_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		/* The switch's own rules for its accounts. */
 		if (ch == O_USER ? !emu_user_name_ok(a)
 		                 : (*a == '\0' || !emu_user_pass_ok(a)))
-			return (bad(ch == O_USER ? "--user" : "--password", a,
-			            "expected letters, digits, '.', '_' and "
-			            "'-' (%d at most)",
-			            ch == O_USER ? EMU_USER_MAX : EMU_PASS_MAX));
+			return (
+			    bad(ch == O_USER ? "--user" : "--password", a,
+			        "expected letters, digits, '.', '_' and "
+			        "'-' (%d at most)",
+			        ch == O_USER ? EMU_USER_MAX : EMU_PASS_MAX));
 		snprintf(ch == O_USER ? c->user : c->password,
 		         ch == O_USER ? sizeof(c->user) : sizeof(c->password),
 		         "%s", a);
@@ -449,9 +450,10 @@ setup(struct emu *e, const char *faults)
 
 	pthread_mutex_init(&e->mtx, NULL);
 	if ((rv = emu_model_init(e)) == -EINVAL) {
-		fprintf(stderr, "ocs-emu: --user \"%s\" or --password: not "
-		                "a user name (letters, digits, . _ -) or "
-		                "password (the same, up to %d)\n",
+		fprintf(stderr,
+		        "ocs-emu: --user \"%s\" or --password: not "
+		        "a user name (letters, digits, . _ -) or "
+		        "password (the same, up to %d)\n",
 		        e->c.user, EMU_PASS_MAX);
 		return (2);
 	} else if (rv != 0)
@@ -537,17 +539,17 @@ start_fibre(struct emu *e, struct fibre_arg *fa, pthread_t *thr, char *bound,
 int
 main(int argc, char **argv)
 {
-	struct emu      *e;
-	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
-	struct tl1_arg   ta = {.lfd = -1, .stopfd = -1};
-	struct emu_rest *rest = NULL;
-	struct emu_kdp  *kdp = NULL;
-	struct emu_ssh  *ssh = NULL;
+	struct emu           *e;
+	struct fibre_arg      fa = {.lfd = -1, .stopfd = -1};
+	struct tl1_arg        ta = {.lfd = -1, .stopfd = -1};
+	struct emu_rest      *rest = NULL;
+	struct emu_kdp       *kdp = NULL;
+	struct emu_ssh       *ssh = NULL;
 	struct emu_tl1_inbox *inbox = NULL;
-	char             faults[512] = "", rbound[300], cbound[300];
-	char             sbound[300];
-	pthread_t        fthr, cthr;
-	sigset_t         ss;
+	char                  faults[512] = "", rbound[300], cbound[300];
+	char                  sbound[300];
+	pthread_t             fthr, cthr;
+	sigset_t              ss;
 	char host[256], port[16], bound[300], fbound[300], err[512];
 	int  verbose = 0, lfd, sfd, rv;
 

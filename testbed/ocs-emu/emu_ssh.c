@@ -281,9 +281,9 @@ accept_one(struct emu_ssh *f)
 	c->face = f;
 	c->fd = fd;
 	c->id = ++f->next_id;
-	c->deadline_ms = mono_ms() + (f->e->c.login_grace_ms
-	                                  ? f->e->c.login_grace_ms
-	                                  : 60000);
+	c->deadline_ms =
+	    mono_ms() +
+	    (f->e->c.login_grace_ms ? f->e->c.login_grace_ms : 60000);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sp) != 0) {
 		close(fd);
 		free(c);
@@ -330,8 +330,8 @@ sweep(struct emu_ssh *f, int stopping)
 		c = f->c[i];
 		if (c && c->done)
 			f->c[i] = NULL;
-		else if (c && (stopping || (c->deadline_ms &&
-		                            now >= c->deadline_ms))) {
+		else if (c && (stopping ||
+		               (c->deadline_ms && now >= c->deadline_ms))) {
 			/* Its blocking reads and writes fail now. */
 			if (!stopping)
 				log_info("ssh[%u]: no login within the grace, "
@@ -405,15 +405,13 @@ host_key(struct emu *e, ssh_key *key, char *err, size_t len)
 
 	if (e->c.state[0] == '\0') {
 		log_info("ssh: no --state: a host key for this run only");
-		return (ssh_pki_generate(SSH_KEYTYPE_ED25519, 0, key) ==
-		                SSH_OK
+		return (ssh_pki_generate(SSH_KEYTYPE_ED25519, 0, key) == SSH_OK
 		            ? 0
 		            : -ENOMEM);
 	}
 	snprintf(dir, sizeof(dir), "%s", e->c.state);
 	snprintf(path, sizeof(path), "%s/%s", dirname(dir), HOSTKEY_NAME);
-	if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL, key) ==
-	    SSH_OK)
+	if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL, key) == SSH_OK)
 		return (0);
 	if (access(path, F_OK) == 0) {
 		snprintf(err, len, "host key %s: cannot read it", path);

@@ -221,8 +221,8 @@ emu_model_init(struct emu *e)
 	}
 	/* The --user account is the first admin; a state file's users
 	 * replace it. */
-	if (e->c.user[0] && emu_users_add(&e->users, e->c.user,
-	                                  e->c.password, EMU_PRIV_ADMIN) != 0) {
+	if (e->c.user[0] && emu_users_add(&e->users, e->c.user, e->c.password,
+	                                  EMU_PRIV_ADMIN) != 0) {
 		emu_model_free(e);
 		return (-EINVAL);
 	}

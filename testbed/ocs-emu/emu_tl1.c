@@ -502,8 +502,7 @@ emu_tl1_inbox_put(struct emu_tl1_inbox *ib, int fd, const char *user,
 		rv = -ENOSPC;
 	} else {
 		ib->q[ib->n].fd = fd;
-		snprintf(ib->q[ib->n].user, sizeof(ib->q[0].user), "%s",
-		         user);
+		snprintf(ib->q[ib->n].user, sizeof(ib->q[0].user), "%s", user);
 		ib->q[ib->n++].priv = priv;
 		(void)!write(ib->evfd, &one, sizeof(one));
 	}

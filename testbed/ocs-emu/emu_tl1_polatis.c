@@ -510,8 +510,9 @@ netif_of(struct srv *sv, const char *aid, struct netif *nf)
 		return (-ENOENT);
 	memset(nf, 0, sizeof(*nf));
 	snprintf(nf->name, sizeof(nf->name), "ETH%d", eth1);
-	if (!eth1 && net_hostport(sv->e->c.tl1, "3082", host, sizeof(host),
-	                          port, sizeof(port)) == 0 &&
+	if (!eth1 &&
+	    net_hostport(sv->e->c.tl1, "3082", host, sizeof(host), port,
+	                 sizeof(port)) == 0 &&
 	    inet_pton(AF_INET, host, &a) == 1) {
 		uint32_t h = ntohl(a.s_addr);
 
@@ -543,8 +544,7 @@ netif_cmd(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
 	if (what == 2)
 		addl(&l, "%s:MAC=%s", nf.name, nf.mac);
 	else
-		addl(&l,
-		     "%s:IPADDR=%s,NETMASK=%s,GATEWAY=%s,BROADCAST=%s%s",
+		addl(&l, "%s:IPADDR=%s,NETMASK=%s,GATEWAY=%s,BROADCAST=%s%s",
 		     what ? nf.name : c->aid, nf.ip, nf.mask, nf.gw, nf.bcast,
 		     what ? ",DHCP=N" : "");
 	compld(sv, s, c->ctag, &l);

@@ -410,8 +410,9 @@ static int
 polatis_label_ok(const char *v, size_t n)
 {
 	return (n <= POLATIS_LABEL_MAX &&
-	        strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	                  "0123456789 ._-") >= n);
+	        strspn(v,
+	               "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	               "0123456789 ._-") >= n);
 }
 
 /*

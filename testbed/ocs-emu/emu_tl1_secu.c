@@ -72,8 +72,7 @@ cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	}
 	priv = emu_users_auth(&sv->e->users, c->aid, pw);
 	if (priv < 0 || sv->e->fault.refuse_login) {
-		log_info("tl1[%u]: login as \"%.40s\" refused", s->id,
-		         c->aid);
+		log_info("tl1[%u]: login as \"%.40s\" refused", s->id, c->aid);
 		deny(sv, s, c->ctag, "PICC", "Permission denied");
 		return;
 	}

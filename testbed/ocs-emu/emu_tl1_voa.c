@@ -28,7 +28,7 @@ static const struct {
     [EMU_ATTEN_CONVERGED] = {"CONV", "CONVERGED", 1},
     [EMU_ATTEN_RELATIVE] = {"REL", "RELATIVE", 1},
 };
-#define NMODES (sizeof(modes) / sizeof(modes[0]))
+#define NMODES       (sizeof(modes) / sizeof(modes[0]))
 #define MAX_ATTEN_DB 60.0 /* what "maximum" takes off */
 
 static const char *const th_types[EMU_TH_TYPES] = {"LOS", "LOW", "HIGH"};
@@ -180,8 +180,8 @@ cmd_set_port_atten(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		         ep->amode == EMU_ATTEN_NONE)
 			ep->alevel = 0;
 		else if (mode != EMU_ATTEN_FIXED)
-			ep->alevel = mode == EMU_ATTEN_MAXIMUM ? MAX_ATTEN_DB
-			                                       : level;
+			ep->alevel =
+			    mode == EMU_ATTEN_MAXIMUM ? MAX_ATTEN_DB : level;
 		ep->amode = (uint8_t)mode;
 		ep->aref = refs ? refs[i] : 0;
 	}

@@ -221,9 +221,9 @@ test_tl1_ssh_slowloris(void **state)
 	ssize_t    r;
 	int        fd;
 
-	assert_int_equal(net_hostport(f->ssh, NULL, host, sizeof(host), port,
-	                              sizeof(port)),
-	                 0);
+	assert_int_equal(
+	    net_hostport(f->ssh, NULL, host, sizeof(host), port, sizeof(port)),
+	    0);
 	fd = net_connect(host, port, 2000, -1);
 	assert_true(fd >= 0);
 	/* The server's banner, then nothing but the close. */
@@ -245,9 +245,9 @@ test_tl1_ssh_many_sessions(void **state)
 	int         fd[80], i, closed = 0;
 	uint16_t    map[17];
 
-	assert_int_equal(net_hostport(f->ssh, NULL, host, sizeof(host), port,
-	                              sizeof(port)),
-	                 0);
+	assert_int_equal(
+	    net_hostport(f->ssh, NULL, host, sizeof(host), port, sizeof(port)),
+	    0);
 	for (i = 0; i < 80; i++)
 		assert_true((fd[i] = net_connect(host, port, 2000, -1)) >= 0);
 	/* The last ones see the close before any grace runs out. */

@@ -24,7 +24,7 @@
 #include "tests/lib/emutest.h"
 #include "testbed/ocs-emu/emu.h"
 
-#define H   "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
+#define H "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
 /* The device transcripts' prompt, with its blank. */
 #define END ";\r\nagent> "
 

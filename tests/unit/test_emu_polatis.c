@@ -211,8 +211,7 @@ static const struct conv users[] = {
     {"DLT-USER-SECU::root:14;",
      DENY("14", "PICC", "User not in the admin group")},
     {"CANC-USER::root:15:;", DENY("15", "PICC", "Permission denied")},
-    {"ED-EQPT::BOOT:16:::MODE=DARK;",
-     DENY("16", "PICC", "Permission denied")},
+    {"ED-EQPT::BOOT:16:::MODE=DARK;", DENY("16", "PICC", "Permission denied")},
     {"RTRV-USER:::17:;", H "M  17 COMPLD\r\n   polatis1,USER\r\n;"},
     {"ED-SECU-PID::polatis1:18::root,s3cret;", OK("18")},
     {"ED-SECU-PID::polatis1:18::root,other;",
@@ -287,9 +286,9 @@ static const struct conv sys[] = {
     {"RTRV-PORT-SHUTTER::3:15:;", H "M  15 COMPLD\r\n   \"3:OPEN\"\r\n;"},
     {"INIT-SYS::SYSTEM:16::2;", DENY("16", "IPNV", "Parameter not valid")},
     {"INIT-SYS::ALARM:17::3;", OK("17")},
-    {"RTRV-NETYPE:::\"Polatis OXC\":;",
-     H "M  \"Polatis OXC\" COMPLD\r\n   \"Polatis,N-OCS-EMU-8x8,OCS,"
-       OCS_VERSION "\"\r\n;"},
+    {"RTRV-NETYPE:::\"Polatis OXC\":;", H
+     "M  \"Polatis OXC\" COMPLD\r\n   \"Polatis,N-OCS-EMU-8x8,OCS," OCS_VERSION
+     "\"\r\n;"},
 };
 
 /* Attenuators in every mode the vendor's SDK sends (LEVEL=(x) as it
