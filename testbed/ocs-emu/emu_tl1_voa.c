@@ -260,9 +260,12 @@ th_type(struct srv *sv, struct sess *s, const struct tl1_cmd *c, int need)
 	char v[16];
 	int  i;
 
-	if (keyword(c, "TYPE", v, sizeof(v)) == NULL && !need)
-		return (-1);
-	for (i = 0; i < EMU_TH_TYPES && keyword(c, "TYPE", v, sizeof(v)); i++)
+	if (keyword(c, "TYPE", v, sizeof(v)) == NULL) {
+		if (!need)
+			return (-1);
+		v[0] = '\0';
+	}
+	for (i = 0; i < EMU_TH_TYPES; i++)
 		if (strcasecmp(v, th_types[i]) == 0)
 			return (i);
 	deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
