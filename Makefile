@@ -35,7 +35,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	libisal-dev \
+	libisal-dev libssh-dev libcrypt-dev \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
@@ -85,8 +85,11 @@ CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 # CRC32C of the agents' frames (agent/crc32c.c).
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
-# What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64).
-DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS)
+# TL1 over SSH (the polatis driver's transport = ssh, ocs-emu --tl1-ssh).
+SSH_LIBS := $(shell $(PKG_CONFIG) --libs libssh)
+# What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64; polatis:
+# libssh).
+DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS)
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -174,6 +177,7 @@ DRV_SRCS := \
 	ocs-drivers/oxc.c \
 	ocs-drivers/tl1.c \
 	ocs-drivers/tl1_sess.c \
+	ocs-drivers/tl1_ssh.c \
 	ocs-drivers/tl1_capture.c
 DRV_LIB := $(BUILD)/libdrv.a
 
@@ -303,7 +307,11 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_tl1_polatis.c \
 	testbed/ocs-emu/emu_tl1_port.c \
+	testbed/ocs-emu/emu_tl1_secu.c \
+	testbed/ocs-emu/emu_tl1_voa.c \
 	testbed/ocs-emu/emu_tl1_calient.c \
+	testbed/ocs-emu/emu_user.c \
+	testbed/ocs-emu/emu_ssh.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -319,7 +327,8 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
-		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) -lm
+		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) \
+		$(SSH_LIBS) -lcrypt -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
@@ -388,6 +397,7 @@ UNIT_TESTS := \
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
+	tl1_ssh \
 	calient \
 	ocsd \
 	faults \
@@ -427,14 +437,15 @@ TEST_DEPS_plan := $(MSG_LIB)
 TEST_DEPS_report := $(MSG_LIB)
 # The emulator's TL1 faces, without sockets (emu_tl1_feed).
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
-	emu_tl1_polatis.o emu_tl1_port.o emu_tl1_calient.o emu_fault.o emu_state.o \
-	emu_conn.o)
+	emu_tl1_polatis.o emu_tl1_port.o emu_tl1_secu.o emu_tl1_voa.o \
+	emu_tl1_calient.o emu_user.o emu_fault.o emu_state.o emu_conn.o)
 TEST_DEPS_emu_polatis = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) $(DRV_LIB)
 TEST_DEPS_emu_calient_tl1 = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
 	$(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
 TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
-	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o) \
+	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o \
+	emu_user.o) \
 	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_drv := $(DRV_LIB)
@@ -450,7 +461,7 @@ TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
 	conf.o err.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
-	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lm
+	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lcrypt -lm
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
@@ -462,6 +473,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 # Integration tests run the real programs (tests/lib/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
+INTEG_DEPS_tl1_ssh := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
@@ -724,9 +736,11 @@ FUZZ_SRCS_plan_cli := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tl1_resp := $(DRV_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_tl1_polatis.c testbed/ocs-emu/emu_tl1_port.c \
-	testbed/ocs-emu/emu_tl1_calient.c \
+	testbed/ocs-emu/emu_tl1_secu.c testbed/ocs-emu/emu_tl1_voa.c \
+	testbed/ocs-emu/emu_user.c testbed/ocs-emu/emu_tl1_calient.c \
 	testbed/ocs-emu/emu_fault.c testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
+FUZZ_LIBS_emu_tl1 := -lcrypt
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \

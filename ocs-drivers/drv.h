@@ -43,6 +43,11 @@ struct drv_opts {
 	const char *user, *password;
 	int         timeout_ms; /* every network operation; > 0 */
 	const char *ca_file;    /* https: verify the device against it */
+	/* polatis: TL1 over SSH instead of TCP, the switch's host key
+	 * checked against (and, for a host it has not seen, added to)
+	 * this OpenSSH known_hosts file. */
+	int         ssh;
+	const char *known_hosts;
 	/* emu driver: size and switching time of the in-process model. */
 	uint32_t ports;
 	uint32_t switch_ms;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The polatis driver: TL1 over TCP (default port 3082).  ACT-USER login,
+ * The polatis driver: TL1 over TCP (default port 3082), or over SSH (a
+ * shell channel, default port 22, the SSH login instead of ACT-USER; the
+ * host key checked against a known_hosts file).  ACT-USER login,
  * RTRV-EQPT SIZE, one DLT-PATCH and one ENT-PATCH per reconfiguration
  * (port lists with & and && ranges), RTRV-PATCH read-back (with
  * RTRV-PORT-POWER of the new paths in the same write), CANC-USER.
@@ -25,6 +27,10 @@
 #include "proto/base/net.h"
 
 #define POL_DEFPORT "3082"
+#define POL_SSHPORT "22"
+/* Over SSH the switch prompts after every reply (the vendor's suite
+ * waits for it); skipped between replies. */
+#define POL_SSH_PROMPT ">"
 
 struct polatis {
 	struct tl1s t;
@@ -113,7 +119,8 @@ pol_open(void *priv, const char *url, const struct drv_opts *o)
 {
 	struct polatis *p = priv;
 
-	if (tl1s_init(&p->t, url, POL_DEFPORT, o, NULL) != 0)
+	if (tl1s_init(&p->t, url, o->ssh ? POL_SSHPORT : POL_DEFPORT, o,
+	              o->ssh ? POL_SSH_PROMPT : NULL) != 0)
 		return (-EINVAL);
 	p->switch_ms = o->switch_ms;
 	return (ensure(p, mono_ms() + (uint64_t)p->t.timeout_ms));

@@ -184,12 +184,23 @@ tl1_cmd_parse(const char *s, size_t len, int flags, struct tl1_cmd *c,
 		return (perr(pe, off, TL1_PERR_TID, fo[1]));
 	c->tid = f[1];
 	c->aid = f[2];
-	/* CTAG: required (unless optional, then "0"), short, alnum. */
+	/* CTAG: required (unless optional, then "0"), short, alnum; or
+	 * quoted (kept with its quotes: the reply carries it back). */
 	if (f[3][0] == '\0' && (flags & TL1_PARSE_CTAG_OPTIONAL))
 		f[3] = "0";
-	if (f[3][0] == '\0' || strlen(f[3]) > 10)
+	if (f[3][0] == '"') {
+		size_t tl = strlen(f[3]);
+
+		if (tl < 3 || tl > TL1_MAX_QTAG + 2 || f[3][tl - 1] != '"')
+			return (perr(pe, off, TL1_PERR_CTAG, fo[3]));
+		for (i = 1; i + 1 < tl; i++)
+			if (!isprint((unsigned char)f[3][i]) ||
+			    f[3][i] == '"' || f[3][i] == '\\')
+				return (
+				    perr(pe, off, TL1_PERR_CTAG, fo[3] + i));
+	} else if (f[3][0] == '\0' || strlen(f[3]) > 10)
 		return (perr(pe, off, TL1_PERR_CTAG, fo[3]));
-	for (i = 0; f[3][i]; i++)
+	for (i = 0; f[3][0] != '"' && f[3][i]; i++)
 		if (!isalnum((unsigned char)f[3][i]))
 			return (perr(pe, off, TL1_PERR_CTAG, fo[3] + i));
 	c->ctag = f[3];
@@ -525,9 +536,24 @@ parse_ident(const char *s, size_t n, struct tl1_resp *r)
 	tl = token(s, n, &p, &ts);
 	if (tl == 1 && s[ts] == 'M') {
 		r->kind = TL1_RESP;
-		tl = token(s, n, &p, &ts);
-		if (copy_tag(r->tag, sizeof(r->tag), s + ts, tl) != 0)
-			return (-EPROTO);
+		while (p < n && s[p] == ' ')
+			p++;
+		if (p < n && s[p] == '"') {
+			/* A quoted CTAG comes back as it was sent; the tag
+			 * is what is inside. */
+			const char *q = memchr(s + p + 1, '"', n - p - 1);
+
+			tl = q ? (size_t)(q - (s + p + 1)) : 0;
+			if (tl == 0 || tl >= sizeof(r->tag))
+				return (-EPROTO);
+			memcpy(r->tag, s + p + 1, tl);
+			r->tag[tl] = '\0';
+			p += tl + 2;
+		} else {
+			tl = token(s, n, &p, &ts);
+			if (copy_tag(r->tag, sizeof(r->tag), s + ts, tl) != 0)
+				return (-EPROTO);
+		}
 		tl = token(s, n, &p, &ts);
 		if (tl == 6 && memcmp(s + ts, "COMPLD", 6) == 0)
 			r->status = TL1_COMPLD;
@@ -743,7 +769,12 @@ tl1_resp_fmt(struct tl1_buf *b, const char *sid, time_t when, const char *ctag,
 			    used + strlen(lines[i]) > block_bytes)
 				break;
 			used += strlen(lines[i]) + 7;
-			if ((rv = fmt_quoted(b, lines[i])) != 0)
+			if (lines[i][0] == TL1_LINE_RAW)
+				rv = tl1_buf_printf(b, "   %s\r\n",
+				                    lines[i] + 1);
+			else
+				rv = fmt_quoted(b, lines[i]);
+			if (rv != 0)
 				return (rv);
 		}
 		if (i == nlines && comment &&

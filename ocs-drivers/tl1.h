@@ -26,6 +26,7 @@
 #define TL1_MAX_MSG   (1u << 20) /* a response block bigger is garbage */
 #define TL1_MAX_CMD   (1u << 18) /* longest command accepted */
 #define TL1_MAX_BLKS  8          /* fields after the CTAG */
+#define TL1_MAX_QTAG  14         /* characters inside a quoted CTAG */
 #define TL1_MAX_LINES (1u << 16)
 
 /* A growable output buffer. */
@@ -133,6 +134,10 @@ void    tl1_resp_free(struct tl1_resp *);
 
 /* A DENY's device text: "IDNV Invalid OXC port: 1000". */
 void tl1_resp_errtext(const struct tl1_resp *, char *buf, size_t len);
+
+/* A data line that starts with this byte is sent as it is after it,
+ * without quotes (a device's free-format lines). */
+#define TL1_LINE_RAW '\001'
 
 /*
  * Server side: append a response.  Data lines are quoted here; when they

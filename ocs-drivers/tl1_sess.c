@@ -46,6 +46,13 @@ tl1s_init(struct tl1s *s, const char *url, const char *defport,
 		return (-EINVAL);
 	snprintf(s->user, sizeof(s->user), "%s", o->user);
 	snprintf(s->pass, sizeof(s->pass), "%s", o->password);
+	s->xp = o->ssh ? &tl1s_ssh : &tl1s_tcp;
+	if (o->ssh && (o->known_hosts == NULL || o->known_hosts[0] == '\0' ||
+	               strlen(o->known_hosts) >= sizeof(s->known_hosts)))
+		return (-EINVAL);
+	if (o->ssh)
+		snprintf(s->known_hosts, sizeof(s->known_hosts), "%s",
+		         o->known_hosts);
 	s->timeout_ms = o->timeout_ms;
 	s->cancel_fd = o->cancel_fd;
 	s->trace = o->trace;
@@ -57,11 +64,80 @@ tl1s_init(struct tl1s *s, const char *url, const char *defport,
 void
 tl1s_drop(struct tl1s *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
+	if (s->xp != NULL)
+		s->xp->drop(s);
 	s->fd = -1;
 	tl1_buf_free(&s->in);
 }
+
+/* ---- TCP ----------------------------------------------------------------- */
+
+static int
+tcp_connect(struct tl1s *s, uint64_t deadline)
+{
+	uint64_t now = mono_ms();
+	int      fd;
+
+	if (now >= deadline)
+		return (-ETIMEDOUT);
+	fd =
+	    net_connect(s->host, s->port, (int)(deadline - now), s->cancel_fd);
+	if (fd < 0) {
+		tl1s_seterr(s, "connecting to %s:%s: %s", s->host, s->port,
+		            strerror(-fd));
+		return (fd);
+	}
+	s->fd = fd;
+	return (0);
+}
+
+static int
+tcp_write_all(struct tl1s *s, const void *b, size_t n, uint64_t deadline)
+{
+	return (net_write_all(s->fd, b, n, deadline, s->cancel_fd));
+}
+
+static ssize_t
+tcp_read_some(struct tl1s *s, void *b, size_t n, uint64_t deadline)
+{
+	return (net_read_some(s->fd, b, n, deadline, s->cancel_fd));
+}
+
+/*
+ * Has the switch hung up since the last command?  A switch closes idle
+ * sessions; finding out only after sending a batch would leave its
+ * outcome unknown, so the close is looked for first.
+ */
+static int
+tcp_hung_up(struct tl1s *s)
+{
+	struct pollfd pfd = {.fd = s->fd, .events = POLLIN | POLLRDHUP};
+	char          c;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return (0);
+	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return (1);
+	/* Readable: an autonomous message, or the end of the stream. */
+	return (recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
+}
+
+static void
+tcp_drop(struct tl1s *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+const struct tl1s_xport tl1s_tcp = {
+    .name = "tcp",
+    .connect = tcp_connect,
+    .write_all = tcp_write_all,
+    .read_some = tcp_read_some,
+    .hung_up = tcp_hung_up,
+    .drop = tcp_drop,
+};
 
 /* The device's prompt between replies ("agent>") is not TL1: skipped,
  * with the blanks before it. */
@@ -80,7 +156,9 @@ skip_prompt(struct tl1s *s)
 			;
 		if (s->in.len - j < pl || memcmp(s->in.p + j, s->prompt, pl))
 			break;
-		k = j + pl;
+		/* "agent> ": the blanks after it are the prompt's too. */
+		for (k = j + pl; k < s->in.len && s->in.p[k] == ' '; k++)
+			;
 	}
 	/* Up to the prompt's end: the line ends after it may begin a
 	 * reply's header. */
@@ -191,7 +269,7 @@ tl1s_commands(struct tl1s *s, const struct tl1s_cmd *c, size_t n,
 		s->trace(s->trace_arg, "tl1 > %.200s", out.p);
 	/* One write: TL1's tags let a session have several commands
 	 * outstanding, and the device answers each in turn. */
-	rv = net_write_all(s->fd, out.p, out.len, deadline, s->cancel_fd);
+	rv = s->xp->write_all(s, out.p, out.len, deadline);
 	tl1_buf_free(&out);
 	if (rv != 0) {
 		tl1s_seterr(s, "sending %s to %s:%s: %s", c[0].verb, s->host,
@@ -200,8 +278,7 @@ tl1s_commands(struct tl1s *s, const struct tl1s_cmd *c, size_t n,
 		return (rv);
 	}
 	while ((rv = parse_in(s, tag, r, n, &done)) == 0) {
-		got = net_read_some(s->fd, chunk, sizeof(chunk), deadline,
-		                    s->cancel_fd);
+		got = s->xp->read_some(s, chunk, sizeof(chunk), deadline);
 		if (got <= 0) {
 			rv = got == 0 ? -ECONNRESET : (int)got;
 			/* Name the first command still unanswered. */
@@ -268,19 +345,15 @@ login(struct tl1s *s, uint64_t deadline)
 {
 	struct tl1_resp r;
 	char            rest[200], txt[300];
-	uint64_t        now = mono_ms();
-	int             fd, rv;
+	int             rv;
 
-	if (now >= deadline)
-		return (-ETIMEDOUT);
-	fd =
-	    net_connect(s->host, s->port, (int)(deadline - now), s->cancel_fd);
-	if (fd < 0) {
-		tl1s_seterr(s, "connecting to %s:%s: %s", s->host, s->port,
-		            strerror(-fd));
-		return (fd);
+	if ((rv = s->xp->connect(s, deadline)) != 0) {
+		s->xp->drop(s);
+		return (rv);
 	}
-	s->fd = fd;
+	/* Over SSH the switch's user is logged in already. */
+	if (s->xp->logs_in)
+		return (0);
 	snprintf(rest, sizeof(rest), "::%s", s->pass);
 	if ((rv = tl1s_command(s, "ACT-USER", s->user, rest, &r, deadline)) !=
 	    0)
@@ -297,25 +370,6 @@ login(struct tl1s *s, uint64_t deadline)
 	return (0);
 }
 
-/*
- * Has the switch hung up since the last command?  A switch closes idle
- * sessions; finding out only after sending a batch would leave its
- * outcome unknown, so the close is looked for first.
- */
-static int
-hung_up(struct tl1s *s)
-{
-	struct pollfd pfd = {.fd = s->fd, .events = POLLIN | POLLRDHUP};
-	char          c;
-
-	if (poll(&pfd, 1, 0) <= 0)
-		return (0);
-	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR))
-		return (1);
-	/* Readable: an autonomous message, or the end of the stream. */
-	return (recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0);
-}
-
 int
 tl1s_ensure(struct tl1s *s, uint64_t                          deadline,
             int (*learn)(void *arg, uint64_t deadline), void *arg)
@@ -323,7 +377,7 @@ tl1s_ensure(struct tl1s *s, uint64_t                          deadline,
 	uint32_t backoff = TL1S_BACKOFF_MIN;
 	int      rv;
 
-	if (s->fd >= 0 && hung_up(s)) {
+	if (s->fd >= 0 && s->xp->hung_up(s)) {
 		if (s->trace)
 			s->trace(s->trace_arg,
 			         "tl1: %s:%s closed the session; logging in "

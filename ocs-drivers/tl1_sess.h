@@ -17,17 +17,40 @@
 #include "ocs-drivers/drv.h"
 #include "ocs-drivers/tl1.h"
 
+/*
+ * How a session's bytes travel: TCP (tl1s_tcp), or a shell channel of
+ * SSH (tl1s_ssh, libssh), where the SSH login is the TL1 login.  connect
+ * sets s->fd (a descriptor to poll) or returns a negative code with
+ * s->err set; read_some and write_all block until the deadline (or the
+ * cancel fd): bytes, 0 at EOF, or -errno; hung_up looks without waiting
+ * for the peer's close; drop frees everything and leaves s->fd -1.
+ */
+struct tl1s;
+struct tl1s_xport {
+	const char *name;
+	int (*connect)(struct tl1s *, uint64_t deadline);
+	int (*write_all)(struct tl1s *, const void *, size_t, uint64_t dl);
+	ssize_t (*read_some)(struct tl1s *, void *, size_t, uint64_t dl);
+	int (*hung_up)(struct tl1s *);
+	void (*drop)(struct tl1s *);
+	int logs_in; /* the transport's login is the session's: no ACT-USER */
+};
+extern const struct tl1s_xport tl1s_tcp, tl1s_ssh;
+
 struct tl1s {
-	char           host[256], port[16];
-	char           user[64], pass[128];
-	int            timeout_ms;
-	int            fd;        /* -1: not connected */
-	int            cancel_fd; /* drv_opts' */
-	struct tl1_buf in;
-	uint32_t       ctag;
-	uint64_t       nauto;  /* autonomous messages skipped */
-	const char    *prompt; /* what the device prints between replies */
-	char           err[512];
+	char                     host[256], port[16];
+	char                     user[64], pass[128];
+	int                      timeout_ms;
+	int                      fd; /* -1: not connected */
+	const struct tl1s_xport *xp;
+	void                    *xpriv;             /* the transport's state */
+	char                     known_hosts[4096]; /* ssh: the hosts' keys */
+	int                      cancel_fd;         /* drv_opts' */
+	struct tl1_buf           in;
+	uint32_t                 ctag;
+	uint64_t                 nauto; /* autonomous messages skipped */
+	const char *prompt; /* what the device prints between replies */
+	char        err[512];
 	void (*trace)(void *, const char *, ...);
 	void *trace_arg;
 };
@@ -35,8 +58,9 @@ struct tl1s {
 __attribute__((__format__(printf, 2, 3))) void
 tl1s_seterr(struct tl1s *, const char *fmt, ...);
 
-/* Address ([tl1://]host[:port], defport if none) and credentials from
- * opts; no I/O.  0 or -EINVAL. */
+/* Address ([tl1://]host[:port], defport if none), credentials and the
+ * transport (opts->ssh: tl1s_ssh with opts->known_hosts) from opts; no
+ * I/O.  0 or -EINVAL. */
 int  tl1s_init(struct tl1s *, const char *url, const char *defport,
                const struct drv_opts *, const char *prompt);
 void tl1s_drop(struct tl1s *);

@@ -266,6 +266,15 @@ v_driver(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 }
 
 static int
+v_transport(struct pctx *p, const struct conf_key *k, const char *val, void *f)
+{
+	if (strcmp(val, "tcp") && strcmp(val, "ssh"))
+		return (bad(p, k->key, val, "expected tcp or ssh"));
+	*(int *)f = strcmp(val, "ssh") == 0;
+	return (1);
+}
+
+static int
 v_abspath(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	if (val[0] != '/')
@@ -439,6 +448,8 @@ static const struct conf_key conf_keys[] = {
     {"switch", "address", v_str, FIELD(address), 0, 0, NULL},
     {"switch", "light_check", v_yesno, FIELD(light_check), 0, 0, NULL},
     {"switch", "ca_file", v_str, FIELD(ca_file), 0, 0, NULL},
+    {"switch", "transport", v_transport, FIELD(ssh), 0, 0, NULL},
+    {"switch", "known_hosts", v_str, FIELD(known_hosts), 0, 0, NULL},
     {"switch", "user", v_str, FIELD(user), 0, 0, NULL},
     {"switch", "password", v_password, FIELD(password), 0, 0, NULL},
     {"switch", "password_file", v_pwfile, NOFIELD, 0, 0, NULL},
@@ -560,6 +571,7 @@ resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 	} f[] = {
 	    {p->pwfile, sizeof(p->pwfile)},
 	    {c->ca_file, sizeof(c->ca_file)},
+	    {c->known_hosts, sizeof(c->known_hosts)},
 	    {c->ctl_secret_file, sizeof(c->ctl_secret_file)},
 	    {c->ctl_tls_cert_key, sizeof(c->ctl_tls_cert_key)},
 	    {c->agents_tls, sizeof(c->agents_tls)},
@@ -704,11 +716,20 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			hp += 7;
 		else if (strncmp(hp, "https://", 8) == 0 && web)
 			hp += 8;
+		if (c->ssh && strcmp(c->driver, "polatis") != 0) {
+			snprintf(
+			    err, errlen,
+			    "%s: [switch]: transport = ssh is the polatis "
+			    "driver's, not %s's",
+			    name, c->driver);
+			return (-CONF_EPARSE);
+		}
 		if (net_hostport(hp,
 		                 web ? "80"
 		                 : strcmp(c->driver, "calient-tl1") == 0
 		                     ? "3083"
-		                     : "3082",
+		                 : c->ssh ? "22"
+		                          : "3082",
 		                 h, sizeof(h), port, sizeof(port)) != 0) {
 			snprintf(err, errlen,
 			         "%s: [switch]: address: \"%s\": expected "
@@ -1007,7 +1028,8 @@ conf_switch_changed(const struct conf *a, const struct conf *b)
 {
 	return (strcmp(a->driver, b->driver) != 0 ||
 	        strcmp(a->address, b->address) != 0 ||
-	        strcmp(a->ca_file, b->ca_file) != 0 ||
+	        strcmp(a->ca_file, b->ca_file) != 0 || a->ssh != b->ssh ||
+	        strcmp(a->known_hosts, b->known_hosts) != 0 ||
 	        strcmp(a->user, b->user) != 0 ||
 	        strcmp(a->password, b->password) != 0 ||
 	        a->timeout_ms != b->timeout_ms || a->ports != b->ports ||

@@ -6,6 +6,8 @@
  *   driver = polatis            ; polatis | calient | emu
  *   address = 127.0.0.1:3082    ; calient: http[s]://HOST[:PORT]
  *   ca_file = /etc/ocsd/ca.pem  ; calient https: verify the switch
+ *   transport = tcp             ; polatis: tcp | ssh (TL1 over SSH)
+ *   known_hosts = FILE          ; ssh: host keys (default STATE/known_hosts)
  *   user = root
  *   password = root             ; or password_file = /path
  *   timeout = 5s                ; every driver operation
@@ -96,6 +98,8 @@ struct conf {
 	char                driver[16];
 	char                address[256];
 	char                ca_file[PATH_MAX];
+	int                 ssh;                   /* polatis: TL1 over SSH */
+	char                known_hosts[PATH_MAX]; /* ssh; "": in state */
 	char                user[64], password[128];
 	int                 timeout_ms;
 	uint32_t            switch_ms;

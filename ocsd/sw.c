@@ -586,6 +586,7 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 {
 	struct drv_opts o;
 	struct drv_caps c;
+	char            kh[PATH_MAX + 16];
 	int             rv;
 
 	if (d->drv == NULL) {
@@ -597,6 +598,13 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 		o.ports = d->conf->ports;
 		o.switch_ms = d->conf->switch_ms;
 		o.ca_file = d->conf->ca_file;
+		o.ssh = d->conf->ssh;
+		/* Host keys beside the desired map, unless told. */
+		snprintf(kh, sizeof(kh), "%s%s",
+		         d->conf->known_hosts[0] ? d->conf->known_hosts
+		                                 : d->conf->state_dir,
+		         d->conf->known_hosts[0] ? "" : "/known_hosts");
+		o.known_hosts = kh;
 		o.trace = trace;
 		rv = drv_open(&d->drv, d->conf->driver, d->conf->address, &o);
 		if (d->drv == NULL) {

@@ -17,7 +17,8 @@
 # usage: run-demo.sh BINDIR [NODES] [BYTES]
 # OCS_DRIVER=calient drives the switch over its CALIENT REST face instead,
 # OCS_DRIVER=calient-tl1 over its CALIENT TL1 face, with the cabling
-# written in the switch's port names (1.1.1 ...).
+# written in the switch's port names (1.1.1 ...); OCS_DRIVER=polatis-ssh
+# drives the Polatis TL1 face over SSH (transport = ssh).
 
 set -u
 BIN=${1:-bin}
@@ -26,9 +27,9 @@ BYTES=${3:-1MiB}
 DRIVER=${OCS_DRIVER:-polatis}
 RATE=${OCS_RATE:-100Mbps}
 case "$DRIVER" in
-polatis | calient | calient-tl1) ;;
-*) echo "make run: OCS_DRIVER=$DRIVER: expected polatis, calient or" \
-	"calient-tl1" >&2; exit 2 ;;
+polatis | polatis-ssh | calient | calient-tl1) ;;
+*) echo "make run: OCS_DRIVER=$DRIVER: expected polatis, polatis-ssh," \
+	"calient or calient-tl1" >&2; exit 2 ;;
 esac
 
 what="make run"
@@ -36,11 +37,11 @@ what="make run"
 
 ports=$((2 * NODES + 2))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \
-	--tl1-calient 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
-	--rate "$RATE" \
+	--tl1-calient 127.0.0.1:0 --tl1-ssh 127.0.0.1:0 --ports "$ports" \
+	--switch-time 1ms --rate "$RATE" \
 	>"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
-wait_for "grep -q tl1-calient $dir/emu.out" 50 || fail "ocs-emu did not start"
+wait_for "grep -q tl1-ssh $dir/emu.out" 50 || fail "ocs-emu did not start"
 tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
 rest=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu.out")
@@ -52,6 +53,9 @@ if [ "$DRIVER" = calient ]; then
 elif [ "$DRIVER" = calient-tl1 ]; then
 	address=$(sed -n 's/^ocs-emu: tl1-calient //p' "$dir/emu.out")
 	face="CALIENT TL1"
+elif [ "$DRIVER" = polatis-ssh ]; then
+	address=$(sed -n 's/^ocs-emu: tl1-ssh //p' "$dir/emu.out")
+	face="TL1 over SSH"
 fi
 
 # A transceiver's TX into ingress $1, RX from egress $2: by number, or by
@@ -74,7 +78,9 @@ cable() {
 # store-and-forward of multi-hop frames itself.  Another rate scales the
 # bandwidth alike; calibrate for another machine (OCS_MODEL=FILE).
 {
-	printf '[switch]\ndriver = %s\naddress = %s\n' "$DRIVER" "$address"
+	printf '[switch]\ndriver = %s\naddress = %s\n' "${DRIVER%-ssh}" \
+		"$address"
+	if [ "$DRIVER" = polatis-ssh ]; then printf 'transport = ssh\n'; fi
 	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
 	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
 	printf '[state]\ndir = %s/state\n' "$dir"

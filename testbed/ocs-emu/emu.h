@@ -15,6 +15,7 @@
 #include "ocs-drivers/rest.h"
 #include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu_kdp.h"
+#include "testbed/ocs-emu/emu_user.h"
 
 /*
  * Injected faults (emu_fault.c), set by --fault and by the control
@@ -34,6 +35,7 @@ struct emu_conf {
 	char          tl1[128];         /* ADDR:PORT */
 	char          rest[128];        /* ADDR:PORT, "" = no REST face */
 	char          tl1_calient[128]; /* ADDR:PORT, "" = no CALIENT TL1 */
+	char          tl1_ssh[128];     /* ADDR:PORT, "" = no TL1 over SSH */
 	char          viewer[200]; /* REST read-only USER:PASSWORD, or "" */
 	char          fibre[128];  /* ADDR:PORT, "" = no light path */
 	uint32_t      ports;
@@ -45,7 +47,8 @@ struct emu_conf {
 	enum oxc_boot boot;            /* when there is no state file yet */
 	char          sid[64];
 	size_t        block_bytes;    /* TL1 '>' continuation threshold */
-	int           autonomous;     /* REPT EVT on port changes */
+	int           autonomous;     /* unused: REPT EVT is every session's
+	                               * default, as on the switch */
 	uint32_t      login_grace_ms; /* TL1: no login by then, closed */
 	uint32_t      idle_timeout_s; /* TL1 session timeout at start */
 	char          datapath[40]; /* "" (the fibre relay) or netns:PREFIX */
@@ -97,30 +100,47 @@ struct emu {
 	int (*capture)(struct emu_kdp *, uint32_t run, char *out, size_t len);
 	struct emu_kdp  *kdp;
 	struct emu_conns conns; /* CALIENT's connections */
+	struct emu_users users; /* the accounts TL1 (and SSH) log in as */
 };
 
 #define EMU_LABEL_MAX 32 /* characters of a port label */
+#define EMU_TH_TYPES  3  /* power thresholds: LOS, LOW, HIGH */
 struct emu_port {
 	char     label[EMU_LABEL_MAX + 1];
 	uint16_t wave;   /* PMON: calibration wavelength, nm */
 	double   offset; /* PMON: calibration offset, dB */
 	uint8_t  atime;  /* PMON: averaging time code, 1..8 */
+	uint16_t rwave;  /* REVPMON: the reverse monitor's, the same */
+	double   roffset;
+	uint8_t  ratime;
 	uint8_t  amode;  /* VOA mode (EMU_ATTEN_*), egress ports only */
 	double   alevel; /* VOA level, dB */
+	uint32_t aref;   /* VOA reference port (relative), 0: the patched */
+	double   th[EMU_TH_TYPES];    /* thresholds, dBm */
+	uint8_t thmode[EMU_TH_TYPES]; /* their monitoring: OFF, SINGLE, CONT */
+	uint32_t flap_off_ms, flap_on_ms, flap_cycles; /* ENT-PORT-FLAP */
+	uint64_t flap_start_ms; /* OPR-PORT-FLAP, 0: not flapping */
 };
 /* A port label (or CALIENT alias): printable, no quotes or separators
  * of either protocol, EMU_LABEL_MAX at most. */
 int emu_label_ok(const char *);
 enum {
 	EMU_ATTEN_NONE,
+	EMU_ATTEN_FIXED,
+	EMU_ATTEN_MAXIMUM,
 	EMU_ATTEN_ABSOLUTE,
+	EMU_ATTEN_CONVERGED,
 	EMU_ATTEN_RELATIVE,
-	EMU_ATTEN_CONVERGED
 };
+/* Port p's power in dBm as its monitor reads it now: the light the model
+ * carries, less the attenuator's and with a flapping shutter's dark
+ * intervals.  Caller holds mtx. */
+double emu_port_power(const struct emu *, uint32_t p, uint64_t now_ns);
 
 /* The switch model of e->c.ports ports a side and every per-port array,
- * at their defaults (port monitors at 1550 nm, attenuators off).  0 or
- * -ENOMEM (everything freed); emu_model_free after a 0. */
+ * at their defaults (port monitors at 1550 nm, attenuators off), and the
+ * --user account.  0, -EINVAL (a user name or password the switch
+ * refuses) or -ENOMEM (everything freed); emu_model_free after a 0. */
 int  emu_model_init(struct emu *);
 void emu_model_free(struct emu *);
 
@@ -151,7 +171,8 @@ void emu_conn_clear(struct emu *);
  * that are patched and lit, until stopfd is readable.  0 or -errno. */
 int emu_fibre_serve(struct emu *, int lfd, int stopfd);
 
-/* State file: size, boot mode, SID and (boot restore) the patches.
+/* State file: size, boot mode, SID, users and (boot restore) the
+ * patches.
  * 0, -ENOENT (no file), or -EINVAL with a message in err. */
 int emu_state_load(struct emu *, char *err, size_t errlen);
 /* Write it atomically (temp file, fsync, rename).  Caller holds mtx. */
@@ -162,10 +183,23 @@ int emu_state_save(struct emu *);
 struct emu_tl1_dialect;
 extern const struct emu_tl1_dialect emu_tl1_polatis, emu_tl1_calient;
 
-/* Serve a dialect on listen fd lfd until the stop fd is readable.
- * Returns 0, or -errno on a fatal error. */
+/*
+ * Sessions another face hands to a TL1 server (TL1 over SSH): a stream
+ * fd carrying TL1 both ways, its user already authenticated.  put is
+ * safe from any thread; the server owns fd from a 0 on (-ENOSPC: the
+ * caller keeps it).
+ */
+struct emu_tl1_inbox;
+int  emu_tl1_inbox_new(struct emu_tl1_inbox **);
+void emu_tl1_inbox_free(struct emu_tl1_inbox *);
+int  emu_tl1_inbox_put(struct emu_tl1_inbox *, int fd, const char *user,
+                       enum emu_priv);
+
+/* Serve a dialect on listen fd lfd (and the sessions put into ib, if
+ * not NULL) until the stop fd is readable.  Returns 0, or -errno on a
+ * fatal error. */
 int emu_tl1_serve(struct emu *, const struct emu_tl1_dialect *, int lfd,
-                  int stopfd);
+                  int stopfd, struct emu_tl1_inbox *ib);
 
 /*
  * For tests and fuzzing: run bytes through a fresh TL1 session that is
@@ -190,6 +224,17 @@ int emu_fault_set(struct emu *, const char *spec, char *err, size_t errlen);
 void emu_fault_fmt(const struct emu *, char *buf, size_t len);
 /* Bytes a faulty switch sends instead of a reply. */
 extern const char emu_garbage[];
+
+/* TL1 over SSH (emu_ssh.c) on e->c.tl1_ssh: password logins of the
+ * switch's users, each session handed to the Polatis TL1 server through
+ * ib.  The host key is the state directory's ssh_host_ed25519_key (made
+ * on first use), or one for this run without --state.  0, or -EINVAL
+ * (a bad address or key; err says which) or -errno; stop joins every
+ * connection's thread. */
+struct emu_ssh;
+int  emu_ssh_start(struct emu *, struct emu_tl1_inbox *ib, struct emu_ssh **,
+                   char *bound, size_t blen, char *err, size_t errlen);
+void emu_ssh_stop(struct emu_ssh *);
 
 /* The REST face (CALIENT dialect) on nng's HTTP server: start on
  * e->c.rest, writing the bound "ADDR:PORT" to bound; stop and free. */

@@ -40,6 +40,7 @@ usage(void)
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--tl1-calient ADDR:PORT]\n"
+	        "               [--tl1-ssh ADDR:PORT]\n"
 	        "               [--fault SPEC]... [--rate RATE] "
 	        "[--datapath netns:PREFIX [--fibre-delay TIME] [--capture]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
@@ -87,6 +88,7 @@ enum {
 	O_RATE,
 	O_FDELAY,
 	O_CAPTURE,
+	O_TL1SSH,
 };
 
 static const struct option longopts[] = {
@@ -113,6 +115,7 @@ static const struct option longopts[] = {
     {"rate", required_argument, NULL, O_RATE},
     {"fibre-delay", required_argument, NULL, O_FDELAY},
     {"capture", no_argument, NULL, O_CAPTURE},
+    {"tl1-ssh", required_argument, NULL, O_TL1SSH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -133,6 +136,11 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		if (strlen(a) >= sizeof(c->rest))
 			return (bad("--rest", a, "too long"));
 		snprintf(c->rest, sizeof(c->rest), "%s", a);
+		return (0);
+	case O_TL1SSH:
+		if (strlen(a) >= sizeof(c->tl1_ssh))
+			return (bad("--tl1-ssh", a, "too long"));
+		snprintf(c->tl1_ssh, sizeof(c->tl1_ssh), "%s", a);
 		return (0);
 	case O_TL1C:
 		if (strlen(a) >= sizeof(c->tl1_calient))
@@ -242,11 +250,14 @@ one_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		return (0);
 	case O_USER:
 	case O_PASS:
-		if (*a == '\0' || strlen(a) >= sizeof(c->password) ||
-		    strpbrk(a, ":;,\"\r\n "))
-			return (bad(ch == O_USER ? "--user" : "--password", a,
-			            "empty, too long or with :;,\" or "
-			            "blanks"));
+		/* The switch's own rules for its accounts. */
+		if (ch == O_USER ? !emu_user_name_ok(a)
+		                 : (*a == '\0' || !emu_user_pass_ok(a)))
+			return (
+			    bad(ch == O_USER ? "--user" : "--password", a,
+			        "expected letters, digits, '.', '_' and "
+			        "'-' (%d at most)",
+			        ch == O_USER ? EMU_USER_MAX : EMU_PASS_MAX));
 		snprintf(ch == O_USER ? c->user : c->password,
 		         ch == O_USER ? sizeof(c->user) : sizeof(c->password),
 		         "%s", a);
@@ -381,7 +392,7 @@ tl1_main(void *arg)
 {
 	struct tl1_arg *ta = arg;
 
-	ta->rv = emu_tl1_serve(ta->e, ta->d, ta->lfd, ta->stopfd);
+	ta->rv = emu_tl1_serve(ta->e, ta->d, ta->lfd, ta->stopfd, NULL);
 	if (ta->rv != 0)
 		log_warnx("tl1-calient: %s", strerror(-ta->rv));
 	return (NULL);
@@ -438,7 +449,14 @@ setup(struct emu *e, const char *faults)
 	int  rv;
 
 	pthread_mutex_init(&e->mtx, NULL);
-	if (emu_model_init(e) != 0)
+	if ((rv = emu_model_init(e)) == -EINVAL) {
+		fprintf(stderr,
+		        "ocs-emu: --user \"%s\" or --password: not "
+		        "a user name (letters, digits, . _ -) or "
+		        "password (the same, up to %d)\n",
+		        e->c.user, EMU_PASS_MAX);
+		return (2);
+	} else if (rv != 0)
 		fatalx("out of memory");
 	e->x.busy_replace = e->c.busy_replace;
 	e->x.boot = e->c.boot;
@@ -521,14 +539,17 @@ start_fibre(struct emu *e, struct fibre_arg *fa, pthread_t *thr, char *bound,
 int
 main(int argc, char **argv)
 {
-	struct emu      *e;
-	struct fibre_arg fa = {.lfd = -1, .stopfd = -1};
-	struct tl1_arg   ta = {.lfd = -1, .stopfd = -1};
-	struct emu_rest *rest = NULL;
-	struct emu_kdp  *kdp = NULL;
-	char             faults[512] = "", rbound[300], cbound[300];
-	pthread_t        fthr, cthr;
-	sigset_t         ss;
+	struct emu           *e;
+	struct fibre_arg      fa = {.lfd = -1, .stopfd = -1};
+	struct tl1_arg        ta = {.lfd = -1, .stopfd = -1};
+	struct emu_rest      *rest = NULL;
+	struct emu_kdp       *kdp = NULL;
+	struct emu_ssh       *ssh = NULL;
+	struct emu_tl1_inbox *inbox = NULL;
+	char                  faults[512] = "", rbound[300], cbound[300];
+	char                  sbound[300];
+	pthread_t             fthr, cthr;
+	sigset_t              ss;
 	char host[256], port[16], bound[300], fbound[300], err[512];
 	int  verbose = 0, lfd, sfd, rv;
 
@@ -589,6 +610,16 @@ main(int argc, char **argv)
 	    (rv = start_tl1_calient(e, &ta, &cthr, cbound, sizeof(cbound))) !=
 	        0)
 		return (rv);
+	if (e->c.tl1_ssh[0]) {
+		if (emu_tl1_inbox_new(&inbox) != 0)
+			fatalx("out of memory");
+		if ((rv = emu_ssh_start(e, inbox, &ssh, sbound, sizeof(sbound),
+		                        err, sizeof(err))) != 0) {
+			fprintf(stderr, "ocs-emu: %s\n", err);
+			return (rv == -EINVAL ? 2 : 1);
+		}
+		log_info("TL1 over SSH on %s", sbound);
+	}
 	if (faults[0]) {
 		emu_fault_fmt(e, err, sizeof(err));
 		log_info("faults armed: %s", err);
@@ -602,12 +633,16 @@ main(int argc, char **argv)
 		printf("ocs-emu: rest %s\n", rbound);
 	if (ta.stopfd >= 0)
 		printf("ocs-emu: tl1-calient %s\n", cbound);
+	if (ssh != NULL)
+		printf("ocs-emu: tl1-ssh %s\n", sbound);
 	fflush(stdout);
-	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd)) != 0) {
+	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd, inbox)) != 0) {
 		errno = -rv;
 		fatal("tl1");
 	}
 	emu_rest_stop(rest);
+	emu_ssh_stop(ssh);
+	emu_tl1_inbox_free(inbox);
 	stop_thread(ta.stopfd, ta.lfd, cthr);
 	stop_thread(fa.stopfd, fa.lfd, fthr);
 	pthread_mutex_lock(&e->mtx);

@@ -317,7 +317,7 @@ req_of(nng_http_req *req, int ro, struct rest_req *q)
 
 	nng_http_req_get_data(req, &body, &len);
 	q->method = nng_http_req_get_method(req);
-	q->uri = nng_http_req_get_uri(req);
+	q->uri = emu_rest_origin(nng_http_req_get_uri(req));
 	q->body = body;
 	q->len = body ? len : 0;
 	q->form = ct != NULL &&
@@ -345,7 +345,7 @@ rest_cb(nng_aio *aio)
 	nng_http_handler *h = nng_aio_get_input(aio, 1);
 	struct emu_rest  *r = nng_http_handler_get_data(h);
 	struct emu       *e = r->e;
-	const char       *uri = nng_http_req_get_uri(req);
+	const char       *uri = emu_rest_origin(nng_http_req_get_uri(req));
 	struct answer     a = {.status = 500};
 	struct rest_req   q;
 	uint64_t          gen, now = mono_ns();

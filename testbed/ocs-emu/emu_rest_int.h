@@ -41,5 +41,9 @@ void emu_rest_crossconnects(struct emu *, const struct rest_req *,
                             struct answer *);
 void emu_rest_ports(struct emu *, const struct rest_req *, struct answer *);
 void emu_rest_info(struct emu *, const struct rest_req *, struct answer *);
+/* A request target in origin form: an absolute-form target
+ * ("http://HOST/rest/ports/?id=summary", RFC 7230 sect. 5.3.2) without
+ * its scheme and authority; an origin-form one as it is. */
+const char *emu_rest_origin(const char *target);
 
 #endif

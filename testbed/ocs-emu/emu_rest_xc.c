@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ocs-drivers/rest.h"
 #include "proto/base/mono.h"
@@ -480,4 +481,20 @@ emu_rest_info(struct emu *e, const struct rest_req *q, struct answer *a)
 		a->body = strdup("{\"version\":\"ocs-emu " OCS_VERSION "\"}");
 	else
 		emu_rest_fail(a, "Unknown id %s", id);
+}
+
+const char *
+emu_rest_origin(const char *t)
+{
+	const char *p;
+
+	if (strncasecmp(t, "http://", 7) == 0)
+		p = t + 7;
+	else if (strncasecmp(t, "https://", 8) == 0)
+		p = t + 8;
+	else
+		return (t);
+	/* The authority runs to the path, or to the query if none. */
+	p += strcspn(p, "/?");
+	return (*p == '/' ? p : "/");
 }

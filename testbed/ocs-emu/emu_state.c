@@ -6,6 +6,7 @@
  *	size 64
  *	boot restore
  *	sid OCS-EMU
+ *	user admin ADMIN $6$rounds=1000$salt$hash admin
  *	patch 1 65
  *	conn 1 1 uni active Quali lab_a
  *
@@ -58,11 +59,11 @@ emu_state_load(struct emu *e, char *err, size_t errlen)
 {
 	struct drv_patch *p = NULL;
 	struct oxc_err    oe;
-	char              line[256], word[32], arg[128];
+	char              line[512], word[32], arg[128];
 	unsigned          a, b, lineno = 0;
 	size_t            np = 0;
 	FILE             *f;
-	int               rv = 0, boot = -1;
+	int               rv = 0, boot = -1, users = 0;
 
 	if ((f = fopen(e->c.state, "re")) == NULL) {
 		if (errno == ENOENT)
@@ -95,8 +96,18 @@ emu_state_load(struct emu *e, char *err, size_t errlen)
 			boot = strcmp(arg, "restore") == 0 ? OXC_BOOT_RESTORE
 			                                   : OXC_BOOT_DARK;
 		} else if (strcmp(word, "sid") == 0 &&
-		           sscanf(line, "sid %63s", arg) == 1) {
-			memcpy(e->sid, arg, strlen(arg) + 1);
+		           sscanf(line, "sid %63[^\n]", arg) == 1) {
+			memcpy(e->sid, arg, strlen(arg) + 1); /* blanks too */
+		} else if (strcmp(word, "user") == 0) {
+			/* The file's accounts replace the --user one. */
+			if (!users++)
+				e->users.n = 0;
+			if (emu_users_parse(&e->users, line) != 0) {
+				snprintf(err, errlen,
+				         "%s:%u: cannot parse a user line",
+				         e->c.state, lineno);
+				rv = -EINVAL;
+			}
 		} else if (strcmp(word, "conn") == 0) {
 			rv = conn_line(e, line, err, errlen, lineno);
 		} else if (strcmp(word, "patch") == 0 &&
@@ -138,10 +149,24 @@ emu_state_save(struct emu *e)
 	if (e->c.state[0] == '\0')
 		return (0);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", e->c.state);
-	if ((f = fopen(tmp, "we")) == NULL)
+	/* It holds the users' password hashes: for our eyes only. */
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) <
+	    0)
 		return (-errno);
+	if ((f = fdopen(fd, "w")) == NULL) {
+		rv = -errno;
+		close(fd);
+		unlink(tmp);
+		return (rv);
+	}
 	fprintf(f, "# ocs-emu state\nsize %u\nboot %s\nsid %s\n", e->x.n,
 	        e->x.boot == OXC_BOOT_RESTORE ? "restore" : "dark", e->sid);
+	for (i = 0; i < e->users.n; i++) {
+		char ul[256];
+
+		if (emu_user_fmt(&e->users.v[i], ul, sizeof(ul)) == 0)
+			fprintf(f, "%s\n", ul);
+	}
 	for (in = 1; in <= e->x.n; in++)
 		if (e->x.out_of[in])
 			fprintf(f, "patch %u %u\n", in, e->x.out_of[in]);
@@ -194,9 +219,19 @@ emu_model_init(struct emu *e)
 		emu_model_free(e);
 		return (-ENOMEM);
 	}
+	/* The --user account is the first admin; a state file's users
+	 * replace it. */
+	if (e->c.user[0] && emu_users_add(&e->users, e->c.user, e->c.password,
+	                                  EMU_PRIV_ADMIN) != 0) {
+		emu_model_free(e);
+		return (-EINVAL);
+	}
 	for (i = 0; i < n; i++) {
-		e->port[i].wave = 1550;
-		e->port[i].atime = 1;
+		e->port[i].wave = e->port[i].rwave = 1550;
+		e->port[i].atime = e->port[i].ratime = 1;
+		e->port[i].th[0] = -40; /* LOS */
+		e->port[i].th[1] = -30; /* LOW */
+		e->port[i].th[2] = 10;  /* HIGH */
 	}
 	return (0);
 }

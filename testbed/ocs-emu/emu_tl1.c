@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,8 +88,10 @@ respond(struct srv *sv, struct sess *s, const char *ctag, enum tl1_status st,
 		tl1_resp_fmt(b, sv->e->sid, emu_now(sv), ctag, st, code,
 		             comment, l ? l->v : NULL, l ? l->n : 0,
 		             sv->e->c.block_bytes);
-		if (sv->d->prompt != NULL)
-			tl1_buf_printf(b, "\r\n%s", sv->d->prompt);
+		const char *pr = s->prompt ? s->prompt : sv->d->prompt;
+
+		if (pr != NULL)
+			tl1_buf_printf(b, "\r\n%s", pr);
 	}
 	if (due_ms)
 		s->due_ms = due_ms;
@@ -126,8 +129,8 @@ report_evt(struct srv *sv, const char *line)
 {
 	int i;
 
-	if (!sv->e->c.autonomous)
-		return;
+	/* On unless the session turned them off (OPR-ARC-EQPT), as on
+	 * the switch: its clients turn them off at login. */
 	for (i = 0; i < MAX_SESS; i++) {
 		struct sess *s = sv->s[i];
 
@@ -268,7 +271,7 @@ verb_of(const struct emu_tl1_dialect *d, const char *verb)
 {
 	size_t t, i;
 
-	for (t = 0; t < 3 && d->verbs[t]; t++)
+	for (t = 0; t < 5 && d->verbs[t]; t++)
 		for (i = 0; i < *d->nverbs[t]; i++)
 			if (strcmp(d->verbs[t][i].verb, verb) == 0)
 				return (&d->verbs[t][i]);
@@ -335,9 +338,11 @@ handle(struct srv *sv, struct sess *s, const char *text, size_t len)
 		deny(sv, s, c.ctag, "IITA", "Mismatched TID");
 	else if (v == NULL)
 		deny(sv, s, c.ctag, "IICM", "Invalid command");
-	else if (v->login && !s->logged_in)
+	else if (v->priv && !s->logged_in)
 		deny(sv, s, c.ctag, sv->d->nologin_code, "%s",
 		     sv->d->nologin_text);
+	else if (v->priv > (int)s->priv)
+		emu_tl1_denied(sv, s, &c);
 	else
 		v->fn(sv, s, &c);
 	s->control = 0;
@@ -402,29 +407,133 @@ process(struct srv *sv, struct sess *s)
 	}
 }
 
-static void
-accept_one(struct srv *sv, int lfd)
+/* A new session on fd (which it owns from here on), or NULL after
+ * closing fd when every session is taken. */
+static struct sess *
+sess_new(struct srv *sv, int fd)
 {
 	struct sess *s;
-	int          fd, i, one = 1;
+	int          i;
 
-	if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
-		return;
 	for (i = 0; i < MAX_SESS && sv->s[i]; i++)
 		;
 	if (i == MAX_SESS || (s = calloc(1, sizeof(*s))) == NULL) {
 		log_warnx("tl1: too many sessions, refusing one");
 		close(fd);
-		return;
+		return (NULL);
 	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	s->fd = fd;
 	s->id = ++sv->next_id;
 	s->last_ms = mono_ms();
 	sv->s[i] = s;
+	return (s);
+}
+
+static void
+accept_one(struct srv *sv, int lfd)
+{
+	struct sess *s;
+	int          fd, one = 1;
+
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+		return;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if ((s = sess_new(sv, fd)) == NULL)
+		return;
 	if (sv->d->prompt != NULL)
 		tl1_buf_printf(&s->out, "%s", sv->d->prompt);
 	log_debug("tl1[%u]: session opened", s->id);
+}
+
+/* ---- sessions handed over by another face (TL1 over SSH) ---------------- */
+
+#define INBOX_MAX 16
+
+struct emu_tl1_inbox {
+	pthread_mutex_t mtx;
+	int             evfd; /* readable while the queue holds any */
+	struct {
+		int           fd;
+		char          user[EMU_USER_MAX + 1];
+		enum emu_priv priv;
+	} q[INBOX_MAX];
+	size_t n;
+};
+
+int
+emu_tl1_inbox_new(struct emu_tl1_inbox **out)
+{
+	struct emu_tl1_inbox *ib = calloc(1, sizeof(*ib));
+
+	if (ib == NULL)
+		return (-ENOMEM);
+	if ((ib->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		free(ib);
+		return (-errno);
+	}
+	pthread_mutex_init(&ib->mtx, NULL);
+	*out = ib;
+	return (0);
+}
+
+void
+emu_tl1_inbox_free(struct emu_tl1_inbox *ib)
+{
+	size_t i;
+
+	if (ib == NULL)
+		return;
+	for (i = 0; i < ib->n; i++)
+		close(ib->q[i].fd);
+	close(ib->evfd);
+	pthread_mutex_destroy(&ib->mtx);
+	free(ib);
+}
+
+int
+emu_tl1_inbox_put(struct emu_tl1_inbox *ib, int fd, const char *user,
+                  enum emu_priv priv)
+{
+	uint64_t one = 1;
+	int      rv = 0;
+
+	pthread_mutex_lock(&ib->mtx);
+	if (ib->n == INBOX_MAX || strlen(user) > EMU_USER_MAX) {
+		rv = -ENOSPC;
+	} else {
+		ib->q[ib->n].fd = fd;
+		snprintf(ib->q[ib->n].user, sizeof(ib->q[0].user), "%s", user);
+		ib->q[ib->n++].priv = priv;
+		(void)!write(ib->evfd, &one, sizeof(one));
+	}
+	pthread_mutex_unlock(&ib->mtx);
+	return (rv);
+}
+
+/* Every session waiting in the inbox becomes one of ours: logged in as
+ * the user the other face authenticated, with the SSH face's prompt. */
+static void
+adopt(struct srv *sv, struct emu_tl1_inbox *ib)
+{
+	struct sess *s;
+	uint64_t     v;
+	size_t       i;
+
+	(void)!read(ib->evfd, &v, sizeof(v));
+	pthread_mutex_lock(&ib->mtx);
+	for (i = 0; i < ib->n; i++) {
+		if ((s = sess_new(sv, ib->q[i].fd)) == NULL)
+			continue;
+		s->logged_in = 1;
+		s->priv = ib->q[i].priv;
+		snprintf(s->user, sizeof(s->user), "%s", ib->q[i].user);
+		s->prompt = sv->d->ssh_prompt;
+		if (s->prompt != NULL)
+			tl1_buf_printf(&s->out, "%s", s->prompt);
+		log_debug("tl1[%u]: session of %s over ssh", s->id, s->user);
+	}
+	ib->n = 0;
+	pthread_mutex_unlock(&ib->mtx);
 }
 
 /*
@@ -445,11 +554,11 @@ idle_until(const struct srv *sv, const struct sess *s)
 	            : 0);
 }
 
-/* The poll set: stop, listener, then each session; the poll timeout is
- * the nearest delayed answer or idle limit. */
+/* The poll set: stop, listener, inbox, then each session; the poll
+ * timeout is the nearest delayed answer or idle limit. */
 static int
-poll_set(struct srv *sv, int lfd, int stopfd, struct pollfd *pfd, int *idx,
-         int *timeout)
+poll_set(struct srv *sv, int lfd, int stopfd, int inboxfd, struct pollfd *pfd,
+         int *idx, int *timeout)
 {
 	uint64_t now = mono_ms();
 	int      i, n = 0;
@@ -458,6 +567,8 @@ poll_set(struct srv *sv, int lfd, int stopfd, struct pollfd *pfd, int *idx,
 	pfd[n].fd = stopfd;
 	pfd[n++].events = POLLIN;
 	pfd[n].fd = lfd;
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = inboxfd; /* -1: ignored by poll */
 	pfd[n++].events = POLLIN;
 	for (i = 0; i < MAX_SESS; i++) {
 		struct sess *s = sv->s[i];
@@ -566,11 +677,11 @@ sess_work(struct srv *sv, uint64_t now)
 
 int
 emu_tl1_serve(struct emu *e, const struct emu_tl1_dialect *d, int lfd,
-              int stopfd)
+              int stopfd, struct emu_tl1_inbox *ib)
 {
 	struct srv    sv;
-	struct pollfd pfd[MAX_SESS + 2];
-	int           idx[MAX_SESS + 2];
+	struct pollfd pfd[MAX_SESS + 3];
+	int           idx[MAX_SESS + 3];
 	int           i, n, timeout;
 	uint64_t      now;
 
@@ -578,15 +689,18 @@ emu_tl1_serve(struct emu *e, const struct emu_tl1_dialect *d, int lfd,
 	sv.e = e;
 	sv.d = d;
 	for (;;) {
-		n = poll_set(&sv, lfd, stopfd, pfd, idx, &timeout);
+		n = poll_set(&sv, lfd, stopfd, ib ? ib->evfd : -1, pfd, idx,
+		             &timeout);
 		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
 			return (-errno);
 		if (pfd[0].revents)
 			break;
 		if (pfd[1].revents & POLLIN)
 			accept_one(&sv, lfd);
+		if (pfd[2].revents & POLLIN)
+			adopt(&sv, ib);
 		now = mono_ms();
-		for (i = 2; i < n; i++)
+		for (i = 3; i < n; i++)
 			(void)sess_io(&sv, idx[i], pfd[i].revents, now);
 		sess_work(&sv, now);
 	}

@@ -78,6 +78,7 @@ cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		return;
 	}
 	s->logged_in = 1;
+	s->priv = EMU_PRIV_ADMIN; /* the one account */
 	snprintf(s->user, sizeof(s->user), "%s", c->aid);
 	addl(&l, "%s:%s,2", c->aid, c->aid);
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL,
@@ -338,15 +339,43 @@ cmd_ent_crs(struct srv *sv, struct sess *s, struct tl1_cmd *c)
  * after the CTAG's block, labvault "ACT-CRS::::<name>;", and an AID may
  * be the name ("DLT-CRS::A-B;") or the ports "SRC,DST".
  */
+/* The connection of group g (SYSTEM: none given) named n, or NULL. */
+static struct emu_conn *
+by_group_name(struct emu *e, const char *g, const char *n)
+{
+	char   nm[REST_CONN_MAX];
+	size_t i;
+
+	for (i = 0; g[0] && n[0] && i < e->conns.n; i++) {
+		const struct emu_conn *k = &e->conns.v[i];
+
+		if (strcmp(k->group[0] ? k->group : "SYSTEM", g) == 0 &&
+		    strcmp(emu_conn_name(e, k, nm, sizeof(nm)), n) == 0)
+			return (&e->conns.v[i]);
+	}
+	return (NULL);
+}
+
 static struct emu_conn *
 find_conn(struct emu *e, const struct tl1_cmd *c, int canc, char *shown,
           size_t len)
 {
 	struct emu_conn *k = NULL;
-	char             f[CAL_FIELD_MAX];
+	char             f[CAL_FIELD_MAX], g[CAL_FIELD_MAX], h[CAL_FIELD_MAX];
 	uint32_t         a, b;
 	size_t           i;
 
+	/* "GROUP,NAME" (what clients list connections as, and ask each
+	 * by), or Quali's "NAME,GROUP", or ",GROUP,NAME". */
+	field(blk(c, 1), 0, g, sizeof(g));
+	field(blk(c, 1), 1, h, sizeof(h));
+	field(blk(c, 1), 2, f, sizeof(f));
+	if ((k = by_group_name(e, g, h)) != NULL ||
+	    (k = by_group_name(e, h, g)) != NULL ||
+	    (!g[0] && (k = by_group_name(e, h, f)) != NULL)) {
+		snprintf(shown, len, "%s", blk(c, 1));
+		return (k);
+	}
 	field(blk(c, 1), canc && strchr(blk(c, 1), ',') ? 2 : 0, f, sizeof(f));
 	if (f[0] == '\0')
 		field(blk(c, 1), 0, f, sizeof(f));
@@ -470,5 +499,7 @@ const struct emu_tl1_dialect emu_tl1_calient = {
     /* Quali maps "Login Not Active" to "User is not logged in". */
     .nologin_code = "PLNA",
     .nologin_text = "Login Not Active",
-    .prompt = "agent>",
+    /* Device transcripts show "agent> " with its blank; Quali's expect
+     * of "agent>" matches it too. */
+    .prompt = "agent> ",
 };

@@ -23,7 +23,9 @@ struct sess {
 	struct tl1_buf in, out, held;
 	int            logged_in, inhibit, closing;
 	char           user[64]; /* who logged in */
-	uint64_t       due_ms;   /* held reply goes out then; 0 = none */
+	enum emu_priv  priv;     /* and their access class */
+	const char    *prompt; /* after every reply (TL1 over SSH), or NULL */
+	uint64_t       due_ms; /* held reply goes out then; 0 = none */
 	uint64_t       last_ms;
 	unsigned       id;
 	uint32_t       ncmds;   /* for the drop fault */
@@ -42,22 +44,22 @@ typedef void (*emu_tl1_fn)(struct srv *, struct sess *, struct tl1_cmd *);
 
 struct emu_tl1_verb {
 	const char *verb;
-	int         login; /* needs a session that logged in */
-	emu_tl1_fn  fn;
+	int priv; /* the class it needs (EMU_PRIV_*); 0: not even a login */
+	emu_tl1_fn fn;
 };
 
 /* What differs between the dialects the one server speaks. */
 struct emu_tl1_dialect {
 	const char                *name;     /* "polatis", "calient" */
-	const struct emu_tl1_verb *verbs[3]; /* tables, looked up in turn */
-	const size_t              *nverbs[3];
+	const struct emu_tl1_verb *verbs[5]; /* tables, looked up in turn */
+	const size_t              *nverbs[5];
 	int parse_flags; /* tl1_cmd_parse's (CALIENT: CTAG optional) */
 	/* A command before the login: the code and the text clients match
 	 * to log in again. */
 	const char *nologin_code, *nologin_text;
-	/* Sent on connecting and after every reply (CALIENT's "agent>"),
-	 * or NULL. */
-	const char *prompt;
+	/* Sent on connecting and after every reply (CALIENT's "agent> "),
+	 * or NULL; and the same for sessions over SSH. */
+	const char *prompt, *ssh_prompt;
 };
 
 /* Data lines of a reply. */
@@ -114,5 +116,12 @@ extern const struct emu_tl1_verb emu_tl1_polatis_verbs[];
 extern const size_t              emu_tl1_polatis_nverbs;
 extern const struct emu_tl1_verb emu_tl1_port_verbs[];
 extern const size_t              emu_tl1_port_nverbs;
+extern const struct emu_tl1_verb emu_tl1_secu_verbs[];
+extern const size_t              emu_tl1_secu_nverbs;
+extern const struct emu_tl1_verb emu_tl1_voa_verbs[];
+extern const size_t              emu_tl1_voa_nverbs;
+
+/* What the switch says to a command of a class above the session's. */
+void emu_tl1_denied(struct srv *, struct sess *, const struct tl1_cmd *);
 
 #endif

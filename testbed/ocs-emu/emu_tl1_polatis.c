@@ -6,6 +6,7 @@
  * testbed/ocs-emu/PROTOCOLS.md).  The ports' commands are in
  * emu_tl1_port.c.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "proto/base/log.h"
+#include "proto/base/net.h"
 #include "proto/base/version.h"
 #include "testbed/ocs-emu/emu_tl1_int.h"
 
@@ -24,45 +26,6 @@ static void
 not_valid(struct srv *sv, struct sess *s, const struct tl1_cmd *c)
 {
 	deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
-}
-
-static void
-cmd_act_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
-{
-	const char *pw = c->nblk >= 2 ? c->blk[1] : NULL;
-
-	if (c->aid[0] == '\0') {
-		deny(sv, s, c->ctag, "IIAC", "Too few parameters (0/1)");
-		return;
-	}
-	if (pw == NULL || pw[0] == '\0') {
-		deny(sv, s, c->ctag, "IPMS",
-		     "Too few parameters (0/1) in block 1");
-		return;
-	}
-	if (strcmp(c->aid, sv->e->c.user) != 0 ||
-	    strcmp(pw, sv->e->c.password) != 0 || sv->e->fault.refuse_login) {
-		log_info("tl1[%u]: login as \"%s\" refused", s->id, c->aid);
-		deny(sv, s, c->ctag, "PICC", "Permission denied");
-		return;
-	}
-	s->logged_in = 1;
-	snprintf(s->user, sizeof(s->user), "%s", c->aid);
-	compld(sv, s, c->ctag, NULL);
-}
-
-/* Logging out keeps the connection: a client logs in again on it. */
-static void
-cmd_canc_user(struct srv *sv, struct sess *s, struct tl1_cmd *c)
-{
-	if (strcmp(c->aid, s->user) != 0) {
-		deny(sv, s, c->ctag, "PICC", "Permission denied");
-		return;
-	}
-	compld(sv, s, c->ctag, NULL);
-	s->logged_in = 0;
-	s->inhibit = 0;
-	s->user[0] = '\0';
 }
 
 static void
@@ -124,14 +87,25 @@ eqpt_lines(struct srv *sv, const struct tl1_cmd *c, const char *par,
 			             sv->e->x.boot == OXC_BOOT_RESTORE
 			                 ? "RESTORE"
 			                 : "DARK"));
-	} else if (strcasecmp(c->aid, "PMON") == 0) {
-		/* Every port has a power monitor. */
+	} else if (strcasecmp(c->aid, "PMON") == 0 ||
+	           strcasecmp(c->aid, "REVPMON") == 0) {
+		/* Every port has a power monitor, and a reverse one that
+		 * looks the other way. */
+		int rev = strcasecmp(c->aid, "REVPMON") == 0;
+
 		if (par == NULL || strcasecmp(par, "CONFIG") == 0) {
 			for (p = 1; p <= 2 * sv->e->x.n; p++)
-				addl(l, "PMON::PORT=%u,MODE=%s", p,
-				     p <= sv->e->x.n ? "INPUT" : "OUTPUT");
+				addl(l, "%s::PORT=%u,MODE=%s",
+				     rev ? "REVPMON" : "PMON", p,
+				     (p <= sv->e->x.n) != rev ? "INPUT"
+				                              : "OUTPUT");
 			return (0);
 		}
+	} else if (strcasecmp(c->aid, "ATTEN") == 0) {
+		/* The modes this switch's attenuators support: the SDK
+		 * reads what follows '='. */
+		if (par == NULL || strcasecmp(par, "CONFIG") == 0)
+			return (addl(l, "ATTEN::MODE=CONVERGED"));
 	} else
 		return (-ENOENT);
 	return (-EINVAL);
@@ -229,28 +203,31 @@ cmd_ed_eqpt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		compld(sv, s, c->ctag, NULL);
 }
 
-/* SET-SID:::c::NAME; up to 20 characters, blanks allowed, quotes
+/* What the switch says to a value it cannot take (ED-DAT, SET-SID). */
+static void
+bad_value(struct srv *sv, struct sess *s, const struct tl1_cmd *c)
+{
+	deny(sv, s, c->ctag, "IDNV", "Bad parameter value");
+}
+
+/* SET-SID:::c::NAME; up to 20 letters, digits, blanks, - and _; quotes
  * around it are not part of it. */
 static void
 cmd_set_sid(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
 	const char *sid = c->nblk >= 2 ? c->blk[1] : "";
-	size_t      n = strlen(sid), i;
+	size_t      n = strlen(sid);
 
 	if (n >= 2 && sid[0] == '"' && sid[n - 1] == '"') {
 		sid++;
 		n -= 2;
 	}
-	if (n == 0 || n > SID_MAX) {
-		not_valid(sv, s, c);
+	if (n == 0 || n > SID_MAX ||
+	    strspn(sid, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                "0123456789 -_") < n) {
+		bad_value(sv, s, c);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		if ((unsigned char)sid[i] < 0x20 || sid[i] == '"' ||
-		    sid[i] == '\\' || (unsigned char)sid[i] >= 0x7f) {
-			not_valid(sv, s, c);
-			return;
-		}
 	snprintf(sv->e->sid, sizeof(sv->e->sid), "%.*s", (int)n, sid);
 	sv->e->x.gen++;
 	persist(sv);
@@ -272,32 +249,60 @@ cmd_rtrv_tod(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	lines_free(&l);
 }
 
-/* ED-DAT:::c::YY-MM-DD,HH-MM-SS: the switch's clock, not the host's. */
+/* "YY-MM-DD" or "YYYY-MM-DD", then ",HH-MM-SS" or nothing, into tm:
+ * 0 or -EINVAL. */
+static int
+parse_dat(const char *v, struct tm *tm)
+{
+	int y, mo, d, h = 0, mi = 0, se = 0, k = 0, yk = 0;
+
+	memset(tm, 0, sizeof(*tm));
+	if (sscanf(v, "%4d%n-%2d-%2d%n", &y, &yk, &mo, &d, &k) != 3 ||
+	    (yk != 2 && yk != 4) || strspn(v, "0123456789-,") != strlen(v))
+		return (-EINVAL);
+	if (v[k] == ',') {
+		int k2 = 0;
+
+		if (sscanf(v + k + 1, "%2d-%2d-%2d%n", &h, &mi, &se, &k2) != 3)
+			return (-EINVAL);
+		k += 1 + k2;
+	}
+	if (v[k] != '\0' || y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59)
+		return (-EINVAL);
+	tm->tm_year = yk == 2 ? 100 + y : y - 1900;
+	tm->tm_mon = mo - 1;
+	tm->tm_mday = d;
+	tm->tm_hour = h;
+	tm->tm_min = mi;
+	tm->tm_sec = se;
+	tm->tm_isdst = -1;
+	return (0);
+}
+
+/*
+ * ED-DAT:::c::YY-MM-DD[,HH-MM-SS]; the switch's clock, not the host's.
+ * A date that is not one is IDNV; one past its 32-bit clock's end (19
+ * January 2038) stops it (SSTP).
+ */
 static void
 cmd_ed_dat(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
-	const char *v = c->nblk >= 2 ? c->blk[1] : "";
-	struct tm   tm;
-	int         y, mo, d, h, mi, se, k = 0;
-	time_t      t;
+	struct tm tm, chk;
+	time_t    t;
 
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(v, "%2d-%2d-%2d,%2d-%2d-%2d%n", &y, &mo, &d, &h, &mi, &se,
-	           &k) != 6 ||
-	    v[k] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
-	    mi > 59 || se > 59 || y < 0 || h < 0 || mi < 0 || se < 0) {
-		not_valid(sv, s, c);
+	if (parse_dat(c->nblk >= 2 ? c->blk[1] : "", &tm) != 0) {
+		bad_value(sv, s, c);
 		return;
 	}
-	tm.tm_year = 100 + y;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	tm.tm_isdst = -1;
-	if ((t = mktime(&tm)) == (time_t)-1) {
-		not_valid(sv, s, c);
+	chk = tm;
+	if ((t = mktime(&tm)) == (time_t)-1 || tm.tm_mday != chk.tm_mday ||
+	    tm.tm_mon != chk.tm_mon) {
+		bad_value(sv, s, c); /* 31 February */
+		return;
+	}
+	if ((int64_t)t > INT32_MAX) {
+		deny(sv, s, c->ctag, "SSTP", "Date out of range");
 		return;
 	}
 	sv->e->clock_s = (int64_t)(t - time(NULL));
@@ -305,35 +310,40 @@ cmd_ed_dat(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 }
 
 /*
- * INIT-SYS::SYSTEM:c::PHASE: the switch restarts: every session is
- * closed once it has its answer, and the boot mode decides what the
- * patches are after it (dark: none).  ::ALARM clears the alarms' history
- * (there is none to keep).
+ * INIT-SYS::SYSTEM:c::PHASE.  Phases 0 and 1 reset the switch's OXC and
+ * ports (shutters open, patches as the boot mode says) and every session
+ * carries on; phase 10 restarts it: the same, and every session is
+ * closed once it has its answer.  ::ALARM clears the alarms' history
+ * (there is none to keep), phases 0 to 4.
  */
 static void
 cmd_init_sys(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
-	long ph;
-	int  i;
+	long     ph;
+	int      i, alarm = strcasecmp(c->aid, "ALARM") == 0;
+	uint32_t p;
 
-	if (strcasecmp(c->aid, "SYSTEM") != 0 &&
-	    strcasecmp(c->aid, "ALARM") != 0) {
+	if (!alarm && strcasecmp(c->aid, "SYSTEM") != 0) {
 		deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
 		return;
 	}
-	if (number_in(c->nblk >= 2 ? c->blk[1] : "", 0, 4, &ph) != 0) {
+	if (number_in(c->nblk >= 2 ? c->blk[1] : "", 0, 10, &ph) != 0 ||
+	    (alarm && ph > 4) || (!alarm && ph != 0 && ph != 1 && ph != 10)) {
 		not_valid(sv, s, c);
 		return;
 	}
 	compld(sv, s, c->ctag, NULL);
-	if (strcasecmp(c->aid, "ALARM") == 0)
+	if (alarm)
 		return;
-	log_info("tl1[%u]: INIT-SYS: restarting (boot %s)", s->id,
+	log_info("tl1[%u]: INIT-SYS phase %ld: %s (boot %s)", s->id, ph,
+	         ph == 10 ? "restarting" : "resetting the OXC",
 	         sv->e->x.boot == OXC_BOOT_DARK ? "dark" : "restore");
 	if (sv->e->x.boot == OXC_BOOT_DARK)
 		oxc_clear(&sv->e->x);
+	for (p = 1; p <= 2 * sv->e->x.n; p++)
+		sv->e->x.closed[p] = 0;
 	persist(sv);
-	for (i = 0; i < MAX_SESS; i++)
+	for (i = 0; ph == 10 && i < MAX_SESS; i++)
 		if (sv->s[i])
 			sv->s[i]->closing = 1;
 }
@@ -359,16 +369,28 @@ alarms(struct srv *sv, struct sess *s, struct tl1_cmd *c, int env)
 	lines_free(&l);
 }
 
+/* The alarms' AID: ALL (or none) is every alarm. */
+static int
+alm_aid(struct srv *sv, struct sess *s, const struct tl1_cmd *c)
+{
+	if (c->aid[0] == '\0' || strcasecmp(c->aid, "ALL") == 0)
+		return (1);
+	deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+	return (0);
+}
+
 static void
 cmd_rtrv_alm_all(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
-	alarms(sv, s, c, 0);
+	if (alm_aid(sv, s, c))
+		alarms(sv, s, c, 0);
 }
 
 static void
 cmd_rtrv_alm_env(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
-	alarms(sv, s, c, 1);
+	if (alm_aid(sv, s, c))
+		alarms(sv, s, c, 1);
 }
 
 /* Autonomous reports: ALL and REPMGR (the report manager) name them. */
@@ -466,36 +488,129 @@ cmd_rtrv_emu_capture(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	lines_free(&l);
 }
 
-const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
-    {"ACT-USER", 0, cmd_act_user},
-    {"CANC-USER", 1, cmd_canc_user},
-    {"RTRV-HDR", 1, cmd_rtrv_hdr},
-    {"RTRV-NETYPE", 1, cmd_rtrv_netype},
-    {"RTRV-INV", 1, cmd_rtrv_inv},
-    {"RTRV-EQPT", 1, cmd_rtrv_eqpt},
-    {"ED-EQPT", 1, cmd_ed_eqpt},
-    {"SET-SID", 1, cmd_set_sid},
-    {"RTRV-TOD", 1, cmd_rtrv_tod},
-    {"ED-DAT", 1, cmd_ed_dat},
-    {"INIT-SYS", 1, cmd_init_sys},
-    {"RTRV-ALM-ALL", 1, cmd_rtrv_alm_all},
-    {"RTRV-ALM-EQPT", 1, cmd_rtrv_alm_all},
-    {"RTRV-ALM-ENV", 1, cmd_rtrv_alm_env},
-    {"OPR-ARC-EQPT", 1, cmd_opr_arc_eqpt},
-    {"RLS-ARC-EQPT", 1, cmd_rls_arc_eqpt},
-    {"RTRV-ARC-EQPT", 1, cmd_rtrv_arc_eqpt},
-    {"SET-EMU-FAULT", 0, emu_tl1_cmd_set_fault},
-    {"RTRV-EMU-CAPTURE", 1, cmd_rtrv_emu_capture},
+/* ---- network identity ----------------------------------------------- */
+
+/* The management interfaces: eth0 is the address the TL1 face listens
+ * on, eth1 is not configured.  Their MACs are locally administered. */
+struct netif {
+	char name[8];
+	char ip[INET_ADDRSTRLEN], mask[INET_ADDRSTRLEN];
+	char gw[INET_ADDRSTRLEN], bcast[INET_ADDRSTRLEN];
+	char mac[18];
 };
+
+static int
+netif_of(struct srv *sv, const char *aid, struct netif *nf)
+{
+	char           host[256], port[16];
+	struct in_addr a = {0}, m = {0}, b;
+	int            eth1 = strcasecmp(aid, "eth1") == 0;
+
+	if (!eth1 && strcasecmp(aid, "eth0") != 0)
+		return (-ENOENT);
+	memset(nf, 0, sizeof(*nf));
+	snprintf(nf->name, sizeof(nf->name), "ETH%d", eth1);
+	if (!eth1 &&
+	    net_hostport(sv->e->c.tl1, "3082", host, sizeof(host), port,
+	                 sizeof(port)) == 0 &&
+	    inet_pton(AF_INET, host, &a) == 1) {
+		uint32_t h = ntohl(a.s_addr);
+
+		/* Loopback is a /8; anything else a /24. */
+		m.s_addr = htonl((h >> 24) == 127 ? 0xff000000u : 0xffffff00u);
+	}
+	b.s_addr = a.s_addr ? (a.s_addr | ~m.s_addr) : 0;
+	inet_ntop(AF_INET, &a, nf->ip, sizeof(nf->ip));
+	inet_ntop(AF_INET, &m, nf->mask, sizeof(nf->mask));
+	inet_ntop(AF_INET, &b, nf->bcast, sizeof(nf->bcast));
+	snprintf(nf->gw, sizeof(nf->gw), "0.0.0.0");
+	snprintf(nf->mac, sizeof(nf->mac), "02:4f:43:53:%02x:%02x",
+	         sv->e->x.n & 0xff, eth1);
+	return (0);
+}
+
+/* RTRV-IP::eth0|eth1, RTRV-IPPORT (the same with the port's name) and
+ * RTRV-MAC. */
+static void
+netif_cmd(struct srv *sv, struct sess *s, struct tl1_cmd *c, int what)
+{
+	struct lines l = {0};
+	struct netif nf;
+
+	if (netif_of(sv, c->aid, &nf) != 0) {
+		deny(sv, s, c->ctag, "IIAC", "Invalid AID %s", c->aid);
+		return;
+	}
+	if (what == 2)
+		addl(&l, "%s:MAC=%s", nf.name, nf.mac);
+	else
+		addl(&l, "%s:IPADDR=%s,NETMASK=%s,GATEWAY=%s,BROADCAST=%s%s",
+		     what ? nf.name : c->aid, nf.ip, nf.mask, nf.gw, nf.bcast,
+		     what ? ",DHCP=N" : "");
+	compld(sv, s, c->ctag, &l);
+	lines_free(&l);
+}
+
+static void
+cmd_rtrv_ip(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	netif_cmd(sv, s, c, 0);
+}
+
+static void
+cmd_rtrv_ipport(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	netif_cmd(sv, s, c, 1);
+}
+
+static void
+cmd_rtrv_mac(struct srv *sv, struct sess *s, struct tl1_cmd *c)
+{
+	netif_cmd(sv, s, c, 2);
+}
+
+#define V EMU_PRIV_VIEW
+#define U EMU_PRIV_USER
+#define A EMU_PRIV_ADMIN
+const struct emu_tl1_verb emu_tl1_polatis_verbs[] = {
+    {"RTRV-HDR", V, cmd_rtrv_hdr},
+    {"RTRV-NETYPE", V, cmd_rtrv_netype},
+    {"RTRV-INV", V, cmd_rtrv_inv},
+    {"RTRV-EQPT", V, cmd_rtrv_eqpt},
+    {"ED-EQPT", A, cmd_ed_eqpt},
+    {"SET-SID", A, cmd_set_sid},
+    {"RTRV-TOD", V, cmd_rtrv_tod},
+    {"ED-DAT", A, cmd_ed_dat},
+    {"INIT-SYS", A, cmd_init_sys},
+    {"RTRV-ALM-ALL", V, cmd_rtrv_alm_all},
+    {"RTRV-ALM-EQPT", V, cmd_rtrv_alm_all},
+    {"RTRV-ALM-ENV", V, cmd_rtrv_alm_env},
+    {"OPR-ARC-EQPT", V, cmd_opr_arc_eqpt},
+    {"RLS-ARC-EQPT", V, cmd_rls_arc_eqpt},
+    {"RTRV-ARC-EQPT", V, cmd_rtrv_arc_eqpt},
+    {"RTRV-IP", V, cmd_rtrv_ip},
+    {"RTRV-IPPORT", V, cmd_rtrv_ipport},
+    {"RTRV-MAC", V, cmd_rtrv_mac},
+    {"SET-EMU-FAULT", 0, emu_tl1_cmd_set_fault},
+    {"RTRV-EMU-CAPTURE", V, cmd_rtrv_emu_capture},
+};
+#undef V
+#undef U
+#undef A
 const size_t emu_tl1_polatis_nverbs =
     sizeof(emu_tl1_polatis_verbs) / sizeof(emu_tl1_polatis_verbs[0]);
 
 const struct emu_tl1_dialect emu_tl1_polatis = {
     .name = "polatis",
-    .verbs = {emu_tl1_polatis_verbs, emu_tl1_port_verbs},
-    .nverbs = {&emu_tl1_polatis_nverbs, &emu_tl1_port_nverbs},
+    .verbs = {emu_tl1_secu_verbs, emu_tl1_polatis_verbs, emu_tl1_port_verbs,
+              emu_tl1_voa_verbs},
+    .nverbs = {&emu_tl1_secu_nverbs, &emu_tl1_polatis_nverbs,
+               &emu_tl1_port_nverbs, &emu_tl1_voa_nverbs},
     .parse_flags = 0,
     /* Clients match this text to log in again. */
     .nologin_code = "PLNA",
     .nologin_text = "Not logged in",
+    /* The suite's SSH driver waits for a '>' after the password and
+     * after every reply. */
+    .ssh_prompt = "> ",
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The Polatis dialect's port commands: patches, shutters, power monitors
- * (forward and reverse), labels, attenuators, and ocs-emu's own light-
+ * (forward and reverse), labels, and ocs-emu's own light-
  * path counters and corruption hook.  Port lists follow one rule
  * (port_list): a list longer than the switch is IIAC "Too many ports", a
  * port it does not have is IDNV "Invalid OXC port: P".
@@ -235,7 +235,7 @@ shutter_line(struct srv *sv, uint32_t p, char *b, size_t len)
 static const char *
 power_line(struct srv *sv, uint32_t p, char *b, size_t len)
 {
-	snprintf(b, len, "%u:%.2f", p, oxc_power(&sv->e->x, p, mono_ns()));
+	snprintf(b, len, "%u:%.2f", p, emu_port_power(sv->e, p, mono_ns()));
 	return (b);
 }
 
@@ -262,22 +262,6 @@ static const char *
 label_line(struct srv *sv, uint32_t p, char *b, size_t len)
 {
 	snprintf(b, len, "%u:%s", p, sv->e->port[p].label);
-	return (b);
-}
-
-static const char *const atten_modes[] = {"NONE", "ABSOLUTE", "RELATIVE",
-                                          "CONVERGED"};
-
-/* Attenuators are on the outputs: egress ports only. */
-static const char *
-atten_line(struct srv *sv, uint32_t p, char *b, size_t len)
-{
-	const struct emu_port *ep = &sv->e->port[p];
-
-	if (p <= sv->e->x.n)
-		return (NULL);
-	snprintf(b, len, "%u:MODE=%s,LEVEL=%.2f", p, atten_modes[ep->amode],
-	         ep->alevel);
 	return (b);
 }
 
@@ -324,12 +308,6 @@ static void
 cmd_rtrv_port_label(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
 	per_port(sv, s, c, label_line);
-}
-
-static void
-cmd_rtrv_port_atten(struct srv *sv, struct sess *s, struct tl1_cmd *c)
-{
-	per_port(sv, s, c, atten_line);
 }
 
 static void
@@ -425,13 +403,31 @@ cmd_set_port_pmon(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	free(ports);
 }
 
-/* SET- or ED-PORT-LABEL::P:c:::LABEL="x"; DLT-PORT-LABEL::P:c:; */
+/* A Polatis port label: letters, digits, blanks, '.', '_' and '-', up
+ * to POLATIS_LABEL_MAX of them. */
+#define POLATIS_LABEL_MAX 20
+static int
+polatis_label_ok(const char *v, size_t n)
+{
+	return (n <= POLATIS_LABEL_MAX &&
+	        strspn(v,
+	               "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	               "0123456789 ._-") >= n);
+}
+
+/*
+ * SET- or ED-PORT-LABEL::P:c:::LABEL="x" (one label for every port) or
+ * LABEL=x&y (one each, in the order of the ports); DLT-PORT-LABEL::P:c:;
+ * Every label is checked before any is set.
+ */
 static void
 label(struct srv *sv, struct sess *s, struct tl1_cmd *c, int set)
 {
 	static const char *const keys[] = {"LABEL", NULL};
-	uint32_t                *ports;
-	char                     v[EMU_LABEL_MAX + 8];
+	uint32_t                *ports = NULL;
+	char                     v[256];
+	const char              *p;
+	size_t                   nl = 1;
 	ssize_t                  k, i;
 
 	v[0] = '\0';
@@ -441,15 +437,29 @@ label(struct srv *sv, struct sess *s, struct tl1_cmd *c, int set)
 		deny(sv, s, c->ctag, "IPMS", "Missing LABEL");
 		return;
 	}
-	if (set && !emu_label_ok(v)) {
-		deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
-		return;
-	}
+	for (p = v; (p = strchr(p, '&')) != NULL; p++)
+		nl++;
 	if ((k = port_list(sv, s, c, 1, &ports)) < 0)
 		return;
-	for (i = 0; i < k; i++)
+	for (i = 0, p = v; set && i < (ssize_t)nl; i++) {
+		size_t n = strcspn(p, "&");
+
+		if (!polatis_label_ok(p, n) || (nl > 1 && nl != (size_t)k)) {
+			deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
+			free(ports);
+			return;
+		}
+		p += n + (p[n] == '&');
+	}
+	for (i = 0, p = v; i < k; i++) {
+		size_t n = strcspn(p, "&");
+
 		snprintf(sv->e->port[ports[i]].label,
-		         sizeof(sv->e->port[ports[i]].label), "%s", v);
+		         sizeof(sv->e->port[ports[i]].label), "%.*s", (int)n,
+		         p);
+		if (nl > 1)
+			p += n + (p[n] == '&');
+	}
 	compld(sv, s, c->ctag, NULL);
 	free(ports);
 }
@@ -464,49 +474,6 @@ static void
 cmd_dlt_port_label(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
 	label(sv, s, c, 0);
-}
-
-/* SET-PORT-ATTEN::P:c:::MODE=NONE|ABSOLUTE|RELATIVE|CONVERGED[,LEVEL=dB]
- * on output ports. */
-static void
-cmd_set_port_atten(struct srv *sv, struct sess *s, struct tl1_cmd *c)
-{
-	static const char *const keys[] = {"MODE", "LEVEL", NULL};
-	uint32_t                *ports;
-	char                     m[32], lv[32];
-	double                   level = 0;
-	size_t                   mode;
-	ssize_t                  k, i;
-
-	if (params_only(sv, s, c, 1, keys) != 0)
-		return;
-	if (keyword(c, "MODE", m, sizeof(m)) == NULL) {
-		deny(sv, s, c->ctag, "IPMS", "Missing MODE");
-		return;
-	}
-	for (mode = 0; mode < 4; mode++)
-		if (strcasecmp(m, atten_modes[mode]) == 0)
-			break;
-	if (mode == 4 || (keyword(c, "LEVEL", lv, sizeof(lv)) &&
-	                  float_in(lv, 0, 30, &level) != 0)) {
-		deny(sv, s, c->ctag, "IPNV", "Parameter not valid");
-		return;
-	}
-	if ((k = port_list(sv, s, c, 1, &ports)) < 0)
-		return;
-	for (i = 0; i < k; i++)
-		if (ports[i] <= sv->e->x.n) {
-			deny(sv, s, c->ctag, "IDNV", "Not an output port: %u",
-			     ports[i]);
-			free(ports);
-			return;
-		}
-	for (i = 0; i < k; i++) {
-		sv->e->port[ports[i]].amode = (uint8_t)mode;
-		sv->e->port[ports[i]].alevel = level;
-	}
-	compld(sv, s, c->ctag, NULL);
-	free(ports);
 }
 
 /* Test hook: corrupt one byte of the next chunk entering these ingress
@@ -527,25 +494,27 @@ cmd_opr_port_corrupt(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 	free(ports);
 }
 
+#define V EMU_PRIV_VIEW
+#define U EMU_PRIV_USER
 const struct emu_tl1_verb emu_tl1_port_verbs[] = {
-    {"ENT-PATCH", 1, cmd_ent_patch},
-    {"DLT-PATCH", 1, cmd_dlt_patch},
-    {"RTRV-PATCH", 1, cmd_rtrv_patch},
-    {"RTRV-PORT-SHUTTER", 1, cmd_rtrv_port_shutter},
-    {"OPR-PORT-SHUTTER", 1, cmd_opr_port_shutter},
-    {"RLS-PORT-SHUTTER", 1, cmd_rls_port_shutter},
-    {"RTRV-PORT-POWER", 1, cmd_rtrv_port_power},
-    {"RTRV-PORT-REVPOWER", 1, cmd_rtrv_port_revpower},
-    {"RTRV-PORT-PMON", 1, cmd_rtrv_port_pmon},
-    {"SET-PORT-PMON", 1, cmd_set_port_pmon},
-    {"RTRV-PORT-LABEL", 1, cmd_rtrv_port_label},
-    {"SET-PORT-LABEL", 1, cmd_set_port_label},
-    {"ED-PORT-LABEL", 1, cmd_set_port_label},
-    {"DLT-PORT-LABEL", 1, cmd_dlt_port_label},
-    {"RTRV-PORT-ATTEN", 1, cmd_rtrv_port_atten},
-    {"SET-PORT-ATTEN", 1, cmd_set_port_atten},
-    {"RTRV-PORT-CNTR", 1, cmd_rtrv_port_cntr},
-    {"OPR-PORT-CORRUPT", 1, cmd_opr_port_corrupt},
+    {"ENT-PATCH", U, cmd_ent_patch},
+    {"DLT-PATCH", U, cmd_dlt_patch},
+    {"RTRV-PATCH", V, cmd_rtrv_patch},
+    {"RTRV-PORT-SHUTTER", V, cmd_rtrv_port_shutter},
+    {"OPR-PORT-SHUTTER", U, cmd_opr_port_shutter},
+    {"RLS-PORT-SHUTTER", U, cmd_rls_port_shutter},
+    {"RTRV-PORT-POWER", V, cmd_rtrv_port_power},
+    {"RTRV-PORT-REVPOWER", V, cmd_rtrv_port_revpower},
+    {"RTRV-PORT-PMON", V, cmd_rtrv_port_pmon},
+    {"SET-PORT-PMON", U, cmd_set_port_pmon},
+    {"RTRV-PORT-LABEL", V, cmd_rtrv_port_label},
+    {"SET-PORT-LABEL", U, cmd_set_port_label},
+    {"ED-PORT-LABEL", U, cmd_set_port_label},
+    {"DLT-PORT-LABEL", U, cmd_dlt_port_label},
+    {"RTRV-PORT-CNTR", V, cmd_rtrv_port_cntr},
+    {"OPR-PORT-CORRUPT", U, cmd_opr_port_corrupt},
 };
+#undef V
+#undef U
 const size_t emu_tl1_port_nverbs =
     sizeof(emu_tl1_port_verbs) / sizeof(emu_tl1_port_verbs[0]);

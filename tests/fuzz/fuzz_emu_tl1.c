@@ -3,7 +3,7 @@
  * libFuzzer target: ocs-emu's TL1 command handling, from bytes on the
  * wire to replies, on a small switch model, in both dialects (Polatis,
  * then CALIENT on a fresh model).  Every reply must itself be well-formed
- * TL1 that our own parser accepts (CALIENT's "agent>" prompt between
+ * TL1 that our own parser accepts (CALIENT's "agent> " prompt between
  * them aside).
  */
 #include <stdint.h>
@@ -43,9 +43,9 @@ one(const struct emu_tl1_dialect *d, const uint8_t *data, size_t len)
 			while (off < out.len && strchr("\r\n", out.p[off]) &&
 			       out.p[off])
 				off++;
-			if (out.len - off >= 6 &&
-			    memcmp(out.p + off, "agent>", 6) == 0) {
-				off += 6;
+			if (out.len - off >= 7 &&
+			    memcmp(out.p + off, "agent> ", 7) == 0) {
+				off += 7;
 				continue;
 			}
 		}

@@ -332,7 +332,7 @@ test_calient_tl1_device(void **state)
 	(void)state;
 	for (p = 0; p < 2; p++) {
 		struct tl1dev   d = {.sid = "CALIENT01TS",
-		                     .prompt = p ? "agent>" : NULL,
+		                     .prompt = p ? "agent> " : NULL,
 		                     .r = s162,
 		                     .nr = 3};
 		struct drv_opts o = {

@@ -161,6 +161,8 @@ test_conf_bad_values(void **state)
 	bad_line("switch", "ports = 12x", "ports: \"12x\"");
 	bad_line("switch", "colour = blue", "colour: \"blue\": unknown key");
 	bad_line("switch", "user = ", "user: \"\": empty");
+	bad_line("switch", "transport = telnet",
+	         "transport: \"telnet\": expected tcp or ssh");
 	bad_line("control", "listen = http://x", "listen: \"http://x\"");
 	bad_line("state", "dir = relative/path", "dir: \"relative/path\"");
 	bad_line("state", "reconcile = maybe", "reconcile: \"maybe\"");
@@ -225,6 +227,22 @@ test_conf_whole_file_checks(void **state)
 	    conf_parse("no section here\n", "a.conf", &c, err, sizeof(err)),
 	    -CONF_EPARSE);
 	assert_non_null(strstr(err, "a.conf:1: syntax error"));
+	/* TL1 over SSH is the polatis driver's; its known_hosts is taken
+	 * from the file's directory, its port 22 by default. */
+	assert_int_equal(conf_parse("[switch]\ndriver = calient-tl1\naddress "
+	                            "= h\nuser = u\npassword = p\n"
+	                            "transport = ssh\n",
+	                            "a.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_non_null(strstr(err, "transport = ssh is the polatis"));
+	assert_int_equal(conf_parse("[switch]\ndriver = polatis\naddress = "
+	                            "h\nuser = u\npassword = p\n"
+	                            "transport = ssh\nknown_hosts = kh\n",
+	                            "/etc/o/a.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(c->ssh, 1);
+	assert_string_equal(c->known_hosts, "/etc/o/kh");
+	conf_free(c);
 	/* The emu driver needs nothing else. */
 	assert_int_equal(conf_parse("[switch]\ndriver = emu\nports = 8\n",
 	                            "a.conf", &c, err, sizeof(err)),

@@ -150,20 +150,22 @@ static const struct step steps[] = {
      ERR "\"Invalid port 1.9.1\"}]"},
 };
 
+/* As the HTTP face does: the target in origin form, then by resource. */
 static void
 serve(struct emu *e, const struct step *s, struct answer *a)
 {
+	const char     *uri = emu_rest_origin(s->uri);
 	struct rest_req q = {.method = s->method,
-	                     .uri = s->uri,
+	                     .uri = uri,
 	                     .body = s->body,
 	                     .len = s->body ? strlen(s->body) : 0,
 	                     .form = s->form};
 
 	memset(a, 0, sizeof(*a));
 	a->status = 500;
-	if (strncmp(s->uri, "/rest/crossconnects", 19) == 0)
+	if (strncmp(uri, "/rest/crossconnects", 19) == 0)
 		emu_rest_crossconnects(e, &q, a);
-	else if (strncmp(s->uri, "/rest/ports", 11) == 0)
+	else if (strncmp(uri, "/rest/ports", 11) == 0)
 		emu_rest_ports(e, &q, a);
 	else
 		emu_rest_info(e, &q, a);
@@ -226,6 +228,66 @@ test_emu_calient_steps(void **state)
 	emutest_del(e);
 }
 
+/*
+ * CALIENT's own sample for port power sends absolute-form targets ("GET
+ * http://HOST/rest/crossconnects/?id=detail&conn=..."); a server must
+ * take them (RFC 7230 sect. 5.3.2): every resource and method answers
+ * as it does to the origin form.
+ */
+static void
+test_emu_calient_absolute_form(void **state)
+{
+	static const struct step add = {
+	    "POST", "http://192.0.2.7/rest/crossconnects/?id=add",
+	    "{\"in\":\"1.1.1\",\"out\":\"1.1.2\",\"dir\":\"bi\","
+	    "\"group\":\"G1\",\"conn\":\"c1\"}",
+	    0, OK};
+	static const char *const pairs[][2] = {
+	    {"http://192.0.2.7/rest/crossconnects/?id=detail&conn=c1",
+	     "/rest/crossconnects/?id=detail&conn=c1"},
+	    {"HTTP://switch:8080/rest/crossconnects/?id=list",
+	     "/rest/crossconnects/?id=list"},
+	    {"http://[2001:db8::1]/rest/ports/?id=summary",
+	     "/rest/ports/?id=summary"},
+	    {"https://switch/rest/ports/?id=detail&port=1.1.1",
+	     "/rest/ports/?id=detail&port=1.1.1"},
+	    {"http://switch/rest/info/?id=softwareversion",
+	     "/rest/info/?id=softwareversion"},
+	};
+	struct emu   *e = emutest_new(20, 0, "", "");
+	struct answer a, b;
+	struct step   sa = {"GET", NULL, NULL, 0, NULL}, sb = sa;
+	size_t        i;
+
+	(void)state;
+	assert_string_equal(emu_rest_origin("/rest/ports/?id=x"),
+	                    "/rest/ports/?id=x");
+	assert_string_equal(emu_rest_origin("http://h"), "/");
+	assert_string_equal(emu_rest_origin("http://h?id=list"), "/");
+	serve(e, &add, &a);
+	assert_string_equal(a.body, OK);
+	free(a.body);
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		sa.uri = pairs[i][0];
+		sb.uri = pairs[i][1];
+		serve(e, &sa, &a);
+		serve(e, &sb, &b);
+		assert_int_equal(a.status, 200);
+		if (strcmp(a.body, b.body) != 0 || strstr(a.body, "Unknown"))
+			fail_msg("%s\n got: %s\nwant: %s", sa.uri, a.body,
+			         b.body);
+		free(a.body);
+		free(b.body);
+	}
+	/* And a change: DELETE in absolute form. */
+	sa.method = "DELETE";
+	sa.uri = "http://192.0.2.7/rest/crossconnects/?id=delete&conn=c1";
+	serve(e, &sa, &a);
+	assert_string_equal(a.body, OK);
+	free(a.body);
+	emutest_del(e);
+}
+
 /* The summary is what the driver numbers its ports by, and patches made
  * by the other faces show as connections named by their ports. */
 static void
@@ -262,6 +324,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_emu_calient_steps),
 	    cmocka_unit_test(test_emu_calient_summary),
+	    cmocka_unit_test(test_emu_calient_absolute_form),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

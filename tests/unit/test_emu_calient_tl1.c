@@ -24,8 +24,9 @@
 #include "tests/lib/emutest.h"
 #include "testbed/ocs-emu/emu.h"
 
-#define H   "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
-#define END ";\r\nagent>"
+#define H "\r\n\n   OCS-EMU 00-00-00 00:00:00\r\n"
+/* The device transcripts' prompt, with its blank. */
+#define END ";\r\nagent> "
 
 struct conv {
 	const char *in, *out;
@@ -61,6 +62,22 @@ static const struct conv calient[] = {
        "AL=CL\"\r\n   \"1.1.3>1.2.1:SRCPORT=1.1.3,DSTPORT=1.2.1,GRPNAME="
        "SYSTEM,CONNNAME=1.1.3>1.2.1,CONNTYPE=1WAY,AS=UMA,OS=RDY,OC=OK,PS="
        "UPR,AL=CL\"\r\n" END},
+    /* One connection as clients ask after listing: GROUP,NAME (and
+     * Quali's NAME,GROUP); an unknown one is IENE. */
+    {"RTRV-CRS:::9::Quali,1.1.1-1.1.2;",
+     H "M  9 COMPLD\r\n   \"1.1.1-1.1.2:SRCPORT=1.1.1,DSTPORT=1.1.2,GRPNAME="
+       "Quali,CONNNAME=1.1.1-1.1.2,CONNTYPE=2WAY,AS=UMA,OS=RDY,OC=OK,PS=UPR,"
+       "AL=CL\"\r\n" END},
+    {"RTRV-CRS:::9::SYSTEM,1.1.3>1.2.1;",
+     H "M  9 COMPLD\r\n   \"1.1.3>1.2.1:SRCPORT=1.1.3,DSTPORT=1.2.1,GRPNAME="
+       "SYSTEM,CONNNAME=1.1.3>1.2.1,CONNTYPE=1WAY,AS=UMA,OS=RDY,OC=OK,PS="
+       "UPR,AL=CL\"\r\n" END},
+    {"RTRV-CRS:::9::1.1.1-1.1.2,Quali;",
+     H "M  9 COMPLD\r\n   \"1.1.1-1.1.2:SRCPORT=1.1.1,DSTPORT=1.1.2,GRPNAME="
+       "Quali,CONNNAME=1.1.1-1.1.2,CONNTYPE=2WAY,AS=UMA,OS=RDY,OC=OK,PS=UPR,"
+       "AL=CL\"\r\n" END},
+    {"RTRV-CRS:::9::Other,1.1.1-1.1.2;",
+     H "M  9 DENY\r\n   IENE\r\n   /* Invalid connection Other */\r\n" END},
     {"RTRV-PORT-SUM::1.1.3;",
      H "M  0 COMPLD\r\n   \"1.1.3:ALIAS=NONE,INPWR=-3.0,OUTPWR=NONE,CONNNAME1="
        "1.1.3>1.2.1,CONNSTATE1=ACT,CONNNAME2=NONE,CONNSTATE2=NONE\"\r\n" END},
@@ -91,7 +108,7 @@ driver_reads(struct emu *e, const char *out)
 {
 	struct tl1_resp    r;
 	struct cal_tl1_crs k;
-	size_t             len = strlen(out) - strlen("\r\nagent>"), i;
+	size_t             len = strlen(out) - strlen("\r\nagent> "), i;
 	ssize_t            n = tl1_resp_parse(out, len, &r);
 	char               nm[REST_NAME_MAX], err[300];
 	uint32_t           p;
