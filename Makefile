@@ -526,7 +526,8 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
-	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
+	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c tests/lib/emutest.c \
+	tests/lib/tl1dev.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
