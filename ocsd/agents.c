@@ -802,6 +802,14 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	return (n);
 }
 
+struct agent *
+agents_get(struct ocsd *d, uint32_t id)
+{
+	struct agent *a = d->ag ? idmap_get(&d->ag->byid, id) : NULL;
+
+	return (a != NULL && !a->lost && a->link != NULL ? a : NULL);
+}
+
 uint32_t
 agents_count(struct ocsd *d)
 {

@@ -126,6 +126,9 @@ void agents_abort(struct ocsd *, uint64_t run_id, uint32_t phase,
  * closed; alive, it joins again.  0, or -ENOENT with a line in err. */
 int agents_evict(struct ocsd *, const char *host, char *err, size_t len);
 
+/* The live (joined, attached, not lost) agent of this id, or NULL. */
+struct agent *agents_get(struct ocsd *, uint32_t id);
+
 /* Joined agents, not lost, attached, with every fibre plugged, sorted by
  * host; returns the count. */
 uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);

@@ -504,7 +504,10 @@ run_done(void *arg, int rv, const char *why, const struct run_report *rep)
 	w->pend.rv = rv;
 	if (why != NULL)
 		snprintf(w->pend.err, sizeof(w->pend.err), "%s", why);
-	reply_run(&w->pend.rep, rep);
+	/* A run that never started (its plan failed, or an abort while it
+	 * was planned) has no report. */
+	if (rep != NULL)
+		reply_run(&w->pend.rep, rep);
 }
 
 /* A run answers when it ends: the context waits on its aio meanwhile. */

@@ -307,6 +307,7 @@ reply_status(struct reply *rp, const struct ocsd *d)
 {
 	uint64_t id;
 	uint32_t phase;
+	char     plan[256];
 
 	reply_switch(rp, d);
 	rp->r.has_uptime_s = 1;
@@ -314,6 +315,8 @@ reply_status(struct reply *rp, const struct ocsd *d)
 	if (run_where(d, &id, &phase))
 		reply_message(rp, "run %llu in progress, phase %u",
 		              (unsigned long long)id, phase);
+	else if (run_planning(d, plan, sizeof(plan)))
+		reply_message(rp, "%s", plan);
 	if (d->connected && d->have_live && d->have_desired) {
 		rp->r.has_in_sync = 1;
 		rp->r.in_sync = map_equal(&d->live, &d->desired);

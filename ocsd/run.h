@@ -110,6 +110,9 @@ void run_abort(struct ocsd *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 /* Is a run in progress?  Why did the last one end early ("" if not)? */
 int run_busy(const struct ocsd *);
+/* A run being planned: 1 and a line for status (its id, how long, which
+ * planner), else 0. */
+int run_planning(const struct ocsd *, char *buf, size_t len);
 /* The run in progress (1) and the phase its agents are in, or 0. */
 int         run_where(const struct ocsd *, uint64_t *id, uint32_t *phase);
 const char *run_last_abort(const struct ocsd *);

@@ -571,6 +571,53 @@ test_run_operator_abort(void **state)
 	json_decref(run_ok(f, "bridge", "256KiB", NULL, NULL, 9));
 }
 
+/* How many agents ocsctl agents calls lost. */
+static int
+lost_agents(struct fx *f)
+{
+	char *o, *e, *p;
+	int   n = 0;
+
+	assert_int_equal(ctl(f, &o, &e, "-br", "agents", NULL), 0);
+	for (p = o; (p = strstr(p, " lost ")) != NULL; p++)
+		n++;
+	free(o);
+	free(e);
+	return (n);
+}
+
+/*
+ * An abort that lands in a long phase hands every agent back idle and
+ * eligible at once: quiet in a phase is not a missed heartbeat (issue 34:
+ * every agent was lost within a tick of the abort, and the next run
+ * found none).  Watched for more than three heartbeats.
+ */
+static void
+test_run_abort_keeps_agents(void **state)
+{
+	struct fx  *f = *state;
+	struct proc r;
+	uint64_t    base = relayed(f), t0;
+	char       *o, *e;
+	int         i;
+
+	run_bg(f, &r, "static", "256MiB", "auto");
+	/* In the phase: data flowing through the switch. */
+	for (i = 0; i < 500 && relayed(f) - base < (8u << 20); i++)
+		mono_sleep_ms(10);
+	assert_int_equal(ctl(f, &o, &e, "abort", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(proc_wait(&r, 15000), 1);
+	for (t0 = mono_ms(); mono_ms() - t0 < 3500;) {
+		if (lost_agents(f) != 0)
+			fail_msg("an agent was lost after the abort");
+		mono_sleep_ms(100);
+	}
+	/* The next run takes them all, without waiting for anyone. */
+	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
+}
+
 /* Circuits do not change under a run unless the operator forces it, and
  * then the run ends first and says why (issue 11). */
 static void
@@ -1173,6 +1220,8 @@ main(void)
 	        test_run_restores_the_operators_map, setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_operator_abort, setup9,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_abort_keeps_agents,
+	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_ocsd_killed_mid_run,
 	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
