@@ -54,6 +54,7 @@ struct work {
 	char           forced[600]; /* the run a --force aborted, said */
 	int            refreshed;   /* a run's look at an unconnected switch */
 	struct pending pend;        /* a run's outcome and report */
+	struct ctl_plan_arg parg;   /* the request, for its plan */
 	struct ctl    *c;
 };
 
@@ -94,7 +95,8 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__CLEAR, "clear", NULL, SW_HOLD, ctl_plan_clear},
     {OCS__CTL_REQUEST__OP__MAP_SYNC, "map sync", NULL, SW_HOLD, ctl_plan_sync},
     {OCS__CTL_REQUEST__OP__MAP_DIFF, "map diff", NULL, SW_REFRESH, NULL},
-    {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT, NULL},
+    {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT,
+     ctl_plan_adopt},
     {OCS__CTL_REQUEST__OP__PORTS, "show ports", NULL, SW_PORTS, NULL},
     {OCS__CTL_REQUEST__OP__FAULT, "fault", NULL, SW_FAULT, NULL},
     {OCS__CTL_REQUEST__OP__CAPTURE, "capture", NULL, SW_CAPTURE, NULL},
@@ -287,12 +289,30 @@ on_request(struct work *w)
 	memset(&w->job, 0, sizeof(w->job));
 	w->job.op = w->cmd->swop;
 	w->job.plan = w->cmd->plan;
+	w->parg = (struct ctl_plan_arg){w->req->ctl, 0};
 	w->job.arg = w->job.op == SW_FAULT ? (const void *)w->req->ctl->fault
 	             : w->job.op == SW_CAPTURE
 	                 ? (const void *)&w->req->ctl->run_id
-	                 : (const void *)w->req->ctl;
+	                 : (const void *)&w->parg;
 	w->state = W_WAIT;
 	sw_submit(w->d, &w->job, w->aio);
+}
+
+/* The change as it would be made now, made nowhere: 0, or its refusal
+ * (with the lock: the maps are read as the worker would). */
+static int
+dry_run(struct work *w, char *why, size_t len)
+{
+	struct ctl_plan_arg a = {w->req->ctl, 1};
+	struct sw_target    t;
+	int                 rv;
+
+	memset(&t, 0, sizeof(t));
+	rv = w->cmd->plan(w->d, &a, w->cmd->swop == SW_ADOPT ? NULL : &t, why,
+	                  len);
+	map_free(&t.sw);
+	map_free(&t.desired);
+	return (rv);
 }
 
 /*
@@ -307,6 +327,7 @@ run_guard(struct work *w)
 	uint64_t id;
 	uint32_t phase;
 	char     why[300];
+	int      rv;
 
 	w->forced[0] = '\0';
 	nng_mtx_lock(w->d->mtx);
@@ -325,6 +346,16 @@ run_guard(struct work *w)
 		send_error(w, -OCSD_EBUSY, why);
 		done(w);
 		return (-OCSD_EBUSY);
+	}
+	/* The change is checked first: one that would be refused (a name
+	 * that is not cabled) must not cost the run. */
+	if ((rv = dry_run(w, why, sizeof(why))) != 0) {
+		nng_mtx_unlock(w->d->mtx);
+		log_info("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
+		         why);
+		send_error(w, rv, why);
+		done(w);
+		return (rv);
 	}
 	run_abort(w->d, "aborted by the operator's %s --force (%s)",
 	          w->cmd->name, w->peer);

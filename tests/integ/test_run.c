@@ -651,6 +651,18 @@ test_run_map_changes_wait_for_the_run(void **state)
 	assert_non_null(strstr(e, "in progress"));
 	free(o);
 	free(e);
+	/* Adopting the switch's map would make the run's circuits the
+	 * operator's (issue 34). */
+	assert_int_equal(ctl(f, &o, &e, "map", "adopt", NULL), 1);
+	assert_non_null(strstr(e, "in progress"));
+	free(o);
+	free(e);
+	/* A forced change that would be refused does not cost the run. */
+	assert_int_equal(
+	    ctl(f, &o, &e, "connect", "--force", "h00.0", "h99.1", NULL), 1);
+	assert_non_null(strstr(e, "h99.1"));
+	free(o);
+	free(e);
 	assert_true(proc_alive(&r));
 	assert_int_equal(ctl(f, &o, &e, "clear", "--force", NULL), 0);
 	assert_non_null(strstr(o, "aborted"));
