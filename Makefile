@@ -238,7 +238,8 @@ OCSD_SRCS := \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
-	ocsd/runs.c
+	ocsd/runs.c \
+	ocsd/runs_keep.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
@@ -394,7 +395,8 @@ UNIT_TESTS := \
 	kx \
 	sweep \
 	chakra \
-	idmap
+	idmap \
+	runs
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -449,6 +451,7 @@ TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	emu_user.o) \
 	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
+TEST_DEPS_runs := $(BUILD)/ocsd/runs.o
 TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)

@@ -55,7 +55,7 @@ struct work {
 	int            refreshed;   /* a run's look at an unconnected switch */
 	struct pending pend;        /* a run's outcome and report */
 	struct ctl_plan_arg parg;   /* the request, for its plan */
-	struct ctl    *c;
+	struct ctl         *c;
 };
 
 /*
@@ -112,6 +112,9 @@ struct ctl {
 	uint8_t          secret[AUTH_SEC_MAX + 1];
 	size_t           slen; /* 0: no proof asked */
 	struct auth_chal chal[CTL_CHAL];
+	/* Refusals strangers cause, said a few a window (under the
+	 * daemon's mutex, as the challenges). */
+	struct log_limit refused;
 };
 
 static void
@@ -255,7 +258,11 @@ on_request(struct work *w)
 	if (rv == 0)
 		rv = ctl_check(w->req, why, sizeof(why));
 	if (rv != 0) {
-		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
+		nng_mtx_lock(w->d->mtx);
+		log_warnx_limited(&w->c->refused,
+		                  "ctl: rejected a message from %s: %s",
+		                  w->peer, why);
+		nng_mtx_unlock(w->d->mtx);
 		done(w);
 		send_error(w, rv, why);
 		return;
@@ -274,8 +281,11 @@ on_request(struct work *w)
 		return;
 	}
 	if ((rv = proven(w, why, sizeof(why))) != 0) {
-		log_warnx("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
-		          why);
+		nng_mtx_lock(w->d->mtx);
+		log_warnx_limited(&w->c->refused,
+		                  "ctl: %s from %s refused: %s", w->cmd->name,
+		                  w->peer, why);
+		nng_mtx_unlock(w->d->mtx);
 		done(w);
 		send_error(w, rv, why);
 		return;

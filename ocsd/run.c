@@ -67,9 +67,15 @@ restore(struct ocsd *d, int keep)
 static int
 save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 {
-	char buf[160];
-	int  n, rv;
+	struct runner    *rn = d->runner;
+	struct run_report rep;
+	char              buf[160];
+	int               n, rv;
 
+	if (rn->hooks.intent != NULL) {
+		run_report(r, &rep);
+		return (rn->hooks.intent(rn->hooks.arg, &rep, err, len));
+	}
 	n = snprintf(buf, sizeof(buf),
 	             "# ocsd: run %llu in progress; on a restart the desired "
 	             "map is restored\nrun %llu\n",

@@ -79,6 +79,11 @@ struct run_hooks {
 	void *arg;
 	void (*record)(void       *arg, const struct run_report *,
 	               const char *aborted);
+	/* Before a run first changes the switch: its intent, durable (a
+	 * restart finds it, puts the desired map back and records the run
+	 * as interrupted).  0, or an error with err set (nothing changes). */
+	int (*intent)(void *arg, const struct run_report *, char *err,
+	              size_t len);
 };
 
 /* Who waits for a run: done is called once, with d->mtx held, before

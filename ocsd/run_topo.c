@@ -57,7 +57,7 @@ load(struct run *r, const struct run_req *q, uint32_t joined, char *err,
      size_t len)
 {
 	const char *spec = q->topology;
-	char        gen[256], why[256];
+	char        gen[256], why[256] = "";
 	int         rv;
 
 	if (spec != NULL && spec[strspn(spec, " \t\r\n")] == '{') {

@@ -958,6 +958,13 @@ test_run_ocsd_killed_mid_run(void **state)
 	assert_non_null(strstr(o, "\"in_sync\": true"));
 	free(o);
 	free(e);
+	/* The run is in the history, as interrupted (issue 34: a run ended
+	 * by kill -9 was never recorded). */
+	assert_int_equal(ctl(f, &o, &e, "runs", NULL), 0);
+	if (strstr(o, "interrupted: ocsd stopped during the run") == NULL)
+		fail_msg("runs: %s", o);
+	free(o);
+	free(e);
 	wait_agents(f, 9);
 	json_decref(run_ok(f, "retri", "256KiB", NULL, NULL, 9));
 }
@@ -1153,6 +1160,12 @@ test_run_collectives(void **state)
 	             NULL);
 	coll_refused(f, "topology: ", "ten", "allgather", "9KiB",
 	             "subring:9:11");
+	/* Not a generator: said as such (the reason was uninitialised
+	 * stack bytes once). */
+	coll_refused(f, "topology: \"x:3:", "ten", "allgather", "96KiB",
+	             "x:3");
+	coll_refused(f, "not a generator (ring:, subring:", "ten", "allgather",
+	             "96KiB", "x:3");
 	/* A topology file is read by ocsctl and sent whole; a switch in it
 	 * is no host a circuit can join. */
 	{
