@@ -775,7 +775,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	snprintf(p.c->address, sizeof(p.c->address), "%s", "");
 	p.c->timeout_ms = 5000;
 	p.c->switch_ms = 25;
-	p.c->poll_ms = 30000;
+	p.c->poll_ms = 5000;
 	p.c->light_check = 1;
 	p.c->reconcile = CONF_RECON_HOLD;
 	p.c->heartbeat_ms = 2000;

@@ -208,6 +208,10 @@ reply_switch(struct reply *rp, const struct ocsd *d)
 		s->warning = reply_str(rp, d->sw_warn);
 	s->has_last_op_ms = 1;
 	s->last_op_ms = d->last_op_ms;
+	if (d->conf->poll_ms) {
+		s->has_poll_ms = 1;
+		s->poll_ms = d->conf->poll_ms;
+	}
 	if (s->driver && s->address)
 		rp->r.sw = s;
 }

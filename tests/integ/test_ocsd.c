@@ -36,6 +36,7 @@ struct fx {
 	char        addr[64], conf[300], sock[320];
 	const char *driver;
 	char        rest[64], swaddr[80]; /* REST ADDR:PORT; conf address */
+	const char *timeout, *poll;       /* [switch] lines; NULL: 1s, 0 */
 };
 
 /* Start ocs-emu; again (after a stop) on the same addresses. */
@@ -129,10 +130,12 @@ write_conf(struct fx *f, const char *path, const char *extra)
 	assert_non_null(c);
 	fprintf(c,
 	        "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
-	        "password = root\ntimeout = 1s\nswitch_time = 5ms\npoll = 0\n"
+	        "password = root\ntimeout = %s\nswitch_time = 5ms\n%s\n"
 	        "[control]\nlisten = %s\n[state]\ndir = %s/state\n%s"
 	        "[cabling]\n",
-	        f->driver, f->swaddr, f->sock, f->dir, extra ? extra : "");
+	        f->driver, f->swaddr, f->timeout ? f->timeout : "1s",
+	        f->poll ? f->poll : "poll = 0", f->sock, f->dir,
+	        extra ? extra : "");
 	for (h = 0; h < 4; h++)
 		for (t = 0; t < 2; t++)
 			fprintf(c, "h%d.%d = %d %d\n", h, t, 2 * h + t + 1,
@@ -615,6 +618,65 @@ test_ocsd_switch_unreachable(void **state)
 	free(e);
 }
 
+/* Status until it holds needle, for ms at most; 0 when it did. */
+static int
+status_until(struct fx *f, const char *needle, int ms, char *last,
+             size_t len)
+{
+	uint64_t t0 = mono_ms();
+	char    *o, *e;
+	int      hit;
+
+	do {
+		assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
+		hit = strstr(o, needle) != NULL;
+		snprintf(last, len, "%s", o);
+		free(o);
+		free(e);
+		if (hit)
+			return (0);
+		mono_sleep_ms(100);
+	} while (mono_ms() - t0 < (uint64_t)ms);
+	return (-1);
+}
+
+/* A dead switch is found by the next probe, at the default interval
+ * (it was 30 s, status said "connected" all that while); a probe that
+ * hangs leaves the read-back to age, and status says it is overdue. */
+static void
+test_ocsd_status_follows_the_switch(void **state)
+{
+	struct fx *f = *state;
+	char       last[2048];
+
+	proc_stop(&f->ocsd, SIGTERM);
+	f->poll = "# poll: the default";
+	write_conf(f, f->conf, NULL);
+	ocsd_start(f);
+	proc_stop(&f->emu, SIGKILL);
+	if (status_until(f, "NOT CONNECTED", 7000, last, sizeof(last)) != 0)
+		fail_msg("7 s after the switch died, status still says: %s",
+		         last);
+	emu_start(f, 1);
+	assert_int_equal(status_until(f, ": connected", 5000, last,
+	                              sizeof(last)),
+	                 0);
+	/* A switch that stops answering: the probe waits its timeout. */
+	proc_stop(&f->ocsd, SIGTERM);
+	f->poll = "poll = 1s";
+	f->timeout = "8s";
+	write_conf(f, f->conf, NULL);
+	ocsd_start(f);
+	kill(f->emu.pid, SIGSTOP);
+	if (status_until(f, "overdue", 5000, last, sizeof(last)) != 0) {
+		kill(f->emu.pid, SIGCONT);
+		fail_msg("a stopped switch, 5 s on, status says: %s", last);
+	}
+	kill(f->emu.pid, SIGCONT);
+	assert_null(strstr(last, "NOT CONNECTED"));
+	assert_non_null(strstr(last, "read back"));
+}
+
 static void
 test_ocsd_bad_config_and_commands(void **state)
 {
@@ -795,6 +857,9 @@ main(void)
 	    BOTH(test_ocsd_restart_keeps_live_circuits),
 	    BOTH(test_ocsd_holds_outside_changes),
 	    BOTH(test_ocsd_switch_unreachable),
+	    {"test_ocsd_status_follows_the_switch",
+	     test_ocsd_status_follows_the_switch, setup_polatis, teardown,
+	     NULL},
 	    BOTH(test_ocsd_bad_config_and_commands),
 	    {"test_ocsd_ocsctl_manners", test_ocsd_ocsctl_manners,
 	     setup_polatis, teardown, NULL},
