@@ -809,6 +809,40 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	return (n);
 }
 
+uint32_t
+agents_left_out(struct ocsd *d, char *buf, size_t len)
+{
+	struct agents *ag = d->ag;
+	struct agent **v = ag && ag->na ? calloc(ag->na, sizeof(*v)) : NULL;
+	uint32_t       i, joined = 0;
+	size_t         at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; v && i < ag->na; i++)
+		if (!ag->a[i]->lost)
+			v[joined++] = ag->a[i];
+	if (v)
+		qsort(v, joined, sizeof(*v), by_host);
+	for (i = 0; i < joined; i++) {
+		const struct agent *a = v[i];
+		char                why[64];
+
+		if (a->link == NULL)
+			snprintf(why, sizeof(why), "not attached");
+		else if (a->fibres_up < a->ntrx)
+			snprintf(why, sizeof(why), "fibres %u of %u up",
+			         a->fibres_up, a->ntrx);
+		else
+			continue;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)",
+			                       at ? ", " : "", a->host, why);
+	}
+	free(v);
+	return (joined);
+}
+
 struct agent *
 agents_get(struct ocsd *d, uint32_t id)
 {

@@ -465,6 +465,9 @@ p_report_head(struct out *o, const Ocs__RunReport *rr)
 		out_text(o, " -");
 	for (i = 0; i < rr->n_reconfigure_before; i++)
 		out_text(o, "%s%u", i ? "," : " ", rr->reconfigure_before[i]);
+	if (rr->left_out)
+		out_text(o, "; %u of %u joined agents (left out: %s)",
+		         rr->nodes, rr->joined, rr->left_out);
 	out_text(o, "\nmodel: %s, alpha-s %s, alpha-h %s, delta %s\n",
 	         unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
 	         unit_fmt_time(rr->alpha_s, b, sizeof(b)),

@@ -434,6 +434,9 @@ reply_run(struct reply *rp, const struct run_report *o)
 		rr->hosts[rr->n_hosts++] = reply_str(rp, o->hosts[k]);
 	rr->matrix = o->matrix ? reply_str(rp, o->matrix) : NULL;
 	rr->topology = o->topology ? reply_str(rp, o->topology) : NULL;
+	rr->has_joined = o->joined != 0;
+	rr->joined = o->joined;
+	rr->left_out = o->left_out ? reply_str(rp, o->left_out) : NULL;
 	rr->has_started_unix_ms = o->started_unix_ms != 0;
 	rr->started_unix_ms = o->started_unix_ms;
 	rr->has_wall_s = 1;

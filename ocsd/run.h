@@ -61,6 +61,8 @@ struct run_report {
 	const char             *algo;
 	const char             *matrix;   /* skewed runs, else NULL */
 	const char             *topology; /* synthesised collectives */
+	uint32_t                joined;   /* agents joined when asked */
+	const char             *left_out; /* of them not in it, why; NULL */
 	uint32_t                nodes, nph, nbefore;
 	uint64_t                bytes, verified, errors;
 	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;

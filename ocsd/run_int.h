@@ -34,6 +34,8 @@ struct run {
 	uint64_t   bytes;
 	struct a2a a;
 	char       matrix_name[128]; /* skewed runs, else "" */
+	uint32_t   joined;           /* agents joined when it was asked for */
+	char       left_out[400];    /* which of them it does not use, why */
 	/* Synthesised collectives: the topology (s.topo points here). */
 	struct topo         topo;
 	int                 has_topo;

@@ -28,7 +28,8 @@ struct run_job {
 	uint64_t         *matrix;
 	char             *topology;
 	struct run_member m[RUN_MAX_NODES];
-	uint32_t          n;
+	uint32_t          n, joined;
+	char              left[320]; /* joined, not eligible: who, why */
 	struct run_env    env;
 	struct run_waiter w;
 	nng_aio          *aio;
@@ -76,6 +77,7 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 	}
 	j->q.topology = j->topology;
 	j->n = agents_active(d, act, RUN_MAX_NODES);
+	j->joined = agents_left_out(d, j->left, sizeof(j->left));
 	for (i = 0; i < j->n; i++) {
 		j->m[i].id = act[i]->id;
 		j->m[i].ntrx = act[i]->ntrx;
@@ -121,6 +123,31 @@ job_step(void *arg, const char *planner, uint32_t i, uint32_t n)
 	return (stop);
 }
 
+/* The joined agents the run leaves out, and why: not eligible (a fibre
+ * out: a replacement agent whose fibres are still the stopped one's), or
+ * not needed (fewer nodes asked for than there are); said in the
+ * report's first line and the log, never silently. */
+static void
+job_left_out(const struct run_job *j, struct run *r)
+{
+	size_t   at, len = sizeof(r->left_out);
+	uint32_t i;
+
+	r->joined = j->joined;
+	at = (size_t)snprintf(r->left_out, len, "%s", j->left);
+	for (i = r->n; i < j->n && at < len; i++)
+		at += (size_t)snprintf(r->left_out + at, len - at, "%s%s",
+		                       i > r->n ? ", " : at ? "; " : "",
+		                       j->m[i].host);
+	if (r->n < j->n && at < len)
+		snprintf(r->left_out + at, len - at,
+		         " not needed (a run of %u nodes)", r->n);
+	if (r->left_out[0])
+		log_warnx("run %llu: on %u of %u joined agents; left out: %s",
+		          (unsigned long long)j->id, r->n, j->joined,
+		          r->left_out);
+}
+
 /* The plan is made (or not): with the lock, start the run, or say why
  * not.  The job is done either way. */
 static void
@@ -134,11 +161,18 @@ job_done(struct ocsd *d, struct run_job *j, struct run *r, int rv,
 		return;
 	}
 	if (rv != 0) {
+		/* Too few agents: which joined ones could not take part. */
+		if (rv == -OCSD_EREQUEST && j->left[0])
+			snprintf(why, sizeof(why), "%s; left out: %s", err,
+			         j->left);
+		else
+			snprintf(why, sizeof(why), "%s", err);
 		log_info("run %llu: not started: %s",
-		         (unsigned long long)j->id, err);
-		job_answer(j, rv, err);
+		         (unsigned long long)j->id, why);
+		job_answer(j, rv, why);
 		return;
 	}
+	job_left_out(j, r);
 	if ((rv = run_begin(d, r, j->id, j->t_req, j->started_unix_ms, &j->w,
 	                    j->aio, why, sizeof(why))) != 0) {
 		log_info("run %llu: not started: %s",

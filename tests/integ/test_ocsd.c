@@ -677,6 +677,31 @@ test_ocsd_status_follows_the_switch(void **state)
 	assert_non_null(strstr(last, "read back"));
 }
 
+/* A relative ipc:// socket is the configuration's neighbour, not the
+ * cwd's, and is gone when ocsd stops (issue 34). */
+static void
+test_ocsd_relative_socket(void **state)
+{
+	struct fx  *f = *state;
+	char        abs[320], path[300];
+	struct stat st;
+
+	proc_stop(&f->ocsd, SIGTERM);
+	snprintf(abs, sizeof(abs), "%s", f->sock);
+	snprintf(f->sock, sizeof(f->sock), "ipc://rel-%d.sock", (int)getpid());
+	write_conf(f, f->conf, NULL);
+	snprintf(path, sizeof(path), "%s/rel-%d.sock", f->dir, (int)getpid());
+	snprintf(f->sock, sizeof(f->sock), "ipc://%s", path);
+	ocsd_start(f);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(stat(path + strlen(f->dir) + 1, &st), -1);
+	proc_stop(&f->ocsd, SIGTERM);
+	if (stat(path, &st) == 0)
+		fail_msg("%s left behind", path);
+	snprintf(f->sock, sizeof(f->sock), "%s", abs);
+}
+
 static void
 test_ocsd_bad_config_and_commands(void **state)
 {
@@ -857,6 +882,8 @@ main(void)
 	    BOTH(test_ocsd_restart_keeps_live_circuits),
 	    BOTH(test_ocsd_holds_outside_changes),
 	    BOTH(test_ocsd_switch_unreachable),
+	    {"test_ocsd_relative_socket", test_ocsd_relative_socket,
+	     setup_polatis, teardown, NULL},
 	    {"test_ocsd_status_follows_the_switch",
 	     test_ocsd_status_follows_the_switch, setup_polatis, teardown,
 	     NULL},

