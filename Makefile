@@ -558,7 +558,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test check run run-netns memcheck bench fuzz fmt lint clean
+.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean
 
 all: $(PROGS)
 
@@ -569,6 +569,18 @@ test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 
 check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
+
+# The suite 10 times in a row with both cores of a 2-core machine busy
+# (OCS_TEST_LOAD busy loops): every run must pass.  OCS_ROUNDS to change.
+test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
+	@n=$${OCS_ROUNDS:-10}; ok=0; i=1; while [ $$i -le $$n ]; do \
+		OCS_TEST_LOAD=$${OCS_TEST_LOAD:-2} $(MAKE) --no-print-directory \
+			test >$(BUILD)/loaded.log 2>&1 && ok=$$((ok + 1)); \
+		echo "round $$i of $$n: $$(tail -n 1 $(BUILD)/loaded.log)"; \
+		grep -v ' 0 failed' $(BUILD)/loaded.log | grep -v '^(with' \
+			| head -n 60; \
+		i=$$((i + 1)); done; \
+	echo "test-loaded: $$ok of $$n rounds green"; [ $$ok -eq $$n ]
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)

@@ -6,12 +6,23 @@
 #
 # Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir), OCS_INSTALL
 # (also check make install; MAKE, BUILD and SAN say how), OCS_README (run
-# that file's sh blocks), OCS_REAP (run each test under it).
+# that file's sh blocks), OCS_REAP (run each test under it), OCS_TEST_LOAD
+# (that many busy loops run beside the tests: a loaded machine, where
+# timing assumptions show; `make test-loaded` runs the suite so 10 times).
 
 pass=0
 fail=0
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+busy=
+trap 'rm -rf "$tmp"; [ -z "$busy" ] || kill $busy 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+i=0
+while [ "$i" -lt "${OCS_TEST_LOAD:-0}" ]; do
+	sh -c 'while :; do :; done' &
+	busy="$busy $!"
+	i=$((i + 1))
+done
+[ -z "$busy" ] || echo "(with ${OCS_TEST_LOAD} busy loops beside the tests)"
 
 for t in "$@"; do
 	name=$(basename "$t")
