@@ -44,7 +44,12 @@ for t in "$@"; do
 	printf '%-28s %4d passed %3d failed %4ds\n' "$name" "$p" "$f" \
 		$(($(date +%s) - start))
 	if [ "$f" -ne 0 ]; then
-		sed 's/^/    | /' "$tmp/out" | grep -v '^    | ok ' | tail -n 60
+		# What failed and why (TAP's "not ok" and its "#" lines)
+		# first: a chatty test's log would bury it.
+		grep -A8 '^not ok ' "$tmp/out" | grep -v '^ok ' |
+			sed 's/^/    | /' | head -n 40
+		echo "    | ... the end of its output:"
+		sed 's/^/    | /' "$tmp/out" | grep -v '^    | ok ' | tail -n 30
 	fi
 done
 
