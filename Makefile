@@ -35,7 +35,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	libisal-dev libssh-dev libcrypt-dev \
+	libisal-dev libssh-dev libcrypt-dev libmicrohttpd-dev \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
@@ -87,6 +87,7 @@ SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
 # TL1 over SSH (the polatis driver's transport = ssh, ocs-emu --tl1-ssh).
 SSH_LIBS := $(shell $(PKG_CONFIG) --libs libssh)
+MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd)
 # What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64; polatis:
 # libssh).
 DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS)
@@ -324,13 +325,14 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_state.c
 
 # The emulator shares the switch model and the codecs, not the drivers;
-# its REST face is nng's HTTP server (Basic auth decoded by libcrypto).
+# its REST face is libmicrohttpd (idle and connection limits nng's HTTP
+# server lacks; Basic auth decoded by libcrypto).
 $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) \
-		$(SSH_LIBS) -lcrypt -lm
+		$(SSH_LIBS) $(MHD_LIBS) -lcrypt -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
