@@ -407,7 +407,7 @@ test_run_any_n(void **state)
 {
 	struct fx *f = *state;
 
-	json_t    *j, *r;
+	json_t *j, *r;
 
 	json_decref(run_ok(f, "retri", "256KiB", "--nodes", "7", 7));
 	json_decref(run_ok(f, "bridge", "256KiB", "--nodes", "5", 5));
@@ -768,14 +768,15 @@ test_run_hung_agent_replaced(void **state)
 		const char *lo =
 		    json_string_value(json_object_get(r, "left_out"));
 
-		json_int_t  n = json_integer_value(json_object_get(r, "nodes"));
+		json_int_t n = json_integer_value(json_object_get(r, "nodes"));
 
 		/* Both, as a rule; one may have plugged in meanwhile. */
-		if (n == 7 ? lo == NULL || strcmp(lo, "h03 (fibres 0 of 2 up), "
-		                                     "h04 (fibres 0 of 2 up)")
-		           : n != 8 || lo == NULL ||
-		                 (strcmp(lo, "h03 (fibres 0 of 2 up)") &&
-		                  strcmp(lo, "h04 (fibres 0 of 2 up)")))
+		if (n == 7
+		        ? lo == NULL || strcmp(lo, "h03 (fibres 0 of 2 up), "
+		                                   "h04 (fibres 0 of 2 up)")
+		        : n != 8 || lo == NULL ||
+		              (strcmp(lo, "h03 (fibres 0 of 2 up)") &&
+		               strcmp(lo, "h04 (fibres 0 of 2 up)")))
 			fail_msg("%lld nodes, left out: %s", (long long)n,
 			         lo ? lo : "(not said)");
 		assert_int_equal(
