@@ -36,6 +36,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
 	libisal-dev libssh-dev libcrypt-dev \
+	libnetconf2-dev libyang2-dev libyuma-base python3-ncclient \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
@@ -87,9 +88,13 @@ SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
 # TL1 over SSH (the polatis driver's transport = ssh, ocs-emu --tl1-ssh).
 SSH_LIBS := $(shell $(PKG_CONFIG) --libs libssh)
+# NETCONF (ocs-emu --netconf, the polatis-netconf driver): libnetconf2
+# over libyang.
+NC_LIBS := $(shell $(PKG_CONFIG) --libs libnetconf2 libyang)
 # What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64; polatis:
-# libssh).
-DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS)
+# libssh; polatis-netconf: libnetconf2).
+DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS) \
+	$(NC_LIBS)
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -312,6 +317,11 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_tl1_calient.c \
 	testbed/ocs-emu/emu_user.c \
 	testbed/ocs-emu/emu_ssh.c \
+	testbed/ocs-emu/emu_netconf.c \
+	testbed/ocs-emu/emu_nc_ctx.c \
+	testbed/ocs-emu/emu_nc_data.c \
+	testbed/ocs-emu/emu_nc_filter.c \
+	testbed/ocs-emu/emu_nc_edit.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -328,7 +338,7 @@ $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) \
-		$(SSH_LIBS) -lcrypt -lm
+		$(SSH_LIBS) $(NC_LIBS) -lcrypt -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocs-emu's NETCONF face inside.  The server (emu_netconf.c) runs
+ * libnetconf2 on sessions the SSH face hands it; libyang parses every
+ * message against ietf-netconf and the Polatis optical-switch module
+ * (emu_nc_ctx.c).  What is ours is pure and separately tested: the
+ * switch as a data tree (emu_nc_data.c), RFC 6241's subtree filter
+ * (emu_nc_filter.c), and an edit-config's tree mapped to one batch of
+ * patches (emu_nc_edit.c).
+ */
+#ifndef OCS_EMU_NC_H
+#define OCS_EMU_NC_H
+
+#include <libyang/libyang.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ocs-drivers/oxc.h"
+#include "testbed/ocs-emu/emu_user.h"
+
+struct emu;
+
+/* Where Debian's libyuma-base puts ietf-netconf and friends. */
+#define EMU_NC_YANG_DIR "/usr/share/yuma/modules/ietf"
+#define EMU_NC_NS       "http://www.polatis.com/yang/optical-switch"
+#define EMU_NC_BASE_NS  "urn:ietf:params:xml:ns:netconf:base:1.0"
+
+/* The context: ietf-netconf (feature writable-running only: the switch
+ * has no candidate), ietf-netconf-monitoring (get-schema) from dir, and
+ * our optical-switch module.  0, or -EINVAL with err saying which
+ * module could not be loaded. */
+int emu_nc_ctx_new(const char *dir, struct ly_ctx **ctx, char *err,
+                   size_t len);
+
+/* Top-level containers of optical-switch, as bits of a "want" mask. */
+enum {
+	EMU_NC_PRODINF = 1 << 0, /* product-information (state) */
+	EMU_NC_XC = 1 << 1,      /* cross-connects */
+	EMU_NC_PORTS = 1 << 2,   /* port-config */
+	EMU_NC_OPM = 1 << 3,     /* opm-power (state) */
+	EMU_NC_ALL = 0xf,
+};
+/* The mask of the top-level elements a subtree filter names (all of
+ * ours for a filter with foreign or no elements: they select nothing
+ * anyway). */
+unsigned emu_nc_want(const struct lyd_node *filter);
+
+/* The switch as data: the wanted containers, configuration only for
+ * get-config.  Caller holds e->mtx.  0 or -ENOMEM; *tree may be NULL
+ * (nothing wanted). */
+int emu_nc_data(struct emu *, const struct ly_ctx *, unsigned want,
+                int config_only, uint64_t now_ns, struct lyd_node **tree);
+
+/*
+ * RFC 6241 section 6: what of data the subtree filter (the children of
+ * <filter>, data or opaque nodes) selects, as a new forest in *out (NULL:
+ * nothing).  Namespaces must match; content-match nodes compare the
+ * canonical value.  0 or -ENOMEM.
+ */
+int emu_nc_filter(const struct lyd_node *data, const struct lyd_node *filter,
+                  struct lyd_node **out);
+
+/* An rpc-error as the server sends it: tag is libnetconf2's NC_ERR. */
+struct emu_nc_err {
+	int  tag;
+	char msg[200];
+	char elem[64]; /* bad-element, "" none */
+	char ns[128];  /* bad-namespace (unknown-namespace) */
+	char path[96]; /* error-path, "" none */
+};
+
+enum emu_nc_op {
+	EMU_NC_MERGE,
+	EMU_NC_REPLACE,
+	EMU_NC_CREATE,
+	EMU_NC_DELETE,
+	EMU_NC_REMOVE,
+	EMU_NC_NONE,
+};
+
+struct emu_nc_pair {
+	uint32_t       in, out; /* out 0: not given */
+	enum emu_nc_op op;
+};
+struct emu_nc_label {
+	uint32_t       port;
+	enum emu_nc_op op;
+	int            has; /* a label value was given */
+	char           text[33];
+};
+
+/* An edit-config's content, read but not yet held against the switch. */
+struct emu_nc_edit {
+	int                  xc;    /* cross-connects appears */
+	enum emu_nc_op       xc_op; /* its own operation */
+	struct emu_nc_pair  *pair;
+	size_t               npair;
+	int                  ports; /* port-config appears */
+	enum emu_nc_op       ports_op;
+	struct emu_nc_label *label;
+	size_t               nlabel;
+};
+
+/* Read the content of <config> (the children of the anyxml, data or
+ * opaque nodes) for an nports x nports switch, default-operation dflt.
+ * 0, or -EINVAL with *err (unknown-namespace, unknown-element,
+ * invalid-value, bad-attribute, too-big, operation-not-supported) and
+ * nothing kept, or -ENOMEM. */
+int  emu_nc_edit_parse(const struct lyd_node *config, enum emu_nc_op dflt,
+                       uint32_t nports, struct emu_nc_edit *,
+                       struct emu_nc_err *);
+void emu_nc_edit_free(struct emu_nc_edit *);
+
+/* One batch of patches for the switch x as it is: the ingress ports to
+ * free (*disc), then the patches to make (*conn), both malloc'd.  All or
+ * nothing: 0, or -EINVAL with *err (in-use, data-exists, data-missing,
+ * invalid-value, missing-element) and nothing to do, or -ENOMEM. */
+int emu_nc_edit_plan(const struct emu_nc_edit *, const struct oxc *x,
+                     uint16_t **disc, size_t *ndisc, struct drv_patch **conn,
+                     size_t *nconn, struct emu_nc_err *);
+
+/* The face: start (the context, libnetconf2's server), hand it the
+ * sessions the SSH face authenticated, stop (every session closed and
+ * its thread joined).  One per process: libnetconf2's server is. */
+struct emu_nc;
+int  emu_nc_start(struct emu *, struct emu_nc **, char *err, size_t len);
+int  emu_nc_put(void *nc, int fd, const char *user, enum emu_priv);
+void emu_nc_stop(struct emu_nc *);
+
+#endif

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The YANG context of the NETCONF face: ietf-netconf and
+ * ietf-netconf-monitoring as Debian ships them (libyuma-base), and the
+ * Polatis optical-switch module as far as its clients show it.  The
+ * module's text is ours, written from what ONOS's Polatis driver and
+ * tcdona3's client send and parse (PROTOCOLS.md says which parts each
+ * confirms); the vendor's own text is not public.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "testbed/ocs-emu/emu_nc.h"
+
+/* The revision is the one ONOS's driver was generated from (its classes
+ * are opticalswitch.rev20180322): ONOS reads it from the hello to pick
+ * "pair" (2017-08-04 on) over the older "pairs". */
+static const char optical_switch_yang[] =
+    "module optical-switch {\n"
+    "  namespace \"" EMU_NC_NS "\";\n"
+    "  prefix opsw;\n"
+    "  organization \"ocsd: ocs-emu\";\n"
+    "  description\n"
+    "    \"The parts of the Polatis optical-switch module that ONOS's\n"
+    "     Polatis driver and tcdona3's client use, as ocs-emu serves\n"
+    "     them; inferred from those clients, not the vendor's text.\";\n"
+    "  revision 2018-03-22 {\n"
+    "    description \"As ONOS's driver knows it.\";\n"
+    "  }\n"
+    "  typedef port-format {\n"
+    "    type uint32 { range \"1..max\"; }\n"
+    "  }\n"
+    "  container product-information {\n"
+    "    config false;\n"
+    "    leaf manufacturer { type string; }\n"
+    "    leaf serial-number { type string; }\n"
+    "    leaf model-name { type string; }\n"
+    "    leaf software-version { type string; }\n"
+    "  }\n"
+    "  container cross-connects {\n"
+    "    list pair {\n"
+    "      key \"ingress\";\n"
+    "      leaf ingress { type port-format; }\n"
+    "      leaf egress { type port-format; mandatory true; }\n"
+    "    }\n"
+    "  }\n"
+    "  container port-config {\n"
+    "    list port {\n"
+    "      key \"port-id\";\n"
+    "      leaf port-id { type port-format; }\n"
+    "      leaf label { type string { length \"0..32\"; } }\n"
+    "      leaf status {\n"
+    "        config false;\n"
+    "        type enumeration {\n"
+    "          enum ENABLED;\n"
+    "          enum DISABLED;\n"
+    "          enum FAILED;\n"
+    "        }\n"
+    "      }\n"
+    "      leaf peer-port { config false; type string; }\n"
+    "    }\n"
+    "  }\n"
+    "  container opm-power {\n"
+    "    config false;\n"
+    "    list port {\n"
+    "      key \"port-id\";\n"
+    "      leaf port-id { type port-format; }\n"
+    "      leaf power {\n"
+    "        type decimal64 { fraction-digits 2; }\n"
+    "        units dBm;\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+int
+emu_nc_ctx_new(const char *dir, struct ly_ctx **out, char *err, size_t len)
+{
+	static const char *nc_features[] = {"writable-running", NULL};
+	struct ly_ctx     *ctx = NULL;
+	const char        *what = "the context";
+
+	*out = NULL;
+	if (ly_ctx_new(dir, LY_CTX_NO_YANGLIBRARY, &ctx) != LY_SUCCESS)
+		goto fail;
+	what = "ietf-netconf";
+	if (ly_ctx_load_module(ctx, "ietf-netconf", NULL, nc_features) == NULL)
+		goto fail;
+	what = "ietf-netconf-monitoring";
+	if (ly_ctx_load_module(ctx, "ietf-netconf-monitoring", NULL, NULL) ==
+	    NULL)
+		goto fail;
+	what = "optical-switch";
+	if (lys_parse_mem(ctx, optical_switch_yang, LYS_IN_YANG, NULL) !=
+	    LY_SUCCESS)
+		goto fail;
+	*out = ctx;
+	return (0);
+fail:
+	snprintf(err, len,
+	         "YANG: cannot load %s from %s: %s (is libyuma-base "
+	         "installed?)",
+	         what, dir, ctx ? ly_errmsg(ctx) : "out of memory");
+	ly_ctx_destroy(ctx);
+	return (-EINVAL);
+}
