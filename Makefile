@@ -171,6 +171,9 @@ DRV_SRCS := \
 	ocs-drivers/drv.c \
 	ocs-drivers/drv_emu.c \
 	ocs-drivers/drv_polatis.c \
+	ocs-drivers/drv_polatis_netconf.c \
+	ocs-drivers/pnc_tree.c \
+	ocs-drivers/sshkh.c \
 	ocs-drivers/drv_calient.c \
 	ocs-drivers/drv_calient_http.c \
 	ocs-drivers/rest.c \
@@ -408,6 +411,7 @@ INTEG_TESTS := \
 	ocs_plan \
 	polatis \
 	tl1_ssh \
+	netconf \
 	calient \
 	ocsd \
 	faults \
@@ -484,6 +488,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_tl1_ssh := $(DRV_LIB)
+INTEG_DEPS_netconf := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)

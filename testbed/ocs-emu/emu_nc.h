@@ -25,12 +25,22 @@ struct emu;
 #define EMU_NC_NS       "http://www.polatis.com/yang/optical-switch"
 #define EMU_NC_BASE_NS  "urn:ietf:params:xml:ns:netconf:base:1.0"
 
-/* The context: ietf-netconf (feature writable-running only: the switch
- * has no candidate), ietf-netconf-monitoring (get-schema) from dir, and
- * our optical-switch module.  0, or -EINVAL with err saying which
- * module could not be loaded. */
-int emu_nc_ctx_new(const char *dir, struct ly_ctx **ctx, char *err,
-                   size_t len);
+/*
+ * The contexts.  srv, libnetconf2's, parses every message: ietf-netconf
+ * (feature writable-running only: the switch has no candidate) and
+ * ietf-netconf-monitoring (get-schema) from dir.  data adds our
+ * optical-switch module and holds the switch's data.  The module is
+ * kept out of srv so that the contents of <config> and <filter> reach
+ * us as opaque nodes with every attribute, as the client wrote them:
+ * libyang drops an attribute without a namespace from a node it knows,
+ * and ONOS's driver writes operation="delete" so.  0, or -EINVAL with
+ * err saying which module could not be loaded.
+ */
+int emu_nc_ctx_new(const char *dir, struct ly_ctx **srv, struct ly_ctx **data,
+                   char *err, size_t len);
+/* The module's capability in the hello (libnetconf2 escapes it). */
+#define EMU_NC_CAPABILITY                                                     \
+	EMU_NC_NS "?module=optical-switch&revision=2018-03-22"
 
 /* Top-level containers of optical-switch, as bits of a "want" mask. */
 enum {

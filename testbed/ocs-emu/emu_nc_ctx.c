@@ -73,34 +73,54 @@ static const char optical_switch_yang[] =
     "  }\n"
     "}\n";
 
-int
-emu_nc_ctx_new(const char *dir, struct ly_ctx **out, char *err, size_t len)
+static struct ly_ctx *
+netconf_ctx(const char *dir, const char **what)
 {
 	static const char *nc_features[] = {"writable-running", NULL};
 	struct ly_ctx     *ctx = NULL;
-	const char        *what = "the context";
 
-	*out = NULL;
+	*what = "the context";
 	if (ly_ctx_new(dir, LY_CTX_NO_YANGLIBRARY, &ctx) != LY_SUCCESS)
-		goto fail;
-	what = "ietf-netconf";
+		return (NULL);
+	*what = "ietf-netconf";
 	if (ly_ctx_load_module(ctx, "ietf-netconf", NULL, nc_features) == NULL)
-		goto fail;
-	what = "ietf-netconf-monitoring";
+		return (ctx);
+	*what = "ietf-netconf-monitoring";
 	if (ly_ctx_load_module(ctx, "ietf-netconf-monitoring", NULL, NULL) ==
 	    NULL)
-		goto fail;
-	what = "optical-switch";
-	if (lys_parse_mem(ctx, optical_switch_yang, LYS_IN_YANG, NULL) !=
-	    LY_SUCCESS)
-		goto fail;
-	*out = ctx;
-	return (0);
-fail:
+		return (ctx);
+	*what = NULL;
+	return (ctx);
+}
+
+int
+emu_nc_ctx_new(const char *dir, struct ly_ctx **srv, struct ly_ctx **data,
+               char *err, size_t len)
+{
+	const char    *what;
+	struct ly_ctx *bad;
+
+	*data = NULL;
+	*srv = bad = netconf_ctx(dir, &what);
+	if (what == NULL) {
+		bad = *data;
+		*data = bad = netconf_ctx(dir, &what);
+		if (what == NULL &&
+		    lys_parse_mem(*data, optical_switch_yang, LYS_IN_YANG,
+		                  NULL) != LY_SUCCESS)
+			what = "optical-switch";
+	}
+	if (what == NULL)
+		return (0);
 	snprintf(err, len,
 	         "YANG: cannot load %s from %s: %s (is libyuma-base "
 	         "installed?)",
-	         what, dir, ctx ? ly_errmsg(ctx) : "out of memory");
-	ly_ctx_destroy(ctx);
+	         what, dir,
+	         bad == NULL              ? "out of memory"
+	         : ly_errmsg(bad) == NULL ? "?"
+	                                  : ly_errmsg(bad));
+	ly_ctx_destroy(*srv);
+	ly_ctx_destroy(*data);
+	*srv = *data = NULL;
 	return (-EINVAL);
 }

@@ -97,9 +97,13 @@ op_of(const struct lyd_node *n, enum emu_nc_op inherited, enum emu_nc_op *op,
 
 		for (a = ((const struct lyd_node_opaq *)n)->attr; a != NULL;
 		     a = a->next)
+			/* nc:operation; or operation="..." without a
+			 * namespace, as ONOS's Polatis driver writes it
+			 * (not RFC 6241's, but what its switches took). */
 			if (strcmp(a->name.name, "operation") == 0 &&
-			    a->name.module_ns &&
-			    strcmp(a->name.module_ns, EMU_NC_BASE_NS) == 0)
+			    (a->name.module_ns == NULL ||
+			     a->name.module_ns[0] == '\0' ||
+			     strcmp(a->name.module_ns, EMU_NC_BASE_NS) == 0))
 				v = a->value;
 	}
 	*op = inherited;

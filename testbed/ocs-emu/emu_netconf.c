@@ -46,8 +46,9 @@ struct nsess {
 
 struct emu_nc {
 	struct emu     *e;
-	struct ly_ctx  *ctx;
-	pthread_mutex_t mtx; /* guards s[], stop, lock_sid */
+	struct ly_ctx  *ctx;  /* libnetconf2's: messages */
+	struct ly_ctx  *dctx; /* and optical-switch: the switch's data */
+	pthread_mutex_t mtx;  /* guards s[], stop, lock_sid */
 	struct nsess   *s[NC_MAX_SESS];
 	int             stop;
 	uint32_t        lock_sid; /* running locked by, 0: nobody */
@@ -132,6 +133,44 @@ content(const struct lyd_node *any)
 	return (a->value.tree);
 }
 
+/* ---- get-schema (RFC 6022) ---------------------------------------------- */
+
+/* Any module of the data context, optical-switch included (libnetconf2's
+ * own callback knows its context only). */
+static struct nc_server_reply *
+get_schema(struct lyd_node *rpc, struct nc_session *ns)
+{
+	struct nsess          *s = nc_session_get_data(ns);
+	const struct lyd_node *id = arg(rpc, "identifier"),
+	                      *ver = arg(rpc, "version"),
+	                      *fmt = arg(rpc, "format");
+	const struct lys_module *m;
+	struct lyd_node         *out = NULL;
+	char                    *text = NULL;
+	int                      yin;
+
+	if (s == NULL || id == NULL)
+		return (NULL);
+	yin = fmt && strstr(lyd_get_value(fmt), "yin") != NULL;
+	m = ver && lyd_get_value(ver)[0]
+	        ? ly_ctx_get_module(s->face->dctx, lyd_get_value(id),
+	                            lyd_get_value(ver))
+	        : ly_ctx_get_module_latest(s->face->dctx, lyd_get_value(id));
+	if (m == NULL)
+		return (refuse(s->face->ctx, NC_ERR_INVALID_VALUE,
+		               "No schema %s", lyd_get_value(id)));
+	if (lys_print_mem(&text, m, yin ? LYS_OUT_YIN : LYS_OUT_YANG, 0) ||
+	    lyd_dup_single(rpc, NULL, 0, &out) ||
+	    lyd_new_any(out, NULL, "data", text, 1, LYD_ANYDATA_STRING, 1,
+	                NULL)) {
+		free(text);
+		lyd_free_all(out);
+		return (
+		    refuse(s->face->ctx, NC_ERR_RES_DENIED, "out of memory"));
+	}
+	return (nc_server_reply_data(out, NC_WD_EXPLICIT, NC_PARAMTYPE_FREE));
+}
+
 /* ---- get, get-config ---------------------------------------------------- */
 
 static struct nc_server_reply *
@@ -152,7 +191,7 @@ do_get(struct nsess *s, struct lyd_node *rpc, int config_only)
 				               "filters subtrees only",
 				               lyd_get_meta_value(m)));
 	pthread_mutex_lock(&f->e->mtx);
-	rv = emu_nc_data(f->e, f->ctx, flt ? emu_nc_want(fc) : EMU_NC_ALL,
+	rv = emu_nc_data(f->e, f->dctx, flt ? emu_nc_want(fc) : EMU_NC_ALL,
 	                 config_only, mono_ns(), &data);
 	pthread_mutex_unlock(&f->e->mtx);
 	if (rv == 0 && flt != NULL) {
@@ -576,6 +615,20 @@ ly_log(LY_LOG_LEVEL level, const char *msg, const char *path)
 	          path ? path : "");
 }
 
+/* An RPC's own callback, in its schema node (libnetconf2's way). */
+static void
+set_clb(struct ly_ctx *ctx, const char *path, nc_rpc_clb clb)
+{
+	const struct lysc_node *n = lys_find_path(ctx, NULL, path, 0);
+	union {
+		nc_rpc_clb f;
+		void      *p;
+	} u = {.f = clb};
+
+	if (n != NULL)
+		((struct lysc_node *)(uintptr_t)n)->priv = u.p;
+}
+
 int
 emu_nc_start(struct emu *e, struct emu_nc **out, char *err, size_t len)
 {
@@ -589,15 +642,19 @@ emu_nc_start(struct emu *e, struct emu_nc **out, char *err, size_t len)
 	nc_set_print_clb_session(nc_log);
 	nc_verbosity(NC_VERB_ERROR);
 	ly_set_log_clb(ly_log, 1);
-	if (emu_nc_ctx_new(EMU_NC_YANG_DIR, &f->ctx, err, len) != 0) {
+	if (emu_nc_ctx_new(EMU_NC_YANG_DIR, &f->ctx, &f->dctx, err, len) !=
+	    0) {
 		pthread_mutex_destroy(&f->mtx);
 		free(f);
 		return (-EINVAL);
 	}
-	if (nc_server_init(f->ctx) != 0) {
+	set_clb(f->ctx, "/ietf-netconf-monitoring:get-schema", get_schema);
+	if (nc_server_init(f->ctx) != 0 ||
+	    nc_server_set_capability(EMU_NC_CAPABILITY) != 0) {
 		snprintf(err, len,
 		         "netconf: cannot start libnetconf2's server");
 		ly_ctx_destroy(f->ctx);
+		ly_ctx_destroy(f->dctx);
 		pthread_mutex_destroy(&f->mtx);
 		free(f);
 		return (-ENOMEM);
@@ -621,6 +678,7 @@ emu_nc_stop(struct emu_nc *f)
 	reap(f, 1);
 	nc_server_destroy();
 	ly_ctx_destroy(f->ctx);
+	ly_ctx_destroy(f->dctx);
 	pthread_mutex_destroy(&f->mtx);
 	free(f);
 }
