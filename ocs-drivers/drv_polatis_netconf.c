@@ -92,7 +92,7 @@ static int
 ssh_login(struct pnc *p, ssh_session ss, uint64_t deadline)
 {
 	long secs = (long)((deadline - mono_ms() + 999) / 1000);
-	int  port = atoi(p->port), no = 0, rv;
+	int  port = atoi(p->port), no = 0, yes = 1, rv;
 	char who[300], fp[128];
 
 	if (ssh_options_set(ss, SSH_OPTIONS_HOST, p->host) != 0 ||
@@ -100,6 +100,7 @@ ssh_login(struct pnc *p, ssh_session ss, uint64_t deadline)
 	    ssh_options_set(ss, SSH_OPTIONS_USER, p->user) != 0 ||
 	    ssh_options_set(ss, SSH_OPTIONS_TIMEOUT, &secs) != 0 ||
 	    ssh_options_set(ss, SSH_OPTIONS_PROCESS_CONFIG, &no) != 0 ||
+	    ssh_options_set(ss, SSH_OPTIONS_NODELAY, &yes) != 0 ||
 	    ssh_options_set(ss, SSH_OPTIONS_KNOWNHOSTS, p->known_hosts) != 0 ||
 	    ssh_options_set(ss, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") !=
 	        0)
@@ -402,7 +403,7 @@ edit_xml(const struct drv_batch *b)
 }
 
 /* The filter of a read: the map (map), the ports' power and status (n
- * ports; a few one by one, many as all). */
+ * ports; a few one by one, many as all and power only). */
 static char *
 get_xml(int map, const uint16_t *ports, size_t n)
 {
@@ -415,10 +416,10 @@ get_xml(int map, const uint16_t *ports, size_t n)
 	x.s[0] = '\0';
 	if (map)
 		add(&x, "<cross-connects xmlns=\"" PNC_NS "\"/>");
+	/* Many ports: their power alone (a failed port reads dark too),
+	 * not every port's configuration. */
 	if (n && !few)
-		add(&x, "<opm-power xmlns=\"" PNC_NS "\"/>"
-		        "<port-config xmlns=\"" PNC_NS "\"><port><port-id/>"
-		        "<status/></port></port-config>");
+		add(&x, "<opm-power xmlns=\"" PNC_NS "\"/>");
 	if (n && few) {
 		add(&x, "<opm-power xmlns=\"" PNC_NS "\">");
 		for (i = 0; i < n; i++)

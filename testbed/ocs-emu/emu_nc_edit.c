@@ -400,9 +400,11 @@ patch(struct plan *p, const struct emu_nc_pair *q, int repoint,
 	return (0);
 }
 
+/* First pass, pair q of the edit: ports named once; deletes, removes
+ * and the old patch of a replaced pair undone, so that the second pass
+ * sees every port the edit frees, whatever the order of its pairs. */
 static int
-one(struct plan *p, const struct emu_nc_pair *q, int repoint,
-    struct emu_nc_err *err)
+undo(struct plan *p, const struct emu_nc_pair *q, struct emu_nc_err *err)
 {
 	uint32_t cur = p->fin[q->in];
 
@@ -430,9 +432,25 @@ one(struct plan *p, const struct emu_nc_pair *q, int repoint,
 		if (!q->out || cur == q->out)
 			unpatch(p, q->in);
 		return (0);
+	case EMU_NC_REPLACE:
+		if (q->out && cur != q->out)
+			unpatch(p, q->in);
+		return (0);
 	default:
-		break;
+		return (0);
 	}
+}
+
+/* Second pass: the patches merged, created and replaced. */
+static int
+redo(struct plan *p, const struct emu_nc_pair *q, int repoint,
+     struct emu_nc_err *err)
+{
+	uint32_t cur = p->fin[q->in];
+
+	if (q->op != EMU_NC_MERGE && q->op != EMU_NC_CREATE &&
+	    q->op != EMU_NC_REPLACE)
+		return (0);
 	if (q->out == 0) {
 		if (cur && q->op == EMU_NC_MERGE)
 			return (0); /* nothing to change */
@@ -483,7 +501,10 @@ plan_pairs(const struct emu_nc_edit *ed, const struct oxc *x, struct plan *p,
 	if (ed->xc_op == EMU_NC_DELETE || ed->xc_op == EMU_NC_REMOVE)
 		return (0);
 	for (k = 0; k < ed->npair; k++)
-		if (one(p, &ed->pair[k], x->busy_replace, err) != 0)
+		if (undo(p, &ed->pair[k], err) != 0)
+			return (-EINVAL);
+	for (k = 0; k < ed->npair; k++)
+		if (redo(p, &ed->pair[k], x->busy_replace, err) != 0)
 			return (-EINVAL);
 	return (0);
 }
