@@ -325,6 +325,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_nc_data.c \
 	testbed/ocs-emu/emu_nc_filter.c \
 	testbed/ocs-emu/emu_nc_edit.c \
+	testbed/ocs-emu/emu_nc_guard.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -398,6 +399,7 @@ UNIT_TESTS := \
 	emu_polatis \
 	emu_calient \
 	emu_calient_tl1 \
+	emu_netconf \
 	calient_dev \
 	polatis_dev \
 	tmat \
@@ -456,6 +458,10 @@ EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
 TEST_DEPS_emu_polatis = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) $(DRV_LIB)
 TEST_DEPS_emu_calient_tl1 = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
 	$(DRV_LIB)
+# The emulator's NETCONF trees (data, filter, edit), without the server.
+TEST_DEPS_emu_netconf = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
+	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_nc_ctx.o emu_nc_data.o \
+	emu_nc_filter.o emu_nc_edit.o emu_nc_guard.o) $(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
 TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o \
@@ -742,7 +748,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink
+	topo report cal_tl1 tmat sweep alink emu_nc
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -756,6 +762,10 @@ FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_fault.c testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
 FUZZ_LIBS_emu_tl1 := -lcrypt
+FUZZ_SRCS_emu_nc := $(FUZZ_SRCS_emu_tl1) testbed/ocs-emu/emu_nc_ctx.c \
+	testbed/ocs-emu/emu_nc_data.c testbed/ocs-emu/emu_nc_filter.c \
+	testbed/ocs-emu/emu_nc_edit.c testbed/ocs-emu/emu_nc_guard.c
+FUZZ_LIBS_emu_nc := -lcrypt
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \

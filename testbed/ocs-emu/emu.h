@@ -241,6 +241,10 @@ struct emu_ssh_conf {
 	const char *subsystem; /* NULL: a shell; "netconf" */
 	int (*hand)(void *arg, int fd, const char *user, enum emu_priv);
 	void *arg;
+	/* Optional: fed what the client sends, in order, with a state of
+	 * guard_size bytes zeroed for each connection; 1 closes it. */
+	int (*guard)(void *state, const void *buf, size_t len);
+	size_t guard_size;
 };
 struct emu_ssh;
 int emu_ssh_start(struct emu *, const struct emu_ssh_conf *, struct emu_ssh **,

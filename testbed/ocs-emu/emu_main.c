@@ -586,7 +586,9 @@ start_netconf(struct emu *e, struct emu_nc **nc, struct emu_ssh **ssh,
 	                          .addr = e->c.netconf,
 	                          .port = "830",
 	                          .subsystem = "netconf",
-	                          .hand = emu_nc_put};
+	                          .hand = emu_nc_put,
+	                          .guard = emu_nc_guard,
+	                          .guard_size = sizeof(struct emu_nc_guard)};
 	char                err[512];
 	int                 rv;
 

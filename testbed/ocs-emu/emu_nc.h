@@ -129,6 +129,17 @@ int emu_nc_edit_plan(const struct emu_nc_edit *, const struct oxc *x,
                      uint16_t **disc, size_t *ndisc, struct drv_patch **conn,
                      size_t *nconn, struct emu_nc_err *);
 
+/* A client's bytes, in order, before libnetconf2 reads them: 1 once
+ * they declare an empty namespace (xmlns="", xmlns:p=""), which crashes
+ * Debian 12's libyang (emu_nc_guard.c); the session is then closed.
+ * state is a struct emu_nc_guard, zeroed for each session. */
+struct emu_nc_guard {
+	unsigned char st;
+	char          q;
+	int           seen;
+};
+int emu_nc_guard(void *state, const void *buf, size_t len);
+
 /* The face: start (the context, libnetconf2's server), hand it the
  * sessions the SSH face authenticated, stop (every session closed and
  * its thread joined).  One per process: libnetconf2's server is. */

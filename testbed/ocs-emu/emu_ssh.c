@@ -53,6 +53,7 @@ struct conn {
 	int             sp[2]; /* [0] the TL1 server's, [1] ours */
 	char            user[EMU_USER_MAX + 1];
 	enum emu_priv   priv;
+	void           *guard; /* the face's guard's state, or NULL */
 	unsigned        id;
 	struct ssh_server_callbacks_struct  scb;
 	struct ssh_channel_callbacks_struct ccb;
@@ -104,6 +105,12 @@ chan_data(ssh_session ss, ssh_channel ch, void *data, uint32_t len, int err,
 	(void)ss;
 	(void)ch;
 	(void)err;
+	if (c->guard != NULL && c->face->sc.guard(c->guard, data, len)) {
+		log_warnx("%s[%u]: refused what the face cannot take, closing",
+		          c->face->sc.what, c->id);
+		c->ended = 1;
+		return ((int)len);
+	}
 	/* Before the hand-over too: the socketpair keeps it. */
 	if (net_write_all(c->sp[1], data, len, mono_ms() + 10000, -1) != 0)
 		c->ended = 1;
@@ -279,6 +286,7 @@ conn_free(struct conn *c)
 	if (c->sp[0] >= 0)
 		close(c->sp[0]);
 	close(c->sp[1]);
+	free(c->guard);
 	free(c);
 }
 
@@ -305,12 +313,19 @@ accept_one(struct emu_ssh *f)
 	}
 	c->face = f;
 	c->fd = fd;
+	if (f->sc.guard != NULL &&
+	    (c->guard = calloc(1, f->sc.guard_size)) == NULL) {
+		close(fd);
+		free(c);
+		return;
+	}
 	c->id = ++f->next_id;
 	c->deadline_ms =
 	    mono_ms() +
 	    (f->e->c.login_grace_ms ? f->e->c.login_grace_ms : 60000);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sp) != 0) {
 		close(fd);
+		free(c->guard);
 		free(c);
 		return;
 	}
@@ -325,6 +340,7 @@ accept_one(struct emu_ssh *f)
 			ssh_free(c->ss);
 		close(c->sp[0]);
 		close(c->sp[1]);
+		free(c->guard);
 		free(c);
 		return;
 	}

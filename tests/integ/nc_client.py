@@ -264,6 +264,13 @@ def case_bad(host, port):
     r = read_msg(ch)
     check(r is None or "rpc-error" in r, "malformed: %s" % r)
     t.close()
+    # An empty namespace (Debian 12's libyang crashes on two siblings in
+    # it): the session is closed, the switch lives.
+    t, ch = raw_session(host, port)
+    ch.sendall(b'<rpc message-id="3" xmlns="%s"><get><filter><a xmlns="">'
+               b'<b/><b/></a></filter></get></rpc>]]>]]>' % NC.encode())
+    check(read_msg(ch) is None, "an empty namespace answered")
+    t.close()
     m = connect(host, port)
     # A million as a port, and a list naming 10^6 ports.
     tag, msg = rpc_error(lambda: edit(
