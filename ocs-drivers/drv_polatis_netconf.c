@@ -43,6 +43,7 @@ struct pnc {
 	void (*trace)(void *, const char *, ...);
 	void              *trace_arg;
 	struct nc_session *ns;
+	int                fd; /* the session's TCP socket (libssh's) */
 	uint32_t           nports, switch_ms;
 	char               err[512];
 };
@@ -84,6 +85,30 @@ drop(struct pnc *p)
 	if (p->ns != NULL)
 		nc_session_free(p->ns, NULL);
 	p->ns = NULL;
+	p->fd = -1;
+}
+
+/* Did the switch close the session while it was idle (its session
+ * timeout)?  Then it is made again before a batch is sent into it, never
+ * found closed in the middle of one.  Bytes on the socket with nothing
+ * outstanding are read: SSH's own (a window adjust) change nothing, an
+ * end marks the session invalid. */
+static int
+stale(struct pnc *p)
+{
+	struct pollfd    pfd = {.fd = p->fd, .events = POLLIN};
+	struct lyd_node *envp = NULL, *op = NULL;
+	NC_MSG_TYPE      m;
+
+	if (p->fd < 0)
+		return (1);
+	if (poll(&pfd, 1, 0) == 0)
+		return (0);
+	m = nc_recv_notif(p->ns, 0, &envp, &op);
+	lyd_free_all(envp);
+	lyd_free_all(op);
+	return (m == NC_MSG_ERROR ||
+	        nc_session_get_status(p->ns) != NC_STATUS_RUNNING);
 }
 
 /* ---- the session -------------------------------------------------------- */
@@ -159,7 +184,8 @@ ensure(struct pnc *p, uint64_t deadline)
 	ssh_session ss;
 	int         rv;
 
-	if (p->ns != NULL && nc_session_get_status(p->ns) == NC_STATUS_RUNNING)
+	if (p->ns != NULL &&
+	    nc_session_get_status(p->ns) == NC_STATUS_RUNNING && !stale(p))
 		return (0);
 	drop(p);
 	if (mono_ms() >= deadline)
@@ -171,7 +197,9 @@ ensure(struct pnc *p, uint64_t deadline)
 		return (rv);
 	}
 	/* libnetconf2's from here, freed with the session. */
+	p->fd = ssh_get_fd(ss);
 	if ((p->ns = nc_connect_libssh(ss, NULL)) == NULL) {
+		p->fd = -1;
 		seterr(p, "%s:%s: no NETCONF session (hello refused?)",
 		       p->host, p->port);
 		return (-DRV_EPROTO);
@@ -503,6 +531,7 @@ pnc_open(void *priv, const char *url, const struct drv_opts *o)
 	struct pnc           *p = priv;
 
 	pthread_once(&once, init_once);
+	p->fd = -1;
 	if (strncmp(url, "netconf://", 10) == 0)
 		url += 10;
 	if (net_hostport(url, PNC_DEFPORT, p->host, sizeof(p->host), p->port,

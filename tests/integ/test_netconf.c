@@ -290,6 +290,36 @@ test_netconf_wrong_password(void **state)
 	drv_close(d);
 }
 
+/* A session idle past the switch's session timeout is closed by it; the
+ * driver sees that before its next batch and logs in again. */
+static void
+test_netconf_driver_idle(void **state)
+{
+	struct fx       *f = *state;
+	struct drv      *d;
+	struct drv_patch p = {3, 19};
+	struct drv_batch b = {.connect = &p, .nconnect = 1};
+	uint16_t         map[17];
+	char             log[300], *s = calloc(1, 65536);
+	FILE            *fp;
+
+	proc_stop(&f->emu, SIGTERM);
+	unlink(f->emu.log);
+	emu_start(f, "", "c", "--session-timeout", "1s");
+	assert_int_equal(open_drv(f, "root", &d), 0);
+	mono_sleep_ms(1600);
+	assert_int_equal(drv_apply(d, &b), 0);
+	assert_int_equal(drv_read_map(d, map, 16), 0);
+	assert_int_equal(map[3], 19);
+	drv_close(d);
+	snprintf(log, sizeof(log), "%s/emu.log", f->dir);
+	assert_non_null(fp = fopen(log, "r"));
+	s[fread(s, 1, 65535, fp)] = '\0';
+	fclose(fp);
+	assert_non_null(strstr(s, "idle for 1 s, closing"));
+	free(s);
+}
+
 /* One case of nc_client.py (ncclient); skipped, saying why, only where
  * Debian's python3-ncclient is not installed. */
 static void
@@ -387,6 +417,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_netconf_driver_busy, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_netconf_driver_half, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_netconf_driver_idle, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_netconf_changed_key, setup,
 	                                    teardown),
