@@ -326,6 +326,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_nc_filter.c \
 	testbed/ocs-emu/emu_nc_edit.c \
 	testbed/ocs-emu/emu_nc_guard.c \
+	testbed/ocs-emu/emu_nc_port.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -461,7 +462,7 @@ TEST_DEPS_emu_calient_tl1 = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
 # The emulator's NETCONF trees (data, filter, edit), without the server.
 TEST_DEPS_emu_netconf = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
 	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_nc_ctx.o emu_nc_data.o \
-	emu_nc_filter.o emu_nc_edit.o emu_nc_guard.o) $(DRV_LIB)
+	emu_nc_filter.o emu_nc_edit.o emu_nc_guard.o emu_nc_port.o) $(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
 TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o \
@@ -764,7 +765,8 @@ FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 FUZZ_LIBS_emu_tl1 := -lcrypt
 FUZZ_SRCS_emu_nc := $(FUZZ_SRCS_emu_tl1) testbed/ocs-emu/emu_nc_ctx.c \
 	testbed/ocs-emu/emu_nc_data.c testbed/ocs-emu/emu_nc_filter.c \
-	testbed/ocs-emu/emu_nc_edit.c testbed/ocs-emu/emu_nc_guard.c
+	testbed/ocs-emu/emu_nc_edit.c testbed/ocs-emu/emu_nc_guard.c \
+	testbed/ocs-emu/emu_nc_port.c
 FUZZ_LIBS_emu_nc := -lcrypt
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)

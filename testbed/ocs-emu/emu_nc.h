@@ -24,6 +24,7 @@ struct emu;
 #define EMU_NC_YANG_DIR "/usr/share/yuma/modules/ietf"
 #define EMU_NC_NS       "http://www.polatis.com/yang/optical-switch"
 #define EMU_NC_BASE_NS  "urn:ietf:params:xml:ns:netconf:base:1.0"
+#define EMU_NC_PLTS_NS  "http://www.polatis.com/yang/polatis-switch"
 
 /*
  * The contexts.  srv, libnetconf2's, parses every message: ietf-netconf
@@ -48,7 +49,9 @@ enum {
 	EMU_NC_XC = 1 << 1,      /* cross-connects */
 	EMU_NC_PORTS = 1 << 2,   /* port-config */
 	EMU_NC_OPM = 1 << 3,     /* opm-power (state) */
-	EMU_NC_ALL = 0xf,
+	EMU_NC_VOA = 1 << 4,     /* voa: the attenuators */
+	EMU_NC_OPMCFG = 1 << 5,  /* opm-config: the monitors' settings */
+	EMU_NC_ALL = 0x3f,
 };
 /* The mask of the top-level elements a subtree filter names (all of
  * ours for a filter with foreign or no elements: they select nothing
@@ -92,23 +95,37 @@ struct emu_nc_pair {
 	uint32_t       in, out; /* out 0: not given */
 	enum emu_nc_op op;
 };
-struct emu_nc_label {
+/* An entry of port-config, voa or opm-config (list: its EMU_NC_ bit);
+ * has says which leaves came (EMU_NC_HAS_). */
+enum {
+	EMU_NC_HAS_LABEL = 1 << 0,
+	EMU_NC_HAS_MODE = 1 << 1,
+	EMU_NC_HAS_LEVEL = 1 << 2,
+	EMU_NC_HAS_REF = 1 << 3,
+	EMU_NC_HAS_WAVE = 1 << 4,
+	EMU_NC_HAS_OFFSET = 1 << 5,
+};
+struct emu_nc_port {
+	unsigned       list;
 	uint32_t       port;
 	enum emu_nc_op op;
-	int            has; /* a label value was given */
-	char           text[33];
+	unsigned       has;
+	char           label[33]; /* "" with HAS_LABEL: cleared */
+	int            mode;      /* EMU_ATTEN_* */
+	double         level, wave, offset;
+	uint32_t       ref;
 };
 
 /* An edit-config's content, read but not yet held against the switch. */
 struct emu_nc_edit {
-	int                  xc;    /* cross-connects appears */
-	enum emu_nc_op       xc_op; /* its own operation */
-	struct emu_nc_pair  *pair;
-	size_t               npair;
-	int                  ports; /* port-config appears */
-	enum emu_nc_op       ports_op;
-	struct emu_nc_label *label;
-	size_t               nlabel;
+	int                 xc;    /* cross-connects appears */
+	enum emu_nc_op      xc_op; /* its own operation */
+	struct emu_nc_pair *pair;
+	size_t              npair;
+	unsigned            lists; /* EMU_NC_PORTS, _VOA, _OPMCFG appear */
+	enum emu_nc_op      list_op[3]; /* their own operations, that order */
+	struct emu_nc_port *port;
+	size_t              nport, cap;
 };
 
 /* Read the content of <config> (the children of the anyxml, data or
@@ -120,6 +137,40 @@ int  emu_nc_edit_parse(const struct lyd_node *config, enum emu_nc_op dflt,
                        uint32_t nports, struct emu_nc_edit *,
                        struct emu_nc_err *);
 void emu_nc_edit_free(struct emu_nc_edit *);
+
+/* One of port-config, voa, opm-config into ed->port (emu_nc_port.c): a
+ * port the switch has, an attenuator on an egress port, values in the
+ * switch's ranges (attenuation 0..60 dB, wavelength 1250..1650 nm,
+ * offset -20..20 dB).  0, -EINVAL with *err, -ENOMEM. */
+int emu_nc_ports_parse(const struct lyd_node *list, enum emu_nc_op dflt,
+                       uint32_t nports, struct emu_nc_edit *,
+                       struct emu_nc_err *);
+/* Hold ed's port entries against the switch's ports (an attenuator mode
+ * that needs a level it neither gets nor has, a level or reference its
+ * mode refuses) and, with apply, make them so.  Caller holds e->mtx.
+ * 0, or -EINVAL with *err and nothing changed. */
+int emu_nc_ports_apply(const struct emu_nc_edit *, struct emu *, int apply,
+                       struct emu_nc_err *);
+/* "VOA_MODE_ABSOLUTE" for EMU_ATTEN_ABSOLUTE, ... */
+const char *emu_nc_atten_mode(int mode);
+
+/* Shared by the tree files: a data or opaque node's namespace ("" for
+ * none) and children; the error for a foreign element (0 for ours) and
+ * for an unknown one; the nc:operation on n (or an operation attribute
+ * of no namespace, as ONOS writes it), else inherited; a port number in
+ * lo..hi; the siblings from n on.  emu_nc_fail fills err, -EINVAL. */
+const char            *emu_nc_ns(const struct lyd_node *);
+const struct lyd_node *emu_nc_kids(const struct lyd_node *);
+int    emu_nc_ours(const struct lyd_node *, struct emu_nc_err *);
+int    emu_nc_unknown(const struct lyd_node *, const char *in,
+                      struct emu_nc_err *);
+int    emu_nc_op_of(const struct lyd_node *, enum emu_nc_op inherited,
+                    enum emu_nc_op *, struct emu_nc_err *);
+int    emu_nc_port_of(const struct lyd_node *, uint32_t lo, uint32_t hi,
+                      uint32_t *, struct emu_nc_err *);
+size_t emu_nc_count(const struct lyd_node *);
+__attribute__((__format__(printf, 3, 4))) int
+emu_nc_fail(struct emu_nc_err *, int tag, const char *fmt, ...);
 
 /* One batch of patches for the switch x as it is: the ingress ports to
  * free (*disc), then the patches to make (*conn), both malloc'd.  All or

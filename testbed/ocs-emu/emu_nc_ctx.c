@@ -60,6 +60,41 @@ static const char optical_switch_yang[] =
     "      leaf peer-port { config false; type string; }\n"
     "    }\n"
     "  }\n"
+    "  container voa {\n"
+    "    list port {\n"
+    "      key \"port-id\";\n"
+    "      leaf port-id { type port-format; }\n"
+    "      leaf atten-mode {\n"
+    "        type enumeration {\n"
+    "          enum VOA_MODE_NONE;\n"
+    "          enum VOA_MODE_RELATIVE;\n"
+    "          enum VOA_MODE_ABSOLUTE;\n"
+    "          enum VOA_MODE_CONVERGED;\n"
+    "          enum VOA_MODE_MAXIMUM;\n"
+    "          enum VOA_MODE_FIXED;\n"
+    "        }\n"
+    "      }\n"
+    "      leaf atten-level {\n"
+    "        type decimal64 { fraction-digits 2; }\n"
+    "        units dB;\n"
+    "      }\n"
+    "      leaf reference-port { type port-format; }\n"
+    "    }\n"
+    "  }\n"
+    "  container opm-config {\n"
+    "    list port {\n"
+    "      key \"port-id\";\n"
+    "      leaf port-id { type port-format; }\n"
+    "      leaf wavelength {\n"
+    "        type decimal64 { fraction-digits 2; }\n"
+    "        units nm;\n"
+    "      }\n"
+    "      leaf offset {\n"
+    "        type decimal64 { fraction-digits 2; }\n"
+    "        units dB;\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
     "  container opm-power {\n"
     "    config false;\n"
     "    list port {\n"
@@ -69,6 +104,24 @@ static const char optical_switch_yang[] =
     "        type decimal64 { fraction-digits 2; }\n"
     "        units dBm;\n"
     "      }\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+/* Its RPC to open and close port shutters, as tcdona3 calls it; in the
+ * messages' context too, where RPCs are parsed. */
+static const char polatis_switch_yang[] =
+    "module polatis-switch {\n"
+    "  namespace \"" EMU_NC_PLTS_NS "\";\n"
+    "  prefix plts;\n"
+    "  organization \"ocsd: ocs-emu\";\n"
+    "  description\n"
+    "    \"The shutter RPC of Polatis' polatis-switch module as tcdona3's\n"
+    "     client calls it; inferred, not the vendor's text.\";\n"
+    "  rpc port-shutter-set-state {\n"
+    "    input {\n"
+    "      leaf-list port-enab { type uint32 { range \"1..max\"; } }\n"
+    "      leaf-list port-disab { type uint32 { range \"1..max\"; } }\n"
     "    }\n"
     "  }\n"
     "}\n";
@@ -88,6 +141,10 @@ netconf_ctx(const char *dir, const char **what)
 	*what = "ietf-netconf-monitoring";
 	if (ly_ctx_load_module(ctx, "ietf-netconf-monitoring", NULL, NULL) ==
 	    NULL)
+		return (ctx);
+	*what = "polatis-switch";
+	if (lys_parse_mem(ctx, polatis_switch_yang, LYS_IN_YANG, NULL) !=
+	    LY_SUCCESS)
 		return (ctx);
 	*what = NULL;
 	return (ctx);

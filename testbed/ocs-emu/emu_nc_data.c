@@ -20,6 +20,8 @@ static const struct {
     {"cross-connects", EMU_NC_XC},
     {"port-config", EMU_NC_PORTS},
     {"opm-power", EMU_NC_OPM},
+    {"voa", EMU_NC_VOA},
+    {"opm-config", EMU_NC_OPMCFG},
 };
 
 /* The namespace of a data or opaque node ("" if it has none). */
@@ -144,6 +146,62 @@ power(struct emu *e, const struct lys_module *m, uint64_t now,
 	return (0);
 }
 
+/* Every egress port's attenuator: its mode, and the level and reference
+ * where the mode has them (as RTRV-PORT-ATTEN leaves them empty). */
+static int
+voa(struct emu *e, const struct lys_module *m, struct lyd_node **tree)
+{
+	struct lyd_node *c, *p;
+	char             id[16], v[32];
+	uint32_t         i;
+
+	if (lyd_new_inner(NULL, m, "voa", 0, &c) ||
+	    lyd_insert_sibling(*tree, c, tree))
+		return (-ENOMEM);
+	for (i = e->x.n + 1; i <= 2 * e->x.n; i++) {
+		const struct emu_port *ep = &e->port[i];
+
+		snprintf(id, sizeof(id), "%u", i);
+		if (lyd_new_list(c, m, "port", 0, &p, id) ||
+		    lyd_new_term(p, m, "atten-mode",
+		                 emu_nc_atten_mode(ep->amode), 0, NULL))
+			return (-ENOMEM);
+		snprintf(v, sizeof(v), "%.2f", ep->alevel);
+		if (ep->amode != EMU_ATTEN_NONE &&
+		    ep->amode != EMU_ATTEN_MAXIMUM &&
+		    lyd_new_term(p, m, "atten-level", v, 0, NULL))
+			return (-ENOMEM);
+		snprintf(v, sizeof(v), "%u", ep->aref);
+		if (ep->amode == EMU_ATTEN_RELATIVE && ep->aref &&
+		    lyd_new_term(p, m, "reference-port", v, 0, NULL))
+			return (-ENOMEM);
+	}
+	return (0);
+}
+
+/* Every port's power monitor: its wavelength and offset. */
+static int
+opm_config(struct emu *e, const struct lys_module *m, struct lyd_node **tree)
+{
+	struct lyd_node *c, *p;
+	char             id[16], w[32], o[32];
+	uint32_t         i;
+
+	if (lyd_new_inner(NULL, m, "opm-config", 0, &c) ||
+	    lyd_insert_sibling(*tree, c, tree))
+		return (-ENOMEM);
+	for (i = 1; i <= 2 * e->x.n; i++) {
+		snprintf(id, sizeof(id), "%u", i);
+		snprintf(w, sizeof(w), "%u.00", e->port[i].wave);
+		snprintf(o, sizeof(o), "%.2f", e->port[i].offset);
+		if (lyd_new_list(c, m, "port", 0, &p, id) ||
+		    lyd_new_term(p, m, "wavelength", w, 0, NULL) ||
+		    lyd_new_term(p, m, "offset", o, 0, NULL))
+			return (-ENOMEM);
+	}
+	return (0);
+}
+
 int
 emu_nc_data(struct emu *e, const struct ly_ctx *ctx, unsigned want,
             int config_only, uint64_t now, struct lyd_node **tree)
@@ -162,6 +220,10 @@ emu_nc_data(struct emu *e, const struct ly_ctx *ctx, unsigned want,
 		rv = ports(e, m, config_only, tree);
 	if (rv == 0 && !config_only && (want & EMU_NC_OPM))
 		rv = power(e, m, now, tree);
+	if (rv == 0 && (want & EMU_NC_VOA))
+		rv = voa(e, m, tree);
+	if (rv == 0 && (want & EMU_NC_OPMCFG))
+		rv = opm_config(e, m, tree);
 	if (rv != 0) {
 		lyd_free_all(*tree);
 		*tree = NULL;

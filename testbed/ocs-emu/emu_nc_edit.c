@@ -17,8 +17,8 @@
 #include "testbed/ocs-emu/emu.h"
 #include "testbed/ocs-emu/emu_nc.h"
 
-__attribute__((__format__(printf, 3, 4))) static int
-fail(struct emu_nc_err *err, int tag, const char *fmt, ...)
+__attribute__((__format__(printf, 3, 4))) int
+emu_nc_fail(struct emu_nc_err *err, int tag, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -30,8 +30,8 @@ fail(struct emu_nc_err *err, int tag, const char *fmt, ...)
 	return (-EINVAL);
 }
 
-static const char *
-ns_of(const struct lyd_node *n)
+const char *
+emu_nc_ns(const struct lyd_node *n)
 {
 	const struct lyd_node_opaq *o = (const struct lyd_node_opaq *)n;
 
@@ -40,32 +40,33 @@ ns_of(const struct lyd_node *n)
 	return (o->name.module_ns ? o->name.module_ns : "");
 }
 
-static const struct lyd_node *
-kids(const struct lyd_node *n)
+const struct lyd_node *
+emu_nc_kids(const struct lyd_node *n)
 {
 	if (n->schema == NULL)
 		return (((const struct lyd_node_opaq *)n)->child);
 	return (lyd_child(n));
 }
 
-/* An element of ours, or the error for one that is not. */
-static int
-ours(const struct lyd_node *n, struct emu_nc_err *err)
+int
+emu_nc_ours(const struct lyd_node *n, struct emu_nc_err *err)
 {
-	if (strcmp(ns_of(n), EMU_NC_NS) == 0)
+	if (strcmp(emu_nc_ns(n), EMU_NC_NS) == 0)
 		return (0);
-	fail(err, NC_ERR_UNKNOWN_NS, "%.60s: unknown namespace \"%.80s\"",
-	     LYD_NAME(n), ns_of(n));
+	emu_nc_fail(err, NC_ERR_UNKNOWN_NS,
+	            "%.60s: unknown namespace \"%.80s\"", LYD_NAME(n),
+	            emu_nc_ns(n));
 	snprintf(err->elem, sizeof(err->elem), "%s", LYD_NAME(n));
-	snprintf(err->ns, sizeof(err->ns), "%s", ns_of(n));
+	snprintf(err->ns, sizeof(err->ns), "%s", emu_nc_ns(n));
 	return (-EINVAL);
 }
 
-static int
-unknown(const struct lyd_node *n, const char *in, struct emu_nc_err *err)
+int
+emu_nc_unknown(const struct lyd_node *n, const char *in,
+               struct emu_nc_err *err)
 {
-	fail(err, NC_ERR_UNKNOWN_ELEM, "%.60s: no such element in %s",
-	     LYD_NAME(n), in);
+	emu_nc_fail(err, NC_ERR_UNKNOWN_ELEM, "%.60s: no such element in %s",
+	            LYD_NAME(n), in);
 	snprintf(err->elem, sizeof(err->elem), "%s", LYD_NAME(n));
 	return (-EINVAL);
 }
@@ -76,10 +77,9 @@ static const char *const op_names[] = {
     [EMU_NC_REMOVE] = "remove", [EMU_NC_NONE] = "none",
 };
 
-/* The nc:operation on n, or inherited. */
-static int
-op_of(const struct lyd_node *n, enum emu_nc_op inherited, enum emu_nc_op *op,
-      struct emu_nc_err *err)
+int
+emu_nc_op_of(const struct lyd_node *n, enum emu_nc_op inherited,
+             enum emu_nc_op *op, struct emu_nc_err *err)
 {
 	const char *v = NULL;
 	size_t      i;
@@ -114,19 +114,18 @@ op_of(const struct lyd_node *n, enum emu_nc_op inherited, enum emu_nc_op *op,
 			*op = (enum emu_nc_op)i;
 			return (0);
 		}
-	fail(err, NC_ERR_BAD_ATTR,
-	     "%.60s: operation \"%.40s\": expected merge, replace, create, "
-	     "delete or remove",
-	     LYD_NAME(n), v);
+	emu_nc_fail(
+	    err, NC_ERR_BAD_ATTR,
+	    "%.60s: operation \"%.40s\": expected merge, replace, create, "
+	    "delete or remove",
+	    LYD_NAME(n), v);
 	snprintf(err->elem, sizeof(err->elem), "%s", LYD_NAME(n));
 	return (-EINVAL);
 }
 
-/* A port number in lo..hi from a leaf (data, or opaque when libyang
- * could not take its value). */
-static int
-port_of(const struct lyd_node *n, uint32_t lo, uint32_t hi, uint32_t *p,
-        struct emu_nc_err *err)
+int
+emu_nc_port_of(const struct lyd_node *n, uint32_t lo, uint32_t hi, uint32_t *p,
+               struct emu_nc_err *err)
 {
 	const char   *v = lyd_get_value(n);
 	char         *end;
@@ -136,7 +135,8 @@ port_of(const struct lyd_node *n, uint32_t lo, uint32_t hi, uint32_t *p,
 		v = "";
 	u = strtoul(v, &end, 10);
 	if (*v < '0' || *v > '9' || *end != '\0' || u < lo || u > hi) {
-		fail(err, NC_ERR_INVALID_VALUE, "Invalid OXC port: %.40s", v);
+		emu_nc_fail(err, NC_ERR_INVALID_VALUE,
+		            "Invalid OXC port: %.40s", v);
 		snprintf(err->elem, sizeof(err->elem), "%s", LYD_NAME(n));
 		return (-EINVAL);
 	}
@@ -144,8 +144,8 @@ port_of(const struct lyd_node *n, uint32_t lo, uint32_t hi, uint32_t *p,
 	return (0);
 }
 
-static size_t
-count(const struct lyd_node *n)
+size_t
+emu_nc_count(const struct lyd_node *n)
 {
 	size_t k = 0;
 
@@ -163,28 +163,29 @@ one_pair(const struct lyd_node *pn, enum emu_nc_op inh, uint32_t n,
 	int                    have_in = 0;
 
 	memset(p, 0, sizeof(*p));
-	if (op_of(pn, inh, &p->op, err) != 0)
+	if (emu_nc_op_of(pn, inh, &p->op, err) != 0)
 		return (-EINVAL);
-	LY_LIST_FOR(kids(pn), c)
+	LY_LIST_FOR(emu_nc_kids(pn), c)
 	{
-		if (ours(c, err) != 0)
+		if (emu_nc_ours(c, err) != 0)
 			return (-EINVAL);
 		if (strcmp(LYD_NAME(c), "ingress") == 0) {
-			if (port_of(c, 1, n, &p->in, err) != 0)
+			if (emu_nc_port_of(c, 1, n, &p->in, err) != 0)
 				return (-EINVAL);
 			have_in = 1;
 		} else if (strcmp(LYD_NAME(c), "egress") == 0) {
-			if (port_of(c, n + 1, 2 * n, &p->out, err) != 0 ||
-			    op_of(c, p->op, &lop, err) != 0)
+			if (emu_nc_port_of(c, n + 1, 2 * n, &p->out, err) !=
+			        0 ||
+			    emu_nc_op_of(c, p->op, &lop, err) != 0)
 				return (-EINVAL);
 			/* Deleting the egress leaf deletes the patch. */
 			if (lop == EMU_NC_DELETE || lop == EMU_NC_REMOVE)
 				p->op = lop;
 		} else
-			return (unknown(c, "pair", err));
+			return (emu_nc_unknown(c, "pair", err));
 	}
 	if (!have_in) {
-		fail(err, NC_ERR_MISSING_ELEM, "pair: ingress missing");
+		emu_nc_fail(err, NC_ERR_MISSING_ELEM, "pair: ingress missing");
 		snprintf(err->elem, sizeof(err->elem), "ingress");
 		return (-EINVAL);
 	}
@@ -196,114 +197,31 @@ xconns(const struct lyd_node *xc, enum emu_nc_op dflt, uint32_t n,
        struct emu_nc_edit *ed, struct emu_nc_err *err)
 {
 	const struct lyd_node *c;
-	size_t                 k = count(kids(xc));
+	size_t                 k = emu_nc_count(emu_nc_kids(xc));
 
 	if (ed->xc)
-		return (fail(err, NC_ERR_BAD_ELEM, "cross-connects: twice"));
+		return (emu_nc_fail(err, NC_ERR_BAD_ELEM,
+		                    "cross-connects: twice"));
 	ed->xc = 1;
-	if (op_of(xc, dflt, &ed->xc_op, err) != 0)
+	if (emu_nc_op_of(xc, dflt, &ed->xc_op, err) != 0)
 		return (-EINVAL);
 	/* Counted before anything is kept: a list longer than the switch
 	 * (a million ports) is refused at once. */
 	if (k > n)
-		return (fail(err, NC_ERR_TOO_BIG,
-		             "Too many ports: %zu pairs for %u ingress ports",
-		             k, n));
+		return (emu_nc_fail(
+		    err, NC_ERR_TOO_BIG,
+		    "Too many ports: %zu pairs for %u ingress ports", k, n));
 	if (k && (ed->pair = calloc(k, sizeof(*ed->pair))) == NULL)
 		return (-ENOMEM);
-	LY_LIST_FOR(kids(xc), c)
+	LY_LIST_FOR(emu_nc_kids(xc), c)
 	{
-		if (ours(c, err) != 0)
+		if (emu_nc_ours(c, err) != 0)
 			return (-EINVAL);
 		if (strcmp(LYD_NAME(c), "pair") != 0)
-			return (unknown(c, "cross-connects", err));
+			return (emu_nc_unknown(c, "cross-connects", err));
 		if (one_pair(c, ed->xc_op, n, &ed->pair[ed->npair], err) != 0)
 			return (-EINVAL);
 		ed->npair++;
-	}
-	return (0);
-}
-
-static int
-one_port(const struct lyd_node *pn, enum emu_nc_op inh, uint32_t n,
-         struct emu_nc_label *l, struct emu_nc_err *err)
-{
-	const struct lyd_node *c;
-	const char            *v;
-	int                    have_id = 0;
-
-	memset(l, 0, sizeof(*l));
-	if (op_of(pn, inh, &l->op, err) != 0)
-		return (-EINVAL);
-	LY_LIST_FOR(kids(pn), c)
-	{
-		if (ours(c, err) != 0)
-			return (-EINVAL);
-		if (strcmp(LYD_NAME(c), "port-id") == 0) {
-			if (port_of(c, 1, 2 * n, &l->port, err) != 0)
-				return (-EINVAL);
-			have_id = 1;
-		} else if (strcmp(LYD_NAME(c), "label") == 0) {
-			v = lyd_get_value(c);
-			if (v == NULL || !emu_label_ok(v)) {
-				fail(err, NC_ERR_INVALID_VALUE,
-				     "label \"%.40s\": up to %d printable "
-				     "characters, none of \"\\:;,&",
-				     v ? v : "", EMU_LABEL_MAX);
-				snprintf(err->elem, sizeof(err->elem),
-				         "label");
-				return (-EINVAL);
-			}
-			if (op_of(c, l->op, &l->op, err) != 0)
-				return (-EINVAL);
-			snprintf(l->text, sizeof(l->text), "%s", v);
-			l->has = 1;
-		} else if (strcmp(LYD_NAME(c), "status") == 0 ||
-		           strcmp(LYD_NAME(c), "peer-port") == 0) {
-			fail(err, NC_ERR_INVALID_VALUE,
-			     "%s is state data: not configurable",
-			     LYD_NAME(c));
-			snprintf(err->elem, sizeof(err->elem), "%s",
-			         LYD_NAME(c));
-			return (-EINVAL);
-		} else
-			return (unknown(c, "port", err));
-	}
-	if (!have_id) {
-		fail(err, NC_ERR_MISSING_ELEM, "port: port-id missing");
-		snprintf(err->elem, sizeof(err->elem), "port-id");
-		return (-EINVAL);
-	}
-	return (0);
-}
-
-static int
-ports(const struct lyd_node *pc, enum emu_nc_op dflt, uint32_t n,
-      struct emu_nc_edit *ed, struct emu_nc_err *err)
-{
-	const struct lyd_node *c;
-	size_t                 k = count(kids(pc));
-
-	if (ed->ports)
-		return (fail(err, NC_ERR_BAD_ELEM, "port-config: twice"));
-	ed->ports = 1;
-	if (op_of(pc, dflt, &ed->ports_op, err) != 0)
-		return (-EINVAL);
-	if (k > 2 * (size_t)n)
-		return (fail(err, NC_ERR_TOO_BIG, "Too many ports: %zu for %u",
-		             k, 2 * n));
-	if (k && (ed->label = calloc(k, sizeof(*ed->label))) == NULL)
-		return (-ENOMEM);
-	LY_LIST_FOR(kids(pc), c)
-	{
-		if (ours(c, err) != 0)
-			return (-EINVAL);
-		if (strcmp(LYD_NAME(c), "port") != 0)
-			return (unknown(c, "port-config", err));
-		if (one_port(c, ed->ports_op, n, &ed->label[ed->nlabel],
-		             err) != 0)
-			return (-EINVAL);
-		ed->nlabel++;
 	}
 	return (0);
 }
@@ -320,19 +238,21 @@ emu_nc_edit_parse(const struct lyd_node *config, enum emu_nc_op dflt,
 	{
 		const char *name = LYD_NAME(t);
 
-		if ((rv = ours(t, err)) != 0)
+		if ((rv = emu_nc_ours(t, err)) != 0)
 			break;
 		if (strcmp(name, "cross-connects") == 0)
 			rv = xconns(t, dflt, n, ed, err);
-		else if (strcmp(name, "port-config") == 0)
-			rv = ports(t, dflt, n, ed, err);
+		else if (emu_nc_want(t) &
+		         (EMU_NC_PORTS | EMU_NC_VOA | EMU_NC_OPMCFG))
+			rv = emu_nc_ports_parse(t, dflt, n, ed, err);
 		else if (strcmp(name, "product-information") == 0 ||
 		         strcmp(name, "opm-power") == 0) {
-			rv = fail(err, NC_ERR_INVALID_VALUE,
-			          "%s is state data: not configurable", name);
+			rv = emu_nc_fail(err, NC_ERR_INVALID_VALUE,
+			                 "%s is state data: not configurable",
+			                 name);
 			snprintf(err->elem, sizeof(err->elem), "%s", name);
 		} else
-			rv = unknown(t, "optical-switch", err);
+			rv = emu_nc_unknown(t, "optical-switch", err);
 		if (rv != 0)
 			break;
 	}
@@ -345,7 +265,7 @@ void
 emu_nc_edit_free(struct emu_nc_edit *ed)
 {
 	free(ed->pair);
-	free(ed->label);
+	free(ed->port);
 	memset(ed, 0, sizeof(*ed));
 }
 
@@ -370,7 +290,8 @@ unpatch(struct plan *p, uint32_t in)
 static int
 busy(struct emu_nc_err *err, const char *elem, uint32_t port, uint32_t peer)
 {
-	fail(err, NC_ERR_IN_USE, "Port %u already patched to %u", port, peer);
+	emu_nc_fail(err, NC_ERR_IN_USE, "Port %u already patched to %u", port,
+	            peer);
 	snprintf(err->elem, sizeof(err->elem), "%s", elem);
 	return (-EINVAL);
 }
@@ -384,9 +305,9 @@ patch(struct plan *p, const struct emu_nc_pair *q, int repoint,
 
 	if (cur == q->out)
 		return (q->op == EMU_NC_CREATE
-		            ? fail(err, NC_ERR_DATA_EXISTS,
-		                   "Cross-connect %u->%u exists", q->in,
-		                   q->out)
+		            ? emu_nc_fail(err, NC_ERR_DATA_EXISTS,
+		                          "Cross-connect %u->%u exists", q->in,
+		                          q->out)
 		            : 0);
 	if (cur && !repoint && q->op != EMU_NC_REPLACE)
 		return (busy(err, "ingress", q->in, cur));
@@ -409,8 +330,8 @@ undo(struct plan *p, const struct emu_nc_pair *q, struct emu_nc_err *err)
 	uint32_t cur = p->fin[q->in];
 
 	if (p->seen[q->in] || (q->out && p->seen[q->out])) {
-		fail(err, NC_ERR_INVALID_VALUE, "Port %u repeated",
-		     p->seen[q->in] ? q->in : q->out);
+		emu_nc_fail(err, NC_ERR_INVALID_VALUE, "Port %u repeated",
+		            p->seen[q->in] ? q->in : q->out);
 		snprintf(err->elem, sizeof(err->elem), "%s",
 		         p->seen[q->in] ? "ingress" : "egress");
 		return (-EINVAL);
@@ -422,9 +343,9 @@ undo(struct plan *p, const struct emu_nc_pair *q, struct emu_nc_err *err)
 	case EMU_NC_DELETE:
 	case EMU_NC_NONE:
 		if (!cur || (q->out && cur != q->out))
-			return (fail(err, NC_ERR_DATA_MISSING,
-			             "No cross-connect %u->%u", q->in,
-			             q->out ? q->out : cur));
+			return (emu_nc_fail(err, NC_ERR_DATA_MISSING,
+			                    "No cross-connect %u->%u", q->in,
+			                    q->out ? q->out : cur));
 		if (q->op == EMU_NC_DELETE)
 			unpatch(p, q->in);
 		return (0);
@@ -454,8 +375,8 @@ redo(struct plan *p, const struct emu_nc_pair *q, int repoint,
 	if (q->out == 0) {
 		if (cur && q->op == EMU_NC_MERGE)
 			return (0); /* nothing to change */
-		fail(err, NC_ERR_MISSING_ELEM, "pair %u: egress missing",
-		     q->in);
+		emu_nc_fail(err, NC_ERR_MISSING_ELEM,
+		            "pair %u: egress missing", q->in);
 		snprintf(err->elem, sizeof(err->elem), "egress");
 		return (-EINVAL);
 	}

@@ -225,29 +225,9 @@ dflt_op(const struct lyd_node *rpc)
 	return (EMU_NC_MERGE);
 }
 
-static void
-apply_labels(struct emu *e, const struct emu_nc_edit *ed)
-{
-	size_t   i;
-	uint32_t p;
-
-	if (ed->ports && ed->ports_op == EMU_NC_REPLACE)
-		for (p = 1; p <= 2 * e->x.n; p++)
-			e->port[p].label[0] = '\0';
-	for (i = 0; i < ed->nlabel; i++) {
-		const struct emu_nc_label *l = &ed->label[i];
-
-		if (l->op == EMU_NC_DELETE || l->op == EMU_NC_REMOVE)
-			e->port[l->port].label[0] = '\0';
-		else if (l->has && l->op != EMU_NC_NONE)
-			snprintf(e->port[l->port].label,
-			         sizeof(e->port[l->port].label), "%s",
-			         l->text);
-	}
-}
-
-/* The batch on the model, with e->mtx held: 0, or -EIO when the
- * deny-half fault stopped it (er says so). */
+/* The batch on the model, with e->mtx held: 0, -EINVAL (a port setting
+ * the switch refuses: nothing changed), or -EIO when the deny-half fault
+ * stopped it (er says so). */
 static int
 apply(struct emu *e, const struct emu_nc_edit *ed, const uint16_t *disc,
       size_t nd, const struct drv_patch *conn, size_t nc,
@@ -256,7 +236,9 @@ apply(struct emu *e, const struct emu_nc_edit *ed, const uint16_t *disc,
 	struct oxc_err oe;
 	uint64_t       now = mono_ns();
 
-	apply_labels(e, ed);
+	if (emu_nc_ports_apply(ed, e, 0, er) != 0)
+		return (-EINVAL);
+	emu_nc_ports_apply(ed, e, 1, er);
 	if (nd)
 		oxc_disconnect(&e->x, disc, nd, now, &oe);
 	if (nc && e->fault.deny_half && nc > 1) {
@@ -340,6 +322,43 @@ do_edit(struct nsess *s, struct lyd_node *rpc)
 	/* The reply once the mirrors have settled, as TL1's COMPLD. */
 	while (settle && mono_ms() < settle)
 		usleep((useconds_t)(settle - mono_ms()) * 1000);
+	return (nc_server_reply_ok());
+}
+
+/* ---- port-shutter-set-state (polatis-switch) ---------------------------- */
+
+/* Open (port-enab) and close (port-disab) shutters, all or none. */
+static struct nc_server_reply *
+shutters(struct lyd_node *rpc, struct nc_session *ns)
+{
+	struct nsess          *s = nc_session_get_data(ns);
+	struct emu            *e;
+	const struct lyd_node *c;
+	unsigned long          p;
+	int                    pass;
+
+	if (s == NULL)
+		return (NULL);
+	e = s->face->e;
+	if (s->priv < EMU_PRIV_USER)
+		return (refuse(s->face->ctx, NC_ERR_ACCESS_DENIED,
+		               "User %s may not change the switch", s->user));
+	pthread_mutex_lock(&e->mtx);
+	for (pass = 0; pass < 2; pass++)
+		LY_LIST_FOR(lyd_child(rpc), c)
+		{
+			p = strtoul(lyd_get_value(c), NULL, 10);
+			if (!pass && !oxc_valid_port(&e->x, (uint32_t)p)) {
+				pthread_mutex_unlock(&e->mtx);
+				return (refuse(s->face->ctx,
+				               NC_ERR_INVALID_VALUE,
+				               "Invalid OXC port: %lu", p));
+			}
+			if (pass)
+				e->x.closed[p] =
+				    strcmp(LYD_NAME(c), "port-disab") == 0;
+		}
+	pthread_mutex_unlock(&e->mtx);
 	return (nc_server_reply_ok());
 }
 
@@ -649,6 +668,7 @@ emu_nc_start(struct emu *e, struct emu_nc **out, char *err, size_t len)
 		return (-EINVAL);
 	}
 	set_clb(f->ctx, "/ietf-netconf-monitoring:get-schema", get_schema);
+	set_clb(f->ctx, "/polatis-switch:port-shutter-set-state", shutters);
 	if (nc_server_init(f->ctx) != 0 ||
 	    nc_server_set_capability(EMU_NC_CAPABILITY) != 0) {
 		snprintf(err, len,

@@ -78,6 +78,7 @@ edit(const struct lyd_node *cfg)
 
 	if (emu_nc_edit_parse(cfg, EMU_NC_MERGE, e.x.n, &ed, &er) != 0)
 		return;
+	emu_nc_ports_apply(&ed, &e, 0, &er);
 	if (emu_nc_edit_plan(&ed, &e.x, &disc, &nd, &conn, &nc, &er) == 0) {
 		if (oxc_init(&x, e.x.n, 0) != 0)
 			abort();

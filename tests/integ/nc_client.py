@@ -116,6 +116,41 @@ def case_basic(host, port):
     got = {int(p.find(O + "port-id").text): p.find(O + "label").text
            for p in lb.findall(".//%sport" % O)}
     check(got.get(3) == "rack1-a", "label of port 3: %s" % got.get(3))
+    # tcdona3's set_voa, get_all_atten, set_opm_config, disable_port:
+    # the attenuator of egress 18, the monitor of port 18, port 5's
+    # shutter (TL1 sees them: test_netconf.c asks).
+    m.edit_config(target="running", config=(
+        '<nc:config xmlns:nc="%s"><voa xmlns="%s"><port><port-id>18'
+        '</port-id><atten-mode>VOA_MODE_ABSOLUTE</atten-mode>'
+        '<atten-level>3.00</atten-level></port></voa></nc:config>'
+        % (NC, NS)))
+    flt = ('<voa xmlns="%s"><port><port-id/><atten-level/></port></voa>'
+           % NS)
+    at = {int(p.find(O + "port-id").text): float(p.find(O + "atten-level")
+                                                  .text)
+          for p in m.get(filter=("subtree", flt)).data_ele.findall(
+              ".//%svoa/%sport" % (O, O))
+          if p.find(O + "atten-level") is not None}
+    check(at == {18: 3.0}, "attenuation: %s" % at)
+    m.edit_config(target="running", config=(
+        '<nc:config xmlns:nc="%s"><opm-config xmlns="%s"><port><port-id>'
+        '18</port-id><wavelength>1310.00</wavelength><offset>0.50</offset>'
+        '</port></opm-config></nc:config>' % (NC, NS)))
+    m.dispatch(etree.fromstring(
+        '<port-shutter-set-state xmlns="http://www.polatis.com/yang/'
+        'polatis-switch"><port-disab>5</port-disab>'
+        '</port-shutter-set-state>'))
+    flt = ('<port-config xmlns="%s"><port><port-id>5</port-id><status/>'
+           '</port></port-config>' % NS)
+    st = m.get(filter=("subtree", flt)).data_ele.find(".//%sstatus" % O)
+    check(st is not None and st.text == "DISABLED", "shutter of port 5")
+    # set_voa on an ingress port: refused, naming it.
+    tag, msg = rpc_error(lambda: m.edit_config(target="running", config=(
+        '<nc:config xmlns:nc="%s"><voa xmlns="%s"><port><port-id>2'
+        '</port-id><atten-mode>VOA_MODE_MAXIMUM</atten-mode></port></voa>'
+        '</nc:config>' % (NC, NS))))
+    check(tag == "invalid-value" and "Not an output port: 2" in msg,
+          "voa on an ingress: %s %s" % (tag, msg))
     # tcdona3's disconnect_patch_list: delete by ingress only.
     edit(m, '<pair xmlns:nc="%s" nc:operation="delete"><ingress>2'
             '</ingress></pair>' % NC)
@@ -216,6 +251,17 @@ def case_onos(host, port):
     pw = d.find(".//%sopm-power/%sport/%spower" % (O, O, O))
     check(pw is not None, "ONOS power: %s" % etree.tostring(d))
     float(pw.text)
+    # PolatisPowerConfig.setTargetPower: a merge of the attenuator, then
+    # getPortAttenuationFilter reads it back.
+    m.edit_config(target="running", default_operation="merge", config=(
+        '<config xmlns="%s"><voa xmlns="%s"><port><port-id>27</port-id>'
+        '<atten-mode>VOA_MODE_ABSOLUTE</atten-mode><atten-level>2.5'
+        '</atten-level></port></voa></config>' % (NC, NS)))
+    d = m.get(filter=("subtree", '<voa xmlns="%s"><port><port-id>27'
+                      '</port-id><atten-level></atten-level></port></voa>'
+                      % NS)).data_ele
+    lv = d.find(".//%svoa/%sport/%satten-level" % (O, O, O))
+    check(lv is not None and float(lv.text) == 2.5, "ONOS attenuation")
     m.edit_config(target="running", config=(
         '<config xmlns="%s"><cross-connects xmlns="%s"><pair operation='
         '"delete"><ingress>11</ingress><egress>27</egress></pair>'

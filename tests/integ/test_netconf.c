@@ -370,7 +370,19 @@ tl1_alive(struct fx *f)
 static void
 test_netconf_ncclient_basic(void **state)
 {
-	ncclient(*state, "basic");
+	struct fx *f = *state;
+	char      *t;
+
+	ncclient(f, "basic");
+	/* What tcdona3 set over NETCONF, TL1 reads. */
+	t = tl1(f,
+	        "RTRV-PORT-ATTEN::18:2:;RTRV-PORT-PMON::18:3:;"
+	        "RTRV-PORT-SHUTTER::5:4:;",
+	        "4");
+	assert_non_null(strstr(t, "\"18:ABS,3.00,\""));
+	assert_non_null(strstr(t, "\"18:1310,0.50,"));
+	assert_non_null(strstr(t, "\"5:CLOSED\""));
+	free(t);
 }
 
 static void

@@ -328,15 +328,100 @@ test_emu_nc_edit_labels(void **state)
 	assert_int_equal(emu_nc_edit_parse(rpc_arg(f, ok, "config"),
 	                                   EMU_NC_MERGE, 16, &ed, &f->err),
 	                 0);
-	assert_int_equal(ed.nlabel, 1);
-	assert_int_equal(ed.label[0].port, 3);
-	assert_string_equal(ed.label[0].text, "rack1-a");
+	assert_int_equal(ed.nport, 1);
+	assert_int_equal(ed.port[0].port, 3);
+	assert_string_equal(ed.port[0].label, "rack1-a");
 	emu_nc_edit_free(&ed);
 	assert_int_equal(emu_nc_edit_parse(rpc_arg(f, bad, "config"),
 	                                   EMU_NC_MERGE, 16, &ed, &f->err),
 	                 -EINVAL);
 	assert_int_equal(f->err.tag, NC_ERR_INVALID_VALUE);
 	assert_string_equal(f->err.elem, "label");
+}
+
+/* An edit of one list's ports against the switch: 0 or -EINVAL. */
+static int
+ports(struct fx *f, const char *list, const char *body, int apply)
+{
+	struct emu_nc_edit ed;
+	char               xml[1024];
+	int                rv;
+
+	snprintf(xml, sizeof(xml),
+	         "<rpc xmlns=\"" NCB
+	         "\" message-id=\"1\"><edit-config><target>"
+	         "<running/></target><config><%s xmlns=\"" NS "\">%s</%s>"
+	         "</config></edit-config></rpc>",
+	         list, body, list);
+	rv = emu_nc_edit_parse(rpc_arg(f, xml, "config"), EMU_NC_MERGE, 16,
+	                       &ed, &f->err);
+	if (rv == 0)
+		rv = emu_nc_ports_apply(&ed, f->e, apply, &f->err);
+	emu_nc_edit_free(&ed);
+	return (rv);
+}
+
+/* tcdona3's set_voa and set_opm_config, ONOS's setTargetPower: the
+ * attenuators and monitors TL1's SET-PORT-ATTEN and -PMON set, with
+ * their rules. */
+static void
+test_emu_nc_edit_voa(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(
+	    ports(f, "voa",
+	          "<port><port-id>17</port-id><atten-mode>VOA_MODE_ABSOLUTE"
+	          "</atten-mode><atten-level>3.00</atten-level></port>",
+	          1),
+	    0);
+	assert_int_equal(f->e->port[17].amode, EMU_ATTEN_ABSOLUTE);
+	assert_true(f->e->port[17].alevel == 3.0);
+	/* A level alone keeps the mode. */
+	assert_int_equal(ports(f, "voa",
+	                       "<port><port-id>17</port-id><atten-level>4.5"
+	                       "</atten-level></port>",
+	                       1),
+	                 0);
+	assert_true(f->e->port[17].alevel == 4.5);
+	assert_int_equal(ports(f, "voa",
+	                       "<port><port-id>18</port-id><atten-mode>"
+	                       "VOA_MODE_RELATIVE</atten-mode></port>",
+	                       1),
+	                 -EINVAL);
+	assert_int_equal(f->err.tag, NC_ERR_MISSING_ELEM);
+	assert_int_equal(ports(f, "voa",
+	                       "<port><port-id>18</port-id><atten-mode>"
+	                       "VOA_MODE_MAXIMUM</atten-mode><atten-level>3"
+	                       "</atten-level></port>",
+	                       1),
+	                 -EINVAL);
+	assert_int_equal(f->err.tag, NC_ERR_INVALID_VALUE);
+	assert_int_equal(ports(f, "voa",
+	                       "<port><port-id>2</port-id><atten-mode>"
+	                       "VOA_MODE_MAXIMUM</atten-mode></port>",
+	                       1),
+	                 -EINVAL);
+	assert_string_equal(f->err.msg, "Not an output port: 2");
+	assert_int_equal(ports(f, "voa",
+	                       "<port><port-id>18</port-id><atten-level>70"
+	                       "</atten-level></port>",
+	                       1),
+	                 -EINVAL);
+	assert_int_equal(f->e->port[18].amode, EMU_ATTEN_NONE);
+	assert_int_equal(ports(f, "opm-config",
+	                       "<port><port-id>3</port-id><wavelength>1310.00"
+	                       "</wavelength><offset>0.50</offset></port>",
+	                       1),
+	                 0);
+	assert_int_equal(f->e->port[3].wave, 1310);
+	assert_int_equal(ports(f, "opm-config",
+	                       "<port><port-id>3</port-id><wavelength>900"
+	                       "</wavelength></port>",
+	                       1),
+	                 -EINVAL);
+	assert_string_equal(f->err.elem, "wavelength");
+	assert_int_equal(f->e->port[3].wave, 1310);
 }
 
 /* A <get> through the filter: the data printed as XML. */
@@ -463,6 +548,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_emu_nc_edit_refusals, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_emu_nc_edit_labels, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_emu_nc_edit_voa, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_emu_nc_filter, setup,
 	                                    teardown),
