@@ -35,7 +35,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	libisal-dev libssh-dev libcrypt-dev \
+	libisal-dev libssh-dev libcrypt-dev libmicrohttpd-dev \
 	libnetconf2-dev libyang2-dev libyuma-base python3-ncclient \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
 
@@ -88,6 +88,7 @@ SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
 # TL1 over SSH (the polatis driver's transport = ssh, ocs-emu --tl1-ssh).
 SSH_LIBS := $(shell $(PKG_CONFIG) --libs libssh)
+MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd)
 # NETCONF (ocs-emu --netconf, the polatis-netconf driver): libnetconf2
 # over libyang.
 NC_LIBS := $(shell $(PKG_CONFIG) --libs libnetconf2 libyang)
@@ -243,9 +244,11 @@ OCSD_SRCS := \
 	ocsd/aglink.c \
 	ocsd/run.c \
 	ocsd/run_plan.c \
+	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
-	ocsd/runs.c
+	ocsd/runs.c \
+	ocsd/runs_keep.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
@@ -337,13 +340,14 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_state.c
 
 # The emulator shares the switch model and the codecs, not the drivers;
-# its REST face is nng's HTTP server (Basic auth decoded by libcrypto).
+# its REST face is libmicrohttpd (idle and connection limits nng's HTTP
+# server lacks; Basic auth decoded by libcrypto).
 $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) \
-		$(SSH_LIBS) $(NC_LIBS) -lcrypt -lm
+		$(SSH_LIBS) $(MHD_LIBS) $(NC_LIBS) -lcrypt -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
@@ -409,7 +413,8 @@ UNIT_TESTS := \
 	kx \
 	sweep \
 	chakra \
-	idmap
+	idmap \
+	runs
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -469,12 +474,13 @@ TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	emu_user.o) \
 	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
+TEST_DEPS_runs := $(BUILD)/ocsd/runs.o
 TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
-TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_topo.o \
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_job.o run_topo.o \
 	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
@@ -548,9 +554,10 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
-	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c \
+	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c tests/lib/emutest.c \
+	tests/lib/tl1dev.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
-	tests/bench/bench_run.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
+	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
 	tests/bench/bench_scale.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
@@ -575,7 +582,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test check run run-netns memcheck bench fuzz fmt lint clean
+.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean
 
 all: $(PROGS)
 
@@ -586,6 +593,18 @@ test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 
 check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
+
+# The suite 10 times in a row with both cores of a 2-core machine busy
+# (OCS_TEST_LOAD busy loops): every run must pass.  OCS_ROUNDS to change.
+test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
+	@n=$${OCS_ROUNDS:-10}; ok=0; i=1; while [ $$i -le $$n ]; do \
+		OCS_TEST_LOAD=$${OCS_TEST_LOAD:-2} $(MAKE) --no-print-directory \
+			test >$(BUILD)/loaded.log 2>&1 && ok=$$((ok + 1)); \
+		echo "round $$i of $$n: $$(tail -n 1 $(BUILD)/loaded.log)"; \
+		grep -v ' 0 failed' $(BUILD)/loaded.log | grep -v '^(with' \
+			| head -n 60; \
+		i=$$((i + 1)); done; \
+	echo "test-loaded: $$ok of $$n rounds green"; [ $$ok -eq $$n ]
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
@@ -625,6 +644,13 @@ $(BUILD)/bench/bench_scale: $(BUILD)/tests/bench/bench_scale.o \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
+
+$(BUILD)/bench/bench_soak: $(BUILD)/tests/bench/bench_soak.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o $(BASE_LIB) \
+		$(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) -lm
 
 $(BUILD)/bench/bench_kdp: $(BUILD)/tests/bench/bench_kdp.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
@@ -742,7 +768,7 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep
+	bench_skew bench_sweep bench_soak
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \

@@ -15,6 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <nng/nng.h>
+#include <nng/supplemental/util/platform.h>
+
 #include "agent/exec.h"
 #include "collectives/plan.h"
 #include "agent/session.h"
@@ -48,6 +51,8 @@ struct agent {
 	int                     plugged;
 	int unplugged_said; /* a failure to plug was logged */
 	int once;           /* exit after one run (tests) */
+	/* An ended run's buffers being freed (reap_start). */
+	nng_thread *reaper;
 };
 
 static void
@@ -140,6 +145,41 @@ finish(struct exec **e, uint64_t *teardown_ns, struct plan_done *last,
 	return (0);
 }
 
+/*
+ * A run that ended early (an abort, an error) still holds its buffers.
+ * Freeing hundreds of MB can take seconds on a busy host, and an agent
+ * that does not poll meanwhile is counted lost by ocsd (three missed
+ * heartbeats: every agent was, after an abort of a 256 MiB run).  So they
+ * are freed on a thread of their own while the agent goes back to
+ * polling; the next run's setup waits for it before taking buffers.
+ */
+static void
+reap_main(void *e)
+{
+	exec_free(e);
+}
+
+static void
+reap_wait(struct agent *a)
+{
+	if (a->reaper == NULL)
+		return;
+	nng_thread_destroy(a->reaper); /* joins it */
+	a->reaper = NULL;
+}
+
+static void
+reap_start(struct agent *a, struct exec *e)
+{
+	if (e == NULL)
+		return;
+	reap_wait(a);
+	if (nng_thread_create(&a->reaper, reap_main, e) != 0) {
+		a->reaper = NULL;
+		exec_free(e);
+	}
+}
+
 /* One run in progress: the executor, and what the next Ready reports. */
 struct run {
 	struct agent        *a;
@@ -163,6 +203,7 @@ run_setup(struct run *r)
 	uint64_t           need, t0 = mono_ns();
 	int                rv;
 
+	reap_wait(r->a);
 	need = plan_buffer_bytes(p->max_blocks, p->bytes, p->n, p->parts,
 	                         p->nports, p->chunk);
 	if ((rv = r->sp->rv) != 0)
@@ -285,7 +326,7 @@ run(struct agent *a, struct session_plan *sp)
 		         (unsigned long long)sp->run,
 		         (unsigned long long)r->sent,
 		         (unsigned long long)r->verified);
-	exec_free(r->e);
+	reap_start(a, r->e); /* a run that ended early: not yet freed */
 	free(r);
 	if (exec_drain(a->x, a->s.ntrx) > 0)
 		unplug(a); /* plugged in again before the next poll */
@@ -587,6 +628,7 @@ main(int argc, char **argv)
 		return (1);
 	}
 	rv = serve(a);
+	reap_wait(a);
 	unplug(a);
 	session_close(&a->s);
 	/* No nng_fini(): it aborts when a TLS connection is still being

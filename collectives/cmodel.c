@@ -77,15 +77,21 @@ finish(struct mctx *c, int rv, const char *name, char *err, size_t len)
 int
 cmodel_load(struct cmodel *m, const char *path, char *err, size_t len)
 {
-	struct mctx c = {m, ""};
-	int         rv = ini_parse(path, model_kv, &c);
+	char  *text;
+	size_t n;
+	int    rv;
 
-	if (rv < 0) {
-		snprintf(err, len, "%s: %s", path,
-		         rv == -1 ? strerror(errno) : "out of memory");
+	/* Bounded, and a file: --model /dev/urandom never returned. */
+	if (path_read(path, CMODEL_MAX_BYTES, &text, &n, err, len) != 0)
+		return (-1);
+	if (strlen(text) != n) {
+		snprintf(err, len, "%s: contains a NUL byte", path);
+		free(text);
 		return (-1);
 	}
-	return (finish(&c, rv, path, err, len));
+	rv = cmodel_parse(m, text, path, err, len);
+	free(text);
+	return (rv);
 }
 
 int

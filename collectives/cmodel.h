@@ -37,7 +37,11 @@ struct cmodel {
 	double frame;    /* bytes, store-and-forward unit, 0: none */
 };
 
-/* Read path into m; 0, or -1 with "path:line: why" in err. */
+/* A model file is a few lines: more than this is not one. */
+#define CMODEL_MAX_BYTES (64u << 10)
+
+/* Read path (a file or a pipe, at most CMODEL_MAX_BYTES) into m; 0, or
+ * -1 with "path:line: why" in err. */
 int cmodel_load(struct cmodel *m, const char *path, char *err, size_t len);
 /* The same from a string (fuzzing); name stands for the file. */
 int cmodel_parse(struct cmodel *m, const char *text, const char *name,

@@ -454,6 +454,13 @@ skew_plan(const char *name, const struct tmat *m, const struct skew_params *sp,
 	for (i = 0; i < SKEW_NOPS; i++) {
 		if (one != NULL && skew_all[i] != one)
 			continue;
+		if (sp->watch != NULL &&
+		    sp->watch->step(sp->watch->arg, skew_all[i]->name,
+		                    one ? 0 : (uint32_t)i,
+		                    one ? 1 : (uint32_t)SKEW_NOPS) != 0) {
+			rv = -ECANCELED;
+			goto fail;
+		}
 		if ((rv = plan_one(skew_all[i], m, sp, &cand)) != 0)
 			goto fail;
 		c = predict(&cand, sp, su);

@@ -55,6 +55,15 @@ struct skew_params {
 	uint32_t           gpus; /* per server, >= 1 */
 	double             su_alpha, su_beta;
 	uint32_t           planes; /* transceivers a node (0 or 1: one) */
+	/* Optional: told before each planner runs (its name, i of n); a
+	 * non-zero answer stops the planning with -ECANCELED.  Planning a
+	 * thousand nodes takes long, and whoever waits may give up. */
+	const struct skew_watch *watch;
+};
+
+struct skew_watch {
+	void *arg;
+	int (*step)(void *arg, const char *planner, uint32_t i, uint32_t n);
 };
 
 struct skew_ops {

@@ -580,7 +580,10 @@ topo_generate(const char *spec, struct topo *t, char *err, size_t errlen)
 	else if (strncmp(spec, "torus:", 6) == 0)
 		kind = "torus";
 	else
-		return (-ENOENT);
+		return (errf(-ENOENT, err, errlen,
+		             "\"%.100s\": not a generator (ring:, subring:, "
+		             "mesh:, torus:)",
+		             spec));
 	p = strchr(spec, ':') + 1;
 	if (dims_parse(p, d, &nd, ':') != 0 || (ring && nd != 1) ||
 	    (mesh && nd != 2))

@@ -46,6 +46,8 @@ struct agents {
 	nng_aio             *tick;
 	struct agents_events ev; /* the runner's callbacks */
 	char                 link_url[PATH_MAX + 32]; /* told to agents */
+	/* Refusals a stranger can cause, said a few at a time. */
+	struct log_limit refused;
 };
 
 static void lose(struct agents *, struct agent *, const char *);
@@ -246,7 +248,9 @@ on_hello(struct agents *ag, struct apeer *from, const Ocs__Msg *m)
 
 	if (!amsg_host_ok(m->hello->host)) {
 		from->ops->name(from, peer, sizeof(peer));
-		log_warnx("agents: hello from %s with a bad host name", peer);
+		log_warnx_limited(&ag->refused,
+		                  "agents: hello from %s with a bad host name",
+		                  peer);
 		reply_error(from, -MSG_EFIELD, "bad host name");
 		return;
 	}
@@ -267,14 +271,15 @@ on_hello(struct agents *ag, struct apeer *from, const Ocs__Msg *m)
 	from->ops->answer(from, &r);
 }
 
-/* Refuse with a reason that is also logged, naming the peer. */
+/* Refuse with a reason that is also logged (a few a window: strangers
+ * can cause these), naming the peer. */
 static void
-refuse(struct apeer *from, int code, const char *why)
+refuse(struct agents *ag, struct apeer *from, int code, const char *why)
 {
 	char peer[128];
 
 	from->ops->name(from, peer, sizeof(peer));
-	log_warnx("agents: %s (from %s)", why, peer);
+	log_warnx_limited(&ag->refused, "agents: %s (from %s)", why, peer);
 	reply_error(from, code, why);
 }
 
@@ -289,7 +294,7 @@ join_ok(struct agents *ag, struct apeer *from, const Ocs__Join *j)
 
 	if (!auth_chal_take(ag->chal, CHAL_MAX, from->pipe, j->nonce.data,
 	                    j->nonce.len, j->host, mono_ms())) {
-		refuse(from, -EPERM, "join refused: no valid challenge");
+		refuse(ag, from, -EPERM, "join refused: no valid challenge");
 		return (-EPERM);
 	}
 	if (j->proof.len != AUTH_PROOF ||
@@ -299,15 +304,16 @@ join_ok(struct agents *ag, struct apeer *from, const Ocs__Join *j)
 		char peer[128];
 
 		from->ops->name(from, peer, sizeof(peer));
-		log_warnx("agents: join as %s from %s refused: wrong proof of "
-		          "the secret",
-		          j->host, peer);
+		log_warnx_limited(&ag->refused,
+		                  "agents: join as %s from %s refused: wrong "
+		                  "proof of the secret",
+		                  j->host, peer);
 		reply_error(from, -EPERM,
 		            "join refused: wrong proof of the secret");
 		return (-EPERM);
 	}
 	if (j->transceivers < 1 || j->transceivers > AGENT_MAX_TRX) {
-		refuse(from, -MSG_EFIELD, "join: 1 to 8 transceivers");
+		refuse(ag, from, -MSG_EFIELD, "join: 1 to 8 transceivers");
 		return (-MSG_EFIELD);
 	}
 	for (i = 0; i < j->transceivers; i++) {
@@ -318,7 +324,7 @@ join_ok(struct agents *ag, struct apeer *from, const Ocs__Join *j)
 			    "join refused: no cabling for %s.%u in ocsd's "
 			    "configuration",
 			    j->host, i);
-			refuse(from, -EPERM, why);
+			refuse(ag, from, -EPERM, why);
 			return (-EPERM);
 		}
 	}
@@ -358,7 +364,7 @@ make_way(struct agents *ag, struct apeer *from, const char *host)
 			         "join refused: host %s has already joined as "
 			         "agent %u (its link from %s is up)",
 			         host, a->id, a->peer);
-			refuse(from, -EEXIST, why);
+			refuse(ag, from, -EEXIST, why);
 			return (-EEXIST);
 		}
 		if (!a->lost)
@@ -491,7 +497,7 @@ on_attach(struct agents *ag, struct apeer *from, const Ocs__Msg *m)
 		          a->host, a->id, a->peer);
 		return;
 	}
-	log_warnx("agents: %s", why);
+	log_warnx_limited(&ag->refused, "agents: %s", why);
 	reply_error(from, -EPERM, why);
 	aglink_drop(from->link);
 }
@@ -627,7 +633,7 @@ agents_hear(struct agents *ag, struct apeer *from, struct agent *a,
 		                              "it)"
 		         : a == NULL        ? "an agent link before its attach"
 		                            : "this agent's link");
-		refuse(from, -MSG_EBODY, why);
+		refuse(ag, from, -MSG_EBODY, why);
 		if (from->link != NULL && a == NULL)
 			aglink_drop(from->link);
 		return;
@@ -721,6 +727,7 @@ tick_cb(void *arg)
 	if (nng_aio_result(ag->tick) != 0)
 		return;
 	nng_mtx_lock(d->mtx);
+	log_limit_tick(&ag->refused);
 	for (i = 0; i < ag->na; i++) {
 		struct agent *a = ag->a[i];
 
@@ -800,6 +807,48 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	/* By host: stable node numbering (host names are unique). */
 	qsort(out, n, sizeof(*out), by_host);
 	return (n);
+}
+
+uint32_t
+agents_left_out(struct ocsd *d, char *buf, size_t len)
+{
+	struct agents *ag = d->ag;
+	struct agent **v = ag && ag->na ? calloc(ag->na, sizeof(*v)) : NULL;
+	uint32_t       i, joined = 0;
+	size_t         at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; v && i < ag->na; i++)
+		if (!ag->a[i]->lost)
+			v[joined++] = ag->a[i];
+	if (v)
+		qsort(v, joined, sizeof(*v), by_host);
+	for (i = 0; i < joined; i++) {
+		const struct agent *a = v[i];
+		char                why[64];
+
+		if (a->link == NULL)
+			snprintf(why, sizeof(why), "not attached");
+		else if (a->fibres_up < a->ntrx)
+			snprintf(why, sizeof(why), "fibres %u of %u up",
+			         a->fibres_up, a->ntrx);
+		else
+			continue;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)",
+			                       at ? ", " : "", a->host, why);
+	}
+	free(v);
+	return (joined);
+}
+
+struct agent *
+agents_get(struct ocsd *d, uint32_t id)
+{
+	struct agent *a = d->ag ? idmap_get(&d->ag->byid, id) : NULL;
+
+	return (a != NULL && !a->lost && a->link != NULL ? a : NULL);
 }
 
 uint32_t

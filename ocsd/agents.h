@@ -126,9 +126,16 @@ void agents_abort(struct ocsd *, uint64_t run_id, uint32_t phase,
  * closed; alive, it joins again.  0, or -ENOENT with a line in err. */
 int agents_evict(struct ocsd *, const char *host, char *err, size_t len);
 
+/* The live (joined, attached, not lost) agent of this id, or NULL. */
+struct agent *agents_get(struct ocsd *, uint32_t id);
+
 /* Joined agents, not lost, attached, with every fibre plugged, sorted by
  * host; returns the count. */
 uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);
+/* Those of the joined agents (not lost) that agents_active leaves out,
+ * and why, as "h2 (fibres 0 of 2 up), h3 (not attached)" in buf;
+ * returns how many have joined. */
+uint32_t agents_left_out(struct ocsd *, char *buf, size_t len);
 
 /* One agent as ocsctl agents shows it: a plain copy, taken under the
  * lock, that reply.c turns into the answer. */

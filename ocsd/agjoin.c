@@ -30,11 +30,12 @@ struct jctx {
 };
 
 struct agjoin {
-	struct agents *ag;
-	nng_mtx       *lock;
-	nng_socket     rep;
-	int            open;
-	struct jctx    c[AGJOIN_CTXS];
+	struct agents   *ag;
+	nng_mtx         *lock;
+	nng_socket       rep;
+	int              open;
+	struct log_limit bad; /* undecodable messages, said a few a window */
+	struct jctx      c[AGJOIN_CTXS];
 };
 
 static void
@@ -103,7 +104,11 @@ on_request(struct jctx *c)
 	nng_msg_free(nm);
 	if (rv != 0) {
 		link_pipe_name(c->pipe, peer, sizeof(peer));
-		log_warnx("agents: rejected a message from %s: %s", peer, why);
+		nng_mtx_lock(c->j->lock);
+		log_warnx_limited(&c->j->bad,
+		                  "agents: rejected a message from %s: %s",
+		                  peer, why);
+		nng_mtx_unlock(c->j->lock);
 		if (msg_error(0, rv, why, &nm) == 0)
 			post(c, nm);
 		else

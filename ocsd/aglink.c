@@ -58,6 +58,7 @@ struct aglink {
 	char                 url[300];
 	uint64_t             refused, refused_said; /* connections turned
 	                                             * away, and logged */
+	struct log_limit     bad;                   /* strangers' bad frames */
 };
 
 static void
@@ -364,7 +365,8 @@ deliver(struct aglink *l, struct aglink_conn *c)
 	while (!c->dropped && !c->failed &&
 	       (rv = alink_rx_next(&c->rx, &m, why, sizeof(why))) != 0) {
 		if (rv < 0) {
-			log_warnx("agent link: %s: %s", c->peer, why);
+			log_warnx_limited(&l->bad, "agent link: %s: %s",
+			                  c->peer, why);
 			c->eof = 1;
 			break;
 		}
@@ -401,6 +403,7 @@ reap_idle(struct aglink *l, uint64_t now)
 	struct aglink_conn *c, *next;
 	uint32_t            slow = 0;
 
+	log_limit_tick(&l->bad);
 	for (c = l->conns; c; c = next) {
 		next = c->next;
 		if (c->owner == NULL && !c->eof &&

@@ -29,6 +29,7 @@ struct pctx {
 	char         cur[32];     /* the section being read */
 	char         seen[8][32]; /* the sections read before it */
 	int          nseen;
+	uint64_t     keys; /* conf_keys[i] given: bit i */
 };
 
 #define CONF_FMT(a, b) __attribute__((__format__(printf, a, b)))
@@ -275,14 +276,6 @@ v_transport(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 }
 
 static int
-v_abspath(struct pctx *p, const struct conf_key *k, const char *val, void *f)
-{
-	if (val[0] != '/')
-		return (bad(p, k->key, val, "must be an absolute path"));
-	return (copy(p, k->key, val, f, k->len));
-}
-
-static int
 v_yesno(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	if (strcmp(val, "yes") && strcmp(val, "no"))
@@ -476,9 +469,27 @@ static const struct conf_key conf_keys[] = {
     {"run", "deadline", v_ms_floor, FIELD(run_deadline_ms), 0.1, 3600,
      "at least 100ms"},
     {"run", "chunk", v_chunk, FIELD(run_chunk), 1024, 1 << 20, NULL},
-    {"state", "dir", v_abspath, FIELD(state_dir), 0, 0, NULL},
+    {"state", "dir", v_str, FIELD(state_dir), 0, 0, NULL},
     {"state", "reconcile", v_reconcile, FIELD(reconcile), 0, 0, NULL},
 };
+_Static_assert(sizeof(conf_keys) / sizeof(conf_keys[0]) <= 64,
+               "pctx.keys has a bit per key");
+
+/* Key i, or another name for its field (barrier for link), seen before:
+ * last-wins would make the file's order matter, as with sections. */
+static int
+given_before(const struct pctx *p, size_t i)
+{
+	const struct conf_key *k = &conf_keys[i];
+	size_t                 j;
+
+	for (j = 0; j < sizeof(conf_keys) / sizeof(conf_keys[0]); j++)
+		if ((p->keys & 1ull << j) &&
+		    (j == i || (k->len && conf_keys[j].off == k->off &&
+		                conf_keys[j].len == k->len)))
+			return (1);
+	return (0);
+}
 
 static int
 handler(void *user, const char *sec, const char *key, const char *val)
@@ -509,8 +520,17 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		if (strcmp(k->section, sec) != 0)
 			continue;
 		known = 1;
-		if (strcmp(k->key, key) == 0)
-			return (k->parse(p, k, val, (char *)p->c + k->off));
+		if (strcmp(k->key, key) == 0) {
+			/* A bad value is the first thing to say. */
+			int rv = k->parse(p, k, val, (char *)p->c + k->off);
+
+			if (rv && given_before(p, i))
+				return (bad(p, key, val,
+				            "given twice in [%s] (a key once)",
+				            sec));
+			p->keys |= 1ull << i;
+			return (rv);
+		}
 	}
 	if (!known)
 		return (bad(p, key, val, "unknown section [%s]", sec));
@@ -568,23 +588,35 @@ resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 	struct {
 		char  *path;
 		size_t len;
+		int    url; /* an address: only an ipc:// one is a path */
 	} f[] = {
-	    {p->pwfile, sizeof(p->pwfile)},
-	    {c->ca_file, sizeof(c->ca_file)},
-	    {c->known_hosts, sizeof(c->known_hosts)},
-	    {c->ctl_secret_file, sizeof(c->ctl_secret_file)},
-	    {c->ctl_tls_cert_key, sizeof(c->ctl_tls_cert_key)},
-	    {c->agents_tls, sizeof(c->agents_tls)},
-	    {c->secret_file, sizeof(c->secret_file)},
+	    {p->pwfile, sizeof(p->pwfile), 0},
+	    {c->ca_file, sizeof(c->ca_file), 0},
+	    {c->known_hosts, sizeof(c->known_hosts), 0},
+	    {c->ctl_secret_file, sizeof(c->ctl_secret_file), 0},
+	    {c->ctl_tls_cert_key, sizeof(c->ctl_tls_cert_key), 0},
+	    {c->agents_tls, sizeof(c->agents_tls), 0},
+	    {c->secret_file, sizeof(c->secret_file), 0},
+	    {c->state_dir, sizeof(c->state_dir), 0},
+	    /* A daemon's cwd is /: a socket named from the cwd could be
+	     * neither found by ocsctl nor removed at exit. */
+	    {c->control, sizeof(c->control), 1},
+	    {c->agents, sizeof(c->agents), 1},
+	    {c->events, sizeof(c->events), 1},
+	    {c->link, sizeof(c->link), 1},
 	};
-	size_t i;
+	size_t i, skip;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (beside(name, f[i].path, f[i].len) != 0) {
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		skip = f[i].url ? 6 : 0;
+		if (f[i].url && strncmp(f[i].path, "ipc://", 6) != 0)
+			continue;
+		if (beside(name, f[i].path + skip, f[i].len - skip) != 0) {
 			snprintf(err, errlen, "%s: \"%.100s\": path too long",
 			         name, f[i].path);
 			return (-CONF_EPARSE);
 		}
+	}
 	return (0);
 }
 
@@ -776,7 +808,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	snprintf(p.c->address, sizeof(p.c->address), "%s", "");
 	p.c->timeout_ms = 5000;
 	p.c->switch_ms = 25;
-	p.c->poll_ms = 30000;
+	p.c->poll_ms = 5000;
 	p.c->light_check = 1;
 	p.c->reconcile = CONF_RECON_HOLD;
 	p.c->heartbeat_ms = 2000;

@@ -54,7 +54,8 @@ struct work {
 	char           forced[600]; /* the run a --force aborted, said */
 	int            refreshed;   /* a run's look at an unconnected switch */
 	struct pending pend;        /* a run's outcome and report */
-	struct ctl    *c;
+	struct ctl_plan_arg parg;   /* the request, for its plan */
+	struct ctl         *c;
 };
 
 /*
@@ -94,7 +95,8 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__CLEAR, "clear", NULL, SW_HOLD, ctl_plan_clear},
     {OCS__CTL_REQUEST__OP__MAP_SYNC, "map sync", NULL, SW_HOLD, ctl_plan_sync},
     {OCS__CTL_REQUEST__OP__MAP_DIFF, "map diff", NULL, SW_REFRESH, NULL},
-    {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT, NULL},
+    {OCS__CTL_REQUEST__OP__MAP_ADOPT, "map adopt", NULL, SW_ADOPT,
+     ctl_plan_adopt},
     {OCS__CTL_REQUEST__OP__PORTS, "show ports", NULL, SW_PORTS, NULL},
     {OCS__CTL_REQUEST__OP__FAULT, "fault", NULL, SW_FAULT, NULL},
     {OCS__CTL_REQUEST__OP__CAPTURE, "capture", NULL, SW_CAPTURE, NULL},
@@ -110,6 +112,9 @@ struct ctl {
 	uint8_t          secret[AUTH_SEC_MAX + 1];
 	size_t           slen; /* 0: no proof asked */
 	struct auth_chal chal[CTL_CHAL];
+	/* Refusals strangers cause, said a few a window (under the
+	 * daemon's mutex, as the challenges). */
+	struct log_limit refused;
 };
 
 static void
@@ -253,7 +258,11 @@ on_request(struct work *w)
 	if (rv == 0)
 		rv = ctl_check(w->req, why, sizeof(why));
 	if (rv != 0) {
-		log_warnx("ctl: rejected a message from %s: %s", w->peer, why);
+		nng_mtx_lock(w->d->mtx);
+		log_warnx_limited(&w->c->refused,
+		                  "ctl: rejected a message from %s: %s",
+		                  w->peer, why);
+		nng_mtx_unlock(w->d->mtx);
 		done(w);
 		send_error(w, rv, why);
 		return;
@@ -272,8 +281,11 @@ on_request(struct work *w)
 		return;
 	}
 	if ((rv = proven(w, why, sizeof(why))) != 0) {
-		log_warnx("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
-		          why);
+		nng_mtx_lock(w->d->mtx);
+		log_warnx_limited(&w->c->refused,
+		                  "ctl: %s from %s refused: %s", w->cmd->name,
+		                  w->peer, why);
+		nng_mtx_unlock(w->d->mtx);
 		done(w);
 		send_error(w, rv, why);
 		return;
@@ -287,12 +299,30 @@ on_request(struct work *w)
 	memset(&w->job, 0, sizeof(w->job));
 	w->job.op = w->cmd->swop;
 	w->job.plan = w->cmd->plan;
+	w->parg = (struct ctl_plan_arg){w->req->ctl, 0};
 	w->job.arg = w->job.op == SW_FAULT ? (const void *)w->req->ctl->fault
 	             : w->job.op == SW_CAPTURE
 	                 ? (const void *)&w->req->ctl->run_id
-	                 : (const void *)w->req->ctl;
+	                 : (const void *)&w->parg;
 	w->state = W_WAIT;
 	sw_submit(w->d, &w->job, w->aio);
+}
+
+/* The change as it would be made now, made nowhere: 0, or its refusal
+ * (with the lock: the maps are read as the worker would). */
+static int
+dry_run(struct work *w, char *why, size_t len)
+{
+	struct ctl_plan_arg a = {w->req->ctl, 1};
+	struct sw_target    t;
+	int                 rv;
+
+	memset(&t, 0, sizeof(t));
+	rv = w->cmd->plan(w->d, &a, w->cmd->swop == SW_ADOPT ? NULL : &t, why,
+	                  len);
+	map_free(&t.sw);
+	map_free(&t.desired);
+	return (rv);
 }
 
 /*
@@ -307,6 +337,7 @@ run_guard(struct work *w)
 	uint64_t id;
 	uint32_t phase;
 	char     why[300];
+	int      rv;
 
 	w->forced[0] = '\0';
 	nng_mtx_lock(w->d->mtx);
@@ -325,6 +356,16 @@ run_guard(struct work *w)
 		send_error(w, -OCSD_EBUSY, why);
 		done(w);
 		return (-OCSD_EBUSY);
+	}
+	/* The change is checked first: one that would be refused (a name
+	 * that is not cabled) must not cost the run. */
+	if ((rv = dry_run(w, why, sizeof(why))) != 0) {
+		nng_mtx_unlock(w->d->mtx);
+		log_info("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
+		         why);
+		send_error(w, rv, why);
+		done(w);
+		return (rv);
 	}
 	run_abort(w->d, "aborted by the operator's %s --force (%s)",
 	          w->cmd->name, w->peer);
@@ -504,7 +545,10 @@ run_done(void *arg, int rv, const char *why, const struct run_report *rep)
 	w->pend.rv = rv;
 	if (why != NULL)
 		snprintf(w->pend.err, sizeof(w->pend.err), "%s", why);
-	reply_run(&w->pend.rep, rep);
+	/* A run that never started (its plan failed, or an abort while it
+	 * was planned) has no report. */
+	if (rep != NULL)
+		reply_run(&w->pend.rep, rep);
 }
 
 /* A run answers when it ends: the context waits on its aio meanwhile. */

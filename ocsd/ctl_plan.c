@@ -17,12 +17,14 @@
  * when it is about to be made, under the lock.
  */
 static int
-no_run(const struct ocsd *d, char *err, size_t len)
+no_run(const struct ocsd *d, const void *arg, char *err, size_t len)
 {
 	uint64_t id;
 	uint32_t phase;
 	int      busy;
 
+	if (((const struct ctl_plan_arg *)arg)->dry)
+		return (0);
 	nng_mtx_lock(d->mtx);
 	busy = run_where(d, &id, &phase);
 	nng_mtx_unlock(d->mtx);
@@ -59,12 +61,12 @@ int
 ctl_plan_connect(const struct ocsd *d, const void *arg, struct sw_target *t,
                  char *err, size_t len)
 {
-	const Ocs__CtlRequest *q = arg;
+	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	struct drv_patch       p[2];
 	size_t                 np = 0;
 	int                    rv;
 
-	if (no_run(d, err, len) != 0)
+	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
 	if (q->n_pairs != 1) {
 		snprintf(err, len,
@@ -81,12 +83,12 @@ int
 ctl_plan_disconnect(const struct ocsd *d, const void *arg, struct sw_target *t,
                     char *err, size_t len)
 {
-	const Ocs__CtlRequest *q = arg;
+	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	uint16_t              *ins;
 	size_t                 nin = 0, i, n1;
 	int                    rv = 0;
 
-	if (no_run(d, err, len) != 0)
+	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
 	if (q->n_ports == 0) {
 		snprintf(err, len, "disconnect: no endpoint given");
@@ -110,12 +112,12 @@ int
 ctl_plan_apply(const struct ocsd *d, const void *arg, struct sw_target *t,
                char *err, size_t len)
 {
-	const Ocs__CtlRequest *q = arg;
+	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	char                 **a, **b;
 	size_t                 i;
 	int                    rv;
 
-	if (no_run(d, err, len) != 0)
+	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
 	a = calloc(q->n_pairs + 1, sizeof(*a));
 	b = calloc(q->n_pairs + 1, sizeof(*b));
@@ -139,7 +141,7 @@ ctl_plan_clear(const struct ocsd *d, const void *arg, struct sw_target *t,
                char *err, size_t len)
 {
 	(void)arg;
-	if (no_run(d, err, len) != 0)
+	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
 	return (map_init(&t->sw, d->nports));
 }
@@ -149,7 +151,15 @@ ctl_plan_sync(const struct ocsd *d, const void *arg, struct sw_target *t,
               char *err, size_t len)
 {
 	(void)arg;
-	if (no_run(d, err, len) != 0)
+	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
 	return (map_copy(&t->sw, &d->desired));
+}
+
+int
+ctl_plan_adopt(const struct ocsd *d, const void *arg, struct sw_target *t,
+               char *err, size_t len)
+{
+	(void)t;
+	return (no_run(d, arg, err, len) != 0 ? -OCSD_EBUSY : 0);
 }

@@ -19,11 +19,18 @@ daemon_start(struct daemon *dm, int foreground, const char *pidfile)
 {
 	int   p[2], st;
 	pid_t pid;
-	char  ok = 0;
+	char  ok = 0, cwd[PATH_MAX];
 
 	dm->fd = -1;
-	snprintf(dm->pidfile, sizeof(dm->pidfile), "%s",
-	         pidfile ? pidfile : "");
+	dm->pidfile[0] = '\0';
+	/* Absolute: the daemon's cwd becomes /, where a relative name
+	 * could not be removed at exit (ocsd.pid was left behind). */
+	if (pidfile && pidfile[0] != '/' && getcwd(cwd, sizeof(cwd)) &&
+	    (size_t)snprintf(dm->pidfile, sizeof(dm->pidfile), "%s/%s", cwd,
+	                     pidfile) >= sizeof(dm->pidfile))
+		return (-ENAMETOOLONG);
+	if (pidfile && dm->pidfile[0] == '\0')
+		snprintf(dm->pidfile, sizeof(dm->pidfile), "%s", pidfile);
 	if (foreground)
 		return (0);
 	if (pipe2(p, O_CLOEXEC) != 0 || (pid = fork()) < 0)

@@ -73,6 +73,8 @@ p_switch(struct out *o, const Ocs__SwitchInfo *s)
 		out_dbl(o, "last_op_ms",
 		        s->last_op_ms > 0 ? ", last operation %.2f ms" : NULL,
 		        s->last_op_ms);
+	if (s->has_poll_ms)
+		out_u64(o, "poll_ms", NULL, s->poll_ms);
 	out_text(o, "\n");
 	if (s->last_error)
 		out_str(o, "last_error", "last error: %s\n", s->last_error);
@@ -106,6 +108,18 @@ p_patches(struct out *o, const char *key, const char *title, Ocs__Patch **p,
 	out_end(o);
 }
 
+/* A read-back older than the probe interval and half again, and a
+ * second for the read itself: the probe is overdue (the switch is slow
+ * to answer, or ocsd's worker busy), so the map above may no longer hold. */
+static int
+stale(const Ocs__CtlReply *r)
+{
+	const Ocs__SwitchInfo *s = r->sw;
+
+	return (r->has_live_age_ms && s && s->has_poll_ms && s->poll_ms &&
+	        r->live_age_ms > s->poll_ms * 3ull / 2 + 1000);
+}
+
 static void
 p_sync(struct out *o, const Ocs__CtlReply *r)
 {
@@ -121,6 +135,12 @@ p_sync(struct out *o, const Ocs__CtlReply *r)
 		out_dbl(o, NULL, " (read back %.1f s ago)",
 		        r->live_age_ms / 1000.0);
 	out_text(o, "\n");
+	if (stale(r)) {
+		out_time(o, NULL,
+		         "warning: overdue: the switch is read back every %s\n",
+		         r->sw->poll_ms / 1000.0);
+		out_bool(o, "overdue", NULL, 1, NULL, NULL);
+	}
 }
 
 static void
@@ -445,6 +465,9 @@ p_report_head(struct out *o, const Ocs__RunReport *rr)
 		out_text(o, " -");
 	for (i = 0; i < rr->n_reconfigure_before; i++)
 		out_text(o, "%s%u", i ? "," : " ", rr->reconfigure_before[i]);
+	if (rr->left_out)
+		out_text(o, "; %u of %u joined agents (left out: %s)",
+		         rr->nodes, rr->joined, rr->left_out);
 	out_text(o, "\nmodel: %s, alpha-s %s, alpha-h %s, delta %s\n",
 	         unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
 	         unit_fmt_time(rr->alpha_s, b, sizeof(b)),

@@ -114,6 +114,7 @@ load_state(struct ocsd *d)
 	         d->conf->state_dir);
 	snprintf(d->runs_path, sizeof(d->runs_path), "%s/runs.jsonl",
 	         d->conf->state_dir);
+	runs_recover(d);
 	rv = map_load(d->desired_path, &d->desired, err, sizeof(err));
 	if (rv == -ENOENT) {
 		log_info("state: no %s yet", d->desired_path);
@@ -177,28 +178,6 @@ wait_signals(struct ocsd *d, const char *file, const sigset_t *ss)
 	}
 }
 
-/* Every run, ended or aborted, goes to STATE/runs.jsonl (ocsctl runs):
- * the runner's record hook. */
-static void
-keep_record(void *arg, const struct run_report *rep, const char *aborted)
-{
-	struct ocsd *d = arg;
-	json_t      *j;
-	int          rv;
-
-	if (d->runs_path[0] == '\0')
-		return;
-	if ((j = reply_run_json(rep, aborted)) == NULL)
-		rv = -ENOMEM;
-	else
-		rv = runs_append(d->runs_path, j);
-	json_decref(j);
-	if (rv != 0)
-		log_warnx("run %llu: keeping its report in %s: %s",
-		          (unsigned long long)rep->id, d->runs_path,
-		          strerror(-rv));
-}
-
 /*
  * The daemon's parts, bottom up: the saved map, the switch worker, the
  * operator socket, the runner and the agents' socket.  Any failure ends
@@ -208,8 +187,9 @@ static int
 start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 {
 	const struct conf     *c = d->conf;
-	const struct run_hooks hooks = {.arg = d, .record = keep_record};
-	int                    rv;
+	const struct run_hooks hooks = {
+	    .arg = d, .record = runs_keep, .intent = runs_intent};
+	int rv;
 
 	d->start_ms = mono_ms();
 	if (nng_mtx_alloc(&d->mtx) != 0 || nng_cv_alloc(&d->cv, d->mtx) != 0)

@@ -208,6 +208,10 @@ reply_switch(struct reply *rp, const struct ocsd *d)
 		s->warning = reply_str(rp, d->sw_warn);
 	s->has_last_op_ms = 1;
 	s->last_op_ms = d->last_op_ms;
+	if (d->conf->poll_ms) {
+		s->has_poll_ms = 1;
+		s->poll_ms = d->conf->poll_ms;
+	}
 	if (s->driver && s->address)
 		rp->r.sw = s;
 }
@@ -307,6 +311,7 @@ reply_status(struct reply *rp, const struct ocsd *d)
 {
 	uint64_t id;
 	uint32_t phase;
+	char     plan[256];
 
 	reply_switch(rp, d);
 	rp->r.has_uptime_s = 1;
@@ -314,6 +319,8 @@ reply_status(struct reply *rp, const struct ocsd *d)
 	if (run_where(d, &id, &phase))
 		reply_message(rp, "run %llu in progress, phase %u",
 		              (unsigned long long)id, phase);
+	else if (run_planning(d, plan, sizeof(plan)))
+		reply_message(rp, "%s", plan);
 	if (d->connected && d->have_live && d->have_desired) {
 		rp->r.has_in_sync = 1;
 		rp->r.in_sync = map_equal(&d->live, &d->desired);
@@ -427,6 +434,9 @@ reply_run(struct reply *rp, const struct run_report *o)
 		rr->hosts[rr->n_hosts++] = reply_str(rp, o->hosts[k]);
 	rr->matrix = o->matrix ? reply_str(rp, o->matrix) : NULL;
 	rr->topology = o->topology ? reply_str(rp, o->topology) : NULL;
+	rr->has_joined = o->joined != 0;
+	rr->joined = o->joined;
+	rr->left_out = o->left_out ? reply_str(rp, o->left_out) : NULL;
 	rr->has_started_unix_ms = o->started_unix_ms != 0;
 	rr->started_unix_ms = o->started_unix_ms;
 	rr->has_wall_s = 1;

@@ -67,9 +67,15 @@ restore(struct ocsd *d, int keep)
 static int
 save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 {
-	char buf[160];
-	int  n, rv;
+	struct runner    *rn = d->runner;
+	struct run_report rep;
+	char              buf[160];
+	int               n, rv;
 
+	if (rn->hooks.intent != NULL) {
+		run_report(r, &rep);
+		return (rn->hooks.intent(rn->hooks.arg, &rep, err, len));
+	}
 	n = snprintf(buf, sizeof(buf),
 	             "# ocsd: run %llu in progress; on a restart the desired "
 	             "map is restored\nrun %llu\n",
@@ -116,11 +122,15 @@ run_abort(struct ocsd *d, const char *fmt, ...)
 	va_list        ap;
 	char           why[600];
 
-	if (r == NULL)
+	if (r == NULL && (rn == NULL || rn->pjob == NULL))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	if (r == NULL) {
+		(void)run_job_cancel(d, NULL, why);
+		return;
+	}
 	log_warnx("run %llu aborted: %s", (unsigned long long)r->id, why);
 	snprintf(rn->last_abort, sizeof(rn->last_abort),
 	         "run %llu aborted: %.450s", (unsigned long long)r->id, why);
@@ -131,7 +141,8 @@ run_abort(struct ocsd *d, const char *fmt, ...)
 int
 run_busy(const struct ocsd *d)
 {
-	return (d->runner != NULL && d->runner->run != NULL);
+	return (d->runner != NULL &&
+	        (d->runner->run != NULL || d->runner->pjob != NULL));
 }
 
 int
@@ -507,6 +518,11 @@ ctl_cancel(nng_aio *aio, void *arg, int rv)
 	struct run  *r;
 
 	nng_mtx_lock(d->mtx);
+	if (run_job_cancel(d, aio, "the operator's request was cancelled")) {
+		nng_mtx_unlock(d->mtx);
+		nng_aio_finish(aio, rv);
+		return;
+	}
 	r = d->runner->run;
 	if (r && r->ctl_aio == aio) {
 		r->ctl.done = NULL; /* nobody to report to */
@@ -523,9 +539,7 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
           nng_aio *aio, char *err, size_t errlen)
 {
 	struct runner *rn = d->runner;
-	struct agent  *act[RUN_MAX_NODES];
-	struct run    *r;
-	uint32_t       n, i;
+	uint64_t       id;
 	int            rv;
 
 	if (d->ag == NULL || rn == NULL) {
@@ -534,10 +548,14 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 		return (-OCSD_EREQUEST);
 	}
 	/* A run's last reconfiguration may still be on the switch. */
-	if (rn->run || rn->reconf_busy) {
-		snprintf(
-		    err, errlen, "run %llu is in progress",
-		    (unsigned long long)(rn->run ? rn->run->id : rn->last_id));
+	if (rn->run || rn->reconf_busy || run_job_busy(d, &id)) {
+		snprintf(err, errlen, "run %llu is %s",
+		         (unsigned long long)(rn->run    ? rn->run->id
+		                              : rn->pjob ? id
+		                                         : rn->last_id),
+		         rn->pjob ? "being planned (ocsctl status says how "
+		                    "far)"
+		                  : "in progress");
 		return (-OCSD_EBUSY);
 	}
 	if (!d->connected || !d->have_live) {
@@ -549,29 +567,39 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 		         d->sw_err[0] ? ": " : "", d->sw_err);
 		return (-OCSD_ESWITCH);
 	}
-	n = agents_active(d, act, RUN_MAX_NODES);
-	if ((rv = run_plan(d, q, act, n, &r, err, errlen)) != 0)
+	if ((rv = run_job_start(d, q, w, aio, err, errlen)) != 0)
+		return (rv);
+	nng_aio_defer(aio, ctl_cancel, d);
+	return (0);
+}
+
+int
+run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
+          uint64_t started_unix_ms, const struct run_waiter *w, nng_aio *aio,
+          char *err, size_t len)
+{
+	struct runner *rn = d->runner;
+	uint32_t       i;
+	int            rv;
+
+	if (!d->connected || !d->have_live) {
+		snprintf(err, len,
+		         "the switch went away while the run was "
+		         "planned%s%s",
+		         d->sw_err[0] ? ": " : "", d->sw_err);
+		return (-OCSD_ESWITCH);
+	}
+	if ((rv = run_bind(d, r, err, len)) != 0)
 		return (rv);
 	/* What the switch holds now is what it goes back to after; while
 	 * the last run's restore is still on its way, what it restores. */
 	if (rn->restoring != 1 && map_copy(&rn->prerun, &d->live) != 0) {
-		run_free(r);
+		snprintf(err, len, "out of memory");
 		return (-ENOMEM);
 	}
-	if (!nng_aio_begin(aio)) {
-		run_free(r);
-		return (-ECANCELED);
-	}
-	r->id = ++rn->last_id;
-	r->t_req = mono_us();
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		r->started_unix_ms = (uint64_t)ts.tv_sec * 1000 +
-		                     (uint64_t)ts.tv_nsec / 1000000;
-	}
-	rn->last_abort[0] = '\0';
+	r->id = id;
+	r->t_req = t_req;
+	r->started_unix_ms = started_unix_ms;
 	for (i = 0; i < r->n; i++) {
 		r->node[i]->node = (int)i;
 		r->node[i]->plan_sent = 0;
@@ -580,7 +608,6 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 	r->ctl = *w;
 	r->ctl_aio = aio;
 	rn->run = r;
-	nng_aio_defer(aio, ctl_cancel, d);
 	log_info("run %llu: %s, %u nodes, %llu bytes each, %u phases, model "
 	         "%.6f s",
 	         (unsigned long long)r->id, r->algo, r->n,
@@ -640,6 +667,10 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 	if (hooks != NULL)
 		rn->hooks = *hooks;
 	d->runner = rn;
+	if ((rv = run_planner_start(d)) != 0) {
+		run_fini(d);
+		return (rv);
+	}
 	return (0);
 }
 
@@ -651,6 +682,10 @@ run_fini(struct ocsd *d)
 	struct runner *rn = d->runner;
 
 	if (rn == NULL)
+		return;
+	/* A planner still deep in a plan keeps the runner: the process is
+	 * ending, and it would find it freed. */
+	if (run_planner_stop(d) != 0)
 		return;
 	nng_aio_stop(rn->timer);
 	nng_aio_stop(rn->reconf);

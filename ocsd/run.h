@@ -61,6 +61,8 @@ struct run_report {
 	const char             *algo;
 	const char             *matrix;   /* skewed runs, else NULL */
 	const char             *topology; /* synthesised collectives */
+	uint32_t                joined;   /* agents joined when asked */
+	const char             *left_out; /* of them not in it, why; NULL */
 	uint32_t                nodes, nph, nbefore;
 	uint64_t                bytes, verified, errors;
 	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;
@@ -79,6 +81,11 @@ struct run_hooks {
 	void *arg;
 	void (*record)(void       *arg, const struct run_report *,
 	               const char *aborted);
+	/* Before a run first changes the switch: its intent, durable (a
+	 * restart finds it, puts the desired map back and records the run
+	 * as interrupted).  0, or an error with err set (nothing changes). */
+	int (*intent)(void *arg, const struct run_report *, char *err,
+	              size_t len);
 };
 
 /* Who waits for a run: done is called once, with d->mtx held, before
@@ -110,6 +117,9 @@ void run_abort(struct ocsd *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 /* Is a run in progress?  Why did the last one end early ("" if not)? */
 int run_busy(const struct ocsd *);
+/* A run being planned: 1 and a line for status (its id, how long, which
+ * planner), else 0. */
+int run_planning(const struct ocsd *, char *buf, size_t len);
 /* The run in progress (1) and the phase its agents are in, or 0. */
 int         run_where(const struct ocsd *, uint64_t *id, uint32_t *phase);
 const char *run_last_abort(const struct ocsd *);

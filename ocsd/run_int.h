@@ -4,12 +4,28 @@
 #define OCS_RUN_INT_H
 
 #include "collectives/a2a.h"
+#include "collectives/skew.h"
 #include "collectives/topo.h"
 #include "collectives/tsyn.h"
 #include "ocsd/run.h"
 
 #define RUN_MAX_BLOCKS ((uint64_t)1 << 24)
 #define RUN_MAX_NODES  1024
+
+/* One agent of a run as it was when the run was asked for: planning reads
+ * this copy, not the registry, which changes meanwhile. */
+struct run_member {
+	uint32_t id, ntrx;
+	uint64_t mem_limit;
+	char     host[64];
+};
+
+/* What planning reads of the configuration, copied for the same
+ * reason (a reload may swap it). */
+struct run_env {
+	uint32_t chunk, deadline_ms, switch_ms;
+	double   bps, alpha_s, alpha_h, reconf_s;
+};
 
 struct run {
 	uint64_t   id;
@@ -18,6 +34,8 @@ struct run {
 	uint64_t   bytes;
 	struct a2a a;
 	char       matrix_name[128]; /* skewed runs, else "" */
+	uint32_t   joined;           /* agents joined when it was asked for */
+	char       left_out[400];    /* which of them it does not use, why */
 	/* Synthesised collectives: the topology (s.topo points here). */
 	struct topo         topo;
 	int                 has_topo;
@@ -29,7 +47,8 @@ struct run {
 	uint8_t             before[RUN_MAX_PHASES + 1];
 	struct cost_phase   pc[RUN_MAX_PHASES];
 	double              predicted;
-	struct agent      **node; /* NULL once lost */
+	struct agent      **node;   /* NULL once lost */
+	struct run_member  *member; /* node i as planned */
 	char (*host)[64];
 	/* Barriers: the phases that wait for everyone, then nph (the end);
 	 * bi is the one the run waits for now. */
@@ -69,12 +88,47 @@ struct runner {
 	int              restoring; /* 1 putting back, 2 keeping (--keep) */
 	int              restore_again; /* another run ended meanwhile: 1, 2 */
 	struct run_hooks hooks;
+	/* Planning (run_job.c): the run asked for, and its thread. */
+	struct run_job *pjob;
+	nng_thread     *pthr;
+	nng_cv         *pcv;
+	int             pstop, pdone;
 };
 
-/* run_plan.c: a new run for request q on the active agents act[0..n),
- * planned and costed; 0 or an error with err set. */
-int  run_plan(struct ocsd *, const struct run_req *q, struct agent **act,
-              uint32_t n, struct run **out, char *err, size_t len);
+/* run_job.c: plan the run asked for on the planner thread, then start it
+ * (run_begin).  With d->mtx held.  0 (the aio begun; w hears the end),
+ * or an error with err set. */
+int run_job_start(struct ocsd *, const struct run_req *,
+                  const struct run_waiter *w, nng_aio *aio, char *err,
+                  size_t len);
+/* Give up the run being planned (its operator's aio, or any when NULL):
+ * 1 if there was one. */
+int run_job_cancel(struct ocsd *, nng_aio *aio, const char *why);
+/* Is a run being planned?  Its id. */
+int run_job_busy(const struct ocsd *, uint64_t *id);
+int run_planner_start(struct ocsd *);
+/* 0, or -EBUSY when the planner is still deep in a plan (left to the
+ * process's end). */
+int run_planner_stop(struct ocsd *);
+/* run.c: a planned run starts, with d->mtx held: its agents bound again,
+ * the switch's map kept for after, plans to the agents.  0 or an error
+ * with err set (nothing started). */
+int run_begin(struct ocsd *, struct run *r, uint64_t id, uint64_t t_req,
+              uint64_t started_unix_ms, const struct run_waiter *w,
+              nng_aio *aio, char *err, size_t len);
+
+/* run_plan.c: a new run for request q on the agents m[0..n) (as they
+ * were when it was asked for), planned and costed with env, without ocsd
+ * (the planner thread: no lock, nothing shared); 0 or an error with err
+ * set.  hook (nullable) hears each step and may cancel (-ECANCELED). */
+int run_plan(const struct run_env *env, const struct run_req *q,
+             const struct run_member *m, uint32_t n,
+             const struct skew_watch *hook, struct run **out, char *err,
+             size_t len);
+/* The planned run's nodes: each member its live agent again (by id: one
+ * lost or joined anew meanwhile fails it), ports from the cabling.  With
+ * d->mtx held.  0 or -OCSD_EABORT with err set. */
+int  run_bind(struct ocsd *d, struct run *r, char *err, size_t len);
 void run_free(struct run *);
 /* The switch map for phase k's circuits; other patches stay as they are
  * unless they touch a port of the run. */
@@ -87,8 +141,8 @@ int run_phase_map(const struct ocsd *, const struct run *, uint32_t k,
  * with err set (-OCSD_EUSAGE for what the operator asked). */
 int run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
                      char *err, size_t len);
-int run_topo_build(struct run *r, const struct run_req *q, struct agent **act,
-                   char *err, size_t len);
+int run_topo_build(struct run *r, const struct run_req *q,
+                   const struct run_member *m, char *err, size_t len);
 
 /* run_report.c: what the run did (points into r). */
 void run_report(const struct run *r, struct run_report *out);

@@ -14,6 +14,7 @@
 #include "collectives/a2a.h"
 #include "collectives/skew.h"
 #include "ocsd/run_int.h"
+#include "proto/base/mono.h"
 #include "proto/base/units.h"
 
 void
@@ -23,15 +24,20 @@ run_free(struct run *r)
 
 	if (r == NULL)
 		return;
+	/* Its agents are idle and eligible at once: quiet in a phase is not
+	 * a missed heartbeat (the registry's clock starts again now). */
 	for (i = 0; r->node && i < r->n; i++)
-		if (r->node[i])
+		if (r->node[i]) {
 			r->node[i]->node = -1;
+			r->node[i]->seen_ms = mono_ms();
+		}
 	sched_plans_free(r->plans, r->s.n);
 	sched_free(&r->s);
 	a2a_fini(&r->a);
 	if (r->has_topo)
 		topo_free(&r->topo);
 	free(r->node);
+	free(r->member);
 	free(r->host);
 	free(r->nt);
 	free(r);
@@ -108,8 +114,8 @@ transceivers(const struct run_req *q, int skew, uint32_t n, uint32_t *need)
 /* The request against the agents there are: 0, -OCSD_EUSAGE (a bad
  * argument) or -OCSD_EREQUEST. */
 static int
-check_request(const struct run_req *q, struct agent **act, uint32_t *n,
-              char *err, size_t len)
+check_request(const struct run_req *q, const struct run_member *act,
+              uint32_t *n, char *err, size_t len)
 {
 	int      skew = run_is_skew(q->algo), rv;
 	uint32_t i, need;
@@ -166,11 +172,11 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 		return (rv == -ENOMEM ? -ENOMEM : -OCSD_EUSAGE);
 	}
 	for (i = 0; i < *n; i++)
-		if (act[i]->ntrx < need) {
+		if (act[i].ntrx < need) {
 			snprintf(err, len,
 			         "agent %s has %u transceiver(s); %s needs "
 			         "%u",
-			         act[i]->host, act[i]->ntrx, q->algo, need);
+			         act[i].host, act[i].ntrx, q->algo, need);
 			return (-OCSD_EREQUEST);
 		}
 	if (q->bytes < 1 || q->bytes > ((uint64_t)1 << 34)) {
@@ -184,24 +190,23 @@ check_request(const struct run_req *q, struct agent **act, uint32_t *n,
 
 /* Frames and the model: the request's, else the configuration's. */
 static int
-set_params(const struct conf *c, const struct run_req *q, struct run *r,
+set_params(const struct run_env *c, const struct run_req *q, struct run *r,
            char *err, size_t len)
 {
-	r->chunk = q->chunk ? q->chunk : c->run_chunk;
+	r->chunk = q->chunk ? q->chunk : c->chunk;
 	r->chunk = (r->chunk + 7) & ~7u; /* frames stay 8-byte aligned */
 	if (r->chunk < 1024 || r->chunk > (1u << 20)) {
 		snprintf(err, len, "chunk %u: 1KiB..1MiB", r->chunk);
 		return (-OCSD_EUSAGE);
 	}
-	r->deadline_ms = c->run_deadline_ms;
-	r->cp.beta =
-	    8.0 / (q->bandwidth_bps > 0 ? q->bandwidth_bps : c->run_bps);
-	r->cp.alpha_s = q->has_alpha_s ? q->alpha_s : c->run_alpha_s;
-	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : c->run_alpha_h;
+	r->deadline_ms = c->deadline_ms;
+	r->cp.beta = 8.0 / (q->bandwidth_bps > 0 ? q->bandwidth_bps : c->bps);
+	r->cp.alpha_s = q->has_alpha_s ? q->alpha_s : c->alpha_s;
+	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : c->alpha_h;
 	/* The switch's delta, and what a reconfiguration costs beyond it
 	 * (the command, read-back and light check; calibrated). */
 	r->cp.delta =
-	    (q->has_delta ? q->delta : c->switch_ms / 1e3) + c->run_reconf_s;
+	    (q->has_delta ? q->delta : c->switch_ms / 1e3) + c->reconf_s;
 	/* Agents relay multi-hop blocks a frame at a time. */
 	r->cp.sf_bytes = r->chunk;
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
@@ -240,10 +245,11 @@ check_rows(const struct run_req *q, char *err, size_t len)
 /* A skewed All-to-All: the stages of the planner (or of the cheapest,
  * for auto), every one a phase with its own configuration. */
 static int
-build_skew(struct run *r, const struct run_req *q, char *err, size_t len)
+build_skew(struct run *r, const struct run_req *q,
+           const struct skew_watch *hook, char *err, size_t len)
 {
 	struct tmat        m = {q->mn, (uint64_t *)(uintptr_t)q->matrix};
-	struct skew_params sp = {.cp = r->cp, .gpus = 1};
+	struct skew_params sp = {.cp = r->cp, .gpus = 1, .watch = hook};
 	struct skew_plan   pl;
 	int                rv;
 
@@ -251,7 +257,8 @@ build_skew(struct run *r, const struct run_req *q, char *err, size_t len)
 		return (rv);
 	if ((rv = skew_plan(q->algo, &m, &sp, NULL, &pl, NULL, NULL)) != 0) {
 		snprintf(err, len, "planning %s on %u nodes: %s", q->algo,
-		         r->n, coll_strerror(rv));
+		         r->n,
+		         rv == -ECANCELED ? "given up" : coll_strerror(rv));
 		return (rv);
 	}
 	if (strcmp(q->algo, "auto") == 0)
@@ -308,7 +315,8 @@ build_a2a(struct run *r, const struct run_req *q, char *err, size_t len)
 
 /* The schedule, its validation, per-node plans and the prediction. */
 static int
-build(struct run *r, const struct run_req *q, char *err, size_t len)
+build(struct run *r, const struct run_req *q, const struct skew_watch *hook,
+      char *err, size_t len)
 {
 	double total;
 	int    rv;
@@ -322,9 +330,9 @@ build(struct run *r, const struct run_req *q, char *err, size_t len)
 		snprintf(r->matrix_name, sizeof(r->matrix_name), "%s",
 		         q->matrix_name);
 	}
-	rv = run_is_skew(q->algo) ? build_skew(r, q, err, len)
+	rv = run_is_skew(q->algo) ? build_skew(r, q, hook, err, len)
 	                          : build_a2a(r, q, err, len);
-	if (rv == -OCSD_EUSAGE || rv == -OCSD_EREQUEST)
+	if (rv == -OCSD_EUSAGE || rv == -OCSD_EREQUEST || rv == -ECANCELED)
 		return (rv);
 	if (rv == 0 && q->matrix != NULL)
 		r->bytes = r->s.bytes; /* the largest row */
@@ -343,7 +351,8 @@ build(struct run *r, const struct run_req *q, char *err, size_t len)
 /* Each agent can hold its part: its buffers within the limit it said at
  * its join (refused here, before any agent allocates anything). */
 static int
-check_memory(const struct run *r, struct agent **act, char *err, size_t len)
+check_memory(const struct run *r, const struct run_member *act, char *err,
+             size_t len)
 {
 	char     a[32], b[32];
 	uint32_t i;
@@ -358,14 +367,14 @@ check_memory(const struct run *r, struct agent **act, char *err, size_t len)
 		                            r->n, r->s.parts, r->s.ports,
 		                            r->chunk);
 
-		if (act[i]->mem_limit && need > act[i]->mem_limit) {
+		if (act[i].mem_limit && need > act[i].mem_limit) {
 			snprintf(
 			    err, len,
 			    "bytes %llu: agent %s (node %u) would need %s "
 			    "of buffers, its limit is %s",
-			    (unsigned long long)r->bytes, act[i]->host, i,
+			    (unsigned long long)r->bytes, act[i].host, i,
 			    unit_fmt_size(need, a, sizeof(a)),
-			    unit_fmt_size(act[i]->mem_limit, b, sizeof(b)));
+			    unit_fmt_size(act[i].mem_limit, b, sizeof(b)));
 			return (-OCSD_EUSAGE);
 		}
 	}
@@ -375,15 +384,16 @@ check_memory(const struct run *r, struct agent **act, char *err, size_t len)
 /* The run's schedule, planned and checked against the agents: an
  * All-to-All or a synthesised collective. */
 static int
-plan(struct ocsd *d, struct run *r, const struct run_req *q,
-     struct agent **act, uint32_t *n, char *err, size_t len)
+plan(const struct run_env *env, struct run *r, const struct run_req *q,
+     const struct run_member *act, uint32_t *n, const struct skew_watch *hook,
+     char *err, size_t len)
 {
 	int rv;
 
 	snprintf(r->algo, sizeof(r->algo), "%s", q->algo);
 	r->keep = q->keep;
 	r->bytes = q->bytes;
-	if ((rv = set_params(d->conf, q, r, err, len)) != 0)
+	if ((rv = set_params(env, q, r, err, len)) != 0)
 		return (rv);
 	if (q->collective[0] != '\0') {
 		if ((rv = run_topo_request(r, q, n, err, len)) != 0)
@@ -392,17 +402,19 @@ plan(struct ocsd *d, struct run *r, const struct run_req *q,
 		rv = run_topo_build(r, q, act, err, len);
 	} else {
 		r->n = *n;
-		rv = build(r, q, err, len);
+		rv = build(r, q, hook, err, len);
 	}
 	return (rv != 0 ? rv : check_memory(r, act, err, len));
 }
 
 int
-run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
-         uint32_t n, struct run **out, char *err, size_t len)
+run_plan(const struct run_env *env, const struct run_req *q,
+         const struct run_member *act, uint32_t n,
+         const struct skew_watch *hook, struct run **out, char *err,
+         size_t len)
 {
 	struct run *r;
-	uint32_t    i, k;
+	uint32_t    k;
 	int         rv;
 
 	*out = NULL;
@@ -411,7 +423,7 @@ run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
 		return (rv);
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return (-ENOMEM);
-	if ((rv = plan(d, r, q, act, &n, err, len)) != 0) {
+	if ((rv = plan(env, r, q, act, &n, hook, err, len)) != 0) {
 		run_free(r);
 		return (rv);
 	}
@@ -421,27 +433,47 @@ run_plan(struct ocsd *d, const struct run_req *q, struct agent **act,
 			r->bar[r->nbar++] = k;
 	r->bar[r->nbar++] = r->nph;
 	r->node = calloc(n, sizeof(*r->node));
+	r->member = calloc(n, sizeof(*r->member));
 	r->host = calloc(n, sizeof(*r->host));
 	r->nt = calloc(n, sizeof(*r->nt));
-	if (r->node == NULL || r->host == NULL || r->nt == NULL) {
+	if (r->node == NULL || r->member == NULL || r->host == NULL ||
+	    r->nt == NULL) {
 		run_free(r);
 		return (-ENOMEM);
 	}
-	/* The cabling may have changed since an agent joined (SIGHUP). */
-	for (i = 0; i < n; i++)
-		if (agents_ports(d, act[i]) != 0) {
+	memcpy(r->member, act, n * sizeof(*act));
+	for (k = 0; k < n; k++)
+		snprintf(r->host[k], sizeof(r->host[k]), "%s", act[k].host);
+	*out = r;
+	return (0);
+}
+
+int
+run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
+{
+	struct agent *a;
+	uint32_t      i;
+
+	for (i = 0; i < r->n; i++) {
+		a = agents_get(d, r->member[i].id);
+		if (a == NULL || a->fibres_up < a->ntrx) {
 			snprintf(err, len,
-			         "agent %s: a transceiver is no "
-			         "longer cabled in ocsd's configuration",
-			         act[i]->host);
-			run_free(r);
+			         "agent %s (node %u) was lost or unplugged "
+			         "while the run was planned",
+			         r->member[i].host, i);
+			return (-OCSD_EABORT);
+		}
+		/* The cabling may have changed since it joined (SIGHUP). */
+		if (agents_ports(d, a) != 0) {
+			snprintf(err, len,
+			         "agent %s: a transceiver is no longer cabled "
+			         "in ocsd's configuration",
+			         a->host);
 			return (-OCSD_EREQUEST);
 		}
-	for (i = 0; i < n; i++) {
-		r->node[i] = act[i];
-		snprintf(r->host[i], sizeof(r->host[i]), "%s", act[i]->host);
 	}
-	*out = r;
+	for (i = 0; i < r->n; i++)
+		r->node[i] = agents_get(d, r->member[i].id);
 	return (0);
 }
 

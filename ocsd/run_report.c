@@ -16,6 +16,8 @@ run_report(const struct run *r, struct run_report *o)
 	o->matrix = r->matrix_name[0] ? r->matrix_name : NULL;
 	o->topology = r->has_topo ? r->topo.name : NULL;
 	o->nodes = r->n;
+	o->joined = r->joined;
+	o->left_out = r->left_out[0] ? r->left_out : NULL;
 	o->bytes = r->bytes;
 	o->delta_s = r->cp.delta;
 	o->bandwidth_bps = 8.0 / r->cp.beta;

@@ -57,7 +57,7 @@ load(struct run *r, const struct run_req *q, uint32_t joined, char *err,
      size_t len)
 {
 	const char *spec = q->topology;
-	char        gen[256], why[256];
+	char        gen[256], why[256] = "";
 	int         rv;
 
 	if (spec != NULL && spec[strspn(spec, " \t\r\n")] == '{') {
@@ -157,18 +157,18 @@ run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
 
 /* The fewest transceivers among the run's agents. */
 static uint32_t
-min_trx(struct agent **act, uint32_t n)
+min_trx(const struct run_member *act, uint32_t n)
 {
 	uint32_t i, m = UINT32_MAX;
 
 	for (i = 0; i < n; i++)
-		m = act[i]->ntrx < m ? act[i]->ntrx : m;
+		m = act[i].ntrx < m ? act[i].ntrx : m;
 	return (m);
 }
 
 static int
-on_circuits(struct run *r, const struct sched *ts, struct agent **act,
-            char *err, size_t len)
+on_circuits(struct run *r, const struct sched *ts,
+            const struct run_member *act, char *err, size_t len)
 {
 	struct sched_verr ve;
 	uint32_t          k;
@@ -196,8 +196,8 @@ on_circuits(struct run *r, const struct sched *ts, struct agent **act,
 }
 
 int
-run_topo_build(struct run *r, const struct run_req *q, struct agent **act,
-               char *err, size_t len)
+run_topo_build(struct run *r, const struct run_req *q,
+               const struct run_member *act, char *err, size_t len)
 {
 	struct tsyn_params p = {.algo = r->talgo,
 	                        .coll = r->coll,

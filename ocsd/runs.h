@@ -15,9 +15,28 @@
 #include <jansson.h>
 
 #define RUNS_LIST_MAX 200 /* newest reports in one listing */
+/* A line at most: longer ones are skipped unread (a record that would be
+ * longer is kept without its timeline). */
+#define RUNS_LINE_MAX (16 << 20)
 
-/* Append one report; 0 or -errno (logged by the caller). */
+/* Append one report, whole or not at all (a short write is cut back, a
+ * torn last line ended first); 0 or -errno (logged by the caller). */
 int runs_append(const char *path, const json_t *report);
+
+/* Cut a torn last line (a crash mid-write): 0 with *cut bytes removed,
+ * or -errno. */
+int runs_repair(const char *path, size_t *cut);
+
+/* ocsd's hooks (run.h's struct run_hooks): every run's record, and the
+ * intent a run leaves before it changes the switch (with the record it
+ * would be if ocsd stopped then). */
+struct ocsd;
+struct run_report;
+void runs_keep(void *d, const struct run_report *, const char *aborted);
+int  runs_intent(void *d, const struct run_report *, char *err, size_t len);
+/* At start: the torn tail cut, and a run the last ocsd left in progress
+ * (its intent) recorded as interrupted.  Logs what it did. */
+void runs_recover(struct ocsd *);
 
 /*
  * The reports kept: with id 0 the newest RUNS_LIST_MAX, oldest first;

@@ -675,6 +675,10 @@ do_read(struct ocsd *d, struct sw_job *j)
 		return (rv);
 	if (j->op != SW_ADOPT)
 		return (0);
+	/* Whoever asked may refuse it now (a run started meanwhile). */
+	if (j->plan != NULL &&
+	    (rv = j->plan(d, j->arg, NULL, j->err, sizeof(j->err))) != 0)
+		return (rv);
 	nng_mtx_lock(d->mtx);
 	rv = map_copy(&d->desired, &d->live);
 	nng_mtx_unlock(d->mtx);

@@ -42,7 +42,9 @@ typedef int (*sw_plan_fn)(const struct ocsd *d, const void *arg,
 enum sw_op {
 	SW_HOLD,    /* make the switch hold a target, save the desired map */
 	SW_REFRESH, /* read the switch back */
-	SW_ADOPT,   /* read the switch back and make that the desired map */
+	SW_ADOPT,   /* read the switch back and make that the desired map
+	             * (plan, if set, is asked first with t NULL: its
+	             * refusal ends the job) */
 	SW_RELOAD,  /* swap in a new configuration (reconnect if needed) */
 	SW_PORTS,   /* read every port's power and state (st, 1..2N) */
 	SW_FAULT,   /* arm faults on an emulated switch (arg: the spec) */

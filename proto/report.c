@@ -80,6 +80,10 @@ report_to_json(const Ocs__RunReport *rr)
 		SET(o, "matrix", json_string(rr->matrix));
 	if (rr->topology)
 		SET(o, "topology", json_string(rr->topology));
+	if (rr->has_joined)
+		SET(o, "joined", json_integer(rr->joined));
+	if (rr->left_out)
+		SET(o, "left_out", json_string(rr->left_out));
 	if (rr->has_started_unix_ms)
 		SET(o, "started_unix_ms",
 		    json_integer((json_int_t)rr->started_unix_ms));
@@ -360,6 +364,9 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->bytes = unum(&c, o, "bytes", 1, NULL);
 	r->matrix = str(&c, o, "matrix", 0);
 	r->topology = str(&c, o, "topology", 0);
+	r->joined = (uint32_t)unum(&c, o, "joined", 0, &has);
+	r->has_joined = has;
+	r->left_out = str(&c, o, "left_out", 0);
 	r->started_unix_ms = unum(&c, o, "started_unix_ms", 0, &has);
 	r->has_started_unix_ms = has;
 	r->total_s = num(&c, o, "total_s", 1, NULL);

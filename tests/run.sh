@@ -6,12 +6,23 @@
 #
 # Environment: OCS_BIN (programs), OCS_GOLDEN (golden dir), OCS_INSTALL
 # (also check make install; MAKE, BUILD and SAN say how), OCS_README (run
-# that file's sh blocks), OCS_REAP (run each test under it).
+# that file's sh blocks), OCS_REAP (run each test under it), OCS_TEST_LOAD
+# (that many busy loops run beside the tests: a loaded machine, where
+# timing assumptions show; `make test-loaded` runs the suite so 10 times).
 
 pass=0
 fail=0
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+busy=
+trap 'rm -rf "$tmp"; [ -z "$busy" ] || kill $busy 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+i=0
+while [ "$i" -lt "${OCS_TEST_LOAD:-0}" ]; do
+	sh -c 'while :; do :; done' &
+	busy="$busy $!"
+	i=$((i + 1))
+done
+[ -z "$busy" ] || echo "(with ${OCS_TEST_LOAD} busy loops beside the tests)"
 
 for t in "$@"; do
 	name=$(basename "$t")
@@ -33,7 +44,12 @@ for t in "$@"; do
 	printf '%-28s %4d passed %3d failed %4ds\n' "$name" "$p" "$f" \
 		$(($(date +%s) - start))
 	if [ "$f" -ne 0 ]; then
-		sed 's/^/    | /' "$tmp/out" | grep -v '^    | ok ' | tail -n 60
+		# What failed and why (TAP's "not ok" and its "#" lines)
+		# first: a chatty test's log would bury it.
+		grep -A8 '^not ok ' "$tmp/out" | grep -v '^ok ' |
+			sed 's/^/    | /' | head -n 40
+		echo "    | ... the end of its output:"
+		sed 's/^/    | /' "$tmp/out" | grep -v '^    | ok ' | tail -n 30
 	fi
 done
 

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "proto/base/log.h"
+#include "proto/base/mono.h"
 
 /* The one exception to "no global mutable state": set once by main. */
 static struct {
@@ -56,6 +57,41 @@ log_warnx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_WARNING, fmt, ap, NULL);
 	va_end(ap);
+}
+
+void
+log_limit_tick(struct log_limit *l)
+{
+	if (mono_ms() - l->start_ms < LOG_LIMIT_MS)
+		return;
+	if (l->dropped > 0)
+		log_warnx("%u more like \"%s...\" in %d s (a flood: said once "
+		          "a window)",
+		          l->dropped, l->what, LOG_LIMIT_MS / 1000);
+	l->n = l->dropped = 0;
+}
+
+void
+log_warnx_limited(struct log_limit *l, const char *fmt, ...)
+{
+	va_list  ap;
+	char     msg[2048];
+	uint64_t now = mono_ms();
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (now - l->start_ms >= LOG_LIMIT_MS) {
+		log_limit_tick(l);
+		l->start_ms = now;
+	}
+	if (l->n < LOG_LIMIT_BURST) {
+		l->n++;
+		log_warnx("%s", msg);
+		return;
+	}
+	if (l->dropped++ == 0)
+		snprintf(l->what, sizeof(l->what), "%.40s", msg);
 }
 
 void

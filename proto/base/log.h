@@ -11,6 +11,7 @@
 #define OCS_LOG_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 #define LOG_FMT(a, b) __attribute__((__format__(printf, a, b)))
 
@@ -22,6 +23,25 @@ void log_info(const char *, ...) LOG_FMT(1, 2);
 void log_debug(const char *, ...) LOG_FMT(1, 2);
 void log_trace(const char *, ...) LOG_FMT(1, 2);
 void vlog_trace(const char *, va_list) LOG_FMT(1, 0);
+/*
+ * Warnings a stranger can cause (a refused connection, a bad frame) go
+ * through a limiter, one per kind of event, the caller's: at most
+ * LOG_LIMIT_BURST lines every LOG_LIMIT_MS, the rest counted and said in
+ * one line when the next window opens ("... and N more like it").  A
+ * flood then costs a few lines a second, not the disk.  Not locked: the
+ * caller serialises calls on one limiter.
+ */
+#define LOG_LIMIT_BURST 5
+#define LOG_LIMIT_MS    10000
+struct log_limit {
+	uint64_t start_ms;
+	uint32_t n, dropped;
+	char     what[64]; /* the last dropped line's start, for the count */
+};
+void log_warnx_limited(struct log_limit *, const char *, ...) LOG_FMT(2, 3);
+/* Say what the window dropped once it is over, whatever comes next (a
+ * caller's periodic tick). */
+void log_limit_tick(struct log_limit *);
 void fatal(const char *, ...) LOG_FMT(1, 2) __attribute__((__noreturn__));
 void fatalx(const char *, ...) LOG_FMT(1, 2) __attribute__((__noreturn__));
 

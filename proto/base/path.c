@@ -48,18 +48,41 @@ path_default_control(char *buf, size_t len)
 		         (unsigned)geteuid());
 }
 
+static void
+too_big(const char *path, size_t max, char *err, size_t el)
+{
+	if (max >= (1u << 20))
+		snprintf(err, el, "%.300s: larger than %zu MiB", path,
+		         max >> 20);
+	else
+		snprintf(err, el, "%.300s: larger than %zu KiB", path,
+		         max >> 10);
+}
+
 int
 path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
           size_t el)
 {
-	FILE  *f = fopen(path, "rbe");
-	char  *b = NULL;
-	size_t n = 0, cap = 0, r;
-	int    e;
+	FILE       *f = fopen(path, "rbe");
+	char       *b = NULL;
+	size_t      n = 0, cap = 0, r;
+	int         e;
+	struct stat st;
 
 	if (f == NULL) {
 		e = errno;
 		snprintf(err, el, "%.300s: %s", path, strerror(e));
+		return (-e);
+	}
+	/* A file, or a pipe (a shell's <(...)): not a directory, which
+	 * reads as nothing, nor a device, which may never end. */
+	if (fstat(fileno(f), &st) != 0 ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		snprintf(err, el, "%.300s: %s", path,
+		         e == EISDIR ? strerror(e)
+		                     : "not a regular file or a pipe");
+		fclose(f);
 		return (-e);
 	}
 	errno = 0;
@@ -69,9 +92,7 @@ path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
 
 			cap = cap ? 2 * cap : 65536;
 			if (n > max || (nb = realloc(b, cap)) == NULL) {
-				snprintf(err, el,
-				         "%.300s: larger than %zu MiB", path,
-				         max >> 20);
+				too_big(path, max, err, el);
 				free(b);
 				fclose(f);
 				return (-EFBIG);
@@ -89,8 +110,7 @@ path_read(const char *path, size_t max, char **buf, size_t *len, char *err,
 		return (-e);
 	}
 	if (n > max) {
-		snprintf(err, el, "%.300s: larger than %zu MiB", path,
-		         max >> 20);
+		too_big(path, max, err, el);
 		free(b);
 		fclose(f);
 		return (-EFBIG);

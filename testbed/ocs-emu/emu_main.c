@@ -335,7 +335,7 @@ parse_args(int argc, char **argv, struct emu_conf *c, int *verbose,
 	c->boot = OXC_BOOT_RESTORE;
 	snprintf(c->sid, sizeof(c->sid), "OCS-EMU");
 	c->block_bytes = 0; /* unconfirmed for Polatis: off unless asked */
-	c->login_grace_ms = 60000;
+	c->login_grace_ms = 10000;
 	c->idle_timeout_s = 30 * 60;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":dvh", longopts, NULL)) != -1) {

@@ -401,10 +401,35 @@ process(struct srv *sv, struct sess *s)
 		tl1_buf_consume(&s->in, (size_t)e + 1);
 	}
 	if (s->in.len > TL1_MAX_CMD) {
-		log_warnx("tl1[%u]: command longer than %u bytes, closing",
-		          s->id, TL1_MAX_CMD);
+		log_warnx_limited(
+		    &sv->flood,
+		    "tl1[%u]: command longer than %u bytes, closing", s->id,
+		    TL1_MAX_CMD);
 		s->closing = 1;
 	}
+}
+
+/* Connections that have not logged in take MAX_SESS - SESS_RESERVED
+ * sessions at most: the oldest of them gives way to a new one. */
+static void
+make_room(struct srv *sv)
+{
+	int i, n = 0, old = -1;
+
+	for (i = 0; i < MAX_SESS; i++) {
+		if (sv->s[i] == NULL || sv->s[i]->logged_in)
+			continue;
+		n++;
+		if (old < 0 || sv->s[i]->last_ms < sv->s[old]->last_ms)
+			old = i;
+	}
+	if (n < MAX_SESS - SESS_RESERVED || old < 0)
+		return;
+	log_warnx_limited(&sv->flood,
+	                  "tl1: %d connections not logged in: the oldest, "
+	                  "tl1[%u], closed for a new one",
+	                  n, sv->s[old]->id);
+	sess_close(sv, old);
 }
 
 /* A new session on fd (which it owns from here on), or NULL after
@@ -415,10 +440,13 @@ sess_new(struct srv *sv, int fd)
 	struct sess *s;
 	int          i;
 
+	make_room(sv);
 	for (i = 0; i < MAX_SESS && sv->s[i]; i++)
 		;
 	if (i == MAX_SESS || (s = calloc(1, sizeof(*s))) == NULL) {
-		log_warnx("tl1: too many sessions, refusing one");
+		log_warnx_limited(
+		    &sv->flood,
+		    "tl1: %d sessions, all logged in: refusing one", MAX_SESS);
 		close(fd);
 		return (NULL);
 	}
@@ -641,6 +669,7 @@ sess_work(struct srv *sv, uint64_t now)
 {
 	int i;
 
+	log_limit_tick(&sv->flood);
 	for (i = 0; i < MAX_SESS; i++) {
 		struct sess *s = sv->s[i];
 		uint64_t     until;
@@ -667,9 +696,11 @@ sess_work(struct srv *sv, uint64_t now)
 				log_info("tl1[%u]: idle for %us, closing",
 				         s->id, sv->e->idle_timeout_s);
 			else
-				log_info("tl1[%u]: no login within %u ms, "
-				         "closing",
-				         s->id, sv->e->c.login_grace_ms);
+				log_warnx_limited(
+				    &sv->flood,
+				    "tl1[%u]: no login within %u "
+				    "ms, closing",
+				    s->id, sv->e->c.login_grace_ms);
 			sess_close(sv, i);
 		}
 	}

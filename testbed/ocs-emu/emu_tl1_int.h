@@ -13,10 +13,15 @@
 #include <sys/types.h>
 
 #include "ocs-drivers/tl1.h"
+#include "proto/base/log.h"
 #include "testbed/ocs-emu/emu.h"
 
 #define LOG_FMT_(a, b) __attribute__((__format__(printf, a, b)))
 #define MAX_SESS       64
+/* Sessions kept for logged-in users: connections that have not logged
+ * in take the others at most, the oldest giving way to a new one, so a
+ * flood of strangers never locks the switch's controller out. */
+#define SESS_RESERVED 16
 
 struct sess {
 	int            fd;
@@ -38,6 +43,8 @@ struct srv {
 	struct sess                  *s[MAX_SESS];
 	uint32_t                      atag;
 	unsigned                      next_id;
+	struct log_limit              flood; /* strangers' events, said a few
+	                                      * a window */
 };
 
 typedef void (*emu_tl1_fn)(struct srv *, struct sess *, struct tl1_cmd *);

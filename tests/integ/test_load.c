@@ -70,6 +70,111 @@ agents_in(struct rig *r, const char *st)
 	return (n);
 }
 
+static int log_says(const struct proc *, const char *);
+
+/* ocsctl on the rig, in the background (stdout read with proc_line). */
+static int
+ctl_start(struct rig *r, struct proc *p, char *const *args)
+{
+	char bin[256], log[300], *argv[16];
+	int  n = 0;
+
+	argv[n++] = (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin));
+	argv[n++] = "-s";
+	argv[n++] = r->sock;
+	while (*args != NULL && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	snprintf(log, sizeof(log), "%s/ctl-bg.log", r->dir);
+	return (proc_start(p, argv, log));
+}
+
+/* ocsctl status: how long it took (ms), and whether it says planning. */
+static double
+status_ms(struct rig *r, int *planning)
+{
+	uint64_t t0 = mono_us();
+	char    *o, *e;
+
+	assert_int_equal(rig_ctl(r, &o, &e, "status", NULL), 0);
+	*planning = strstr(o, ": planning auto on 128 agents") != NULL;
+	free(o);
+	free(e);
+	return ((mono_us() - t0) / 1e3);
+}
+
+/*
+ * ocsd plans off its lock (issue 34): a skewed run with auto on 128
+ * agents takes seconds to plan, and meanwhile status answers at once and
+ * says how far planning is, and no agent is lost (their heartbeats go
+ * on).  An abort while planning ends the run at once; the plan is
+ * dropped, and the next run starts clean.
+ */
+static void
+test_load_plans_off_the_lock(void **state)
+{
+	struct rig_opts ro = {.switch_time = "0", .no_agents = 1, .quiet = 1};
+	char *const     skew[] = {
+	        "run",     "--algo", "auto", "--matrix", "zipf:128:0.8:1",
+	        "--bytes", "1KiB",   NULL};
+	struct rig *r;
+	struct proc p = {0}, c = {0};
+	char        line[300], *o, *e;
+	double      worst = 0, ms;
+	int         i, planning, seen = 0, rv;
+
+	(void)state;
+	assert_non_null(r = rig_up_opts(128, &ro));
+	assert_int_equal(
+	    load_start(r, &p, "128", "secret", "--duration", "300s"), 0);
+	assert_int_equal(proc_line(&p, line, sizeof(line), 30000), 0);
+	assert_int_equal(ctl_start(r, &c, skew), 0);
+	for (i = 0, rv = -1; i < 3000 && rv == -1; i++) {
+		ms = status_ms(r, &planning);
+		worst = ms > worst ? ms : worst;
+		seen += planning;
+		rv = proc_wait(&c, 20);
+	}
+	if (rv != 0)
+		fail_msg("the skewed run: exit %d", rv);
+	if (seen == 0 || worst > 1000)
+		fail_msg("status while planning: seen %d times, slowest %.1f "
+		         "ms",
+		         seen, worst);
+	assert_int_equal(agents_in(r, "idle"), 128);
+	/* Abort while it plans: at once, and nothing is lost. */
+	assert_int_equal(ctl_start(r, &c, skew), 0);
+	for (i = 0; i < 500; i++) {
+		status_ms(r, &planning);
+		if (planning)
+			break;
+		mono_sleep_ms(10);
+	}
+	assert_true(planning);
+	assert_int_equal(rig_ctl(r, &o, &e, "abort", NULL), 0);
+	free(o);
+	free(e);
+	assert_int_equal(proc_wait(&c, 5000), 1);
+	assert_true(log_says(&c, "aborted while planning"));
+	/* The next run goes once the dropped plan has noticed. */
+	for (i = 0; i < 200; i++) {
+		rv = rig_ctl(r, &o, &e, "run", "--algo", "retri", "--bytes",
+		             "1KiB", NULL);
+		if (rv == 0 || strstr(e, "being planned") == NULL)
+			break;
+		free(o);
+		free(e);
+		mono_sleep_ms(100);
+	}
+	if (rv != 0)
+		fail_msg("the run after an abort while planning: %s", e);
+	free(o);
+	free(e);
+	assert_int_equal(agents_in(r, "idle"), 128);
+	assert_int_equal(proc_stop(&p, SIGTERM), 0);
+	assert_int_equal(rig_down(r), 0);
+}
+
 static void
 test_load_storm_runs_and_loss(void **state)
 {
@@ -176,6 +281,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_load_storm_runs_and_loss),
 	    cmocka_unit_test(test_load_refused),
+	    cmocka_unit_test(test_load_plans_off_the_lock),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -497,6 +497,10 @@ test_bad_input(void **state)
 	bad("--compare", "retri/static", "--compare");
 	bad("--preset", "nope", "--preset \"nope\"");
 	bad("--model", "/nonexistent/model.ini", "--model");
+	/* A file, bounded (issue 34: a directory was taken as an empty
+	 * model, and /dev/urandom read for ever). */
+	bad("--model", "/etc", "--model /etc: Is a directory");
+	bad("--model", "/dev/urandom", "not a regular file");
 	bad("--repeat", "0", "--repeat \"0\"");
 	bad("--rate", "5", "--rate \"5\"");
 	bad("--jobs", "0", "--jobs \"0\"");

@@ -10,6 +10,7 @@
  * faces of ocs-emu are checked to agree too.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ struct fx {
 	char        addr[64], conf[300], sock[320];
 	const char *driver;
 	char        rest[64], swaddr[80]; /* REST ADDR:PORT; conf address */
+	const char *timeout, *poll;       /* [switch] lines; NULL: 1s, 0 */
 };
 
 /* Start ocs-emu; again (after a stop) on the same addresses. */
@@ -129,10 +131,12 @@ write_conf(struct fx *f, const char *path, const char *extra)
 	assert_non_null(c);
 	fprintf(c,
 	        "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
-	        "password = root\ntimeout = 1s\nswitch_time = 5ms\npoll = 0\n"
+	        "password = root\ntimeout = %s\nswitch_time = 5ms\n%s\n"
 	        "[control]\nlisten = %s\n[state]\ndir = %s/state\n%s"
 	        "[cabling]\n",
-	        f->driver, f->swaddr, f->sock, f->dir, extra ? extra : "");
+	        f->driver, f->swaddr, f->timeout ? f->timeout : "1s",
+	        f->poll ? f->poll : "poll = 0", f->sock, f->dir,
+	        extra ? extra : "");
 	for (h = 0; h < 4; h++)
 		for (t = 0; t < 2; t++)
 			fprintf(c, "h%d.%d = %d %d\n", h, t, 2 * h + t + 1,
@@ -427,8 +431,8 @@ static void
 test_ocsd_detaches_when_ready(void **state)
 {
 	struct fx *f = *state;
-	char       bin[256], conf[300], pidf[300], sec[300], sock[320];
-	char      *o, *e;
+	char       bin[PATH_MAX], conf[300], pidf[300], sec[300], sock[320];
+	char       cwd[PATH_MAX], *o, *e;
 	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin)),
 	                "-f",
 	                conf,
@@ -442,6 +446,12 @@ test_ocsd_detaches_when_ready(void **state)
 
 	snprintf(conf, sizeof(conf), "%s/d.conf", f->dir);
 	snprintf(pidf, sizeof(pidf), "%s/ocsd.pid", f->dir);
+	/* ocsd is started from f->dir with "-p ocsd.pid", as the README
+	 * does: removed at exit although the daemon's cwd is / (issue 34:
+	 * it was left behind). */
+	assert_non_null(realpath(argv[0], bin));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	argv[4] = "ocsd.pid";
 	/* A secret others may read: refused by -n and by the start. */
 	snprintf(sec, sizeof(sec), "%s/secret", f->dir);
 	fp = fopen(sec, "w");
@@ -463,7 +473,10 @@ test_ocsd_detaches_when_ready(void **state)
 	assert_int_equal(proc_run(nargv, &o, &e), 0);
 	free(o);
 	free(e);
-	assert_int_equal(proc_run(argv, &o, &e), 0);
+	assert_int_equal(chdir(f->dir), 0);
+	i = proc_run(argv, &o, &e);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(i, 0);
 	free(o);
 	free(e);
 	assert_non_null(fp = fopen(pidf, "r"));
@@ -613,6 +626,90 @@ test_ocsd_switch_unreachable(void **state)
 	assert_int_equal(ctl(f, &o, &e, "connect", "h0.0", "h1.1", NULL), 0);
 	free(o);
 	free(e);
+}
+
+/* Status until it holds needle, for ms at most; 0 when it did. */
+static int
+status_until(struct fx *f, const char *needle, int ms, char *last,
+             size_t len)
+{
+	uint64_t t0 = mono_ms();
+	char    *o, *e;
+	int      hit;
+
+	do {
+		assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
+		hit = strstr(o, needle) != NULL;
+		snprintf(last, len, "%s", o);
+		free(o);
+		free(e);
+		if (hit)
+			return (0);
+		mono_sleep_ms(100);
+	} while (mono_ms() - t0 < (uint64_t)ms);
+	return (-1);
+}
+
+/* A dead switch is found by the next probe, at the default interval
+ * (it was 30 s, status said "connected" all that while); a probe that
+ * hangs leaves the read-back to age, and status says it is overdue. */
+static void
+test_ocsd_status_follows_the_switch(void **state)
+{
+	struct fx *f = *state;
+	char       last[2048];
+
+	proc_stop(&f->ocsd, SIGTERM);
+	f->poll = "# poll: the default";
+	write_conf(f, f->conf, NULL);
+	ocsd_start(f);
+	proc_stop(&f->emu, SIGKILL);
+	if (status_until(f, "NOT CONNECTED", 7000, last, sizeof(last)) != 0)
+		fail_msg("7 s after the switch died, status still says: %s",
+		         last);
+	emu_start(f, 1);
+	assert_int_equal(status_until(f, ": connected", 5000, last,
+	                              sizeof(last)),
+	                 0);
+	/* A switch that stops answering: the probe waits its timeout. */
+	proc_stop(&f->ocsd, SIGTERM);
+	f->poll = "poll = 1s";
+	f->timeout = "8s";
+	write_conf(f, f->conf, NULL);
+	ocsd_start(f);
+	kill(f->emu.pid, SIGSTOP);
+	if (status_until(f, "overdue", 5000, last, sizeof(last)) != 0) {
+		kill(f->emu.pid, SIGCONT);
+		fail_msg("a stopped switch, 5 s on, status says: %s", last);
+	}
+	kill(f->emu.pid, SIGCONT);
+	assert_null(strstr(last, "NOT CONNECTED"));
+	assert_non_null(strstr(last, "read back"));
+}
+
+/* A relative ipc:// socket is the configuration's neighbour, not the
+ * cwd's, and is gone when ocsd stops (issue 34). */
+static void
+test_ocsd_relative_socket(void **state)
+{
+	struct fx  *f = *state;
+	char        abs[320], path[300];
+	struct stat st;
+
+	proc_stop(&f->ocsd, SIGTERM);
+	snprintf(abs, sizeof(abs), "%s", f->sock);
+	snprintf(f->sock, sizeof(f->sock), "ipc://rel-%d.sock", (int)getpid());
+	write_conf(f, f->conf, NULL);
+	snprintf(path, sizeof(path), "%s/rel-%d.sock", f->dir, (int)getpid());
+	snprintf(f->sock, sizeof(f->sock), "ipc://%s", path);
+	ocsd_start(f);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(stat(path + strlen(f->dir) + 1, &st), -1);
+	proc_stop(&f->ocsd, SIGTERM);
+	if (stat(path, &st) == 0)
+		fail_msg("%s left behind", path);
+	snprintf(f->sock, sizeof(f->sock), "%s", abs);
 }
 
 static void
@@ -795,6 +892,11 @@ main(void)
 	    BOTH(test_ocsd_restart_keeps_live_circuits),
 	    BOTH(test_ocsd_holds_outside_changes),
 	    BOTH(test_ocsd_switch_unreachable),
+	    {"test_ocsd_relative_socket", test_ocsd_relative_socket,
+	     setup_polatis, teardown, NULL},
+	    {"test_ocsd_status_follows_the_switch",
+	     test_ocsd_status_follows_the_switch, setup_polatis, teardown,
+	     NULL},
 	    BOTH(test_ocsd_bad_config_and_commands),
 	    {"test_ocsd_ocsctl_manners", test_ocsd_ocsctl_manners,
 	     setup_polatis, teardown, NULL},

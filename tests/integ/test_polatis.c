@@ -325,6 +325,41 @@ test_polatis_login_grace(void **state)
 	close(fd);
 }
 
+/*
+ * A flood of connections that never log in (issue 34: they took all 64
+ * sessions and ocsd showed NOT CONNECTED): the oldest give way, the
+ * driver logs in and works, and the emulator says so in a few lines, not
+ * one a connection.
+ */
+static void
+test_polatis_flood_leaves_room(void **state)
+{
+	struct fx  *f = *state;
+	char        host[64], port[16], cmd[300], *o, *e;
+	char       *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	struct drv *d;
+	uint16_t    map[193];
+	int         fd[150], i;
+
+	assert_int_equal(net_hostport(f->addr, NULL, host, sizeof(host), port,
+	                              sizeof(port)),
+	                 0);
+	for (i = 0; i < 150; i++)
+		assert_true((fd[i] = net_connect(host, port, 2000, -1)) >= 0);
+	mono_sleep_ms(200);
+	d = open_drv(f, "root", 0);
+	assert_int_equal(drv_read_map(d, map, 192), 0);
+	drv_close(d);
+	for (i = 0; i < 150; i++)
+		close(fd[i]);
+	snprintf(cmd, sizeof(cmd), "grep -c tl1 %s", f->emu.log);
+	proc_run(argv, &o, &e);
+	if (atoi(o) > 20)
+		fail_msg("%s lines of ocs-emu's log for a flood of 150", o);
+	free(o);
+	free(e);
+}
+
 int
 main(void)
 {
@@ -341,6 +376,8 @@ main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_polatis_login_grace, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_polatis_flood_leaves_room,
+	                                    setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,9 @@ proc_start(struct proc *p, char *const argv[], const char *errlog)
 	if (p->pid == 0) {
 		int lf = open(p->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
+		/* A test killed (a timeout, a crash) takes its programs with
+		 * it: none is left serving on a port for the next run. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fd[1], 1);
 		if (lf >= 0)
 			dup2(lf, 2);

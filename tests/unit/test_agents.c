@@ -54,6 +54,13 @@ run_where(const struct ocsd *d, uint64_t *id, uint32_t *phase)
 	return (0);
 }
 
+int
+run_planning(const struct ocsd *d, char *buf, size_t len)
+{
+	(void)d, (void)buf, (void)len;
+	return (0);
+}
+
 static void
 ev_poll(void *arg, struct agent *a)
 {

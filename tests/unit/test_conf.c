@@ -164,7 +164,6 @@ test_conf_bad_values(void **state)
 	bad_line("switch", "transport = telnet",
 	         "transport: \"telnet\": expected tcp or ssh");
 	bad_line("control", "listen = http://x", "listen: \"http://x\"");
-	bad_line("state", "dir = relative/path", "dir: \"relative/path\"");
 	bad_line("state", "reconcile = maybe", "reconcile: \"maybe\"");
 	bad_line("nonsense", "a = b", "unknown section [nonsense]");
 	bad_line("cabling", "h0.0 = 9 99",
@@ -324,6 +323,27 @@ test_conf_startup_checks(void **state)
 	                 0);
 	assert_string_equal(c->secret_file, "/etc/x/secret");
 	conf_free(c);
+	/* ...the state directory and ipc:// sockets too (issue 34: a
+	 * relative socket was made in the cwd and left there at exit). */
+	assert_int_equal(conf_parse("[switch]\ndriver = emu\n[control]\n"
+	                            "listen = ipc://run/ctl.sock\n[agents]\n"
+	                            "listen = ipc://ag.sock\n"
+	                            "link = tcp://127.0.0.1:0\n"
+	                            "secret_file = /s\n[state]\ndir = st\n",
+	                            "/etc/x/a.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_string_equal(c->control, "ipc:///etc/x/run/ctl.sock");
+	assert_string_equal(c->agents, "ipc:///etc/x/ag.sock");
+	assert_string_equal(c->link, "tcp://127.0.0.1:0");
+	assert_string_equal(c->state_dir, "/etc/x/st");
+	conf_free(c);
+	/* A key given twice, or under both its names, is refused like a
+	 * section given twice: which one wins would be the file's order. */
+	refused("[switch]\ndriver = emu\npoll = 1s\npoll = 2s\n",
+	        "a.conf:4: poll: \"2s\": given twice in [switch]");
+	refused("[switch]\ndriver = emu\n[agents]\nlisten = ipc:///x\n"
+	        "link = tcp://h:3\nbarrier = tcp://h:4\nsecret_file = /s\n",
+	        "barrier: \"tcp://h:4\": given twice in [agents]");
 }
 
 #define CALIENT                                                               \

@@ -51,6 +51,23 @@ agents_active(struct ocsd *d, struct agent **out, uint32_t cap)
 	return (i);
 }
 
+/* Every agent of the test takes part. */
+uint32_t
+agents_left_out(struct ocsd *d, char *buf, size_t len)
+{
+	(void)d;
+	if (len)
+		buf[0] = '\0';
+	return (NAG);
+}
+
+struct agent *
+agents_get(struct ocsd *d, uint32_t id)
+{
+	(void)d;
+	return (id >= 1 && id <= NAG ? &ag[id - 1] : NULL);
+}
+
 int
 agents_ports(const struct ocsd *d, struct agent *a)
 {
@@ -150,7 +167,8 @@ run_done(void *arg, int rv, const char *why, const struct run_report *rep)
 	p->rv = rv;
 	if (why != NULL)
 		snprintf(p->err, sizeof(p->err), "%s", why);
-	reply_run(&p->rep, rep);
+	if (rep != NULL)
+		reply_run(&p->rep, rep);
 }
 
 static int
@@ -182,6 +200,7 @@ setup(void **state)
 		snprintf(ag[i].host, sizeof(ag[i].host), "h%u", i);
 		ag[i].id = i + 1;
 		ag[i].ntrx = 2;
+		ag[i].fibres_up = 2;
 		ag[i].node = -1;
 		ag[i].ready = AG_NONE;
 	}
@@ -218,13 +237,23 @@ start(struct fx *f, const char *reconfig)
 {
 	struct run_req          q = {.algo = "retri", .bytes = 4096};
 	const struct run_waiter w = {.arg = &f->p, .done = run_done};
+	int                     i, started;
 
 	snprintf(q.reconfig, sizeof(q.reconfig), "%s", reconfig);
 	reply_init(&f->p.rep);
 	nng_mtx_lock(f->d.mtx);
 	assert_int_equal(
 	    run_start(&f->d, &q, &w, f->aio, f->p.err, sizeof(f->p.err)), 0);
+	/* Planned off the lock: it starts once the planner is done. */
+	for (i = 0; i < 500 && f->d.runner->run == NULL; i++) {
+		nng_mtx_unlock(f->d.mtx);
+		mono_sleep_ms(2);
+		nng_mtx_lock(f->d.mtx);
+	}
+	started = f->d.runner->run != NULL;
 	nng_mtx_unlock(f->d.mtx);
+	if (!started)
+		fail_msg("not started: %s", f->p.err);
 }
 
 /* What an agent's Poll and Ready look like to the runner. */

@@ -210,6 +210,16 @@ test_model_file(void **state)
 	assert_non_null(strstr(err, ":2: section [run]"));
 	model_file("[model]\nname = a,b\n", err, sizeof(err), -1);
 	assert_non_null(strstr(err, ":2: name"));
+	/* Bounded: a model is a few lines. */
+	{
+		char *big = malloc(CMODEL_MAX_BYTES + 2);
+
+		memset(big, ';', CMODEL_MAX_BYTES + 1);
+		big[CMODEL_MAX_BYTES + 1] = '\0';
+		model_file(big, err, sizeof(err), -1);
+		assert_non_null(strstr(err, "larger than 64 KiB"));
+		free(big);
+	}
 }
 
 /* A point is the library's optimum: R* and its cost. */
