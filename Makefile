@@ -239,13 +239,19 @@ OCSD_SRCS := \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
 	ocsd/runs.c \
-	ocsd/runs_keep.c
+	ocsd/runs_keep.c \
+	ocsd/ev.c
+# What ocsctl and ocs-web share: the control client and the output (one
+# JSON for both, ocs-web's endpoints being ocsctl -j's answers).
+CTLC_SRCS := \
+	ocsd/ctlc.c \
+	ocsd/ocsctl_out.c \
+	ocsd/ocsctl_print.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
 	ocsd/ocsctl_cmd.c \
-	ocsd/ocsctl_out.c \
-	ocsd/ocsctl_print.c
+	$(CTLC_SRCS)
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
@@ -458,11 +464,12 @@ TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_job.o run_topo.o \
-	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
+	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o ev.o) \
+	$(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
-	conf.o err.o \
+	conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lcrypt -lm
