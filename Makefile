@@ -255,7 +255,7 @@ OCSCTL_SRCS := \
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
-	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load
+	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load $(BIN)/ocs-web
 
 LOAD_SRCS := testbed/load/load.c testbed/load/ocs_load.c
 
@@ -305,6 +305,21 @@ $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 $(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) \
 		$(BUILD)/collectives/tmat_load.o $(MSG_LIB) $(COLL_LIB) \
 		$(BASE_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
+
+# ocs-web: the live view beside ocsd (its page is ocsd/www/).
+WEB_SRCS := \
+	ocsd/web_main.c \
+	ocsd/web_srv.c \
+	ocsd/web_http.c \
+	ocsd/web_api.c \
+	ocsd/web_feed.c
+$(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
+$(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
+		$(MSG_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
@@ -531,7 +546,8 @@ $(BUILD)/bench/bench_sweep: $(BUILD)/tests/bench/bench_sweep.o \
 ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
-	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
+	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(WEB_SRCS) $(SWEEP_SRCS) \
+	proto/msg.c \
 	$(LOAD_SRCS) proto/auth.c proto/chakra.c \
 	proto/link.c proto/plan.c proto/alink.c proto/amsg.c \
 	$(AGENT_SRCS) \

@@ -102,6 +102,10 @@ ev_since(const struct ev *e, uint64_t since, struct ev_rec *out, size_t cap,
 		return (0);
 	/* The oldest kept is seq - EV_RING + 1. */
 	first = e->seq >= EV_RING ? e->seq - EV_RING + 1 : 1;
+	/* Too many to answer at once count as missed too: the watcher
+	 * gets the newest and reads the state again. */
+	if (e->seq - since > cap && e->seq - cap + 1 > first)
+		first = e->seq - cap + 1;
 	if (since + 1 < first) {
 		*lost = 1;
 		since = first - 1;

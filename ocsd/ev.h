@@ -55,7 +55,8 @@ void ev_say(struct ev *, const char *kind, const char *what, const char *host,
 
 /* The events after since into out[0..cap), oldest first; their count.
  * *last is the newest event's number, *lost whether some after since
- * are no longer kept. */
+ * are not among them (no longer kept, or more than cap: the newest cap
+ * are given). */
 size_t ev_since(const struct ev *, uint64_t since, struct ev_rec *out,
                 size_t cap, uint64_t *last, int *lost);
 
