@@ -8,6 +8,7 @@
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
 #   make run-netns the demo on the namespace testbed (root)
+#   make web      the demo testbed with its live view (ocs-web), until Ctrl-C
 #   make bench    benchmarks, printed as tables
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
 #   make deps     install missing Debian packages with apt-get
@@ -36,7 +37,8 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
 	libisal-dev libssh-dev libcrypt-dev \
-	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
+	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox \
+	libpng-dev chromium chromium-driver
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -82,6 +84,7 @@ PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
 	$(shell $(PKG_CONFIG) --libs libssl libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
+PNG_LIBS := $(shell $(PKG_CONFIG) --libs libpng)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 # CRC32C of the agents' frames (agent/crc32c.c).
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
@@ -433,7 +436,8 @@ INTEG_TESTS := \
 	ocs_sweep \
 	relay \
 	netns \
-	load
+	load \
+	web
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -506,6 +510,9 @@ INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
+# Headless Chromium through chromedriver; screenshots read with libpng.
+INTEG_DEPS_web := $(BUILD)/tests/lib/wd.o
+INTEG_LIBS_web := $(PNG_LIBS)
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
@@ -514,7 +521,7 @@ $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(TEST_LDLIBS)
+		$(TEST_LDLIBS) $(INTEG_LIBS_$*)
 
 # Every test, bench and make run runs under reap, which fails when it
 # leaves a process behind (tests/lib/reap.c).
@@ -554,7 +561,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c tests/lib/emutest.c \
-	tests/lib/tl1dev.c \
+	tests/lib/tl1dev.c tests/lib/wd.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
@@ -581,7 +588,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean
+.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean web
 
 all: $(PROGS)
 
@@ -607,6 +614,10 @@ test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
+
+# The demo testbed with ocs-web beside ocsd, until Ctrl-C.
+web: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-web.sh $(BIN)
 
 # The namespace testbed (root): hosts in network namespaces, the kernel
 # datapath, agents on raw Ethernet.
@@ -878,7 +889,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

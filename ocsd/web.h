@@ -25,17 +25,18 @@
 #include "ocsd/ctlc.h"
 #include "ocsd/web_http.h"
 
-#define WEB_CONN_MAX   512   /* connections at once; more get a 503 */
-#define WEB_SSE_MAX    128   /* event streams at once */
-#define WEB_JOBS_MAX   64    /* endpoint requests waiting for ocsd */
-#define WEB_WORKERS    2     /* requests to ocsd at once */
-#define WEB_HEAD_MS    10000 /* a request head must come within this */
-#define WEB_IDLE_MS    60000 /* a kept-alive connection idle this long */
-#define WEB_SSE_PEND   (4u << 20) /* unsent stream bytes before a slow
+#define WEB_CONN_MAX 512   /* connections at once; more get a 503 */
+#define WEB_SSE_MAX  128   /* event streams at once */
+#define WEB_JOBS_MAX 64    /* endpoint requests waiting for ocsd */
+#define WEB_WORKERS  2     /* requests to ocsd at once */
+#define WEB_HEAD_MS  10000 /* a request head must come within this */
+#define WEB_IDLE_MS  60000 /* a kept-alive connection idle this long */
+#define WEB_SSE_PEND                                                          \
+	(4u << 20)               /* unsent stream bytes before a slow
                                    * reader is dropped */
-#define WEB_FILE_MAX   (32u << 20) /* a sweep or plan file served */
-#define WEB_LIST_MAX   16    /* --sweep and --plan each */
-#define WEB_HISTORY    200   /* events kept for pages that come later */
+#define WEB_FILE_MAX (32u << 20) /* a sweep or plan file served */
+#define WEB_LIST_MAX 16          /* --sweep and --plan each */
+#define WEB_HISTORY  200         /* events kept for pages that come later */
 
 /* What the feed keeps and streams (event: NAME). */
 enum web_snap {
@@ -48,10 +49,10 @@ enum web_snap {
 };
 
 struct web_opts {
-	const char *listen; /* HOST:PORT */
-	const char *assets; /* the page's directory */
-	const char *tls;    /* certificate and key (PEM), or NULL */
-	const char *auth_file; /* user:password, or NULL */
+	const char *listen;        /* HOST:PORT */
+	const char *assets;        /* the page's directory */
+	const char *tls;           /* certificate and key (PEM), or NULL */
+	const char *auth_file;     /* user:password, or NULL */
 	char        auth_b64[400]; /* "Basic ..." expected, or "" */
 	const char *sweeps[WEB_LIST_MAX];
 	int         nsweeps;
@@ -93,14 +94,14 @@ struct web {
 	struct wjob *jobs, *jobs_tail, *done;
 	int          njobs;
 	struct wmsg *bcast, *bcast_tail;
-	char        *snap[WEB_NSNAP]; /* compact JSON, the latest */
+	char        *snap[WEB_NSNAP];      /* compact JSON, the latest */
 	char        *history[WEB_HISTORY]; /* events' compact JSON */
 	int          nhist, hist_at;
 	int          stop;
 	nng_thread  *workers[WEB_WORKERS];
 	nng_thread  *feed;
 	int          feed_done; /* the feed's thread has ended */
-	uint64_t     feed_seq; /* ocsd's last event seen */
+	uint64_t     feed_seq;  /* ocsd's last event seen */
 };
 
 /* web_srv.c: listen (0 or -1 with the error said), serve until SIGINT or
@@ -122,9 +123,9 @@ void web_workers_stop(struct web *);
  * 0 when none is left.  Under no lock (takes mtx). */
 uint64_t web_take_done(struct web *, char **resp, size_t *len);
 /* A whole response: head and body (malloc'd) into *resp. 0 or -ENOMEM. */
-int web_response(int status, const char *type, const char *body,
-                 size_t blen, int keep_alive, int head_only,
-                 const char *extra, char **resp, size_t *len);
+int web_response(int status, const char *type, const char *body, size_t blen,
+                 int keep_alive, int head_only, const char *extra, char **resp,
+                 size_t *len);
 
 /* web_feed.c: the feed's thread; it stops with w->stop. */
 int  web_feed_start(struct web *);

@@ -23,7 +23,7 @@
 
 struct wjob {
 	uint64_t     conn;
-	int          op; /* OCS__CTL_REQUEST__OP__* */
+	int          op;   /* OCS__CTL_REQUEST__OP__* */
 	int          kind; /* enum out_kind */
 	uint64_t     run_id;
 	int          keep_alive, head_only;
@@ -101,8 +101,8 @@ list(const char *const *names, int n, const struct web_req *r, char **resp,
 	int     i, rv;
 
 	for (i = 0; a != NULL && i < n; i++)
-		json_array_append_new(a, json_pack("{s:i,s:s}", "n", i,
-		                                   "name", names[i]));
+		json_array_append_new(
+		    a, json_pack("{s:i,s:s}", "n", i, "name", names[i]));
 	if (a == NULL || (s = json_dumps(a, JSON_COMPACT)) == NULL) {
 		json_decref(a);
 		return (503);
@@ -116,10 +116,10 @@ list(const char *const *names, int n, const struct web_req *r, char **resp,
 /* /api/sweep?n=I&file=sweep.csv|meta.json, /api/plan?n=I: a file given
  * on the command line, never a path the browser names. */
 static int
-given_file(const char *const *names, int n, const struct web_req *r,
-           int sweep, char **resp, size_t *len)
+given_file(const char *const *names, int n, const struct web_req *r, int sweep,
+           char **resp, size_t *len)
 {
-	char  idx[8], file[16] = "", path[4200], *b = NULL, *e;
+	char   idx[8], file[16] = "", path[4200], *b = NULL, *e;
 	size_t bl = 0;
 	long   i;
 	int    rv;
@@ -192,8 +192,8 @@ queue(struct web *w, uint64_t conn, int op, int kind, uint64_t run_id,
 }
 
 int
-web_route(struct web *w, uint64_t conn, const struct web_req *r,
-          char **resp, size_t *len)
+web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
+          size_t *len)
 {
 	const char *p = r->path;
 	char       *e;
@@ -206,9 +206,9 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r,
 		    (strcmp(p, "/") == 0 &&
 		     strcmp(w->assets[i].name, "/index.html") == 0))
 			return (web_response(200, w->assets[i].type,
-			                     w->assets[i].data, w->assets[i].len,
-			                     r->keep_alive, r->head, NULL, resp,
-			                     len) == 0
+			                     w->assets[i].data,
+			                     w->assets[i].len, r->keep_alive,
+			                     r->head, NULL, resp, len) == 0
 			            ? 0
 			            : 503);
 	for (i = 0; i < sizeof(api) / sizeof(api[0]); i++)
@@ -226,10 +226,11 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r,
 	if (strcmp(p, "/api/plans") == 0)
 		return (list(w->o->plans, w->o->nplans, r, resp, len));
 	if (strcmp(p, "/api/sweep") == 0)
-		return (given_file(w->o->sweeps, w->o->nsweeps, r, 1, resp,
-		                   len));
+		return (
+		    given_file(w->o->sweeps, w->o->nsweeps, r, 1, resp, len));
 	if (strcmp(p, "/api/plan") == 0)
-		return (given_file(w->o->plans, w->o->nplans, r, 0, resp, len));
+		return (
+		    given_file(w->o->plans, w->o->nplans, r, 0, resp, len));
 	return (404);
 }
 
@@ -256,7 +257,8 @@ answer(struct web *w, struct wjob *j)
 	rv = ctlc_call(&w->o->ctl, &q, "ocsd", &rep, err, sizeof(err),
 	               &refused);
 	if (rv == 0) {
-		ocsctl_print(&out, (enum out_kind)j->kind, rep->ctl_reply, &po);
+		ocsctl_print(&out, (enum out_kind)j->kind, rep->ctl_reply,
+		             &po);
 		msg_free(rep);
 	} else {
 		status = !refused ? 502 : j->run_id ? 404 : 400;
@@ -350,8 +352,9 @@ web_take_done(struct web *w, char **resp, size_t *len)
 	*resp = j->resp;
 	*len = j->resp ? j->len : 0;
 	if (j->resp == NULL) { /* out of memory: the head alone */
-		*resp = strdup("HTTP/1.1 503 Service Unavailable\r\n"
-		               "Content-Length: 0\r\nConnection: close\r\n\r\n");
+		*resp =
+		    strdup("HTTP/1.1 503 Service Unavailable\r\n"
+		           "Content-Length: 0\r\nConnection: close\r\n\r\n");
 		*len = *resp ? strlen(*resp) : 0;
 	}
 	free(j);

@@ -50,8 +50,8 @@ pct_decode(const char *s, size_t n, char *out, size_t len, int plus)
 
 /* The request line: METHOD SP TARGET SP HTTP/1.x.  0 or -status. */
 static int
-request_line(const char *l, size_t n, struct web_req *r, int *minor,
-             char *why, size_t whylen)
+request_line(const char *l, size_t n, struct web_req *r, int *minor, char *why,
+             size_t whylen)
 {
 	const char *sp1 = memchr(l, ' ', n), *sp2, *q, *t;
 	size_t      tlen;
@@ -138,15 +138,15 @@ header(const char *l, size_t n, struct web_req *r, char *why, size_t whylen)
 		e--;
 	vl = (size_t)(e - v);
 #define IS(h) (nl == sizeof(h) - 1 && strncasecmp(l, h, nl) == 0)
-#define COPY(f)                                                          \
-	do {                                                             \
-		if (vl >= sizeof(f)) {                                   \
-			snprintf(why, whylen, "header %.*s too long",    \
-			         (int)nl, l);                            \
-			return (-431);                                   \
-		}                                                        \
-		memcpy(f, v, vl);                                        \
-		f[vl] = '\0';                                            \
+#define COPY(f)                                                               \
+	do {                                                                  \
+		if (vl >= sizeof(f)) {                                        \
+			snprintf(why, whylen, "header %.*s too long",         \
+			         (int)nl, l);                                 \
+			return (-431);                                        \
+		}                                                             \
+		memcpy(f, v, vl);                                             \
+		f[vl] = '\0';                                                 \
 	} while (0)
 	if (IS("Host"))
 		COPY(r->host);
@@ -243,8 +243,8 @@ web_query(const char *query, const char *key, char *out, size_t len)
 		size_t      n = amp ? (size_t)(amp - p) : strlen(p);
 
 		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=')
-			return (pct_decode(p + kl + 1, n - kl - 1, out, len,
-			                   1));
+			return (
+			    pct_decode(p + kl + 1, n - kl - 1, out, len, 1));
 		if (n == kl && strncmp(p, key, kl) == 0)
 			return (pct_decode("", 0, out, len, 1));
 		p = amp ? amp + 1 : NULL;

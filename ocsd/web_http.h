@@ -17,11 +17,11 @@ struct web_req {
 	char   path[256];  /* decoded, no query; always begins with '/' */
 	char   query[512]; /* raw, after '?' */
 	char   host[128];
-	char   auth[256];  /* the Authorization header's value */
+	char   auth[256];   /* the Authorization header's value */
 	char   last_id[24]; /* Last-Event-ID (an event stream resumed) */
 	int    keep_alive;
-	int    head;       /* HEAD: the head of the GET answer only */
-	size_t body;       /* Content-Length said (refused when not 0) */
+	int    head; /* HEAD: the head of the GET answer only */
+	size_t body; /* Content-Length said (refused when not 0) */
 };
 
 /*

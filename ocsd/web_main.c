@@ -65,7 +65,8 @@ load_assets(struct web *w, const char *dir)
 		fseek(f, 0, SEEK_SET);
 		w->assets[i].name = files[i].name;
 		w->assets[i].type = files[i].type;
-		if (n < 0 || (w->assets[i].data = malloc((size_t)n + 1)) == NULL ||
+		if (n < 0 ||
+		    (w->assets[i].data = malloc((size_t)n + 1)) == NULL ||
 		    fread(w->assets[i].data, 1, (size_t)n, f) != (size_t)n) {
 			fclose(f);
 			log_warnx("web: reading %s failed", path);
@@ -185,7 +186,8 @@ parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
 		case O_PLAN:
 			if ((c == O_SWEEP ? o->nsweeps : o->nplans) ==
 			    WEB_LIST_MAX) {
-				fprintf(stderr, "ocs-web: at most %d of each\n",
+				fprintf(stderr,
+				        "ocs-web: at most %d of each\n",
 				        WEB_LIST_MAX);
 				exit(2);
 			}

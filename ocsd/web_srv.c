@@ -138,15 +138,14 @@ host_ok(const struct web *w, const char *host)
 static void
 start_stream(struct web *w, struct wconn *c)
 {
-	static const char head[] =
-	    "HTTP/1.1 200 OK\r\n"
-	    "Content-Type: text/event-stream\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
-	    "Connection: keep-alive\r\n\r\n"
-	    "retry: 1000\n\n";
-	char  *s;
-	size_t n;
+	static const char head[] = "HTTP/1.1 200 OK\r\n"
+	                           "Content-Type: text/event-stream\r\n"
+	                           "Cache-Control: no-store\r\n"
+	                           "X-Content-Type-Options: nosniff\r\n"
+	                           "Connection: keep-alive\r\n\r\n"
+	                           "retry: 1000\n\n";
+	char             *s;
+	size_t            n;
 
 	if (w->nsse >= WEB_SSE_MAX) {
 		conn_error(c, 503, "too many event streams at once");
@@ -444,8 +443,8 @@ web_serve(struct web *w)
 			if (c->off < c->len || c->closing ||
 			    (c->io.want_write && !c->tls_done))
 				ev |= POLLOUT;
-			pfd[3 + i] = (struct pollfd){.fd = c->io.fd,
-			                             .events = ev};
+			pfd[3 + i] =
+			    (struct pollfd){.fd = c->io.fd, .events = ev};
 		}
 		n = w->nconn;
 		if (poll(pfd, (nfds_t)(3 + n), 1000) < 0 && errno != EINTR)

@@ -122,8 +122,11 @@
     const p = d.pinfo.get(port);
     if (!p) return '';
     if (p.failed) return 'failed';
-    const cabled = d.trx.has((port <= d.n ? 'i' : 'o') + port);
-    if (cabled && (p.dbm === null || p.dbm <= -40)) return 'dark';
+    // Dark: a transmitter cabled to an ingress sends no light, or a
+    // patched egress gets none (an unpatched egress is dark by design).
+    const lit = p.dbm !== null && p.dbm !== undefined && p.dbm > -40;
+    if (port <= d.n && d.trx.has('i' + port) && !lit) return 'dark';
+    if (port > d.n && p.peer && !lit) return 'dark';
     return '';
   }
 
@@ -138,9 +141,9 @@
       `, ${d.n}×${d.m}, ` + (show.in_sync === undefined ? 'map unknown'
         : show.in_sync ? 'in sync with the desired map' : 'DIVERGED from the desired map');
     const cv = $('matrix');
-    const fit = Math.max(1, Math.floor(Math.min(900, window.innerWidth - 80) / Math.max(1, d.m + 4)));
+    const fit = Math.max(1, Math.min(24, Math.floor(Math.min(900, window.innerWidth - 80) / Math.max(1, d.m + 4))));
     const px = zoom || fit;
-    const pad = 4 * px > 12 ? 4 * px : 12;
+    const pad = 12;
     cv.width = pad + d.m * px + 1;
     cv.height = pad + d.n * px + 1;
     cv.dataset.px = px;
@@ -537,7 +540,7 @@
       const cx = 10 + k * cw + cw / 2, cy = R + 30;
       const pt = (i) => [cx + R * Math.cos(2 * Math.PI * i / n - Math.PI / 2), cy + R * Math.sin(2 * Math.PI * i / n - Math.PI / 2)];
       g.fillStyle = '#111'; g.font = '12px sans-serif';
-      g.fillText(`phase ${ph.phase !== undefined ? ph.phase : k}` + (ph.reconfigure || ph.reconfigured || ph.circuits_set ? ' (set)' : ''), cx - R, 14);
+      g.fillText(`phase ${ph.phase !== undefined ? ph.phase : k}` + (ph.circuits ? ' (' + ph.circuits + ')' : ''), cx - R, 14);
       (ph.transfers || ph.nodes || []).forEach((t) => {
         (t.transfers || [t]).forEach((x) => {
           const src = x.src !== undefined ? x.src : t.node, dst = x.dst !== undefined ? x.dst : x.peer;
