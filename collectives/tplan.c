@@ -387,9 +387,12 @@ tplan_run(const struct plan_opts *o)
 		rv = 1;
 	} else if (rv == 0 && o->export_fmt &&
 	           strcmp(o->export_fmt, "msccl") == 0) {
-		if (msccl_write(&s, q.bytes, o->export_file, err,
+		struct msccl_opts mo;
+
+		plan_msccl_opts(o, &mo);
+		if (msccl_write(&s, q.bytes, &mo, o->export_file, err,
 		                sizeof(err)) != 0) {
-			fprintf(stderr, "ocs-plan: --export msccl: %s\n", err);
+			fprintf(stderr, "ocs-plan: --export %s\n", err);
 			rv = 1;
 		}
 	} else if (rv == 0 && o->export_fmt && o->chakra &&
