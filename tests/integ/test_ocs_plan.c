@@ -647,6 +647,9 @@ test_ocs_plan_teccl_input(void **state)
 	assert_int_equal(o.status, 0);
 	assert_non_null(
 	    strstr(o.e, "TE-CCL input: NDv2, 2 chunks of 59.6 MiB"));
+	/* Not TE-CCL's 2-chassis matrix: said at import. */
+	assert_non_null(strstr(o.e, "note: TE-CCL's NDv2 with 2 chassis is a "
+	                            "fixed 16-node matrix"));
 	assert_non_null(strstr(o.o, "on ndv2:2: 16 GPUs"));
 	assert_non_null(strstr(o.o, "2 chunks per GPU"));
 	out_free(&o);
