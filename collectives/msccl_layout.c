@@ -385,7 +385,8 @@ alloc(struct mlay *l, const struct msteps *src)
 	l->tbs = calloc(n, sizeof(*l->tbs));
 	if (!l->v.st || !l->pos || !l->dfirst || !l->dl || !l->nop || !l->tbs)
 		return (-ENOMEM);
-	memcpy(l->v.st, src->st, src->n * sizeof(*src->st));
+	if (src->n > 0)
+		memcpy(l->v.st, src->st, src->n * sizeof(*src->st));
 	l->v.n = l->v.cap = src->n;
 	return (0);
 }

@@ -283,6 +283,7 @@ msccl_merge(struct mlay *l, int pair, uint32_t max_cnt)
 		if (l->lead[v->st[i].orig] == v->st[i].orig)
 			v->st[j++] = v->st[i];
 	v->n = j;
-	qsort(l->xd, l->nxd, sizeof(*l->xd), cmp_xd);
+	if (l->nxd > 1)
+		qsort(l->xd, l->nxd, sizeof(*l->xd), cmp_xd);
 	return (0);
 }

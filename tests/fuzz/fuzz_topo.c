@@ -66,8 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		rv = topo_taccl_parse(text, strlen(text), sk,
 		                      sk ? strlen(sk) : 0, &t, note,
 		                      sizeof(note), err, sizeof(err));
-	}
-	else
+	} else
 		rv = topo_parse(text, len - 1, &t, err, sizeof(err));
 	if (rv == 0) {
 		check(&t);
