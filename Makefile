@@ -165,6 +165,9 @@ COLL_SRCS := \
 	collectives/skew_reuse.c \
 	collectives/msccl.c \
 	collectives/msccl_xml.c \
+	collectives/msccl_play.c \
+	collectives/msccl_layout.c \
+	collectives/msccl_merge.c \
 	collectives/msccl_topo.c \
 	collectives/tsyn_circ.c \
 	collectives/skew_servers.c

@@ -80,7 +80,8 @@ load_teccl(const char *spec, const struct topo_teccl *x, struct topo *t,
 
 /* PROFILE,SKETCH: a TACCL profile and its sketch. */
 static int
-load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
+load_taccl_pair(const char *spec, struct topo *t, char *note, size_t notelen,
+                char *err, size_t errlen)
 {
 	char  *pf = strdup(spec), *sk, *pb = NULL, *sb = NULL, why[400];
 	size_t pl = 0, sl = 0;
@@ -92,8 +93,8 @@ load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
 	*sk++ = '\0';
 	if ((rv = path_read(pf, 16u << 20, &pb, &pl, why, sizeof(why))) == 0 &&
 	    (rv = path_read(sk, 16u << 20, &sb, &sl, why, sizeof(why))) == 0 &&
-	    (rv = topo_taccl_parse(pb, pl, sb, sl, t, why, sizeof(why))) ==
-	        -ENOENT)
+	    (rv = topo_taccl_parse(pb, pl, sb, sl, t, note, notelen, why,
+	                           sizeof(why))) == -ENOENT)
 		snprintf(why, sizeof(why),
 		         "%s: not a TACCL profile (PROFILE,SKETCH)", pf);
 	if (rv != 0)
@@ -107,12 +108,12 @@ load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
 int
 tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 {
-	return (tplan_load_teccl(spec, t, NULL, err, errlen));
+	return (tplan_load_teccl(spec, t, NULL, NULL, 0, err, errlen));
 }
 
 int
 tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
-                 char *err, size_t errlen)
+                 char *note, size_t notelen, char *err, size_t errlen)
 {
 	struct topo_teccl x;
 	char              file[64], path[PATH_MAX + 64], why[400];
@@ -121,6 +122,8 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 	int               rv;
 	const char       *src = spec;
 
+	if (note != NULL && notelen > 0)
+		note[0] = '\0';
 	if ((rv = topo_generate(spec, t, why, sizeof(why))) != -ENOENT) {
 		if (rv != 0)
 			snprintf(err, errlen, "--topology \"%s\": %s", spec,
@@ -128,7 +131,7 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 		return (rv);
 	}
 	if (strchr(spec, ',') != NULL)
-		return (load_taccl_pair(spec, t, err, errlen));
+		return (load_taccl_pair(spec, t, note, notelen, err, errlen));
 	if (topo_builtin_file(spec, file, sizeof(file)) != NULL) {
 		if (builtin_path(file, path, sizeof(path)) != 0) {
 			snprintf(err, errlen,
@@ -155,13 +158,15 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 		free(buf);
 		if (rv == 0 && inst != NULL)
 			*inst = x;
+		if (rv == 0 && note != NULL)
+			snprintf(note, notelen, "%s", x.note);
 		if (rv == 0)
 			return (load_teccl(spec, &x, t, err, errlen));
 		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
 		return (rv);
 	}
-	if ((rv = topo_taccl_parse(buf, len, NULL, 0, t, why, sizeof(why))) ==
-	    -ENOENT)
+	if ((rv = topo_taccl_parse(buf, len, NULL, 0, t, note, notelen, why,
+	                           sizeof(why))) == -ENOENT)
 		rv = topo_parse(buf, len, t, why, sizeof(why));
 	free(buf);
 	if (rv != 0)
@@ -297,7 +302,7 @@ tplan_run(const struct plan_opts *o)
 	struct tsyn_params q;
 	struct topo        t;
 	struct sched       s;
-	char               err[600], b1[32], b2[32], b3[32];
+	char               err[600], note[600], b1[32], b2[32], b3[32];
 	double             t0, syn_s, done_s, bound;
 	uint32_t           slots = 0;
 	int                rv, valid, exh;
@@ -309,11 +314,14 @@ tplan_run(const struct plan_opts *o)
 	q.bytes = o->bytes;
 	q.chunks = o->chunks;
 	memset(&tx, 0, sizeof(tx));
-	if ((rv = tplan_load_teccl(o->topology, &t, &tx, err, sizeof(err))) !=
-	    0) {
+	if ((rv = tplan_load_teccl(o->topology, &t, &tx, note, sizeof(note),
+	                           err, sizeof(err))) != 0) {
 		fprintf(stderr, "ocs-plan: %s\n", err);
 		return (2);
 	}
+	if (note[0] != '\0')
+		fprintf(stderr, "ocs-plan: --topology \"%s\": note: %s\n",
+		        o->topology, note);
 	if (tx.num_chunks && (rv = teccl_instance(o, &tx, &t, &q)) != 0) {
 		topo_free(&t);
 		return (rv);
@@ -352,6 +360,9 @@ tplan_run(const struct plan_opts *o)
 		if (j != NULL && s.horizon)
 			json_object_set_new(j, "horizon",
 			                    json_integer(s.horizon));
+		if (j != NULL && note[0] != '\0')
+			json_object_set_new(j, "import_note",
+			                    json_string(note));
 		if (j != NULL && o->steps)
 			json_object_set_new(j, "steps", steps_json(&s));
 		if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0)
@@ -387,9 +398,12 @@ tplan_run(const struct plan_opts *o)
 		rv = 1;
 	} else if (rv == 0 && o->export_fmt &&
 	           strcmp(o->export_fmt, "msccl") == 0) {
-		if (msccl_write(&s, q.bytes, o->export_file, err,
+		struct msccl_opts mo;
+
+		plan_msccl_opts(o, &mo);
+		if (msccl_write(&s, q.bytes, &mo, o->export_file, err,
 		                sizeof(err)) != 0) {
-			fprintf(stderr, "ocs-plan: --export msccl: %s\n", err);
+			fprintf(stderr, "ocs-plan: --export %s\n", err);
 			rv = 1;
 		}
 	} else if (rv == 0 && o->export_fmt && o->chakra &&
