@@ -210,10 +210,21 @@ joined(struct simag *a, const Ocs__Msg *r)
 
 	host_of(a, &h);
 	if ((rv = amsg_joined(r, &h, ld->o.controller, &j, err,
-	                      sizeof(err))) != 0 ||
-	    (rv = amsg_attach_link(&a->link, &h, &j, ld->tls, ++a->seq,
-	                           LOAD_JOIN_MS, err, sizeof(err))) != 0) {
+	                      sizeof(err))) != 0) {
 		fail(a, "%s", err);
+		return;
+	}
+	if ((rv = amsg_attach_link(&a->link, &h, &j, ld->tls, ++a->seq,
+	                           LOAD_JOIN_MS, err, sizeof(err))) != 0) {
+		/*
+		 * As ocs-agent does: a join whose attach failed (ocsd gave
+		 * up waiting for it in a storm on a busy machine) is tried
+		 * again, counted with the retries.
+		 */
+		count(a, &ld->st.join_retries);
+		a->st = S_SLEEP;
+		busy(a, 1);
+		nng_sleep_aio(5 + (nng_duration)(a->seq % 16), a->aio);
 		return;
 	}
 	a->have_link = 1;
