@@ -268,6 +268,7 @@ SWEEP_SRCS := \
 AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
+	agent/carrier.c \
 	agent/exec.c \
 	agent/exec_slot.c \
 	agent/exec_flow.c \
@@ -321,6 +322,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_link.c \
 	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
 

@@ -64,7 +64,12 @@ put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* Up and with a carrier (a veth whose peer is up, a NIC with light)? */
+/*
+ * Up?  A carrier is not asked for: on real optics an unpatched switch
+ * port carries no light, so a NIC without a carrier is dark, not
+ * unplugged, and gets one when a circuit lights it (the agent watches
+ * carriers and tells ocsd, which waits for them before a phase).
+ */
 static int
 iface_check(int fd, const char *name, char *err, size_t errlen)
 {
@@ -77,11 +82,8 @@ iface_check(int fd, const char *name, char *err, size_t errlen)
 		         strerror(errno));
 		return (-ENODEV);
 	}
-	if (!(r.ifr_flags & IFF_UP) || !(r.ifr_flags & IFF_RUNNING)) {
-		snprintf(err, errlen, "interface %s is %s", name,
-		         !(r.ifr_flags & IFF_UP) ? "down"
-		                                 : "up but has no carrier "
-		                                   "(unplugged?)");
+	if (!(r.ifr_flags & IFF_UP)) {
+		snprintf(err, errlen, "interface %s is down", name);
 		return (-ENETDOWN);
 	}
 	return (0);

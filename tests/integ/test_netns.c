@@ -110,6 +110,25 @@ frames(struct rig *r, int h, int recv, int count, int wait_ms)
 	return (k == sizeof(n) ? n : -1);
 }
 
+/* Wait (up to 5 s) until host h's t0 has a carrier (want 1) or none:
+ * 1 when it has, 0 when it has not, -1 on error. */
+static int
+carrier(struct rig *r, int h, int want)
+{
+	char cmd[160];
+	int  i, rv = -1;
+
+	snprintf(cmd, sizeof(cmd),
+	         "ip -o link show dev t0 | grep -q LOWER_UP");
+	for (i = 0; i < 100; i++) {
+		rv = rig_host_sh(r, h, cmd) == 0;
+		if (rv == want)
+			break;
+		mono_sleep_ms(50);
+	}
+	return (rv);
+}
+
 /* Frames from h00 that reach h01 (h01 listening while h00 sends). */
 static int
 crossing(struct rig *r, int count)
@@ -194,8 +213,11 @@ test_patch_dark(void **state)
 	*state = r; /* torn down even if an assertion fails */
 	snprintf(prefix, sizeof(prefix), "%s-", r->netns);
 	/* Ports 1, 2 a side on a 4-port switch: h00.0 is 1 -> 5, h01.0 is
-	 * 2 -> 6. */
+	 * 2 -> 6.  A NIC sends only with a carrier, which needs light at
+	 * its own receiver: the circuit is duplex. */
 	snprintf(cmd, sizeof(cmd), "ENT-PATCH::1,6:2:;");
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", buf, sizeof(buf)),
+	                 0);
 	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
 	assert_int_equal(crossing(r, 20), 20);
 	assert_int_equal(rig_tl1(r, "DLT-PATCH::1:2:;", buf, sizeof(buf)), 0);
@@ -247,6 +269,11 @@ test_capture_unlit(void **state)
 		skip();
 	assert_non_null(r = rig_up_opts(2, &o));
 	*state = r; /* torn down even if an assertion fails */
+	/* Light into h00's receiver gives it a carrier; its own TX, on
+	 * ingress 1, meets no patch. */
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", line, sizeof(line)),
+	                 0);
+	assert_int_equal(carrier(r, 0, 1), 1);
 	assert_int_equal(frames(r, 0, -1, 3, 0), 3);
 	/* Summarised once the ports are quiet (half a second). */
 	assert_int_equal(proc_line(&r->emu, line, sizeof(line), 5000), 0);
