@@ -40,8 +40,8 @@
 
 #define REST_SESSIONS 64
 #define COOKIE_NAME   "OCSEMU"
-#define REST_CONNS    512  /* connections held at once */
-#define REST_PER_IP   64   /* of them from one address */
+#define REST_CONNS    512         /* connections held at once */
+#define REST_PER_IP   64          /* of them from one address */
 #define REST_POOL     (32u << 10) /* a request's headers and line */
 
 struct rsess {
@@ -161,8 +161,8 @@ response_of(struct answer *a)
 	    (a->status == 401 &&
 	     MHD_add_response_header(res, "WWW-Authenticate",
 	                             "Basic realm=\"ocs-emu\"") != MHD_YES) ||
-	    (a->cookie[0] &&
-	     MHD_add_response_header(res, "Set-Cookie", a->cookie) != MHD_YES)) {
+	    (a->cookie[0] && MHD_add_response_header(res, "Set-Cookie",
+	                                             a->cookie) != MHD_YES)) {
 		MHD_destroy_response(res);
 		return (NULL);
 	}
@@ -290,8 +290,8 @@ authenticate(struct emu_rest *r, struct rconn *rc, int control,
 {
 	const char *auth = MHD_lookup_connection_value(
 	    rc->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	const char   *ck = MHD_lookup_connection_value(rc->conn, MHD_HEADER_KIND,
-	                                               MHD_HTTP_HEADER_COOKIE);
+	const char *ck = MHD_lookup_connection_value(rc->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_COOKIE);
 	struct rsess *s;
 	int           who;
 
@@ -564,11 +564,11 @@ int
 emu_rest_start(struct emu *e, struct emu_rest **out, char *bound, size_t bl,
                char *err, size_t errlen)
 {
-	struct emu_rest        *r;
-	struct sockaddr_storage ss;
-	socklen_t               sl;
+	struct emu_rest            *r;
+	struct sockaddr_storage     ss;
+	socklen_t                   sl;
 	const union MHD_DaemonInfo *di;
-	char                    host[256], port[16];
+	char                        host[256], port[16];
 
 	*out = NULL;
 	if (net_hostport(e->c.rest, "80", host, sizeof(host), port,
@@ -588,9 +588,8 @@ emu_rest_start(struct emu *e, struct emu_rest **out, char *bound, size_t bl,
 		r->timer_ok = 1;
 	r->d = MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-	        MHD_ALLOW_SUSPEND_RESUME | (ss.ss_family == AF_INET6
-	                                        ? MHD_USE_IPv6
-	                                        : 0),
+	        MHD_ALLOW_SUSPEND_RESUME |
+	        (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 	    0, NULL, NULL, on_request, r, MHD_OPTION_SOCK_ADDR, &ss,
 	    MHD_OPTION_URI_LOG_CALLBACK, request_begins, r,
 	    MHD_OPTION_NOTIFY_COMPLETED, request_done, r,
@@ -604,7 +603,8 @@ emu_rest_start(struct emu *e, struct emu_rest **out, char *bound, size_t bl,
 	    (di = MHD_get_daemon_info(r->d, MHD_DAEMON_INFO_BIND_PORT)) ==
 	        NULL) {
 		snprintf(err, errlen, "rest on %s: cannot listen (%s)",
-		         e->c.rest, r->d == NULL ? strerror(errno) : "no port");
+		         e->c.rest,
+		         r->d == NULL ? strerror(errno) : "no port");
 		emu_rest_stop(r);
 		return (-EIO);
 	}

@@ -463,7 +463,8 @@ test_calient_half_sent_requests(void **state)
 {
 	struct fx  *f = *state;
 	static int  fd[300];
-	const char *half = "GET /rest/ports/?id=summary HTTP/1.1\r\nHost: x\r\n";
+	const char *half =
+	    "GET /rest/ports/?id=summary HTTP/1.1\r\nHost: x\r\n";
 	uint16_t    map[NPORTS + 1];
 	struct drv *d;
 	long        rss0;
@@ -484,8 +485,8 @@ test_calient_half_sent_requests(void **state)
 	for (i = 0; i < 300; i++) {
 		char c;
 
-		held += recv(fd[i], &c, 1, MSG_DONTWAIT) < 0 &&
-		        errno == EAGAIN;
+		held +=
+		    recv(fd[i], &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN;
 	}
 	assert_true(held > 0 && held <= 64);
 	t0 = mono_ms();
