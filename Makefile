@@ -240,9 +240,11 @@ OCSD_SRCS := \
 	ocsd/ctl_plan.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
+	ocsd/agents_link.c \
 	ocsd/agjoin.c \
 	ocsd/aglink.c \
 	ocsd/run.c \
+	ocsd/run_link.c \
 	ocsd/run_plan.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
@@ -482,11 +484,11 @@ TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
-TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_job.o run_topo.o \
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o run_job.o run_topo.o \
 	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agjoin.o aglink.o \
 	conf.o err.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \

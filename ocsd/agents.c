@@ -561,13 +561,40 @@ static void
 on_poll(struct agents *ag, struct apeer *from, struct agent *a,
         const Ocs__Msg *m)
 {
+	char why[300];
+	int  chg;
+
+	if ((chg = agents_links_take(a, m->poll->links, m->poll->n_links, why,
+	                             sizeof(why))) < 0) {
+		reply_error(from, chg, why);
+		return;
+	}
 	/* An older agent does not say: it has them all. */
 	a->fibres_up = m->poll->has_fibres_up ? m->poll->fibres_up : a->ntrx;
 	snprintf(a->down, sizeof(a->down), "%s",
 	         msg_str_ok(m->poll->down) ? m->poll->down : "");
 	hold(ag, a, HOLD_POLL, from->seq);
-	if (ag->ev.poll)
+	if (chg && ag->ev.links)
+		ag->ev.links(ag->ev.arg, a);
+	if (ag->ev.poll && a->hold.kind == HOLD_POLL)
 		ag->ev.poll(ag->ev.arg, a);
+}
+
+/* Unasked: a transceiver's link changed.  Nothing is answered (a bad
+ * one is, with an error: the agent logs it). */
+static void
+on_link_state(struct agents *ag, struct apeer *from, struct agent *a,
+              const Ocs__Msg *m)
+{
+	char why[300];
+	int  chg;
+
+	if ((chg = agents_links_take(a, m->link_state->links,
+	                             m->link_state->n_links, why,
+	                             sizeof(why))) < 0)
+		reply_error(from, chg, why);
+	else if (chg && ag->ev.links)
+		ag->ev.links(ag->ev.arg, a);
 }
 
 static void
@@ -601,6 +628,7 @@ in_place(const struct apeer *from, const struct agent *owner, int body)
 	case OCS__MSG__BODY_POLL:
 	case OCS__MSG__BODY_READY:
 	case OCS__MSG__BODY_ABORT:
+	case OCS__MSG__BODY_LINK_STATE:
 		return (owner != NULL);
 	default:
 		return (0);
@@ -615,6 +643,8 @@ named_id(const Ocs__Msg *m, const struct agent *a)
 		return (m->poll->agent_id);
 	if (m->body_case == OCS__MSG__BODY_READY)
 		return (m->ready->agent_id);
+	if (m->body_case == OCS__MSG__BODY_LINK_STATE)
+		return (m->link_state->agent_id);
 	return (a->id);
 }
 
@@ -655,6 +685,9 @@ agents_hear(struct agents *ag, struct apeer *from, struct agent *a,
 		break;
 	case OCS__MSG__BODY_READY:
 		on_ready(ag, from, a, m);
+		break;
+	case OCS__MSG__BODY_LINK_STATE:
+		on_link_state(ag, from, a, m);
 		break;
 	default:
 		on_abort(ag, from, a, m);
@@ -862,7 +895,7 @@ agents_snapshot(struct ocsd *d, struct agent_info *out, uint32_t cap)
 {
 	struct agents *ag = d->ag;
 	uint64_t       now = mono_ms();
-	uint32_t       i;
+	uint32_t       i, t;
 
 	for (i = 0; ag != NULL && i < ag->na && i < cap; i++) {
 		const struct agent *a = ag->a[i];
@@ -886,6 +919,10 @@ agents_snapshot(struct ocsd *d, struct agent_info *out, uint32_t cap)
 		memcpy(o->ifaces, a->ifaces, sizeof(o->ifaces));
 		memcpy(o->down, a->down, sizeof(o->down));
 		memcpy(o->peer, a->peer, sizeof(o->peer));
+		memcpy(o->links, a->links, sizeof(o->links));
+		for (t = 0; t < a->ntrx && t < AGENT_MAX_TRX; t++)
+			snprintf(o->shown[t], sizeof(o->shown[t]), "%s",
+			         agents_link_word(d, a, t));
 	}
 	return (i);
 }

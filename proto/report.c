@@ -30,6 +30,8 @@ phases_json(const Ocs__RunReport *rr)
 		SET(e, "predicted_s", json_real(p->predicted_s));
 		if (p->has_control_s)
 			SET(e, "control_s", json_real(p->control_s));
+		if (p->has_link_s)
+			SET(e, "link_s", json_real(p->link_s));
 		json_array_append_new(ph, e);
 	}
 	return (ph);
@@ -103,6 +105,10 @@ report_to_json(const Ocs__RunReport *rr)
 	if (rr->aborted)
 		SET(o, "aborted", json_string(rr->aborted));
 	SET(o, "delta_s", json_real(rr->delta_s));
+	if (rr->has_switch_s)
+		SET(o, "switch_s", json_real(rr->switch_s));
+	if (rr->has_link_up_s)
+		SET(o, "link_up_s", json_real(rr->link_up_s));
 	SET(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
 	SET(o, "alpha_s", json_real(rr->alpha_s));
 	SET(o, "alpha_h", json_real(rr->alpha_h));
@@ -250,6 +256,8 @@ phases_from(struct jr *c, const json_t *o, Ocs__RunReport *r)
 		p->predicted_s = num(c, e, "predicted_s", 1, NULL);
 		p->control_s = num(c, e, "control_s", 0, &has);
 		p->has_control_s = has;
+		p->link_s = num(c, e, "link_s", 0, &has);
+		p->has_link_s = has;
 	}
 }
 
@@ -377,6 +385,10 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->errors = unum(&c, o, "errors", 1, NULL);
 	r->aborted = str(&c, o, "aborted", 0);
 	r->delta_s = num(&c, o, "delta_s", 1, NULL);
+	r->switch_s = num(&c, o, "switch_s", 0, &has);
+	r->has_switch_s = has;
+	r->link_up_s = num(&c, o, "link_up_s", 0, &has);
+	r->has_link_up_s = has;
 	r->bandwidth_bps = num(&c, o, "bandwidth_bps", 1, NULL);
 	r->alpha_s = num(&c, o, "alpha_s", 1, NULL);
 	r->alpha_h = num(&c, o, "alpha_h", 1, NULL);

@@ -99,12 +99,13 @@
 #define KDP_LOCK_NAME "ocs-emu/datapath"
 
 struct kport {
-	int ifindex; /* p<k>, 0 if the testbed has no such port */
-	int to;      /* where its patch filter redirects: 0 none, -1 unknown */
-	int up;      /* its link as set: 1 up, 0 down, -1 unknown */
-	int fwd;     /* the kernel forwards what the model says (planning) */
-	int lwant;   /* the link it should have now */
+	int      ifindex; /* p<k>, 0 if the testbed has no such port */
+	int      to; /* where its patch filter redirects: 0 none, -1 unknown */
+	int      up; /* its link as set: 1 up, 0 down, -1 unknown */
+	int      fwd; /* the kernel forwards what the model says (planning) */
+	int      lwant; /* the link it should have now */
 	uint64_t since; /* light at its receiver since (mono ns), 0: dark */
+	uint32_t src;   /* the ingress whose light that is */
 };
 
 /* A host namespace's transceivers, shaped or cleared at open and
@@ -525,10 +526,19 @@ plan_links(struct emu_kdp *k, uint64_t now, uint64_t next)
 			continue;
 		in = x->in_of[k->n + j];
 		lit = in != 0 && oxc_passes(x, in, now) && k->p[in].fwd;
+		if (lit && p->since != 0 && p->src != in) {
+			/* Light from another sender: the receiver loses
+			 * lock and trains again, however short the switch's
+			 * dark time was (a pass down, then up). */
+			lit = 0;
+			next = now;
+		}
 		if (!lit)
 			p->since = 0;
-		else if (p->since == 0)
+		else if (p->since == 0) {
 			p->since = now;
+			p->src = in;
+		}
 		t = p->since + (e->link_ns ? e->link_ns[j] : 0);
 		p->lwant = lit && now >= t;
 		if (lit && now < t && t < next)
@@ -793,8 +803,9 @@ hosts_open(struct emu_kdp *k, uint64_t rate_bps, uint64_t delay_ns, char *err,
 			struct khost *nh;
 
 			cap = cap ? 2 * cap : 16;
-			if ((nh = realloc(k->hosts, (size_t)cap *
-			                                sizeof(*nh))) == NULL) {
+			if ((nh = realloc(k->hosts,
+			                  (size_t)cap * sizeof(*nh))) ==
+			    NULL) {
 				rv = -ENOMEM;
 				break;
 			}
