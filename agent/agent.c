@@ -49,14 +49,14 @@ struct agent {
 	char                    fibre[256];
 	char                    iface[EXEC_MAX_PORTS][16]; /* kernel */
 	struct xport            x[EXEC_MAX_PORTS];
-	int                     open[EXEC_MAX_PORTS]; /* x[i] is open */
-	int                     plugged;              /* all of them */
+	int                     open[EXEC_MAX_PORTS];     /* x[i] is open */
+	int                     plugged;                  /* all of them */
 	char                    why[EXEC_MAX_PORTS][160]; /* not open: why */
 	/* The kernel transport's links (carrier.h), watched always. */
 	struct carrier car;
 	int            have_car;
-	int unplugged_said; /* a failure to plug was logged */
-	int once;           /* exit after one run (tests) */
+	int            unplugged_said; /* a failure to plug was logged */
+	int            once;           /* exit after one run (tests) */
 	/* An ended run's buffers being freed (reap_start). */
 	nng_thread *reaper;
 };
@@ -111,10 +111,12 @@ links_fill(struct agent *a)
 		snprintf(why, sizeof(why), "%s", a->why[i]);
 		if (a->have_car) {
 			s->links[i].state =
-			    t->state == CARRIER_UP     ? OCS__TRX_LINK__STATE__UP
-			    : t->state == CARRIER_NONE ? OCS__TRX_LINK__STATE__NO_CARRIER
-			    : t->state == CARRIER_DOWN ? OCS__TRX_LINK__STATE__DOWN
-			                               : OCS__TRX_LINK__STATE__GONE;
+			    t->state == CARRIER_UP ? OCS__TRX_LINK__STATE__UP
+			    : t->state == CARRIER_NONE
+			        ? OCS__TRX_LINK__STATE__NO_CARRIER
+			    : t->state == CARRIER_DOWN
+			        ? OCS__TRX_LINK__STATE__DOWN
+			        : OCS__TRX_LINK__STATE__GONE;
 			s->links[i].mtu = t->mtu;
 			s->links[i].ups = t->ups;
 			s->links[i].iface = a->iface[i];
@@ -122,8 +124,9 @@ links_fill(struct agent *a)
 			if (!bad && (t->state == CARRIER_DOWN ||
 			             t->state == CARRIER_GONE)) {
 				bad = 1;
-				snprintf(why, sizeof(why), "interface %s is %s",
-				         a->iface[i], carrier_name(t->state));
+				snprintf(why, sizeof(why),
+				         "interface %s is %s", a->iface[i],
+				         carrier_name(t->state));
 			}
 		}
 		if (!bad) {
@@ -132,8 +135,8 @@ links_fill(struct agent *a)
 		}
 		if (off < sizeof(s->down))
 			off += (size_t)snprintf(
-			    s->down + off, sizeof(s->down) - off, "%s%s.%u: %s",
-			    off ? "; " : "", s->host, i, why);
+			    s->down + off, sizeof(s->down) - off,
+			    "%s%s.%u: %s", off ? "; " : "", s->host, i, why);
 	}
 	s->fibres_up = up;
 }

@@ -56,10 +56,10 @@ link_attrs(const struct nlmsghdr *h, struct link_msg *lm)
 	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return (-1);
 	memset(lm, 0, sizeof(*lm));
-	lm->state = h->nlmsg_type == RTM_DELLINK       ? CARRIER_GONE
-	            : !(ifi->ifi_flags & IFF_UP)       ? CARRIER_DOWN
+	lm->state = h->nlmsg_type == RTM_DELLINK     ? CARRIER_GONE
+	            : !(ifi->ifi_flags & IFF_UP)     ? CARRIER_DOWN
 	            : (ifi->ifi_flags & IFF_RUNNING) ? CARRIER_UP
-	                                               : CARRIER_NONE;
+	                                             : CARRIER_NONE;
 	len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi)));
 	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		size_t pl = RTA_PAYLOAD(a);

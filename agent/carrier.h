@@ -33,8 +33,8 @@ enum carrier_state {
 struct carrier_trx {
 	char               name[IF_NAMESIZE];
 	enum carrier_state state;
-	uint32_t           mtu;  /* 0: not known */
-	uint32_t           ups;  /* carrier up transitions (the kernel's
+	uint32_t           mtu;        /* 0: not known */
+	uint32_t           ups;        /* carrier up transitions (the kernel's
 	                          * count, else the ones seen here) */
 	int                have_count; /* the kernel said its count */
 };
@@ -52,8 +52,8 @@ struct carrier {
  * returns, so each state is known.  0, or -errno with one line in err;
  * carrier_close is safe after a failure.
  */
-int carrier_open(struct carrier *, const char (*names)[IF_NAMESIZE],
-                 uint32_t n, char *err, size_t errlen);
+int  carrier_open(struct carrier *, const char (*names)[IF_NAMESIZE],
+                  uint32_t n, char *err, size_t errlen);
 void carrier_close(struct carrier *);
 /* The descriptor to poll (readable: carrier_read has news); -1 if none. */
 static inline int

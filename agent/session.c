@@ -231,7 +231,8 @@ await(struct session *s, uint64_t seq, uint64_t deadline, Ocs__Msg **rep,
 			continue;
 		}
 		if ((now = mono_ms()) >= deadline) {
-			snprintf(err, errlen, "agent link %s: no answer in time",
+			snprintf(err, errlen,
+			         "agent link %s: no answer in time",
 			         s->link.url);
 			return (-ETIMEDOUT);
 		}

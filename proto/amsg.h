@@ -81,7 +81,7 @@ struct amsg_link {
  * state 0 left out) added to the Poll amsg_poll built. */
 void amsg_poll_links(struct amsg_out *, const struct amsg_link *, uint32_t n);
 /* A LinkState: unasked (seq 0), sent at every change. */
-void amsg_link_state(struct amsg_out *, uint32_t agent_id,
+void amsg_link_state(struct amsg_out *, uint32_t        agent_id,
                      const struct amsg_link *, uint32_t n);
 /* -E2BIG (nothing built) for more than PLAN_MAX_DONE reports. */
 int  amsg_ready(struct amsg_out *, uint64_t seq, uint64_t run,

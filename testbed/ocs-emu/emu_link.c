@@ -20,12 +20,11 @@
 
 /* One item, "TIME" or "PORT=TIME", into ns[]. */
 static int
-link_item(const char *it, uint32_t nports, uint64_t *ns, char *err,
-          size_t len)
+link_item(const char *it, uint32_t nports, uint64_t *ns, char *err, size_t len)
 {
-	const char *eq = strchr(it, '=');
-	char       *end;
-	double      t;
+	const char   *eq = strchr(it, '=');
+	char         *end;
+	double        t;
 	unsigned long p = 0;
 	uint32_t      k;
 
@@ -62,8 +61,8 @@ emu_link_parse(const char *spec, uint32_t nports, uint64_t *ns, char *err,
 	memset(ns, 0, (nports + 1) * sizeof(*ns));
 	if (n == 0 || spec[n - 1] == ',' || spec[0] == ',' ||
 	    strstr(spec, ",,") != NULL) {
-		snprintf(err, len, "\"%s\": TIME or PORT=TIME, comma-separated",
-		         spec);
+		snprintf(err, len,
+		         "\"%s\": TIME or PORT=TIME, comma-separated", spec);
 		return (-EINVAL);
 	}
 	if ((s = strdup(spec)) == NULL)

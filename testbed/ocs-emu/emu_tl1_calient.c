@@ -424,9 +424,9 @@ changed(struct srv *sv, struct sess *s, const struct tl1_cmd *c, uint64_t now)
 	 * is dark there (the held answer waits for the datapath). */
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL, NULL, NULL,
 	        sv->e->c.ack_immediate ? 0
-	        : at > now             ? mono_ms() + (at - now + 999999) / 1000000
-	        : sv->e->dp_track      ? mono_ms()
-	                               : 0);
+	        : at > now        ? mono_ms() + (at - now + 999999) / 1000000
+	        : sv->e->dp_track ? mono_ms()
+	                          : 0);
 }
 
 static void
