@@ -557,6 +557,62 @@ on_ready(struct agents *ag, struct apeer *from, struct agent *a,
 	ag->ev.ready(ag->ev.arg, a, &rd);
 }
 
+/* The registry's link states are the protocol's. */
+_Static_assert((int)AGL_UP == (int)OCS__TRX_LINK__STATE__UP &&
+                   (int)AGL_NO_CARRIER ==
+                       (int)OCS__TRX_LINK__STATE__NO_CARRIER &&
+                   (int)AGL_DOWN == (int)OCS__TRX_LINK__STATE__DOWN &&
+                   (int)AGL_GONE == (int)OCS__TRX_LINK__STATE__GONE,
+               "agent_link states are TrxLink's");
+
+int
+agents_links_take(struct agent *a, Ocs__TrxLink *const *l, size_t n, char *err,
+                  size_t len)
+{
+	struct agent_link was[AGENT_MAX_TRX];
+	size_t            i;
+
+	/* All checked before any is taken. */
+	for (i = 0; i < n; i++) {
+		if (l[i]->trx >= a->ntrx || l[i]->trx >= AGENT_MAX_TRX) {
+			snprintf(err, len,
+			         "links: transceiver %u of a host with %u",
+			         l[i]->trx, a->ntrx);
+			return (-MSG_EFIELD);
+		}
+		if (l[i]->state < OCS__TRX_LINK__STATE__UP ||
+		    l[i]->state > OCS__TRX_LINK__STATE__GONE) {
+			snprintf(err, len, "links: transceiver %u: state %d",
+			         l[i]->trx, (int)l[i]->state);
+			return (-MSG_EFIELD);
+		}
+		if (l[i]->iface != NULL &&
+		    (!msg_str_ok(l[i]->iface) || strlen(l[i]->iface) > 15)) {
+			snprintf(
+			    err, len,
+			    "links: transceiver %u: not an interface name",
+			    l[i]->trx);
+			return (-MSG_EFIELD);
+		}
+	}
+	memcpy(was, a->links, sizeof(was));
+	for (i = 0; i < n; i++) {
+		struct agent_link *k = &a->links[l[i]->trx];
+
+		k->state = (int)l[i]->state;
+		if (l[i]->has_mtu)
+			k->mtu = l[i]->mtu;
+		if (l[i]->has_carrier_ups)
+			k->ups = l[i]->carrier_ups;
+		if (l[i]->iface != NULL)
+			snprintf(k->iface, sizeof(k->iface), "%s",
+			         l[i]->iface);
+	}
+	if (n > 0)
+		a->has_links = 1;
+	return (memcmp(was, a->links, sizeof(was)) != 0);
+}
+
 static void
 on_poll(struct agents *ag, struct apeer *from, struct agent *a,
         const Ocs__Msg *m)

@@ -39,9 +39,16 @@
 
 struct aglink_conn;
 
-/* One transceiver's link as its host last said (agents_link.c). */
+/* One transceiver's link as its host last said (agents_link.c); the
+ * states are ocs.proto's TrxLink.State. */
+enum agent_link_state {
+	AGL_UP = 1,     /* a carrier */
+	AGL_NO_CARRIER, /* no light, or retraining */
+	AGL_DOWN,       /* set down on the host */
+	AGL_GONE,       /* no such interface */
+};
 struct agent_link {
-	int      state;     /* OCS__TRX_LINK__STATE__*, 0: never said */
+	int      state;     /* enum agent_link_state, 0: never said */
 	uint32_t mtu;       /* 0: not said */
 	uint32_t ups;       /* carrier up transitions so far */
 	char     iface[16]; /* or "" */

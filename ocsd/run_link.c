@@ -72,17 +72,14 @@ run_links_up(const struct run *r, char *why, size_t len)
 		for (t = 0; a != NULL && t < AGENT_MAX_TRX; t++) {
 			if (!(lk->lit & (1u << t)))
 				continue;
-			if (a->links[t].state != OCS__TRX_LINK__STATE__UP) {
-				snprintf(
-				    why, len, "%s %s: %s", a->host,
-				    iface_of(a, t, nm, sizeof(nm)),
-				    a->links[t].state ==
-				            OCS__TRX_LINK__STATE__NO_CARRIER
-				        ? "no carrier"
-				    : a->links[t].state ==
-				            OCS__TRX_LINK__STATE__DOWN
-				        ? "down"
-				        : "unplugged");
+			if (a->links[t].state != AGL_UP) {
+				snprintf(why, len, "%s %s: %s", a->host,
+				         iface_of(a, t, nm, sizeof(nm)),
+				         a->links[t].state == AGL_NO_CARRIER
+				             ? "no carrier"
+				         : a->links[t].state == AGL_DOWN
+				             ? "down"
+				             : "unplugged");
 				return (0);
 			}
 			if ((lk->chg & (1u << t)) &&
@@ -123,14 +120,12 @@ run_links_broken(const struct run *r, const struct agent *a, char *why,
 	for (t = 0; t < AGENT_MAX_TRX; t++) {
 		if (!(lk->lit & (1u << t)))
 			continue;
-		if (a->links[t].state != OCS__TRX_LINK__STATE__UP) {
+		if (a->links[t].state != AGL_UP) {
 			snprintf(why, len, "%s %s lost its carrier (%s)",
 			         a->host, iface_of(a, t, nm, sizeof(nm)),
-			         a->links[t].state ==
-			                 OCS__TRX_LINK__STATE__NO_CARRIER
+			         a->links[t].state == AGL_NO_CARRIER
 			             ? "no light, or the link failed"
-			         : a->links[t].state ==
-			                 OCS__TRX_LINK__STATE__DOWN
+			         : a->links[t].state == AGL_DOWN
 			             ? "set down"
 			             : "unplugged");
 			return (1);
