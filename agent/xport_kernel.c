@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "agent/xport.h"
+#include "proto/base/log.h"
 #include "proto/base/mono.h"
 
 #include "agent/xport_kernel.h"
@@ -62,6 +63,27 @@ put_be32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+/*
+ * SO_RCVBUFFORCE needs CAP_NET_ADMIN; without it SO_RCVBUF is capped at
+ * net.core.rmem_max (Debian: 208 KiB), and a phase's burst overruns the
+ * buffer: a lost-bytes error that says nothing of why.  Say it at once.
+ */
+static void
+rcv_check(int fd, const char *ifname, int asked)
+{
+	int       got = 0;
+	socklen_t len = sizeof(got);
+
+	/* The kernel reports twice what it was set to (its overhead). */
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) != 0 ||
+	    got / 2 >= asked)
+		return;
+	log_warnx("interface %s: receive buffer %d KiB of %d KiB asked: "
+	          "give ocs-agent CAP_NET_ADMIN (SO_RCVBUFFORCE) or raise "
+	          "net.core.rmem_max to %d, or large phases lose bytes",
+	          ifname, got / 2 / 1024, asked / 1024, asked);
 }
 
 /*
@@ -158,6 +180,7 @@ kx_open(void *priv, const char *ifname, uint32_t ingress, uint32_t egress,
 	           sizeof(one));
 	if (setsockopt(k->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		setsockopt(k->fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	rcv_check(k->fd, ifname, rcv);
 	if (setsockopt(k->fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd)))
 		setsockopt(k->fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
 	if (bind(k->fd, (struct sockaddr *)&sl, sizeof(sl)) != 0) {

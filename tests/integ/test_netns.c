@@ -111,16 +111,16 @@ frames(struct rig *r, int h, int recv, int count, int wait_ms)
 	return (k == sizeof(n) ? n : -1);
 }
 
-/* Wait (up to 5 s) until host h's t0 has a carrier (want 1) or none:
- * 1 when it has, 0 when it has not, -1 on error. */
+/* Wait (up to 5 s) until host h's interface has a carrier (want 1) or
+ * none: 1 when it has, 0 when it has not, -1 on error. */
 static int
-carrier(struct rig *r, int h, int want)
+carrier_of(struct rig *r, int h, const char *ifname, int want)
 {
 	char cmd[160];
 	int  i, rv = -1;
 
-	snprintf(cmd, sizeof(cmd),
-	         "ip -o link show dev t0 | grep -q LOWER_UP");
+	snprintf(cmd, sizeof(cmd), "ip -o link show dev %s | grep -q LOWER_UP",
+	         ifname);
 	for (i = 0; i < 100; i++) {
 		rv = rig_host_sh(r, h, cmd) == 0;
 		if (rv == want)
@@ -128,6 +128,12 @@ carrier(struct rig *r, int h, int want)
 		mono_sleep_ms(50);
 	}
 	return (rv);
+}
+
+static int
+carrier(struct rig *r, int h, int want)
+{
+	return (carrier_of(r, h, "t0", want));
 }
 
 /* Frames from h00 that reach h01 (h01 listening while h00 sends). */
@@ -612,7 +618,10 @@ test_carrier_cut(void **state)
 	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
 	         proc_bin("ocsctl", bin, sizeof(bin)), r->sock, log);
 	assert_int_equal(proc_start(&run, argv, NULL), 0);
-	mono_sleep_ms(600); /* 24 MiB at 50 Mbit/s: the run takes 1.3 s */
+	/* Phase 0's circuits light h01's t1 (dark before the run), then
+	 * the data flows: 24 MiB at 50 Mbit/s take 1.3 s. */
+	assert_int_equal(carrier_of(r, 1, "t1", 1), 1);
+	mono_sleep_ms(300);
 	/* h01's t1 is port 4 (host h, transceiver t: 2h + t + 1). */
 	snprintf(cmd, sizeof(cmd), "ip netns exec %s-sw ip link set p4 down",
 	         r->netns);
