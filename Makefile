@@ -418,7 +418,8 @@ UNIT_TESTS := \
 	sweep \
 	chakra \
 	idmap \
-	runs
+	runs \
+	links
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -452,6 +453,8 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
+TEST_DEPS_links := $(BUILD)/agent/carrier.o \
+	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
 	sweep_csv.o sweep_point.o) $(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
