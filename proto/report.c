@@ -182,6 +182,23 @@ unum(struct jr *c, const json_t *o, const char *k, int need, int *has)
 	return ((uint64_t)json_integer_value(v));
 }
 
+#define REPORT_MAX_TEXT 4096
+
+/* Printable, not empty, at most REPORT_MAX_TEXT characters. */
+static int
+text_ok(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0')
+		return (0);
+	for (i = 0; s[i]; i++)
+		if (i == REPORT_MAX_TEXT || (unsigned char)s[i] < 0x20 ||
+		    s[i] == 0x7f)
+			return (0);
+	return (1);
+}
+
 static char *
 str(struct jr *c, const json_t *o, const char *k, int need)
 {
@@ -193,7 +210,9 @@ str(struct jr *c, const json_t *o, const char *k, int need)
 			bad(c, "%s: missing", k);
 		return (NULL);
 	}
-	if (!json_is_string(v) || !msg_str_ok(json_string_value(v))) {
+	/* Free text (why a run was aborted, who was left out) runs past a
+	 * name's 256 characters: a record must not vanish for it. */
+	if (!json_is_string(v) || !text_ok(json_string_value(v))) {
 		bad(c, "%s: expected a printable string", k);
 		return (NULL);
 	}
