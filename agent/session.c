@@ -19,6 +19,30 @@
  * an unreachable one (the held Ready waits for the run instead). */
 #define SESS_JOIN_MS 5000
 
+/* The join socket and its dialer. */
+static int
+req_open(struct session *s, char *err, size_t errlen)
+{
+	int rv;
+
+	if ((rv = nng_req0_open(&s->req)) != 0) {
+		snprintf(err, errlen, "nng: %s", nng_strerror(rv));
+		return (msg_nngerr(rv));
+	}
+	nng_socket_set_size(s->req, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
+	/* A join is not re-sent behind our back: it is tried again whole. */
+	nng_socket_set_ms(s->req, NNG_OPT_REQ_RESENDTIME,
+	                  NNG_DURATION_INFINITE);
+	nng_socket_set_ms(s->req, NNG_OPT_RECONNMAXT, 1000);
+	/* Non-blocking dial: nng keeps trying in the background. */
+	if ((rv = link_dial(s->req, s->controller, s->tls_ca,
+	                    NNG_FLAG_NONBLOCK, err, errlen)) != 0) {
+		nng_close(s->req);
+		return (msg_nngerr(rv));
+	}
+	return (0);
+}
+
 int
 session_open(struct session *s, char *err, size_t errlen)
 {
@@ -30,33 +54,29 @@ session_open(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return (rv);
 	}
-	if (link_is_tls(s->controller) &&
-	    (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0)
-		goto fail;
-	if ((rv = nng_req0_open(&s->req)) != 0) {
-		snprintf(err, errlen, "nng: %s", nng_strerror(rv));
-		rv = msg_nngerr(rv);
-		goto fail;
+	if ((link_is_tls(s->controller) &&
+	     (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0) ||
+	    (rv = req_open(s, err, errlen)) != 0) {
+		alink_tls_free(s->tls);
+		s->tls = NULL;
+		close(s->evfd);
+		s->evfd = -1;
 	}
-	nng_socket_set_size(s->req, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
-	/* A join is not re-sent behind our back: it is tried again whole. */
-	nng_socket_set_ms(s->req, NNG_OPT_REQ_RESENDTIME,
-	                  NNG_DURATION_INFINITE);
-	nng_socket_set_ms(s->req, NNG_OPT_RECONNMAXT, 1000);
-	/* Non-blocking dial: nng keeps trying in the background. */
-	if ((rv = link_dial(s->req, s->controller, s->tls_ca,
-	                    NNG_FLAG_NONBLOCK, err, errlen)) != 0) {
-		nng_close(s->req);
-		rv = msg_nngerr(rv);
-		goto fail;
-	}
-	return (0);
-fail:
-	alink_tls_free(s->tls);
-	s->tls = NULL;
-	close(s->evfd);
-	s->evfd = -1;
 	return (rv);
+}
+
+/*
+ * A join that failed on the way is tried again on a new socket and
+ * dialer: nng 1.5.2's dialer can stop for good after a connection that
+ * failed its negotiation (ocsd killed while the agent's connection to
+ * it was being set up: in bench_soak an agent then made no connect(2)
+ * for ten minutes, every join timing out).
+ */
+int
+session_redial(struct session *s, char *err, size_t errlen)
+{
+	nng_close(s->req);
+	return (req_open(s, err, errlen));
 }
 
 static void

@@ -57,6 +57,7 @@ struct session {
 };
 
 int  session_open(struct session *, char *err, size_t errlen);
+int  session_redial(struct session *, char *err, size_t errlen);
 void session_close(struct session *);
 
 /* Watch fd in every wait (joined or not): fn(arg) is called, on this
