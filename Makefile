@@ -246,9 +246,11 @@ OCSD_SRCS := \
 	ocsd/ctl_plan.c \
 	ocsd/reply.c \
 	ocsd/agents.c \
+	ocsd/agents_link.c \
 	ocsd/agjoin.c \
 	ocsd/aglink.c \
 	ocsd/run.c \
+	ocsd/run_link.c \
 	ocsd/run_plan.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
@@ -288,6 +290,7 @@ SWEEP_SRCS := \
 AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
+	agent/carrier.c \
 	agent/exec.c \
 	agent/exec_slot.c \
 	agent/exec_flow.c \
@@ -363,6 +366,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_link.c \
 	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
 
@@ -441,7 +445,8 @@ UNIT_TESTS := \
 	sweep \
 	chakra \
 	idmap \
-	runs
+	runs \
+	links
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -476,6 +481,8 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
+TEST_DEPS_links := $(BUILD)/agent/carrier.o \
+	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
 	sweep_csv.o sweep_point.o) $(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
@@ -508,13 +515,12 @@ TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
-TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_job.o run_topo.o \
-	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o ev.o) \
-	$(MSG_LIB) \
-	$(DRV_LIB)
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o \
+	run_job.o run_topo.o run_report.o runs.o sw.o map.o xc.o conf.o err.o \
+	reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
-	conf.o err.o ev.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o \
+	agjoin.o aglink.o conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lcrypt -lm

@@ -18,6 +18,7 @@
 #include <nng/nng.h>
 #include <nng/supplemental/util/platform.h>
 
+#include "agent/carrier.h"
 #include "agent/exec.h"
 #include "collectives/plan.h"
 #include "agent/session.h"
@@ -48,9 +49,14 @@ struct agent {
 	char                    fibre[256];
 	char                    iface[EXEC_MAX_PORTS][16]; /* kernel */
 	struct xport            x[EXEC_MAX_PORTS];
-	int                     plugged;
-	int unplugged_said; /* a failure to plug was logged */
-	int once;           /* exit after one run (tests) */
+	int                     open[EXEC_MAX_PORTS];     /* x[i] is open */
+	int                     plugged;                  /* all of them */
+	char                    why[EXEC_MAX_PORTS][160]; /* not open: why */
+	/* The kernel transport's links (carrier.h), watched always. */
+	struct carrier car;
+	int            have_car;
+	int            unplugged_said; /* a failure to plug was logged */
+	int            once;           /* exit after one run (tests) */
 	/* An ended run's buffers being freed (reap_start). */
 	nng_thread *reaper;
 };
@@ -76,45 +82,132 @@ unplug(struct agent *a)
 	uint32_t i;
 
 	for (i = 0; i < a->s.ntrx; i++)
-		xport_close(&a->x[i]);
+		if (a->open[i])
+			xport_close(&a->x[i]);
+	memset(a->open, 0, sizeof(a->open));
 	a->plugged = 0;
 }
 
+/*
+ * What the next Poll says: how many transceivers are usable (open, and
+ * for the kernel transport up or dark: a transceiver without light is
+ * usable once a circuit lights it), why the others are not, and each
+ * link as the kernel sees it.
+ */
+static void
+links_fill(struct agent *a)
+{
+	struct session *s = &a->s;
+	uint32_t        i, up = 0;
+	size_t          off = 0;
+	char            why[200];
+
+	s->down[0] = '\0';
+	for (i = 0; i < s->ntrx; i++) {
+		const struct carrier_trx *t = &a->car.t[i];
+		int                       bad = !a->open[i];
+
+		memset(&s->links[i], 0, sizeof(s->links[i]));
+		snprintf(why, sizeof(why), "%s", a->why[i]);
+		if (a->have_car) {
+			s->links[i].state =
+			    t->state == CARRIER_UP ? OCS__TRX_LINK__STATE__UP
+			    : t->state == CARRIER_NONE
+			        ? OCS__TRX_LINK__STATE__NO_CARRIER
+			    : t->state == CARRIER_DOWN
+			        ? OCS__TRX_LINK__STATE__DOWN
+			        : OCS__TRX_LINK__STATE__GONE;
+			s->links[i].mtu = t->mtu;
+			s->links[i].ups = t->ups;
+			s->links[i].iface = a->iface[i];
+			/* Down or gone since it was opened: not usable. */
+			if (!bad && (t->state == CARRIER_DOWN ||
+			             t->state == CARRIER_GONE)) {
+				bad = 1;
+				snprintf(why, sizeof(why),
+				         "interface %s is %s", a->iface[i],
+				         carrier_name(t->state));
+			}
+		}
+		if (!bad) {
+			up++;
+			continue;
+		}
+		if (off < sizeof(s->down))
+			off += (size_t)snprintf(
+			    s->down + off, sizeof(s->down) - off,
+			    "%s%s.%u: %s", off ? "; " : "", s->host, i, why);
+	}
+	s->fibres_up = up;
+}
+
+/* The kernel said something of the links: ocsd hears it at once. */
+static void
+on_carrier(void *arg)
+{
+	struct agent *a = arg;
+	uint32_t      i;
+	int           mask;
+
+	if ((mask = carrier_read(&a->car)) <= 0) {
+		if (mask < 0)
+			log_warnx("rtnetlink: %s", strerror(-mask));
+		return;
+	}
+	for (i = 0; i < a->s.ntrx; i++)
+		if (mask & (1 << i))
+			log_debug("%s.%u (%s): %s, mtu %u, %u carrier ups",
+			          a->s.host, i, a->iface[i],
+			          carrier_name(a->car.t[i].state),
+			          a->car.t[i].mtu, a->car.t[i].ups);
+	links_fill(a);
+	(void)session_links(&a->s);
+}
+
+/* Open every transceiver not open yet, each on its own: those that
+ * open are usable while another is out.  0 when all are open. */
 static int
 plug(struct agent *a)
 {
 	char     err[300];
-	uint32_t i;
-	int      rv;
+	uint32_t i, n = 0;
+	int      rv, first = 0;
 
 	for (i = 0; i < a->s.ntrx; i++) {
+		if (a->open[i]) {
+			n++;
+			continue;
+		}
 		rv = xport_open(
 		    &a->x[i], a->ops,
 		    a->ops == &xport_kernel_ops ? a->iface[i] : a->fibre,
 		    a->s.ingress[i], a->s.egress[i], 5000, err, sizeof(err));
 		if (rv != 0) {
-			/* ocsd shows it beside the agent (ocsctl agents). */
-			snprintf(a->s.down, sizeof(a->s.down), "%s.%u: %.*s",
-			         a->s.host, i, 120, err);
+			snprintf(a->why[i], sizeof(a->why[i]), "%.150s", err);
 			/* Said once, not at every retry while it lasts. */
 			if (!a->unplugged_said)
 				log_warnx("%s.%u: %s; retrying", a->s.host, i,
 				          err);
-			a->unplugged_said = 1;
-			while (i-- > 0)
-				xport_close(&a->x[i]);
-			return (rv);
+			first = first ? first : rv;
+			continue;
 		}
+		a->why[i][0] = '\0';
+		a->open[i] = 1;
+		n++;
+	}
+	a->unplugged_said = n < a->s.ntrx;
+	links_fill(a);
+	if (n < a->s.ntrx)
+		return (first);
+	if (!a->plugged) {
+		if (a->ops == &xport_kernel_ops)
+			log_info("%u transceivers on interfaces %s", a->s.ntrx,
+			         a->s.ifaces);
+		else
+			log_info("plugged %u transceivers into %s", a->s.ntrx,
+			         a->fibre);
 	}
 	a->plugged = 1;
-	a->unplugged_said = 0;
-	a->s.down[0] = '\0';
-	if (a->ops == &xport_kernel_ops)
-		log_info("%u transceivers on interfaces %s", a->s.ntrx,
-		         a->s.ifaces);
-	else
-		log_info("plugged %u transceivers into %s", a->s.ntrx,
-		         a->fibre);
 	return (0);
 }
 
@@ -578,7 +671,7 @@ serve(struct agent *a)
 		}
 		if (!a->plugged)
 			(void)plug(a);
-		a->s.fibres_up = a->plugged ? a->s.ntrx : 0;
+		links_fill(a);
 		rv = session_poll(&a->s, &sp, err, sizeof(err));
 		if (rv < 0) {
 			/* Lost ocsd, or it forgot us: join again. */
@@ -609,6 +702,7 @@ main(int argc, char **argv)
 		return (1);
 	a->s.ntrx = 2;
 	a->s.timeout_ms = 120000;
+	a->car.fd = -1;
 	a->ops = &xport_fibre_ops;
 	if ((rv = parse_args(a, argc, argv, &secret, &verbose)) != 0) {
 		free(a);
@@ -632,9 +726,26 @@ main(int argc, char **argv)
 		free(a);
 		return (1);
 	}
+	/* The kernel transport's links: watched from the start, in every
+	 * wait, and said to ocsd at every change. */
+	if (a->ops == &xport_kernel_ops) {
+		if (carrier_open(&a->car, (const char(*)[IF_NAMESIZE])a->iface,
+		                 a->s.ntrx, err, sizeof(err)) != 0 ||
+		    session_side(&a->s, carrier_fd(&a->car), on_carrier, a) !=
+		        0) {
+			fprintf(stderr, "ocs-agent: watching the links: %s\n",
+			        err);
+			carrier_close(&a->car);
+			session_close(&a->s);
+			free(a);
+			return (1);
+		}
+		a->have_car = 1;
+	}
 	rv = serve(a);
 	reap_wait(a);
 	unplug(a);
+	carrier_close(&a->car);
 	session_close(&a->s);
 	/* No nng_fini(): it aborts when a TLS connection is still being
 	 * torn down on nng's threads (ocsd.c says more). */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The agent's control session with ocsd (see session.h). */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <nng/nng.h>
@@ -46,12 +48,19 @@ session_open(struct session *s, char *err, size_t errlen)
 {
 	int rv;
 
-	if (link_is_tls(s->controller) &&
-	    (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0)
+	s->side_fd = -1;
+	if ((s->evfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		rv = -errno;
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
 		return (rv);
-	if ((rv = req_open(s, err, errlen)) != 0) {
+	}
+	if ((link_is_tls(s->controller) &&
+	     (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0) ||
+	    (rv = req_open(s, err, errlen)) != 0) {
 		alink_tls_free(s->tls);
 		s->tls = NULL;
+		close(s->evfd);
+		s->evfd = -1;
 	}
 	return (rv);
 }
@@ -73,8 +82,10 @@ session_redial(struct session *s, char *err, size_t errlen)
 static void
 link_close(struct session *s)
 {
-	if (s->have_link)
+	if (s->have_link) {
+		(void)epoll_ctl(s->evfd, EPOLL_CTL_DEL, s->link.io.fd, NULL);
 		alink_disconnect(&s->link);
+	}
 	s->have_link = 0;
 }
 
@@ -85,6 +96,53 @@ session_close(struct session *s)
 	nng_close(s->req);
 	alink_tls_free(s->tls);
 	s->tls = NULL;
+	if (s->evfd >= 0)
+		close(s->evfd);
+	s->evfd = -1;
+}
+
+int
+session_side(struct session *s, int fd, void (*fn)(void *), void *arg)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	ev.data.fd = fd;
+	if (epoll_ctl(s->evfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		return (-errno);
+	s->side_fd = fd;
+	s->side = fn;
+	s->side_arg = arg;
+	return (0);
+}
+
+/* The side descriptor's news, if it has any (never blocks). */
+static void
+side_serve(struct session *s)
+{
+	struct pollfd p = {.fd = s->side_fd, .events = POLLIN};
+
+	if (s->side != NULL && poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+		s->side(s->side_arg);
+}
+
+int
+session_links(struct session *s)
+{
+	struct amsg_out *o;
+	char             err[300];
+	int              rv;
+
+	if (!s->have_link || s->agent_id == 0)
+		return (0);
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		return (-ENOMEM);
+	amsg_link_state(o, s->agent_id, s->links, s->ntrx);
+	if ((rv = alink_send(&s->link, &o->m,
+	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
+	                     sizeof(err))) != 0)
+		link_close(s); /* the next wait finds it closed */
+	free(o);
+	return (rv);
 }
 
 static void
@@ -146,6 +204,12 @@ session_join(struct session *s, char *err, size_t errlen)
 	                           SESS_JOIN_MS, err, errlen)) != 0)
 		goto out;
 	s->have_link = 1;
+	{
+		struct epoll_event ev = {.events = EPOLLIN};
+
+		ev.data.fd = s->link.io.fd;
+		(void)epoll_ctl(s->evfd, EPOLL_CTL_ADD, s->link.io.fd, &ev);
+	}
 	s->agent_id = j.agent_id;
 	s->heartbeat_ms = j.heartbeat_ms;
 	memcpy(s->ingress, j.ingress, sizeof(s->ingress));
@@ -157,21 +221,72 @@ out:
 	return (rv);
 }
 
+/*
+ * The answer to the request numbered seq (or an abort pushed for the run
+ * in progress) within the deadline, serving the side descriptor
+ * meanwhile: 0 with *rep, or a negative code and one line in err.
+ */
+static int
+await(struct session *s, uint64_t seq, uint64_t deadline, Ocs__Msg **rep,
+      char *err, size_t errlen)
+{
+	struct epoll_event ev;
+	uint64_t           now;
+	int                rv;
+
+	for (;;) {
+		if ((rv = alink_recv(&s->link, 0, rep, err, errlen)) < 0)
+			return (rv);
+		if (rv == 1) {
+			if ((*rep)->has_seq && (*rep)->seq == seq)
+				return (0);
+			/* A run's end said unasked answers whatever waits
+			 * for it. */
+			if (s->run != 0 &&
+			    (*rep)->body_case == OCS__MSG__BODY_ABORT &&
+			    (*rep)->has_run_id && (*rep)->run_id == s->run)
+				return (0);
+			msg_free(*rep); /* given up on, or a stale push */
+			*rep = NULL;
+			continue;
+		}
+		if ((now = mono_ms()) >= deadline) {
+			snprintf(err, errlen,
+			         "agent link %s: no answer in time",
+			         s->link.url);
+			return (-ETIMEDOUT);
+		}
+		if (epoll_wait(s->evfd, &ev, 1, (int)(deadline - now)) < 0 &&
+		    errno != EINTR) {
+			rv = -errno;
+			snprintf(err, errlen, "epoll: %s", strerror(errno));
+			return (rv);
+		}
+		side_serve(s);
+		if (!s->have_link) {
+			snprintf(err, errlen, "agent link %s: closed",
+			         s->link.url);
+			return (-ECONNRESET);
+		}
+	}
+}
+
 /* One exchange on the link; a link that failed is closed (the agent
  * joins again).  The answer's meaning, as amsg_answer says it. */
 static int
 call(struct session *s, const Ocs__Msg *m, int timeout_ms, Ocs__Msg **rep,
      char *err, size_t errlen)
 {
-	int rv;
+	uint64_t deadline = mono_ms() + (uint64_t)timeout_ms;
+	int      rv;
 
 	*rep = NULL;
 	if (!s->have_link) {
 		snprintf(err, errlen, "not joined");
 		return (-ENOTCONN);
 	}
-	if ((rv = alink_call(&s->link, m, s->run, timeout_ms, rep, err,
-	                     errlen)) != 0) {
+	if ((rv = alink_send(&s->link, m, deadline, err, errlen)) != 0 ||
+	    (rv = await(s, m->seq, deadline, rep, err, errlen)) != 0) {
 		link_close(s);
 		return (rv);
 	}
@@ -191,6 +306,7 @@ session_poll(struct session *s, struct session_plan *sp, char *err,
 		return (-ENOMEM);
 	s->run = 0;
 	amsg_poll(o, ++s->seq, s->agent_id, s->fibres_up, s->down);
+	amsg_poll_links(o, s->links, s->ntrx);
 	/* ocsd answers within a heartbeat; allow it two more. */
 	rv =
 	    call(s, &o->m, (int)s->heartbeat_ms * 3 + 1000, &rep, err, errlen);
@@ -280,7 +396,7 @@ session_abort(struct session *s, uint32_t phase, const char *reason)
 int
 session_events_fd(struct session *s)
 {
-	return (s->have_link ? s->link.io.fd : -EBADF);
+	return (s->have_link ? s->evfd : -EBADF);
 }
 
 int
@@ -291,6 +407,8 @@ session_abort_check(void *arg, char *reason, size_t len)
 	char            err[300];
 	int             rv, hit = 0;
 
+	/* A link that changed is said at once, phase or not. */
+	side_serve(s);
 	/* In a phase nothing is asked: what comes is pushed. */
 	while (!hit && s->have_link &&
 	       (rv = alink_recv(&s->link, 0, &m, err, sizeof(err))) != 0) {

@@ -40,15 +40,33 @@ struct session {
 	char       transport[16]; /* said at the join */
 	char       ifaces[EXEC_MAX_PORTS * 16]; /* kernel: t0,t1 */
 	char       down[200]; /* why fibres are not up, said in each Poll */
+	/* Each transceiver's link, said in each Poll and, at every change,
+	 * in a LinkState (state 0: not known, not said). */
+	struct amsg_link links[EXEC_MAX_PORTS];
 	/* The agent link, once attached. */
 	int                have_link;
 	struct alink_conn  link;
 	struct ssl_ctx_st *tls; /* its TLS client context, tls+tcp:// */
+	/* Everything the agent waits on while it waits for ocsd: an epoll
+	 * set of the link and a side descriptor (the carrier watch), whose
+	 * callback runs whenever that is readable, in every wait. */
+	int evfd;
+	int side_fd;
+	void (*side)(void *arg);
+	void *side_arg;
 };
 
 int  session_open(struct session *, char *err, size_t errlen);
 int  session_redial(struct session *, char *err, size_t errlen);
 void session_close(struct session *);
+
+/* Watch fd in every wait (joined or not): fn(arg) is called, on this
+ * thread, whenever it is readable (it may call session_links).  0 or
+ * -errno. */
+int session_side(struct session *, int fd, void (*fn)(void *), void *arg);
+/* Tell ocsd the links now (s->links), unasked: 0, or an error (the link
+ * closed: the agent joins again).  Not joined: nothing to do, 0. */
+int session_links(struct session *);
 
 /*
  * Hello, Challenge, Join, JoinReply; then connect the agent link, answer
@@ -91,9 +109,10 @@ int session_ready(struct session *, uint32_t phase,
 /* Tell ocsd this agent cannot go on with the run, and why. */
 int session_abort(struct session *, uint32_t phase, const char *reason);
 
-/* Abort hook for the executor: the link's descriptor, and a check that
- * reads what came on it for an abort of the current run (1 and the
- * reason, else 0). */
+/* Abort hook for the executor: a descriptor readable when the link (or
+ * the side descriptor) has something, and a check that serves the side
+ * and reads what came on the link for an abort of the current run (1
+ * and the reason, else 0). */
 int session_events_fd(struct session *);
 int session_abort_check(void *arg, char *reason, size_t len);
 

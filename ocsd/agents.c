@@ -560,13 +560,75 @@ on_ready(struct agents *ag, struct apeer *from, struct agent *a,
 	ag->ev.ready(ag->ev.arg, a, &rd);
 }
 
+/* The registry's link states are the protocol's. */
+_Static_assert((int)AGL_UP == (int)OCS__TRX_LINK__STATE__UP &&
+                   (int)AGL_NO_CARRIER ==
+                       (int)OCS__TRX_LINK__STATE__NO_CARRIER &&
+                   (int)AGL_DOWN == (int)OCS__TRX_LINK__STATE__DOWN &&
+                   (int)AGL_GONE == (int)OCS__TRX_LINK__STATE__GONE,
+               "agent_link states are TrxLink's");
+
+int
+agents_links_take(struct agent *a, Ocs__TrxLink *const *l, size_t n, char *err,
+                  size_t len)
+{
+	struct agent_link was[AGENT_MAX_TRX];
+	size_t            i;
+
+	/* All checked before any is taken. */
+	for (i = 0; i < n; i++) {
+		if (l[i]->trx >= a->ntrx || l[i]->trx >= AGENT_MAX_TRX) {
+			snprintf(err, len,
+			         "links: transceiver %u of a host with %u",
+			         l[i]->trx, a->ntrx);
+			return (-MSG_EFIELD);
+		}
+		if (l[i]->state < OCS__TRX_LINK__STATE__UP ||
+		    l[i]->state > OCS__TRX_LINK__STATE__GONE) {
+			snprintf(err, len, "links: transceiver %u: state %d",
+			         l[i]->trx, (int)l[i]->state);
+			return (-MSG_EFIELD);
+		}
+		if (l[i]->iface != NULL &&
+		    (!msg_str_ok(l[i]->iface) || strlen(l[i]->iface) > 15)) {
+			snprintf(
+			    err, len,
+			    "links: transceiver %u: not an interface name",
+			    l[i]->trx);
+			return (-MSG_EFIELD);
+		}
+	}
+	memcpy(was, a->links, sizeof(was));
+	for (i = 0; i < n; i++) {
+		struct agent_link *k = &a->links[l[i]->trx];
+
+		k->state = (int)l[i]->state;
+		if (l[i]->has_mtu)
+			k->mtu = l[i]->mtu;
+		if (l[i]->has_carrier_ups)
+			k->ups = l[i]->carrier_ups;
+		if (l[i]->iface != NULL)
+			snprintf(k->iface, sizeof(k->iface), "%s",
+			         l[i]->iface);
+	}
+	if (n > 0)
+		a->has_links = 1;
+	return (memcmp(was, a->links, sizeof(was)) != 0);
+}
+
 static void
 on_poll(struct agents *ag, struct apeer *from, struct agent *a,
         const Ocs__Msg *m)
 {
 	uint32_t was = a->fibres_up;
-	char     down[sizeof(a->down)];
+	char     down[sizeof(a->down)], why[300];
+	int      chg;
 
+	if ((chg = agents_links_take(a, m->poll->links, m->poll->n_links, why,
+	                             sizeof(why))) < 0) {
+		reply_error(from, chg, why);
+		return;
+	}
 	/* An older agent does not say: it has them all. */
 	a->fibres_up = m->poll->has_fibres_up ? m->poll->fibres_up : a->ntrx;
 	memcpy(down, a->down, sizeof(down));
@@ -578,8 +640,27 @@ on_poll(struct agents *ag, struct apeer *from, struct agent *a,
 		       "%s: fibres %u/%u up%s%s", a->host, a->fibres_up,
 		       a->ntrx, a->down[0] ? ": " : "", a->down);
 	hold(ag, a, HOLD_POLL, from->seq);
-	if (ag->ev.poll)
+	if (chg && ag->ev.links)
+		ag->ev.links(ag->ev.arg, a);
+	if (ag->ev.poll && a->hold.kind == HOLD_POLL)
 		ag->ev.poll(ag->ev.arg, a);
+}
+
+/* Unasked: a transceiver's link changed.  Nothing is answered (a bad
+ * one is, with an error: the agent logs it). */
+static void
+on_link_state(struct agents *ag, struct apeer *from, struct agent *a,
+              const Ocs__Msg *m)
+{
+	char why[300];
+	int  chg;
+
+	if ((chg = agents_links_take(a, m->link_state->links,
+	                             m->link_state->n_links, why,
+	                             sizeof(why))) < 0)
+		reply_error(from, chg, why);
+	else if (chg && ag->ev.links)
+		ag->ev.links(ag->ev.arg, a);
 }
 
 static void
@@ -613,6 +694,7 @@ in_place(const struct apeer *from, const struct agent *owner, int body)
 	case OCS__MSG__BODY_POLL:
 	case OCS__MSG__BODY_READY:
 	case OCS__MSG__BODY_ABORT:
+	case OCS__MSG__BODY_LINK_STATE:
 		return (owner != NULL);
 	default:
 		return (0);
@@ -627,6 +709,8 @@ named_id(const Ocs__Msg *m, const struct agent *a)
 		return (m->poll->agent_id);
 	if (m->body_case == OCS__MSG__BODY_READY)
 		return (m->ready->agent_id);
+	if (m->body_case == OCS__MSG__BODY_LINK_STATE)
+		return (m->link_state->agent_id);
 	return (a->id);
 }
 
@@ -667,6 +751,9 @@ agents_hear(struct agents *ag, struct apeer *from, struct agent *a,
 		break;
 	case OCS__MSG__BODY_READY:
 		on_ready(ag, from, a, m);
+		break;
+	case OCS__MSG__BODY_LINK_STATE:
+		on_link_state(ag, from, a, m);
 		break;
 	default:
 		on_abort(ag, from, a, m);
@@ -883,7 +970,7 @@ agents_snapshot(struct ocsd *d, struct agent_info *out, uint32_t cap)
 {
 	struct agents *ag = d->ag;
 	uint64_t       now = mono_ms();
-	uint32_t       i;
+	uint32_t       i, t;
 
 	for (i = 0; ag != NULL && i < ag->na && i < cap; i++) {
 		const struct agent *a = ag->a[i];
@@ -907,6 +994,10 @@ agents_snapshot(struct ocsd *d, struct agent_info *out, uint32_t cap)
 		memcpy(o->ifaces, a->ifaces, sizeof(o->ifaces));
 		memcpy(o->down, a->down, sizeof(o->down));
 		memcpy(o->peer, a->peer, sizeof(o->peer));
+		memcpy(o->links, a->links, sizeof(o->links));
+		for (t = 0; t < a->ntrx && t < AGENT_MAX_TRX; t++)
+			snprintf(o->shown[t], sizeof(o->shown[t]), "%s",
+			         agents_link_word(d, a, t));
 	}
 	return (i);
 }

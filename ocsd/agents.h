@@ -39,6 +39,21 @@
 
 struct aglink_conn;
 
+/* One transceiver's link as its host last said (agents_link.c); the
+ * states are ocs.proto's TrxLink.State. */
+enum agent_link_state {
+	AGL_UP = 1,     /* a carrier */
+	AGL_NO_CARRIER, /* no light, or retraining */
+	AGL_DOWN,       /* set down on the host */
+	AGL_GONE,       /* no such interface */
+};
+struct agent_link {
+	int      state;     /* enum agent_link_state, 0: never said */
+	uint32_t mtu;       /* 0: not said */
+	uint32_t ups;       /* carrier up transitions so far */
+	char     iface[16]; /* or "" */
+};
+
 /* The one request an agent may have waiting for an answer. */
 struct hold {
 	enum { HOLD_NONE, HOLD_POLL, HOLD_READY } kind;
@@ -58,8 +73,12 @@ struct agent {
 	char     transport[16];      /* as it joined: fibre, kernel */
 	char     ifaces[136];        /* kernel: its interfaces */
 	char     down[200];          /* its last Poll: what is not up */
-	int      lost;
-	uint64_t seen_ms, joined_ms;
+	/* Each transceiver's link (the kernel transport says them; an
+	 * agent that says none is not waited for). */
+	struct agent_link   links[AGENT_MAX_TRX];
+	int                 has_links;
+	int                 lost;
+	uint64_t            seen_ms, joined_ms;
 	struct aglink_conn *link;     /* attached: everything after the join */
 	char                peer[64]; /* where the link comes from */
 	struct hold         hold;
@@ -96,6 +115,9 @@ struct agents_events {
 	void (*ready)(void *arg, struct agent *, const struct agents_ready *);
 	void (*abort)(void *arg, struct agent *, uint64_t run_id,
 	              const char *reason);
+	/* A transceiver's link changed (a LinkState, or a Poll that says
+	 * otherwise than before). */
+	void (*links)(void *arg, struct agent *);
 	/* The agent's link closed, it was evicted or hung, or it joined
 	 * again: why says which. */
 	void (*lost)(void *arg, struct agent *, const char *why);
@@ -137,15 +159,29 @@ uint32_t agents_active(struct ocsd *, struct agent **out, uint32_t cap);
  * returns how many have joined. */
 uint32_t agents_left_out(struct ocsd *, char *buf, size_t len);
 
+/* agents_link.c.  Take n links a message says into a's: 1 if one
+ * changed, 0 if none, or -MSG_EFIELD with the bad field in err (nothing
+ * taken). */
+int agents_links_take(struct agent *a, Ocs__TrxLink *const *l, size_t n,
+                      char *err, size_t len);
+/* What ocsctl agents shows for transceiver t: up, dark (no carrier and
+ * nothing patched to its receiver in the switch's map), no carrier
+ * (patched yet no carrier: no light, or still retraining), down,
+ * unplugged; "" when the agent says nothing of its links. */
+const char *agents_link_word(const struct ocsd *, const struct agent *,
+                             uint32_t t);
+
 /* One agent as ocsctl agents shows it: a plain copy, taken under the
  * lock, that reply.c turns into the answer. */
 struct agent_info {
-	uint32_t id, ntrx, fibres_up;
-	char     host[AMSG_HOST_MAX];
-	char     state[8]; /* idle | running | lost */
-	uint64_t seen_ms_ago, mem_limit, readys, attach_refused;
-	int      link;
-	char     transport[16], ifaces[136], down[200], peer[64];
+	uint32_t          id, ntrx, fibres_up;
+	char              host[AMSG_HOST_MAX];
+	char              state[8]; /* idle | running | lost */
+	uint64_t          seen_ms_ago, mem_limit, readys, attach_refused;
+	int               link;
+	char              transport[16], ifaces[136], down[200], peer[64];
+	struct agent_link links[AGENT_MAX_TRX];
+	char              shown[AGENT_MAX_TRX][12]; /* agents_link_word */
 };
 /* Up to cap agents into out (allocated by the caller); the count. */
 uint32_t agents_snapshot(struct ocsd *, struct agent_info *out, uint32_t cap);

@@ -469,6 +469,9 @@ static const struct conf_key conf_keys[] = {
     {"run", "deadline", v_ms_floor, FIELD(run_deadline_ms), 0.1, 3600,
      "at least 100ms"},
     {"run", "chunk", v_chunk, FIELD(run_chunk), 1024, 1 << 20, NULL},
+    {"run", "link_up", v_seconds, FIELD(run_link_up_s), 0, 3600, ""},
+    {"run", "link_deadline", v_ms_floor, FIELD(run_link_deadline_ms), 0.001,
+     3600, "at least 1ms"},
     {"state", "dir", v_str, FIELD(state_dir), 0, 0, NULL},
     {"state", "reconcile", v_reconcile, FIELD(reconcile), 0, 0, NULL},
 };
@@ -817,6 +820,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->run_alpha_h = 50e-6;
 	p.c->run_chunk = 65536;
 	p.c->run_deadline_ms = 30000;
+	p.c->run_link_deadline_ms = 10000;
 	path_default_control(p.c->control, sizeof(p.c->control));
 	/* Root's is the system's; another user's is its own. */
 	if (geteuid() == 0)

@@ -121,6 +121,8 @@ struct conf {
 	double              run_reconf_s;  /* a reconfiguration beyond delta */
 	char                run_model[64]; /* the model file's name, or "" */
 	uint32_t            run_chunk, run_deadline_ms;
+	double              run_link_up_s;        /* the model's link-up */
+	uint32_t            run_link_deadline_ms; /* links up after a switch */
 	struct conf_trx    *trx;
 	size_t              ntrx;
 	/* Lookups in O(1) and O(log n) for thousands of hosts: trx index

@@ -191,6 +191,40 @@ p_cabling(struct out *o, const Ocs__CtlReply *r)
 
 /* ---- the agents -------------------------------------------------------- */
 
+/* Each transceiver's link, in ocsd's word: up, dark, no carrier, down,
+ * unplugged. */
+static void
+p_links(struct out *o, const Ocs__AgentInfo *a)
+{
+	size_t i;
+
+	if (a->n_links == 0)
+		return;
+	out_str(o, NULL, o->brief ? NULL : "%6s  ", "");
+	out_str(o, NULL, o->brief ? NULL : "%s: links", a->host);
+	out_arr(o, "links");
+	for (i = 0; i < a->n_links; i++) {
+		const Ocs__TrxLink *l = a->links[i];
+
+		out_obj(o, NULL);
+		out_u64(o, "trx", l->iface || o->brief ? NULL : " %llu",
+		        l->trx);
+		if (l->iface)
+			out_str(o, "iface", o->brief ? NULL : " %s", l->iface);
+		out_str(o, "state", o->brief ? NULL : " %s",
+		        l->shown ? l->shown : "unknown");
+		if (l->has_mtu)
+			out_u64(o, "mtu", o->brief ? NULL : " (mtu %llu)",
+			        l->mtu);
+		if (l->has_carrier_ups)
+			out_u64(o, "carrier_ups", NULL, l->carrier_ups);
+		out_text(o, o->brief || i + 1 == a->n_links ? NULL : ",");
+		out_end(o);
+	}
+	out_end(o);
+	out_text(o, o->brief ? NULL : "\n");
+}
+
 static void
 p_agent(struct out *o, const Ocs__AgentInfo *a)
 {
@@ -247,6 +281,7 @@ p_agent(struct out *o, const Ocs__AgentInfo *a)
 	}
 	if (a->has_readys)
 		out_u64(o, "readys", NULL, a->readys);
+	p_links(o, a);
 	if (a->down) {
 		out_str(o, NULL, o->brief ? NULL : "%6s  ", "");
 		out_str(o, NULL, o->brief ? NULL : "%s: ", a->host);
@@ -333,19 +368,21 @@ p_ports(struct out *o, const Ocs__CtlReply *r)
 static void
 p_phases(struct out *o, const Ocs__RunReport *rr)
 {
-	char   a[32], b[32], c[32], d[32], e[32];
+	char   a[32], b[32], c[32], d[32], e[32], f[32];
 	size_t i;
 
-	out_text(o, "%5s  %12s %12s %12s %12s %12s\n", "phase", "reconf",
-	         "data", "barrier", "bytes", "predicted");
+	out_text(o, "%5s  %12s %12s %12s %12s %12s %12s\n", "phase", "reconf",
+	         "link-up", "data", "barrier", "bytes", "predicted");
 	for (i = 0; i < rr->n_phases; i++) {
 		const Ocs__PhaseReport *p = rr->phases[i];
 
 		out_text(
-		    o, "%5u  %11s%c %12s %12s %12s %12s\n", p->phase,
+		    o, "%5u  %11s%c %12s %12s %12s %12s %12s\n", p->phase,
 		    p->reconfigured ? unit_fmt_time(p->reconf_s, a, sizeof(a))
 		                    : "-",
 		    p->reconfigured && p->phase == 0 ? '*' : ' ',
+		    p->has_link_s ? unit_fmt_time(p->link_s, f, sizeof(f))
+		                  : "-",
 		    unit_fmt_time(p->data_s, b, sizeof(b)),
 		    p->reconfigured ? unit_fmt_time(p->barrier_s, c, sizeof(c))
 		                    : "-",
@@ -469,11 +506,17 @@ p_report_head(struct out *o, const Ocs__RunReport *rr)
 	if (rr->left_out)
 		out_text(o, "; %u of %u joined agents (left out: %s)",
 		         rr->nodes, rr->joined, rr->left_out);
-	out_text(o, "\nmodel: %s, alpha-s %s, alpha-h %s, delta %s\n",
+	out_text(o, "\nmodel: %s, alpha-s %s, alpha-h %s, delta %s",
 	         unit_fmt_rate(rr->bandwidth_bps, a, sizeof(a)),
 	         unit_fmt_time(rr->alpha_s, b, sizeof(b)),
 	         unit_fmt_time(rr->alpha_h, c, sizeof(c)),
 	         unit_fmt_time(rr->delta_s, d, sizeof(d)));
+	/* On real optics delta is the switch and the links' retraining. */
+	if (rr->has_switch_s && rr->has_link_up_s)
+		out_text(o, " (switch %s + link-up %s + overhead)",
+		         unit_fmt_time(rr->switch_s, a, sizeof(a)),
+		         unit_fmt_time(rr->link_up_s, b, sizeof(b)));
+	out_text(o, "\n");
 }
 
 /* A run's report: the record's JSON (proto/report.c), or its text. */

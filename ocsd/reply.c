@@ -399,6 +399,10 @@ reply_run(struct reply *rp, const struct run_report *o)
 	rr->nodes = o->nodes;
 	rr->bytes = o->bytes;
 	rr->delta_s = o->delta_s;
+	rr->has_switch_s = 1;
+	rr->switch_s = o->switch_s;
+	rr->has_link_up_s = 1;
+	rr->link_up_s = o->link_up_s;
 	rr->bandwidth_bps = o->bandwidth_bps;
 	rr->alpha_s = o->alpha_s;
 	rr->alpha_h = o->alpha_h;
@@ -424,6 +428,10 @@ reply_run(struct reply *rp, const struct run_report *o)
 		p->predicted_s = q->predicted_s;
 		p->has_control_s = q->has_control;
 		p->control_s = q->control_s;
+		/* Measured only where the switch moved and links were
+		 * watched. */
+		p->has_link_s = q->reconfigured;
+		p->link_s = q->link_s;
 		rr->phases[rr->n_phases++] = p;
 	}
 	rr->total_s = o->total_s;
@@ -475,6 +483,33 @@ reply_capture(struct reply *rp, const struct drv_capture *c)
 	rp->r.capture = r;
 }
 
+/* Each transceiver's link the agent said, with ocsd's word for it. */
+static void
+links_info(struct reply *rp, const struct agent_info *a, Ocs__AgentInfo *ai)
+{
+	uint32_t t;
+
+	ai->links = reply_alloc(rp, AGENT_MAX_TRX * sizeof(void *));
+	for (t = 0; ai->links && t < a->ntrx && t < AGENT_MAX_TRX; t++) {
+		const struct agent_link *l = &a->links[t];
+		Ocs__TrxLink            *x;
+
+		if (l->state == 0 || (x = reply_alloc(rp, sizeof(*x))) == NULL)
+			continue;
+		ocs__trx_link__init(x);
+		x->trx = t;
+		x->state = (Ocs__TrxLink__State)l->state;
+		x->has_mtu = l->mtu != 0;
+		x->mtu = l->mtu;
+		x->has_carrier_ups = 1;
+		x->carrier_ups = l->ups;
+		if (l->iface[0])
+			x->iface = reply_str(rp, l->iface);
+		x->shown = reply_str(rp, a->shown[t]);
+		ai->links[ai->n_links++] = x;
+	}
+}
+
 void
 reply_agents(struct reply *rp, const struct agent_info *in, uint32_t n)
 {
@@ -514,6 +549,7 @@ reply_agents(struct reply *rp, const struct agent_info *in, uint32_t n)
 		ai->readys = a->readys;
 		ai->has_attach_refused = a->attach_refused != 0;
 		ai->attach_refused = a->attach_refused;
+		links_info(rp, a, ai);
 		rp->r.agents[rp->r.n_agents++] = ai;
 	}
 }

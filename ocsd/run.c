@@ -100,6 +100,7 @@ conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 	struct run_report rep;
 
 	nng_aio_cancel(rn->timer);
+	nng_aio_cancel(rn->ltimer);
 	run_report(r, &rep);
 	ev_say(d->ev, "run", "finished", NULL, r->id, r->nph, "run %llu %s",
 	       (unsigned long long)r->id, rv ? "ended" : "verified");
@@ -191,6 +192,9 @@ static void
 arm_timer(struct runner *rn, const struct run *r)
 {
 	nng_aio_cancel(rn->timer);
+	/* A cancelled sleep's callback may come after the new one began
+	 * (it then reads its result): the callback checks the time too. */
+	rn->due_us = mono_us() + (uint64_t)r->deadline_ms * 1000;
 	nng_sleep_aio((nng_duration)r->deadline_ms, rn->timer);
 }
 
@@ -200,16 +204,19 @@ release(struct ocsd *d, struct run *r)
 	uint32_t k = r->bar[r->bi], i;
 	uint64_t now = mono_us();
 
-	r->barrier_ms[k] = (now - r->t_first) / 1e3 - r->reconf_ms[k];
+	r->barrier_ms[k] =
+	    (now - r->t_first) / 1e3 - r->reconf_ms[k] - r->link_ms[k];
 	if (r->barrier_ms[k] < 0)
 		r->barrier_ms[k] = 0;
 	if (k == 0)
 		r->t_start = now;
 	r->t_release[k] = now;
+	nng_aio_cancel(d->runner->ltimer);
 	for (i = 0; i < r->n; i++) {
 		r->node[i]->ready = AG_NONE;
 		agents_release(d, r->node[i], r->id, k);
 	}
+	run_links_mark(r);
 	log_debug("run %llu: phase %u released", (unsigned long long)r->id, k);
 	ev_say(d->ev, "run", "phase", NULL, r->id, k, "run %llu: phase %u",
 	       (unsigned long long)r->id, k);
@@ -271,10 +278,57 @@ all_ready(struct ocsd *d, struct run *r)
 		          ocsd_strerror(rv));
 		return;
 	}
+	run_links_plan(d, r, &rn->job.target);
 	r->reconfiguring = 1;
 	rn->reconf_busy = 1;
 	rn->job.op = SW_HOLD;
 	sw_submit_locked(d, &rn->job, rn->reconf);
+}
+
+/* The switch has settled: release once every link the phase lights is
+ * up (run_link.c), within the link-up deadline. */
+static void
+links_wait(struct ocsd *d, struct run *r)
+{
+	uint32_t k = r->bar[r->bi];
+	char     why[200];
+
+	if (run_links_up(r, why, sizeof(why))) {
+		r->linkwait = 0;
+		r->link_ms[k] = (mono_us() - r->t_settled) / 1e3;
+		release(d, r);
+		return;
+	}
+	if (!r->linkwait) {
+		r->linkwait = 1;
+		log_debug("run %llu: phase %u waits for its links (%s)",
+		          (unsigned long long)r->id, k, why);
+		d->runner->ldue_us =
+		    mono_us() + (uint64_t)r->link_deadline_ms * 1000;
+		nng_sleep_aio((nng_duration)r->link_deadline_ms,
+		              d->runner->ltimer);
+	}
+}
+
+/* The links of the phase did not all come up in time: name one. */
+static void
+ltimer_cb(void *arg)
+{
+	struct ocsd *d = arg;
+	struct run  *r;
+	char         why[200];
+
+	if (nng_aio_result(d->runner->ltimer) != 0)
+		return; /* cancelled: released, or the run is over */
+	nng_mtx_lock(d->mtx);
+	r = d->runner->run;
+	if (r != NULL && r->linkwait && mono_us() >= d->runner->ldue_us &&
+	    !run_links_up(r, why, sizeof(why)))
+		run_abort(d,
+		          "phase %u: links not up %.3f s after the switch "
+		          "settled: %s",
+		          r->bar[r->bi], r->link_deadline_ms / 1e3, why);
+	nng_mtx_unlock(d->mtx);
 }
 
 /* The restore after a run is done: say how it went. */
@@ -334,7 +388,8 @@ reconf_cb(void *arg)
 		          rn->job.err);
 	else {
 		r->reconf_ms[k] = rn->job.took_ms;
-		release(d, r);
+		r->t_settled = mono_us();
+		links_wait(d, r);
 	}
 	nng_mtx_unlock(d->mtx);
 }
@@ -353,7 +408,8 @@ timer_cb(void *arg)
 		return; /* cancelled: released, reconfiguring or over */
 	nng_mtx_lock(d->mtx);
 	r = d->runner->run;
-	if (r == NULL || r->reconfiguring) {
+	if (r == NULL || r->reconfiguring || r->linkwait ||
+	    mono_us() < d->runner->due_us) {
 		nng_mtx_unlock(d->mtx);
 		return;
 	}
@@ -472,6 +528,33 @@ on_ready(void *arg, struct agent *a, const struct agents_ready *m)
 		r->control_ms[p0] = span > data ? span - data : 0;
 	}
 	all_ready(d, r);
+}
+
+/* A link of a's changed: the one awaited, or one lost mid-phase. */
+static void
+on_links(void *arg, struct agent *a)
+{
+	struct ocsd *d = arg;
+	struct run  *r = d->runner->run;
+	uint32_t     k, p0;
+	char         why[200];
+
+	if (r == NULL || a->node < 0)
+		return;
+	if (r->linkwait) {
+		links_wait(d, r);
+		return;
+	}
+	/* Links move while the switch does; before phase 0 none is used. */
+	if (r->reconfiguring || r->bi == 0 ||
+	    !run_links_broken(r, a, why, sizeof(why)))
+		return;
+	k = r->bar[r->bi];
+	p0 = r->bar[r->bi - 1];
+	if (k - p0 == 1)
+		run_abort(d, "%s in phase %u", why, p0);
+	else
+		run_abort(d, "%s in phases %u-%u", why, p0, k - 1);
 }
 
 static void
@@ -594,7 +677,8 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 		         d->sw_err[0] ? ": " : "", d->sw_err);
 		return (-OCSD_ESWITCH);
 	}
-	if ((rv = run_bind(d, r, err, len)) != 0)
+	if ((rv = run_bind(d, r, err, len)) != 0 ||
+	    (rv = run_links_mtu(r, err, len)) != 0)
 		return (rv);
 	/* What the switch holds now is what it goes back to after; while
 	 * the last run's restore is still on its way, what it restores. */
@@ -637,6 +721,7 @@ run_listen(struct ocsd *d, struct agents *ag)
 	    .ready_check = on_ready_check,
 	    .ready = on_ready,
 	    .abort = on_abort,
+	    .links = on_links,
 	    .lost = on_lost,
 	};
 
@@ -662,9 +747,11 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 		return (-ENOMEM);
 	if ((rv = nng_aio_alloc(&rn->reconf, reconf_cb, d)) != 0 ||
 	    (rv = nng_aio_alloc(&rn->raio, restore_cb, d)) != 0 ||
-	    (rv = nng_aio_alloc(&rn->timer, timer_cb, d)) != 0) {
+	    (rv = nng_aio_alloc(&rn->timer, timer_cb, d)) != 0 ||
+	    (rv = nng_aio_alloc(&rn->ltimer, ltimer_cb, d)) != 0) {
 		nng_aio_free(rn->reconf);
 		nng_aio_free(rn->raio);
+		nng_aio_free(rn->timer);
 		free(rn);
 		return (msg_nngerr(rv));
 	}
@@ -695,9 +782,11 @@ run_fini(struct ocsd *d)
 	if (run_planner_stop(d) != 0)
 		return;
 	nng_aio_stop(rn->timer);
+	nng_aio_stop(rn->ltimer);
 	nng_aio_stop(rn->reconf);
 	nng_aio_stop(rn->raio);
 	nng_aio_free(rn->timer);
+	nng_aio_free(rn->ltimer);
 	nng_aio_free(rn->reconf);
 	nng_aio_free(rn->raio);
 	map_free(&rn->job.target);

@@ -54,6 +54,7 @@ struct run_node_time {
 struct run_phase_report {
 	int      reconfigured, has_control;
 	double   reconf_s, data_s, barrier_s, predicted_s, control_s;
+	double   link_s; /* the switch settled to every link up */
 	uint64_t bytes;
 };
 struct run_report {
@@ -66,6 +67,7 @@ struct run_report {
 	uint32_t                nodes, nph, nbefore;
 	uint64_t                bytes, verified, errors;
 	double                  delta_s, bandwidth_bps, alpha_s, alpha_h;
+	double                  switch_s, link_up_s; /* delta's terms */
 	double                  total_s, predicted_s;
 	uint32_t                before[RUN_MAX_PHASES];
 	struct run_phase_report ph[RUN_MAX_PHASES];

@@ -23,8 +23,19 @@ struct run_member {
 /* What planning reads of the configuration, copied for the same
  * reason (a reload may swap it). */
 struct run_env {
-	uint32_t chunk, deadline_ms, switch_ms;
+	uint32_t chunk, deadline_ms, switch_ms, link_deadline_ms;
 	double   bps, alpha_s, alpha_h, reconf_s;
+	double   link_up_s; /* the model's link-up time, part of delta */
+};
+
+/* A node's links in the stretch the run is in (run_link.c): lit, the
+ * transceivers whose receiver the phase's map lights (their links must
+ * be up); chg, those of them whose light comes from elsewhere than
+ * before (their link goes down and must come up again: more carrier ups
+ * than ups[t]). */
+struct run_links {
+	uint32_t lit, chg;
+	uint32_t ups[AGENT_MAX_TRX];
 };
 
 struct run {
@@ -54,6 +65,14 @@ struct run {
 	 * bi is the one the run waits for now. */
 	uint32_t bar[RUN_MAX_PHASES + 1], nbar, bi, nready;
 	int      reconfiguring;
+	/* After the switch settled, before the release: waiting for every
+	 * link the phase uses to come up (run_link.c). */
+	int               linkwait;
+	uint64_t          t_settled; /* us */
+	uint32_t          link_deadline_ms;
+	double            link_up_s, switch_s; /* the model's terms */
+	struct run_links *lk;                  /* per node */
+	double            link_ms[RUN_MAX_PHASES];
 
 	uint64_t t_first, t_start, t_end; /* us */
 	double   reconf_ms[RUN_MAX_PHASES], barrier_ms[RUN_MAX_PHASES];
@@ -77,7 +96,10 @@ struct runner {
 	uint64_t      last_id;
 	char          last_abort[512]; /* why the last run ended early */
 	nng_aio      *timer;           /* the current barrier's deadline */
-	nng_aio      *reconf;          /* the reconfiguration job's */
+	uint64_t      due_us;          /* when it is due (mono) */
+	nng_aio      *ltimer;          /* the links' deadline after a switch */
+	uint64_t      ldue_us;
+	nng_aio      *reconf; /* the reconfiguration job's */
 	struct sw_job job;
 	int           reconf_busy; /* the job is queued or running */
 	struct map    prerun;      /* the switch before the run */
@@ -143,6 +165,22 @@ int run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
                      char *err, size_t len);
 int run_topo_build(struct run *r, const struct run_req *q,
                    const struct run_member *m, char *err, size_t len);
+
+/* run_link.c, with d->mtx held.  Before the switch is asked for phase
+ * k's map t: which links the phase lights, and which must retrain. */
+void run_links_plan(struct ocsd *, struct run *, const struct map *t);
+/* Is every link the phase lights up (those that retrain, up again)?  1,
+ * else 0 with the first that is not named in why. */
+int run_links_up(const struct run *, char *why, size_t len);
+/* At the release: the carrier counts the stretch must keep. */
+void run_links_mark(struct run *);
+/* In a released stretch: has one of a's lit links lost its carrier (or
+ * lost it and got it back)?  1 with host, interface and what in why. */
+int run_links_broken(const struct run *, const struct agent *, char *why,
+                     size_t len);
+/* The MTUs of the run's hosts' transceivers, as they said them, are all
+ * the same: 0, or -OCSD_EUSAGE naming two that differ. */
+int run_links_mtu(const struct run *, char *err, size_t len);
 
 /* run_report.c: what the run did (points into r). */
 void run_report(const struct run *r, struct run_report *out);

@@ -91,7 +91,10 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 	                          .bps = d->conf->run_bps,
 	                          .alpha_s = d->conf->run_alpha_s,
 	                          .alpha_h = d->conf->run_alpha_h,
-	                          .reconf_s = d->conf->run_reconf_s};
+	                          .reconf_s = d->conf->run_reconf_s,
+	                          .link_up_s = d->conf->run_link_up_s,
+	                          .link_deadline_ms =
+	                              d->conf->run_link_deadline_ms};
 	return (j);
 }
 

@@ -40,6 +40,7 @@ run_free(struct run *r)
 	free(r->member);
 	free(r->host);
 	free(r->nt);
+	free(r->lk);
 	free(r);
 }
 
@@ -205,8 +206,13 @@ set_params(const struct run_env *c, const struct run_req *q, struct run *r,
 	r->cp.alpha_h = q->has_alpha_h ? q->alpha_h : c->alpha_h;
 	/* The switch's delta, and what a reconfiguration costs beyond it
 	 * (the command, read-back and light check; calibrated). */
-	r->cp.delta =
-	    (q->has_delta ? q->delta : c->switch_ms / 1e3) + c->reconf_s;
+	r->switch_s = q->has_delta ? q->delta : c->switch_ms / 1e3;
+	r->link_up_s = c->link_up_s;
+	r->link_deadline_ms = c->link_deadline_ms;
+	/* On real optics a reconfiguration ends when the links have
+	 * retrained, not when the mirrors settle: link-up is part of
+	 * delta. */
+	r->cp.delta = r->switch_s + r->link_up_s + c->reconf_s;
 	/* Agents relay multi-hop blocks a frame at a time. */
 	r->cp.sf_bytes = r->chunk;
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
@@ -436,8 +442,9 @@ run_plan(const struct run_env *env, const struct run_req *q,
 	r->member = calloc(n, sizeof(*r->member));
 	r->host = calloc(n, sizeof(*r->host));
 	r->nt = calloc(n, sizeof(*r->nt));
+	r->lk = calloc(n, sizeof(*r->lk));
 	if (r->node == NULL || r->member == NULL || r->host == NULL ||
-	    r->nt == NULL) {
+	    r->nt == NULL || r->lk == NULL) {
 		run_free(r);
 		return (-ENOMEM);
 	}

@@ -20,6 +20,8 @@ run_report(const struct run *r, struct run_report *o)
 	o->left_out = r->left_out[0] ? r->left_out : NULL;
 	o->bytes = r->bytes;
 	o->delta_s = r->cp.delta;
+	o->switch_s = r->switch_s;
+	o->link_up_s = r->link_up_s;
 	o->bandwidth_bps = 8.0 / r->cp.beta;
 	o->alpha_s = r->cp.alpha_s;
 	o->alpha_h = r->cp.alpha_h;
@@ -32,6 +34,7 @@ run_report(const struct run *r, struct run_report *o)
 
 		p->reconfigured = k == 0 || r->before[k];
 		p->reconf_s = r->reconf_ms[k] / 1e3;
+		p->link_s = r->link_ms[k] / 1e3;
 		p->data_s = r->data_ns[k] / 1e9;
 		p->barrier_s = r->barrier_ms[k] / 1e3;
 		p->bytes = r->pbytes[k];

@@ -91,6 +91,51 @@ amsg_poll(struct amsg_out *o, uint64_t seq, uint32_t agent_id,
 	o->m.poll = &o->poll;
 }
 
+/* The links into o's storage: how many went in. */
+static size_t
+links_into(struct amsg_out *o, const struct amsg_link *l, uint32_t n)
+{
+	size_t   k = 0;
+	uint32_t i;
+
+	for (i = 0; i < n && i < AMSG_MAX_TRX; i++) {
+		Ocs__TrxLink *t = &o->link[k];
+
+		if (l[i].state == 0)
+			continue;
+		ocs__trx_link__init(t);
+		t->trx = i;
+		t->state = (Ocs__TrxLink__State)l[i].state;
+		t->has_mtu = l[i].mtu != 0;
+		t->mtu = l[i].mtu;
+		t->has_carrier_ups = 1;
+		t->carrier_ups = l[i].ups;
+		t->iface = (char *)(uintptr_t)l[i].iface;
+		o->linkp[k++] = t;
+	}
+	return (k);
+}
+
+void
+amsg_poll_links(struct amsg_out *o, const struct amsg_link *l, uint32_t n)
+{
+	o->poll.n_links = links_into(o, l, n);
+	o->poll.links = o->linkp;
+}
+
+void
+amsg_link_state(struct amsg_out *o, uint32_t agent_id,
+                const struct amsg_link *l, uint32_t n)
+{
+	begin(o, 0, 0);
+	ocs__link_state__init(&o->ls);
+	o->ls.agent_id = agent_id;
+	o->ls.n_links = links_into(o, l, n);
+	o->ls.links = o->linkp;
+	o->m.body_case = OCS__MSG__BODY_LINK_STATE;
+	o->m.link_state = &o->ls;
+}
+
 int
 amsg_ready(struct amsg_out *o, uint64_t seq, uint64_t run, uint32_t agent_id,
            uint32_t phase, const struct plan_done *done, size_t nd,

@@ -42,6 +42,9 @@ struct amsg_out {
 	Ocs__Attach       attach;
 	Ocs__Poll         poll;
 	Ocs__Abort        abort;
+	Ocs__LinkState    ls;
+	Ocs__TrxLink      link[AMSG_MAX_TRX];
+	Ocs__TrxLink     *linkp[AMSG_MAX_TRX];
 	uint8_t           proof[AUTH_PROOF];
 	uint8_t           nonce[AUTH_NONCE];
 	struct ready_wire ready;
@@ -66,6 +69,20 @@ int  amsg_join(struct amsg_out *, uint64_t seq, const struct amsg_host *,
                const Ocs__Msg *challenge, char *err, size_t errlen);
 void amsg_poll(struct amsg_out *, uint64_t seq, uint32_t agent_id,
                uint32_t fibres_up, const char *down);
+
+/* One transceiver's link as the host sees it (ocs.proto TrxLink). */
+struct amsg_link {
+	int         state; /* OCS__TRX_LINK__STATE__*; 0: not known */
+	uint32_t    mtu;   /* 0: not known */
+	uint32_t    ups;   /* carrier up transitions so far */
+	const char *iface; /* or NULL */
+};
+/* The links of transceivers 0..n) (n at most AMSG_MAX_TRX; those of
+ * state 0 left out) added to the Poll amsg_poll built. */
+void amsg_poll_links(struct amsg_out *, const struct amsg_link *, uint32_t n);
+/* A LinkState: unasked (seq 0), sent at every change. */
+void amsg_link_state(struct amsg_out *, uint32_t        agent_id,
+                     const struct amsg_link *, uint32_t n);
 /* -E2BIG (nothing built) for more than PLAN_MAX_DONE reports. */
 int  amsg_ready(struct amsg_out *, uint64_t seq, uint64_t run,
                 uint32_t agent_id, uint32_t phase, const struct plan_done *done,

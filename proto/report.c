@@ -30,6 +30,8 @@ phases_json(const Ocs__RunReport *rr)
 		SET(e, "predicted_s", json_real(p->predicted_s));
 		if (p->has_control_s)
 			SET(e, "control_s", json_real(p->control_s));
+		if (p->has_link_s)
+			SET(e, "link_s", json_real(p->link_s));
 		json_array_append_new(ph, e);
 	}
 	return (ph);
@@ -103,6 +105,10 @@ report_to_json(const Ocs__RunReport *rr)
 	if (rr->aborted)
 		SET(o, "aborted", json_string(rr->aborted));
 	SET(o, "delta_s", json_real(rr->delta_s));
+	if (rr->has_switch_s)
+		SET(o, "switch_s", json_real(rr->switch_s));
+	if (rr->has_link_up_s)
+		SET(o, "link_up_s", json_real(rr->link_up_s));
 	SET(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
 	SET(o, "alpha_s", json_real(rr->alpha_s));
 	SET(o, "alpha_h", json_real(rr->alpha_h));
@@ -176,6 +182,23 @@ unum(struct jr *c, const json_t *o, const char *k, int need, int *has)
 	return ((uint64_t)json_integer_value(v));
 }
 
+#define REPORT_MAX_TEXT 4096
+
+/* Printable, not empty, at most REPORT_MAX_TEXT characters. */
+static int
+text_ok(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || s[0] == '\0')
+		return (0);
+	for (i = 0; s[i]; i++)
+		if (i == REPORT_MAX_TEXT || (unsigned char)s[i] < 0x20 ||
+		    s[i] == 0x7f)
+			return (0);
+	return (1);
+}
+
 static char *
 str(struct jr *c, const json_t *o, const char *k, int need)
 {
@@ -187,7 +210,9 @@ str(struct jr *c, const json_t *o, const char *k, int need)
 			bad(c, "%s: missing", k);
 		return (NULL);
 	}
-	if (!json_is_string(v) || !msg_str_ok(json_string_value(v))) {
+	/* Free text (why a run was aborted, who was left out) runs past a
+	 * name's 256 characters: a record must not vanish for it. */
+	if (!json_is_string(v) || !text_ok(json_string_value(v))) {
 		bad(c, "%s: expected a printable string", k);
 		return (NULL);
 	}
@@ -250,6 +275,8 @@ phases_from(struct jr *c, const json_t *o, Ocs__RunReport *r)
 		p->predicted_s = num(c, e, "predicted_s", 1, NULL);
 		p->control_s = num(c, e, "control_s", 0, &has);
 		p->has_control_s = has;
+		p->link_s = num(c, e, "link_s", 0, &has);
+		p->has_link_s = has;
 	}
 }
 
@@ -377,6 +404,10 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->errors = unum(&c, o, "errors", 1, NULL);
 	r->aborted = str(&c, o, "aborted", 0);
 	r->delta_s = num(&c, o, "delta_s", 1, NULL);
+	r->switch_s = num(&c, o, "switch_s", 0, &has);
+	r->has_switch_s = has;
+	r->link_up_s = num(&c, o, "link_up_s", 0, &has);
+	r->has_link_up_s = has;
 	r->bandwidth_bps = num(&c, o, "bandwidth_bps", 1, NULL);
 	r->alpha_s = num(&c, o, "alpha_s", 1, NULL);
 	r->alpha_h = num(&c, o, "alpha_h", 1, NULL);

@@ -7,15 +7,18 @@
 # kernel (tc mirred redirects between its ports, through libnl) over
 # fibres shaped to RATE; ocsd drives it over TL1; one ocs-agent a host
 # sends raw Ethernet on its own interfaces (--transport kernel).  Runs
-# ReTri, Bridge and the static ring, verifies every block, and tears
+# ReTri, Bridge, the static ring and Bruck, verifies every block, and tears
 # everything down on every way out, as make run does.
 #
 # usage: run-netns.sh BINDIR [NODES] [BYTES] [RATE]
+# LINK_UP=2ms in the environment: links retrain that long after light
+# returns (ocs-emu --link-up; ocsd's model gets the same [run] link_up).
 set -u
 BIN=${1:-bin}
 NODES=${2:-9}
 BYTES=${3:-1MiB}
 RATE=${4:-1Gbps}
+LINK_UP=${LINK_UP:-0}
 here=$(dirname "$0")
 
 if [ "$(id -u)" != 0 ]; then
@@ -32,7 +35,7 @@ sh "$here/netns.sh" up "$prefix" "$NODES" 2 9000 ||
 	fail "could not build the namespaces"
 ports=$((2 * NODES))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
-	--datapath "netns:$prefix" --rate "$RATE" --capture \
+	--datapath "netns:$prefix" --rate "$RATE" --capture --link-up "$LINK_UP" \
 	>"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
 wait_for "grep -q datapath $dir/emu.out" 50 || fail "ocs-emu did not start"
@@ -46,7 +49,7 @@ tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
 	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
 	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
-	printf 'deadline = 30s\n'
+	printf 'deadline = 30s\nlink_up = %s\n' "$LINK_UP"
 	printf '[cabling]\n'
 	h=0
 	while [ "$h" -lt "$NODES" ]; do
@@ -87,7 +90,7 @@ echo
 
 total=0
 unlit=0
-for algo in retri bridge static; do
+for algo in retri bridge static bruck; do
 	ctl run --capture --algo "$algo" --bytes "$BYTES" >"$dir/run.out" 2>&1 ||
 		{ cat "$dir/run.out"; fail "the $algo run failed"; }
 	cat "$dir/run.out"

@@ -56,6 +56,7 @@ struct emu_conf {
 	uint64_t      rate_bps;     /* fibre line rate, 0: unmetered */
 	uint64_t      fibre_delay_ns; /* and propagation delay */
 	int           capture;        /* and libpcap on its ports */
+	char          link_up[256];   /* --link-up: TIME or PORT=TIME, ... */
 };
 
 /* A CALIENT connection (emu_conn.c): duplex ports a, b; bi a-b or uni
@@ -102,7 +103,38 @@ struct emu {
 	struct emu_kdp  *kdp;
 	struct emu_conns conns; /* CALIENT's connections */
 	struct emu_users users; /* the accounts TL1 (and SSH) log in as */
+
+	/* Links (emu_link.c): each duplex port's retrain time, [N + 1]
+	 * (NULL: none, links come up with the light); link_any: some is
+	 * not 0. */
+	uint64_t *link_ns;
+	int       link_any;
+	/* A datapath that carries the light itself (the kernel's) tracks
+	 * the model: dp_gen is the generation of patches it has wholly
+	 * applied, removed paths dark and links set, so that a change is
+	 * answered only once the light really follows it. */
+	int      dp_track;
+	uint64_t dp_gen;
 };
+
+/* Has the datapath (if any) applied every change of patches: every path
+ * the mirrors pass carried, every removed one dark?  Caller holds mtx. */
+static inline int
+emu_dp_done(const struct emu *e, uint64_t now_ns)
+{
+	return (oxc_carried_all(&e->x, now_ns) &&
+	        (!e->dp_track || e->dp_gen == e->x.gen));
+}
+
+/* --link-up's SPEC (comma-separated TIME for every port, PORT=TIME for
+ * one duplex port; later items win) into ns[1..nports] (all 0 first).
+ * 0, or -EINVAL with the bad item named in err, -ENOMEM. */
+int emu_link_parse(const char *spec, uint32_t nports, uint64_t *ns, char *err,
+                   size_t len);
+/* Is the link of duplex port k up now: light reaches its receiver
+ * (egress N+k) and has, since its path settled, for the port's retrain
+ * time?  Caller holds mtx. */
+int emu_link_up(const struct emu *e, uint32_t k, uint64_t now_ns);
 
 #define EMU_LABEL_MAX 32 /* characters of a port label */
 #define EMU_TH_TYPES  3  /* power thresholds: LOS, LOW, HIGH */

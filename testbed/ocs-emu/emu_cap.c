@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <pcap/pcap.h>
@@ -247,6 +248,17 @@ cap_main(void *arg)
 			break;
 		if (pfd[c->np].revents & POLLIN)
 			break;
+		/* A port taken down (its host has no light) leaves an
+		 * error on its socket that every poll would report until
+		 * read; libpcap captures again once it is up. */
+		for (i = 0; i < c->np; i++)
+			if (pfd[i].revents & POLLERR) {
+				int       e;
+				socklen_t el = sizeof(e);
+
+				(void)getsockopt(pfd[i].fd, SOL_SOCKET,
+				                 SO_ERROR, &e, &el);
+			}
 		/* Each handle has a ring with a 50 ms timeout: read them
 		 * all, ready or not, so nothing waits for its batch. */
 		pthread_mutex_lock(&c->mtx);

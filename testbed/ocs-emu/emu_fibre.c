@@ -140,12 +140,17 @@ static struct fconn *
 route(struct fsrv *f, uint32_t in, uint64_t *gen)
 {
 	struct emu *e = f->e;
+	uint64_t    now = mono_ns();
 	uint32_t    out;
 	int         lit;
 
 	pthread_mutex_lock(&e->mtx);
 	out = e->x.out_of[in];
-	lit = oxc_lit(&e->x, in, mono_ns());
+	lit = oxc_lit(&e->x, in, now);
+	/* With retrain times (--link-up) the receiver's link must have
+	 * come up too: until then what is sent is lost, as on a NIC. */
+	if (lit && out && e->link_any)
+		lit = emu_link_up(e, out - e->x.n, now);
 	*gen = e->x.gen;
 	pthread_mutex_unlock(&e->mtx);
 	return (lit && out ? f->by_out[out] : NULL);

@@ -23,6 +23,21 @@
  * forward yet.  Netlink sockets are opened in the testbed's namespaces
  * before any thread starts (setns applies to the calling thread only).
  *
+ * Links follow the light, as on real optics: a host transceiver has a
+ * carrier only while light reaches its receiver, so the switch side of
+ * its veth (p<k>) is up only while egress N+k is lit through the kernel,
+ * and, after light returns, only once the port's retrain time (--link-up)
+ * has passed.  A port whose light goes is taken down in the same pass
+ * that darkens the path.  The model's generation is marked applied
+ * (emu->dp_gen) only once the kernel forwards, darkens and links exactly
+ * as the model says, so a change is answered (TL1 COMPLD) only then: a
+ * removed circuit carries nothing once the switch has said it is gone.
+ *
+ * One emulator a testbed: an abstract UNIX socket bound in PREFIX-sw
+ * (released by the kernel when its holder dies, even by SIGKILL) marks
+ * the testbed taken, and a second ocs-emu is refused with the holder's
+ * pid.
+ *
  * --capture: libpcap on every port and on the sink (emu_cap.c), the proof
  * that no frame met an unlit circuit.
  *
@@ -30,7 +45,8 @@
  * host transceiver's veth in PREFIX-hNN, the transmitter's line rate.  It
  * sits at the sender because that is where a queue pushes back on the
  * socket (a redirected frame over a full queue at the switch would be
- * lost without a word).
+ * lost without a word).  It goes when the emulator stops; one a killed
+ * emulator left is replaced, or removed when this one shapes nothing.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,10 +57,13 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/tc_act/tc_mirred.h>
+#include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,10 +94,26 @@
 #define KDP_INGRESS     0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
 #define KDP_TICK_NS     10000000u   /* shutters and faults: seen within this */
 #define KDP_STATS_NS    100000000u  /* counters refreshed this often */
+#define KDP_HOST_TRX    64          /* t0..t63 a host, at most */
+/* The testbed's lock: an abstract UNIX socket in PREFIX-sw. */
+#define KDP_LOCK_NAME "ocs-emu/datapath"
 
 struct kport {
-	int ifindex; /* p<k>, 0 if the testbed has no such port */
-	int to;      /* where its patch filter redirects: 0 none, -1 unknown */
+	int      ifindex; /* p<k>, 0 if the testbed has no such port */
+	int      to; /* where its patch filter redirects: 0 none, -1 unknown */
+	int      up; /* its link as set: 1 up, 0 down, -1 unknown */
+	int      fwd; /* the kernel forwards what the model says (planning) */
+	int      lwant; /* the link it should have now */
+	uint64_t since; /* light at its receiver since (mono ns), 0: dark */
+	uint32_t src;   /* the ingress whose light that is */
+};
+
+/* A host namespace's transceivers, shaped or cleared at open and
+ * cleared at close. */
+struct khost {
+	struct nl_sock *sk;
+	int             ix[KDP_HOST_TRX];
+	int             n;
 };
 
 struct emu_kdp {
@@ -99,6 +134,10 @@ struct emu_kdp {
 	uint64_t        stats_at;
 	char            prefix[64];
 	struct emu_cap *cap; /* --capture, or NULL */
+	int             lockfd;
+	struct khost   *hosts;
+	int             nhosts, shaped;
+	int             ok; /* this pass's requests all succeeded */
 };
 
 /* ---- netlink in a namespace --------------------------------------------- */
@@ -409,6 +448,8 @@ apply(struct emu_kdp *k)
 		if (filter_req(p->ifindex, KDP_PRIO,
 		               dark ? k->pass : k->want[in], dark, &m[n]) == 0)
 			k->chg[n++] = in;
+		else
+			k->ok = 0;
 	}
 	if (n == 0)
 		return;
@@ -417,6 +458,7 @@ apply(struct emu_kdp *k)
 		log_warnx("datapath: %u port changes: %s", n, nl_geterror(rv));
 		for (in = 0; in < n; in++)
 			k->p[k->chg[in]].to = -1;
+		k->ok = 0;
 		return;
 	}
 	for (in = 0; in < n; in++) {
@@ -427,9 +469,10 @@ apply(struct emu_kdp *k)
 	log_debug("datapath: %u ports changed in one batch", n);
 }
 
-/* Under mtx: carried where the kernel forwards what the model has now. */
+/* Under mtx: does the kernel forward what the model has now, port by
+ * port (into fwd)? */
 static void
-mark_carried(struct emu_kdp *k)
+plan_fwd(struct emu_kdp *k)
 {
 	const struct oxc *x = &k->e->x;
 	uint32_t          in;
@@ -440,13 +483,120 @@ mark_carried(struct emu_kdp *k)
 		/* A path with no veth at one end has nothing for the
 		 * kernel to carry: the model alone says. */
 		if (!k->p[in].ifindex || (out && !k->p[out - k->n].ifindex))
-			x->carried[in] = 1;
+			k->p[in].fwd = 1;
 		else
-			x->carried[in] = k->want[in] != k->sink &&
-			                 k->p[in].to == k->want[in] &&
-			                 out == k->out_at[in] &&
-			                 x->settle[in] == k->settle_at[in];
+			k->p[in].fwd = k->want[in] != k->sink &&
+			               k->p[in].to == k->want[in] &&
+			               out == k->out_at[in] &&
+			               x->settle[in] == k->settle_at[in];
 	}
+}
+
+/* Under mtx: carried where the kernel forwards what the model has now
+ * (the power monitors, and so ocsd's light check, see light only
+ * there). */
+static void
+mark_carried(struct emu_kdp *k)
+{
+	uint32_t in;
+
+	plan_fwd(k);
+	for (in = 1; in <= k->n; in++)
+		k->e->x.carried[in] = (uint8_t)k->p[in].fwd;
+}
+
+/*
+ * Under mtx, after plan_fwd: the link each port should have now (light at
+ * its receiver through the kernel, for its retrain time), and the next
+ * time one comes up (or next).
+ */
+static uint64_t
+plan_links(struct emu_kdp *k, uint64_t now, uint64_t next)
+{
+	const struct emu *e = k->e;
+	const struct oxc *x = &e->x;
+	uint32_t          j, in;
+	uint64_t          t;
+
+	for (j = 1; j <= k->n; j++) {
+		struct kport *p = &k->p[j];
+		int           lit;
+
+		if (!p->ifindex)
+			continue;
+		in = x->in_of[k->n + j];
+		lit = in != 0 && oxc_passes(x, in, now) && k->p[in].fwd;
+		if (lit && p->since != 0 && p->src != in) {
+			/* Light from another sender: the receiver loses
+			 * lock and trains again, however short the switch's
+			 * dark time was (a pass down, then up). */
+			lit = 0;
+			next = now;
+		}
+		if (!lit)
+			p->since = 0;
+		else if (p->since == 0) {
+			p->since = now;
+			p->src = in;
+		}
+		t = p->since + (e->link_ns ? e->link_ns[j] : 0);
+		p->lwant = lit && now >= t;
+		if (lit && now < t && t < next)
+			next = t;
+	}
+	return (next);
+}
+
+/* A request setting port ifindex's link up or down (its veth peer, the
+ * host's transceiver, gets or loses its carrier with it). */
+static int
+link_req(int ifindex, int up, struct nl_msg **out)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC,
+	                        .ifi_index = ifindex,
+	                        .ifi_flags = up ? IFF_UP : 0,
+	                        .ifi_change = IFF_UP};
+	struct nl_msg   *m = nlmsg_alloc_simple(RTM_SETLINK, 0);
+
+	if (m == NULL)
+		return (-NLE_NOMEM);
+	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
+		nlmsg_free(m);
+		return (-NLE_NOMEM);
+	}
+	*out = m;
+	return (0);
+}
+
+/* Outside the lock: set the links plan_links asked for, in one batch. */
+static void
+apply_links(struct emu_kdp *k)
+{
+	uint32_t j, n = 0;
+	int      rv;
+
+	for (j = 1; j <= k->n; j++) {
+		struct kport *p = &k->p[j];
+
+		if (!p->ifindex || p->up == p->lwant)
+			continue;
+		if (link_req(p->ifindex, p->lwant, &k->msgs[n]) == 0)
+			k->chg[n++] = j;
+		else
+			k->ok = 0;
+	}
+	if (n == 0)
+		return;
+	if ((rv = send_all(k->sk, k->msgs, n)) != 0) {
+		log_warnx("datapath: %u link changes: %s", n, nl_geterror(rv));
+		for (j = 0; j < n; j++)
+			k->p[k->chg[j]].up = -1;
+		k->ok = 0;
+		return;
+	}
+	for (j = 0; j < n; j++)
+		k->p[k->chg[j]].up = k->p[k->chg[j]].lwant;
+	log_debug("datapath: %u links changed in one batch", n);
 }
 
 static void
@@ -486,6 +636,14 @@ changed(void *arg)
 	pthread_cond_signal(&((struct emu_kdp *)arg)->cond);
 }
 
+/*
+ * The kernel follows the model in three steps: the filters (each changed
+ * port dark at once, pointed at its egress once settled); then, with what
+ * the kernel forwards known, the links (down where the light went, up
+ * where it has been back for the retrain time); only then are paths
+ * marked carried and the model's generation applied, so nothing says a
+ * path is lit, or a removed one dark, before the kernel does.
+ */
 static void *
 kdp_main(void *arg)
 {
@@ -497,9 +655,15 @@ kdp_main(void *arg)
 	pthread_mutex_lock(&e->mtx);
 	while (!k->stop) {
 		gen = e->x.gen;
+		k->ok = 1;
 		next = plan_ports(k, mono_ns());
 		pthread_mutex_unlock(&e->mtx);
 		apply(k);
+		pthread_mutex_lock(&e->mtx);
+		plan_fwd(k);
+		next = plan_links(k, mono_ns(), next);
+		pthread_mutex_unlock(&e->mtx);
+		apply_links(k);
 		now = mono_ns();
 		if (now >= k->stats_at) {
 			refresh_counters(k);
@@ -509,6 +673,10 @@ kdp_main(void *arg)
 		mark_carried(k);
 		if (e->x.gen != gen || k->stop)
 			continue;
+		if (k->ok)
+			e->dp_gen = gen;
+		else if (next > mono_ns() + KDP_TICK_NS / 10)
+			next = mono_ns() + KDP_TICK_NS / 10; /* try again */
 		ts.tv_sec = (time_t)(next / 1000000000u);
 		ts.tv_nsec = (long)(next % 1000000000u);
 		pthread_cond_timedwait(&k->cond, &e->mtx, &ts);
@@ -560,16 +728,67 @@ out:
 	return (rv);
 }
 
-/* Every t<j> of every PREFIX-hNN. */
+/* A host transceiver's root qdisc goes: the default again. */
+static void
+unshape_dev(struct nl_sock *sk, int ifindex)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (q == NULL)
+		return;
+	rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+	/* None there (the default) is not an error here. */
+	(void)rtnl_qdisc_delete(sk, q);
+	rtnl_qdisc_put(q);
+}
+
+/* One host namespace: its t<j>, shaped (rate) or cleared of what a
+ * killed emulator left; the socket kept to clear them at close. */
 static int
-shape_hosts(struct emu_kdp *k, uint64_t rate_bps, uint64_t delay_ns, char *err,
-            size_t len)
+host_open(struct emu_kdp *k, const char *ns, uint64_t rate_bps,
+          uint64_t delay_ns, char *err, size_t len)
+{
+	struct khost *h = &k->hosts[k->nhosts];
+	char          name[16];
+	int           rv, ix;
+
+	memset(h, 0, sizeof(*h));
+	if ((rv = sock_in_ns(ns, &h->sk, err, len)) != 0)
+		return (rv);
+	k->nhosts++;
+	for (; h->n < KDP_HOST_TRX; h->n++) {
+		snprintf(name, sizeof(name), "t%d", h->n);
+		if ((ix = ifindex_of(h->sk, name)) == 0)
+			break;
+		h->ix[h->n] = ix;
+		if (rate_bps == 0) {
+			unshape_dev(h->sk, ix);
+			continue;
+		}
+		if ((rv = shape_dev(h->sk, ix, rate_bps, delay_ns)) != 0) {
+			snprintf(err, len, "%s %s: %s%s", ns, name,
+			         nl_geterror(rv),
+			         delay_ns ? " (a fibre delay needs sch_netem "
+			                    "in the kernel)"
+			                  : "");
+			return (-EIO);
+		}
+	}
+	return (0);
+}
+
+/* Every PREFIX-hNN: their transceivers shaped to the line rate, or
+ * unshaped. */
+static int
+hosts_open(struct emu_kdp *k, uint64_t rate_bps, uint64_t delay_ns, char *err,
+           size_t len)
 {
 	DIR           *d;
 	struct dirent *de;
-	char           pre[80], name[16];
+	char           pre[80];
 	size_t         pl;
-	int            rv = 0, j, ix, hosts = 0;
+	int            rv = 0, cap = 0;
 
 	snprintf(pre, sizeof(pre), "%s-h", k->prefix);
 	pl = strlen(pre);
@@ -578,32 +797,105 @@ shape_hosts(struct emu_kdp *k, uint64_t rate_bps, uint64_t delay_ns, char *err,
 		return (-ENOENT);
 	}
 	while (rv == 0 && (de = readdir(d)) != NULL) {
-		struct nl_sock *sk;
-
 		if (strncmp(de->d_name, pre, pl) != 0)
 			continue;
-		if ((rv = sock_in_ns(de->d_name, &sk, err, len)) != 0)
-			break;
-		hosts++;
-		for (j = 0; rv == 0 && j < 64; j++) {
-			snprintf(name, sizeof(name), "t%d", j);
-			if ((ix = ifindex_of(sk, name)) == 0)
+		if (k->nhosts == cap) {
+			struct khost *nh;
+
+			cap = cap ? 2 * cap : 16;
+			if ((nh = realloc(k->hosts,
+			                  (size_t)cap * sizeof(*nh))) ==
+			    NULL) {
+				rv = -ENOMEM;
 				break;
-			if ((rv = shape_dev(sk, ix, rate_bps, delay_ns)) != 0)
-				snprintf(err, len, "%s %s: %s%s", de->d_name,
-				         name, nl_geterror(rv),
-				         delay_ns ? " (a fibre delay needs "
-				                    "sch_netem in the kernel)"
-				                  : "");
+			}
+			k->hosts = nh;
 		}
-		nl_socket_free(sk);
+		rv = host_open(k, de->d_name, rate_bps, delay_ns, err, len);
 	}
 	closedir(d);
-	if (rv == 0 && hosts == 0) {
+	if (rv == 0 && k->nhosts == 0) {
 		snprintf(err, len, "no host namespaces %s*", pre);
 		rv = -ENOENT;
 	}
-	return (rv == 0 ? 0 : -EIO);
+	k->shaped = rate_bps != 0;
+	return (rv);
+}
+
+/* At close: the shaping goes with the emulator (a testbed without one
+ * is unshaped veths again). */
+static void
+hosts_close(struct emu_kdp *k)
+{
+	int i, j;
+
+	for (i = 0; i < k->nhosts; i++) {
+		for (j = 0; k->shaped && j < k->hosts[i].n; j++)
+			unshape_dev(k->hosts[i].sk, k->hosts[i].ix[j]);
+		nl_socket_free(k->hosts[i].sk);
+	}
+	free(k->hosts);
+	k->hosts = NULL;
+	k->nhosts = 0;
+}
+
+/* ---- one emulator a testbed ----------------------------------------------- */
+
+/* Hold the testbed: bind the lock's name in PREFIX-sw (entered by the
+ * caller).  0, or -EBUSY naming the holder. */
+static int
+lock_take(struct emu_kdp *k, char *err, size_t len)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct ucred       cr;
+	socklen_t          cl = sizeof(cr), sl;
+	int                fd, rv;
+
+	/* Abstract: a leading NUL, no file, gone with its holder. */
+	memcpy(sa.sun_path + 1, KDP_LOCK_NAME, strlen(KDP_LOCK_NAME));
+	sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	                 strlen(KDP_LOCK_NAME));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return (-errno);
+	if (bind(fd, (struct sockaddr *)&sa, sl) == 0 && listen(fd, 4) == 0) {
+		k->lockfd = fd;
+		return (0);
+	}
+	rv = -errno;
+	close(fd);
+	if (rv != -EADDRINUSE) {
+		snprintf(err, len, "%s-sw: taking the testbed: %s", k->prefix,
+		         strerror(-rv));
+		return (rv);
+	}
+	/* Who holds it: the listener's credentials, as it listened. */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0 &&
+	    connect(fd, (struct sockaddr *)&sa, sl) == 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0)
+		snprintf(err, len,
+		         "testbed %s is carried by another ocs-emu (pid %d); "
+		         "one emulator a testbed",
+		         k->prefix, (int)cr.pid);
+	else
+		snprintf(err, len,
+		         "testbed %s is carried by another ocs-emu; one "
+		         "emulator a testbed",
+		         k->prefix);
+	if (fd >= 0)
+		close(fd);
+	return (-EBUSY);
+}
+
+static int
+lock_testbed(struct emu_kdp *k, const char *ns, char *err, size_t len)
+{
+	int self, rv;
+
+	if ((rv = ns_enter(ns, &self, err, len)) != 0)
+		return (rv);
+	rv = lock_take(k, err, len);
+	ns_leave(self);
+	return (rv);
 }
 
 /* ---- open, start, stop ------------------------------------------------------- */
@@ -641,6 +933,7 @@ find_ports(struct emu_kdp *k, char *err, size_t len)
 			return (-EIO);
 		}
 		k->p[j].to = 0; /* no patch filter: dark */
+		k->p[j].up = -1;
 	}
 	if (found == 0) {
 		snprintf(err, len, "%s-sw has none of the ports p1..p%u",
@@ -648,6 +941,29 @@ find_ports(struct emu_kdp *k, char *err, size_t len)
 		return (-ENOENT);
 	}
 	log_info("datapath: %u of %u ports in %s-sw", found, k->n, k->prefix);
+	return (0);
+}
+
+/* No light yet: every port's link down, so no host transceiver has a
+ * carrier.  After the capture is open (libpcap opens only ports that
+ * are up, and goes on capturing across a port's downs and ups). */
+static int
+ports_dark(struct emu_kdp *k, char *err, size_t len)
+{
+	uint32_t j;
+	int      rv;
+
+	for (j = 1; j <= k->n; j++) {
+		if (!k->p[j].ifindex)
+			continue;
+		if ((rv = link_req(k->p[j].ifindex, 0, &k->msgs[0])) != 0 ||
+		    (rv = send_all(k->sk, k->msgs, 1)) != 0) {
+			snprintf(err, len, "%s-sw p%u: link down: %s",
+			         k->prefix, j, nl_geterror(rv));
+			return (-EIO);
+		}
+		k->p[j].up = 0;
+	}
 	return (0);
 }
 
@@ -665,6 +981,7 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 		return (-ENOMEM);
 	k->e = e;
 	k->n = e->x.n;
+	k->lockfd = -1;
 	snprintf(k->prefix, sizeof(k->prefix), "%s", c->prefix);
 	k->p = calloc(k->n + 1, sizeof(*k->p));
 	k->want = calloc(k->n + 1, sizeof(*k->want));
@@ -683,14 +1000,17 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 	pthread_cond_init(&k->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	snprintf(ns, sizeof(ns), "%s-sw", c->prefix);
-	if ((rv = sock_in_ns(ns, &k->sk, err, len)) != 0 ||
+	if ((rv = lock_testbed(k, ns, err, len)) != 0 ||
+	    (rv = sock_in_ns(ns, &k->sk, err, len)) != 0 ||
 	    (rv = find_ports(k, err, len)) != 0 ||
-	    (c->rate_bps &&
-	     (rv = shape_hosts(k, c->rate_bps, c->delay_ns, err, len)) != 0) ||
-	    (c->capture && (rv = open_capture(k, ns, err, len)) != 0)) {
+	    (rv = hosts_open(k, c->rate_bps, c->delay_ns, err, len)) != 0 ||
+	    (c->capture && (rv = open_capture(k, ns, err, len)) != 0) ||
+	    (rv = ports_dark(k, err, len)) != 0) {
 		emu_kdp_close(k);
 		return (rv);
 	}
+	e->dp_track = 1;
+	e->dp_gen = e->x.gen - 1; /* nothing applied until the thread runs */
 	*out = k;
 	return (0);
 }
@@ -730,12 +1050,20 @@ emu_kdp_close(struct emu_kdp *k)
 		pthread_join(k->thr, NULL);
 	}
 	emu_cap_close(k->cap);
-	/* Powered off: every port dark (its filter gone with the qdisc). */
+	/* Powered off: every port dark (its filter gone with the qdisc)
+	 * and every host without light. */
 	for (j = 1; k->sk && j <= k->n; j++)
-		if (k->p[j].ifindex)
+		if (k->p[j].ifindex) {
 			(void)ingress_qdisc(k->sk, k->p[j].ifindex, 0);
+			if (k->p[j].up != 0 &&
+			    link_req(k->p[j].ifindex, 0, &k->msgs[0]) == 0)
+				(void)send_all(k->sk, k->msgs, 1);
+		}
 	if (k->sk)
 		nl_socket_free(k->sk);
+	hosts_close(k);
+	if (k->lockfd >= 0)
+		close(k->lockfd);
 	pthread_cond_destroy(&k->cond);
 	free(k->e->x.carried);
 	k->e->x.carried = NULL;

@@ -44,6 +44,7 @@ usage(void)
 	        "               [--tl1-ssh ADDR:PORT] [--netconf ADDR:PORT]\n"
 	        "               [--fault SPEC]... [--rate RATE] "
 	        "[--datapath netns:PREFIX [--fibre-delay TIME] [--capture]]\n"
+	        "               [--link-up TIME|PORT=TIME[,...]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
 	        "TIME]\n"
 	        "       ocs-emu -h|--help | --version\n"
@@ -89,6 +90,7 @@ enum {
 	O_RATE,
 	O_FDELAY,
 	O_CAPTURE,
+	O_LINKUP,
 	O_TL1SSH,
 	O_NETCONF,
 };
@@ -117,6 +119,7 @@ static const struct option longopts[] = {
     {"rate", required_argument, NULL, O_RATE},
     {"fibre-delay", required_argument, NULL, O_FDELAY},
     {"capture", no_argument, NULL, O_CAPTURE},
+    {"link-up", required_argument, NULL, O_LINKUP},
     {"tl1-ssh", required_argument, NULL, O_TL1SSH},
     {"netconf", required_argument, NULL, O_NETCONF},
     {"help", no_argument, NULL, 'h'},
@@ -175,6 +178,14 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		return (0);
 	case O_CAPTURE:
 		c->capture = 1;
+		return (0);
+	case O_LINKUP:
+		/* Checked once the port count is known (setup). */
+		if (strlen(c->link_up) + strlen(a) + 2 > sizeof(c->link_up))
+			return (bad("--link-up", a, "too long"));
+		if (c->link_up[0])
+			strcat(c->link_up, ",");
+		strcat(c->link_up, a);
 		return (0);
 	case O_DATAPATH:
 		if (strncmp(a, "netns:", 6) != 0 || a[6] == '\0' ||
@@ -448,6 +459,26 @@ stop_thread(int stopfd, int lfd, pthread_t thr)
 	close(lfd);
 }
 
+/* --link-up: each duplex port's retrain time.  0, or 2 after saying
+ * why. */
+static int
+setup_links(struct emu *e)
+{
+	char     err[300];
+	uint32_t k;
+
+	if ((e->link_ns = calloc(e->x.n + 1, sizeof(*e->link_ns))) == NULL)
+		fatalx("out of memory");
+	if (emu_link_parse(e->c.link_up, e->x.n, e->link_ns, err,
+	                   sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-emu: --link-up: %s\n", err);
+		return (2);
+	}
+	for (k = 1; k <= e->x.n; k++)
+		e->link_any |= e->link_ns[k] != 0;
+	return (0);
+}
+
 /* The switch model, its counters, armed faults and saved state.  0, or
  * the exit status after saying why. */
 static int
@@ -470,6 +501,8 @@ setup(struct emu *e, const char *faults)
 	e->x.boot = e->c.boot;
 	snprintf(e->sid, sizeof(e->sid), "%s", e->c.sid);
 	e->idle_timeout_s = e->c.idle_timeout_s;
+	if (e->c.link_up[0] && (rv = setup_links(e)) != 0)
+		return (rv);
 	if (faults[0] && emu_fault_set(e, faults, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-emu: --fault: %s\n", err);
 		return (2);

@@ -240,6 +240,8 @@ void
 emu_model_free(struct emu *e)
 {
 	oxc_free(&e->x);
+	free(e->link_ns);
+	e->link_ns = NULL;
 	free(e->cnt_in);
 	free(e->cnt_out);
 	free(e->cnt_drop);

@@ -650,14 +650,15 @@ sess_io(struct srv *sv, int i, short revents, uint64_t now)
 	return (0);
 }
 
-/* Does the datapath carry every path the mirrors pass? */
+/* Has the datapath applied every change: the paths the mirrors pass
+ * carried, the removed ones dark? */
 static int
 carrying(struct srv *sv)
 {
 	int rv;
 
 	pthread_mutex_lock(&sv->e->mtx);
-	rv = oxc_carried_all(&sv->e->x, mono_ns());
+	rv = emu_dp_done(sv->e, mono_ns());
 	pthread_mutex_unlock(&sv->e->mtx);
 	return (rv);
 }
@@ -678,7 +679,8 @@ sess_work(struct srv *sv, uint64_t now)
 			continue;
 		if (s->due_ms && now >= s->due_ms && !carrying(sv)) {
 			/* The mirrors have moved, the kernel datapath not
-			 * yet: COMPLD once light really passes. */
+			 * yet: COMPLD once light really passes (and no
+			 * longer passes where a patch went). */
 			s->due_ms = now + 1;
 		} else if (s->due_ms && now >= s->due_ms) {
 			tl1_buf_put(&s->out, s->held.p, s->held.len);

@@ -420,10 +420,13 @@ changed(struct srv *sv, struct sess *s, const struct tl1_cmd *c, uint64_t now)
 	uint64_t at = oxc_settled_at(&sv->e->x);
 
 	persist(sv);
+	/* With a datapath that carries light, a removal too waits until it
+	 * is dark there (the held answer waits for the datapath). */
 	respond(sv, s, c->ctag, TL1_COMPLD, NULL, NULL, NULL,
-	        at > now && !sv->e->c.ack_immediate
-	            ? mono_ms() + (at - now + 999999) / 1000000
-	            : 0);
+	        sv->e->c.ack_immediate ? 0
+	        : at > now        ? mono_ms() + (at - now + 999999) / 1000000
+	        : sv->e->dp_track ? mono_ms()
+	                          : 0);
 }
 
 static void

@@ -143,6 +143,7 @@ done:
 static void
 cmd_dlt_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 {
+	uint64_t       gen;
 	uint32_t      *ports;
 	uint16_t      *p16;
 	struct oxc_err oe;
@@ -163,12 +164,20 @@ cmd_dlt_patch(struct srv *sv, struct sess *s, struct tl1_cmd *c)
 		if (eg && (pt > sv->e->x.n || sv->e->x.out_of[pt]))
 			report_port(sv, eg, "LOS", "Loss of signal");
 	}
+	gen = sv->e->x.gen;
 	if (k > 0 &&
 	    oxc_disconnect(&sv->e->x, p16, (size_t)k, mono_ns(), &oe) != 0)
 		refused(sv, s, c->ctag, &oe);
 	else {
 		persist(sv);
-		compld(sv, s, c->ctag, NULL);
+		/* A datapath that carries light answers once the removed
+		 * paths are dark in it (held until it has applied the
+		 * change), never while it still forwards them. */
+		respond(sv, s, c->ctag, TL1_COMPLD, NULL, NULL, NULL,
+		        sv->e->dp_track && sv->e->x.gen != gen &&
+		                !sv->e->c.ack_immediate
+		            ? mono_ms()
+		            : 0);
 	}
 	free(ports);
 	free(p16);

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "proto/base/mono.h"
 #include "tests/lib/rig.h"
@@ -110,6 +111,31 @@ frames(struct rig *r, int h, int recv, int count, int wait_ms)
 	return (k == sizeof(n) ? n : -1);
 }
 
+/* Wait (up to 5 s) until host h's interface has a carrier (want 1) or
+ * none: 1 when it has, 0 when it has not, -1 on error. */
+static int
+carrier_of(struct rig *r, int h, const char *ifname, int want)
+{
+	char cmd[160];
+	int  i, rv = -1;
+
+	snprintf(cmd, sizeof(cmd), "ip -o link show dev %s | grep -q LOWER_UP",
+	         ifname);
+	for (i = 0; i < 100; i++) {
+		rv = rig_host_sh(r, h, cmd) == 0;
+		if (rv == want)
+			break;
+		mono_sleep_ms(50);
+	}
+	return (rv);
+}
+
+static int
+carrier(struct rig *r, int h, int want)
+{
+	return (carrier_of(r, h, "t0", want));
+}
+
 /* Frames from h00 that reach h01 (h01 listening while h00 sends). */
 static int
 crossing(struct rig *r, int count)
@@ -132,6 +158,61 @@ crossing(struct rig *r, int count)
 	close(pfd[0]);
 	waitpid(pid, &st, 0);
 	return (n);
+}
+
+/*
+ * In host h's namespace on t0, in a child: send frames stamped with the
+ * monotonic clock (shared by every namespace) for ms (recv 0), or
+ * receive for ms and return the latest stamp that came (recv 1).  The
+ * child's pid; its result is read from *fd (a uint64_t).
+ */
+static pid_t
+stamped(struct rig *r, int h, int recv, int ms, int *fd)
+{
+	char  path[96];
+	int   pfd[2];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/run/netns/%s-h%02d", r->netns, h);
+	if (pipe(pfd) != 0 || (pid = fork()) < 0)
+		return (-1);
+	if (pid == 0) {
+		struct sockaddr_ll sl = {.sll_family = AF_PACKET,
+		                         .sll_protocol = htons(TEST_TYPE)};
+		uint8_t            f[64];
+		uint64_t           dl = mono_ms() + (uint64_t)ms, t, last = 0;
+		int                s;
+
+		s = open(path, O_RDONLY);
+		if (s < 0 || setns(s, CLONE_NEWNET) != 0)
+			_exit(1);
+		sl.sll_ifindex = (int)if_nametoindex("t0");
+		s = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK,
+		           htons(TEST_TYPE));
+		if (s < 0 || bind(s, (struct sockaddr *)&sl, sizeof(sl)))
+			_exit(1);
+		memset(f, 0xff, 6);
+		memset(f + 6, 0x02, 6);
+		f[12] = TEST_TYPE >> 8;
+		f[13] = TEST_TYPE & 0xff;
+		while (mono_ms() < dl) {
+			if (!recv) {
+				t = mono_ns();
+				memcpy(f + 14, &t, sizeof(t));
+				(void)!send(s, f, sizeof(f), 0);
+				usleep(100);
+			} else if (read(s, f, sizeof(f)) == sizeof(f)) {
+				memcpy(&t, f + 14, sizeof(t));
+				last = t > last ? t : last;
+			} else
+				usleep(100);
+		}
+		(void)!write(pfd[1], &last, sizeof(last));
+		_exit(0);
+	}
+	close(pfd[1]);
+	*fd = pfd[0];
+	return (pid);
 }
 
 static uint64_t
@@ -194,9 +275,21 @@ test_patch_dark(void **state)
 	*state = r; /* torn down even if an assertion fails */
 	snprintf(prefix, sizeof(prefix), "%s-", r->netns);
 	/* Ports 1, 2 a side on a 4-port switch: h00.0 is 1 -> 5, h01.0 is
-	 * 2 -> 6. */
+	 * 2 -> 6.  A NIC sends only with a carrier, which needs light at
+	 * its own receiver: the circuit is duplex. */
 	snprintf(cmd, sizeof(cmd), "ENT-PATCH::1,6:2:;");
+	/* Carrier follows the light: none before a patch lights h00's
+	 * receiver, one after, none once the patch goes. */
+	assert_int_equal(carrier(r, 0, 0), 0);
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", buf, sizeof(buf)),
+	                 0);
+	assert_int_equal(carrier(r, 0, 1), 1);
+	assert_int_equal(rig_tl1(r, "DLT-PATCH::2:2:;", buf, sizeof(buf)), 0);
+	assert_int_equal(carrier(r, 0, 0), 0);
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", buf, sizeof(buf)),
+	                 0);
 	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
+	assert_int_equal(carrier(r, 1, 1), 1);
 	assert_int_equal(crossing(r, 20), 20);
 	assert_int_equal(rig_tl1(r, "DLT-PATCH::1:2:;", buf, sizeof(buf)), 0);
 	drop0 = counter(r, "1", "DROP=");
@@ -247,6 +340,11 @@ test_capture_unlit(void **state)
 		skip();
 	assert_non_null(r = rig_up_opts(2, &o));
 	*state = r; /* torn down even if an assertion fails */
+	/* Light into h00's receiver gives it a carrier; its own TX, on
+	 * ingress 1, meets no patch. */
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", line, sizeof(line)),
+	                 0);
+	assert_int_equal(carrier(r, 0, 1), 1);
 	assert_int_equal(frames(r, 0, -1, 3, 0), 3);
 	/* Summarised once the ports are quiet (half a second). */
 	assert_int_equal(proc_line(&r->emu, line, sizeof(line), 5000), 0);
@@ -352,6 +450,199 @@ test_iface_down(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
+/* A removed circuit carries nothing once the switch has said COMPLD:
+ * under continuous traffic, no frame sent after the answer arrives. */
+static void
+test_dark_before_compld(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .trx = 1, .no_agents = 1};
+	struct rig *r;
+	char        buf[2048];
+	int         sfd, rfd, st, round;
+	pid_t       tx, rx;
+	uint64_t    done, last;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(2, &o));
+	*state = r; /* torn down even if an assertion fails */
+	for (round = 0; round < 5; round++) {
+		assert_int_equal(
+		    rig_tl1(r, "ENT-PATCH::2,5:2:;", buf, sizeof(buf)), 0);
+		assert_int_equal(
+		    rig_tl1(r, "ENT-PATCH::1,6:2:;", buf, sizeof(buf)), 0);
+		assert_int_equal(carrier(r, 0, 1), 1);
+		assert_int_equal(carrier(r, 1, 1), 1);
+		rx = stamped(r, 1, 1, 1500, &rfd);
+		tx = stamped(r, 0, 0, 1000, &sfd);
+		assert_true(rx > 0 && tx > 0);
+		mono_sleep_ms(300); /* traffic crosses */
+		assert_int_equal(
+		    rig_tl1(r, "DLT-PATCH::1:2:;", buf, sizeof(buf)), 0);
+		done = mono_ns();
+		assert_int_equal(read(rfd, &last, sizeof(last)), sizeof(last));
+		waitpid(rx, &st, 0);
+		waitpid(tx, &st, 0);
+		close(rfd);
+		close(sfd);
+		assert_true(last > 0); /* it did carry before */
+		if (last > done)
+			fprintf(stderr,
+			        "round %d: a frame sent %.3f ms after the "
+			        "COMPLD crossed\n",
+			        round, (last - done) / 1e6);
+		assert_true(last <= done);
+		assert_int_equal(
+		    rig_tl1(r, "DLT-PATCH::2:2:;", buf, sizeof(buf)), 0);
+	}
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* A second ocs-emu on the same testbed is refused, naming the first. */
+static void
+test_second_emu(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .trx = 1, .no_agents = 1};
+	struct rig *r;
+	char        bin[256], dp[64], buf[2048], *out, *err;
+	char       *argv[] = {
+	          NULL,      "--tl1", "127.0.0.1:0", "--datapath",  dp,
+	          "--ports", "4",     "--rest",      "127.0.0.1:0", NULL};
+	char want[64];
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(2, &o));
+	*state = r; /* torn down even if an assertion fails */
+	argv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
+	snprintf(dp, sizeof(dp), "netns:%s", r->netns);
+	assert_int_not_equal(proc_run(argv, &out, &err), 0);
+	snprintf(want, sizeof(want), "another ocs-emu (pid %d)",
+	         (int)r->emu.pid);
+	if (!strstr(err, want))
+		fprintf(stderr, "second ocs-emu said: %s%s\n", out, err);
+	assert_non_null(strstr(err, want));
+	free(out);
+	free(err);
+	/* The first still carries light. */
+	assert_int_equal(rig_tl1(r, "ENT-PATCH::2,5:2:;", buf, sizeof(buf)),
+	                 0);
+	assert_int_equal(carrier(r, 0, 1), 1);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* Links that retrain for 5 ms after light returns: every reconfigured
+ * phase is released no sooner than 5 ms after the switch settled, no
+ * frame is lost or unlit, and the report has the link-up term. */
+static void
+test_link_up(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .netns_capture = 1,
+	                     .link_up = "5ms",
+	                     .run_conf = "link_up = 5ms\n"};
+	struct rig     *r;
+	char           *out, *err;
+	json_t         *j, *rep, *ph, *p;
+	json_error_t    je;
+	size_t          k, n = 0;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(4, &o));
+	*state = r; /* torn down even if an assertion fails */
+	/* Dark at the start (nothing patched), joined and eligible. */
+	assert_int_equal(rig_ctl(r, &out, &err, "agents", NULL), 0);
+	if (!strstr(out, "t0 dark"))
+		fprintf(stderr, "agents: %s\n", out);
+	assert_non_null(strstr(out, "t0 dark"));
+	free(out);
+	free(err);
+	run_ok(r, "retri", "256KiB");
+	assert_int_equal(rig_ctl(r, &out, &err, "-j", "run", "--algo", "bruck",
+	                         "--bytes", "256KiB", NULL),
+	                 0);
+	assert_non_null(j = json_loads(out, 0, &je));
+	assert_non_null(rep = json_object_get(j, "report"));
+	assert_true(json_is_true(json_object_get(rep, "verified")));
+	assert_true(json_real_value(json_object_get(rep, "link_up_s")) ==
+	            0.005);
+	assert_true(json_real_value(json_object_get(rep, "delta_s")) >= 0.006);
+	ph = json_object_get(rep, "phases");
+	json_array_foreach(ph, k, p)
+	{
+		if (!json_is_true(json_object_get(p, "reconfigured")))
+			continue;
+		n++;
+		if (json_real_value(json_object_get(p, "link_s")) < 0.005)
+			fprintf(stderr, "phase %zu: link-up %.6f s\n", k,
+			        json_real_value(json_object_get(p, "link_s")));
+		assert_true(json_real_value(json_object_get(p, "link_s")) >=
+		            0.005);
+	}
+	assert_true(n > 0);
+	json_decref(j);
+	free(out);
+	free(err);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* The switch side of a host's transceiver goes dark mid-run (its port
+ * taken down): the run ends at once, naming host, interface and phase. */
+static void
+test_carrier_cut(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .netns_rate = "50Mbps",
+	                     .run_conf = "deadline = 60s\n"};
+	struct rig     *r;
+	struct proc     run;
+	char            bin[256], log[300], cmd[900], *text;
+	char           *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int             st;
+	uint64_t        t0;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
+	snprintf(log, sizeof(log), "%s/run.out", r->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
+	         proc_bin("ocsctl", bin, sizeof(bin)), r->sock, log);
+	assert_int_equal(proc_start(&run, argv, NULL), 0);
+	/* Phase 0's circuits light h01's t1 (dark before the run), then
+	 * the data flows: 24 MiB at 50 Mbit/s take 1.3 s. */
+	assert_int_equal(carrier_of(r, 1, "t1", 1), 1);
+	mono_sleep_ms(300);
+	/* h01's t1 is port 4 (host h, transceiver t: 2h + t + 1). */
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s-sw ip link set p4 down",
+	         r->netns);
+	t0 = mono_ms();
+	assert_int_equal(system(cmd), 0);
+	st = proc_wait(&run, 60000);
+	text = slurp(log);
+	if (st <= 0 || !strstr(text, "h01 interface t1") ||
+	    !strstr(text, "lost its carrier") || !strstr(text, "in phase"))
+		fprintf(stderr, "run: exit %d: %s\n", st, text ? text : "");
+	assert_true(st > 0);
+	assert_non_null(strstr(text, "h01 interface t1"));
+	assert_non_null(strstr(text, "lost its carrier"));
+	assert_non_null(strstr(text, "in phase"));
+	/* At once, not at the 60 s barrier deadline. */
+	assert_true(mono_ms() - t0 < 10000);
+	free(text);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
 /* A failed assertion leaves the test early: its testbed goes here. */
 static int
 down(void **state)
@@ -370,6 +661,10 @@ main(void)
 	    cmocka_unit_test_teardown(test_capture_unlit, down),
 	    cmocka_unit_test_teardown(test_algorithms, down),
 	    cmocka_unit_test_teardown(test_iface_down, down),
+	    cmocka_unit_test_teardown(test_dark_before_compld, down),
+	    cmocka_unit_test_teardown(test_second_emu, down),
+	    cmocka_unit_test_teardown(test_link_up, down),
+	    cmocka_unit_test_teardown(test_carrier_cut, down),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

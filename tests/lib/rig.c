@@ -278,7 +278,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	char       *eargv[] = {
 	          NULL,     "--tl1",       "127.0.0.1:0", "--fibre", "127.0.0.1:0",
 	          "--rest", "127.0.0.1:0", "--ports",     ports,     "--switch-time",
-	          st,       NULL,          NULL,          NULL,      NULL};
+	          st,       NULL,          NULL,          NULL,      NULL,
+	          NULL,     NULL,          NULL};
 	char  *oargv[] = {NULL, "-d", "-v", "-f", cpath, NULL};
 	char   dpath[64];
 	int    T = ro->trx > 0 ? ro->trx : 2;
@@ -302,12 +303,17 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		snprintf(dpath, sizeof(dpath), "netns:%s", r->netns);
 		eargv[3] = "--datapath";
 		eargv[4] = dpath;
+		i = 11;
 		if (ro->netns_rate) {
-			eargv[11] = "--rate";
-			eargv[12] = (char *)(uintptr_t)ro->netns_rate;
+			eargv[i++] = "--rate";
+			eargv[i++] = (char *)(uintptr_t)ro->netns_rate;
 		}
 		if (ro->netns_capture)
-			eargv[ro->netns_rate ? 13 : 11] = "--capture";
+			eargv[i++] = "--capture";
+		if (ro->link_up) {
+			eargv[i++] = "--link-up";
+			eargv[i++] = (char *)(uintptr_t)ro->link_up;
+		}
 	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);

@@ -41,6 +41,7 @@ struct rig_opts {
 	int         netns;
 	const char *netns_rate;
 	int         netns_capture; /* ocs-emu --capture */
+	const char *link_up;       /* ocs-emu --link-up, or NULL */
 	/* ocsd logs at info level, as in service (benches: a debug line
 	 * per phase is time on the path they measure). */
 	int quiet;

@@ -111,6 +111,29 @@ test_report_round_trip(void **state)
 	json_decref(j);
 }
 
+/* A run whose error is longer than a name (256 characters) keeps its
+ * record: the reason whole. */
+static void
+test_report_long_error(void **state)
+{
+	json_t         *j = sample();
+	Ocs__RunReport *r;
+	char            err[200], why[700];
+
+	(void)state;
+	memset(why, 'w', sizeof(why) - 1);
+	why[sizeof(why) - 1] = '\0';
+	json_object_set_new(j, "aborted", json_string(why));
+	assert_int_equal(report_from_json(j, &r, err, sizeof(err)), 0);
+	assert_string_equal(r->aborted, why);
+	report_free(r);
+	/* A control character is still refused. */
+	why[10] = '\n';
+	json_object_set_new(j, "aborted", json_string(why));
+	assert_int_not_equal(report_from_json(j, &r, err, sizeof(err)), 0);
+	json_decref(j);
+}
+
 /* Each bad value is refused with its field named. */
 static void
 test_report_refuses(void **state)
@@ -173,6 +196,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_report_round_trip),
+	    cmocka_unit_test(test_report_long_error),
 	    cmocka_unit_test(test_report_refuses),
 	};
 
