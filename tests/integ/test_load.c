@@ -138,7 +138,10 @@ test_load_plans_off_the_lock(void **state)
 	}
 	if (rv != 0)
 		fail_msg("the skewed run: exit %d", rv);
-	if (seen == 0 || worst > 1000)
+	/* Each status is an ocsctl process started and answered: on a
+	 * loaded machine under ASan that alone took 1.4 s.  A plan under
+	 * the lock froze status for the whole plan (45 s at 256 agents). */
+	if (seen == 0 || worst > 3000)
 		fail_msg("status while planning: seen %d times, slowest %.1f "
 		         "ms",
 		         seen, worst);
