@@ -641,23 +641,118 @@ start_netconf(struct emu *e, struct emu_nc **nc, struct emu_ssh **ssh,
 	return (0);
 }
 
+/* Every face but the Polatis TL1 one (main's loop) and what it bound. */
+struct faces {
+	struct fibre_arg      fa;
+	struct tl1_arg        ta;
+	struct emu_rest      *rest;
+	struct emu_kdp       *kdp;
+	struct emu_ssh       *ssh, *ncssh;
+	struct emu_nc        *nc;
+	struct emu_tl1_inbox *inbox;
+	pthread_t             fthr, cthr;
+	char fbound[300], rbound[300], cbound[300], sbound[300], nbound[300];
+};
+
+/* The faces asked for, started; 0, or the exit status after saying
+ * why. */
+static int
+faces_start(struct emu *e, struct faces *f)
+{
+	char err[512];
+	int  rv;
+
+	if (e->c.fibre[0] && (rv = start_fibre(e, &f->fa, &f->fthr, f->fbound,
+	                                       sizeof(f->fbound))) != 0)
+		return (rv);
+	if (f->kdp && emu_kdp_start(f->kdp) != 0)
+		fatalx("cannot start the datapath thread");
+	pthread_mutex_lock(&e->mtx);
+	e->kdp = f->kdp;
+	e->capture = f->kdp ? emu_kdp_capture : NULL;
+	pthread_mutex_unlock(&e->mtx);
+	if (e->c.rest[0]) {
+		if ((rv = emu_rest_start(e, &f->rest, f->rbound,
+		                         sizeof(f->rbound), err,
+		                         sizeof(err))) != 0) {
+			if (rv == -EINVAL) {
+				fprintf(stderr, "ocs-emu: %s\n", err);
+				return (2);
+			}
+			fatalx("%s", err);
+		}
+		log_info("rest on %s", f->rbound);
+	}
+	if (e->c.tl1_calient[0] &&
+	    (rv = start_tl1_calient(e, &f->ta, &f->cthr, f->cbound,
+	                            sizeof(f->cbound))) != 0)
+		return (rv);
+	if (e->c.tl1_ssh[0]) {
+		if (emu_tl1_inbox_new(&f->inbox) != 0)
+			fatalx("out of memory");
+		if ((rv = start_tl1_ssh(e, f->inbox, &f->ssh, f->sbound,
+		                        sizeof(f->sbound))) != 0)
+			return (rv);
+	}
+	if (e->c.netconf[0] &&
+	    (rv = start_netconf(e, &f->nc, &f->ncssh, f->nbound,
+	                        sizeof(f->nbound))) != 0)
+		return (rv);
+	return (0);
+}
+
+/* What the faces bound, on stdout for whoever started us. */
+static void
+faces_print(const struct emu *e, const struct faces *f, const char *tl1)
+{
+	printf("ocs-emu: tl1 %s\n", tl1);
+	if (e->c.fibre[0])
+		printf("ocs-emu: fibre %s\n", f->fbound);
+	if (f->kdp)
+		printf("ocs-emu: datapath %s\n", e->c.datapath);
+	if (f->rest != NULL)
+		printf("ocs-emu: rest %s\n", f->rbound);
+	if (f->ta.stopfd >= 0)
+		printf("ocs-emu: tl1-calient %s\n", f->cbound);
+	if (f->ssh != NULL)
+		printf("ocs-emu: tl1-ssh %s\n", f->sbound);
+	if (f->ncssh != NULL)
+		printf("ocs-emu: netconf %s\n", f->nbound);
+	fflush(stdout);
+}
+
+static void
+faces_stop(struct emu *e, struct faces *f)
+{
+	emu_rest_stop(f->rest);
+	emu_ssh_stop(f->ssh);
+	emu_tl1_inbox_free(f->inbox);
+	/* The SSH face first: its sessions' ends are what the NETCONF
+	 * sessions wait on. */
+	emu_ssh_stop(f->ncssh);
+	emu_nc_stop(f->nc);
+	stop_thread(f->ta.stopfd, f->ta.lfd, f->cthr);
+	stop_thread(f->fa.stopfd, f->fa.lfd, f->fthr);
+	pthread_mutex_lock(&e->mtx);
+	e->kdp = NULL; /* the TL1 face is stopped; nothing else asks */
+	e->capture = NULL;
+	pthread_mutex_unlock(&e->mtx);
+	emu_kdp_close(f->kdp);
+	/* A UNIX listener's socket file is ours to remove. */
+	if (f->fa.stopfd >= 0 && strncmp(e->c.fibre, "unix:", 5) == 0)
+		unlink(e->c.fibre + 5);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct emu           *e;
-	struct fibre_arg      fa = {.lfd = -1, .stopfd = -1};
-	struct tl1_arg        ta = {.lfd = -1, .stopfd = -1};
-	struct emu_rest      *rest = NULL;
-	struct emu_kdp       *kdp = NULL;
-	struct emu_ssh       *ssh = NULL, *ncssh = NULL;
-	struct emu_nc        *nc = NULL;
-	struct emu_tl1_inbox *inbox = NULL;
-	char                  faults[512] = "", rbound[300], cbound[300];
-	char                  sbound[300], nbound[300];
-	pthread_t             fthr, cthr;
-	sigset_t              ss;
-	char host[256], port[16], bound[300], fbound[300], err[512];
-	int  verbose = 0, lfd, sfd, rv;
+	struct emu  *e;
+	struct faces f = {.fa = {.lfd = -1, .stopfd = -1},
+	                  .ta = {.lfd = -1, .stopfd = -1}};
+	char         faults[512] = "";
+	sigset_t     ss;
+	char         host[256], port[16], bound[300], err[512];
+	int          verbose = 0, lfd, sfd, rv;
 
 	if ((e = calloc(1, sizeof(*e))) == NULL)
 		return (1);
@@ -676,7 +771,7 @@ main(int argc, char **argv)
 	}
 	if ((rv = setup(e, faults)) != 0)
 		return (rv);
-	if (e->c.datapath[0] && (rv = open_kdp(e, &kdp)) != 0)
+	if (e->c.datapath[0] && (rv = open_kdp(e, &f.kdp)) != 0)
 		return (rv);
 	/* Signals arrive on a descriptor the loop polls. */
 	sigemptyset(&ss);
@@ -692,79 +787,19 @@ main(int argc, char **argv)
 	}
 	log_info("%ux%u switch, switching time %.3f ms, tl1 on %s", e->x.n,
 	         e->x.n, e->c.switch_ns / 1e6, bound);
-	if (e->c.fibre[0] &&
-	    (rv = start_fibre(e, &fa, &fthr, fbound, sizeof(fbound))) != 0)
-		return (rv);
-	if (kdp && emu_kdp_start(kdp) != 0)
-		fatalx("cannot start the datapath thread");
-	pthread_mutex_lock(&e->mtx);
-	e->kdp = kdp;
-	e->capture = kdp ? emu_kdp_capture : NULL;
-	pthread_mutex_unlock(&e->mtx);
-	if (e->c.rest[0]) {
-		if ((rv = emu_rest_start(e, &rest, rbound, sizeof(rbound), err,
-		                         sizeof(err))) != 0) {
-			if (rv == -EINVAL) {
-				fprintf(stderr, "ocs-emu: %s\n", err);
-				return (2);
-			}
-			fatalx("%s", err);
-		}
-		log_info("rest on %s", rbound);
-	}
-	if (e->c.tl1_calient[0] &&
-	    (rv = start_tl1_calient(e, &ta, &cthr, cbound, sizeof(cbound))) !=
-	        0)
-		return (rv);
-	if (e->c.tl1_ssh[0]) {
-		if (emu_tl1_inbox_new(&inbox) != 0)
-			fatalx("out of memory");
-		if ((rv = start_tl1_ssh(e, inbox, &ssh, sbound,
-		                        sizeof(sbound))) != 0)
-			return (rv);
-	}
-	if (e->c.netconf[0] &&
-	    (rv = start_netconf(e, &nc, &ncssh, nbound, sizeof(nbound))) != 0)
+	if ((rv = faces_start(e, &f)) != 0)
 		return (rv);
 	if (faults[0]) {
 		emu_fault_fmt(e, err, sizeof(err));
 		log_info("faults armed: %s", err);
 	}
-	printf("ocs-emu: tl1 %s\n", bound);
-	if (e->c.fibre[0])
-		printf("ocs-emu: fibre %s\n", fbound);
-	if (kdp)
-		printf("ocs-emu: datapath %s\n", e->c.datapath);
-	if (rest != NULL)
-		printf("ocs-emu: rest %s\n", rbound);
-	if (ta.stopfd >= 0)
-		printf("ocs-emu: tl1-calient %s\n", cbound);
-	if (ssh != NULL)
-		printf("ocs-emu: tl1-ssh %s\n", sbound);
-	if (ncssh != NULL)
-		printf("ocs-emu: netconf %s\n", nbound);
-	fflush(stdout);
-	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd, inbox)) != 0) {
+	faces_print(e, &f, bound);
+	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd, f.inbox)) !=
+	    0) {
 		errno = -rv;
 		fatal("tl1");
 	}
-	emu_rest_stop(rest);
-	emu_ssh_stop(ssh);
-	emu_tl1_inbox_free(inbox);
-	/* The SSH face first: its sessions' ends are what the NETCONF
-	 * sessions wait on. */
-	emu_ssh_stop(ncssh);
-	emu_nc_stop(nc);
-	stop_thread(ta.stopfd, ta.lfd, cthr);
-	stop_thread(fa.stopfd, fa.lfd, fthr);
-	pthread_mutex_lock(&e->mtx);
-	e->kdp = NULL; /* the TL1 face is stopped; nothing else asks */
-	e->capture = NULL;
-	pthread_mutex_unlock(&e->mtx);
-	emu_kdp_close(kdp);
-	/* A UNIX listener's socket file is ours to remove. */
-	if (fa.stopfd >= 0 && strncmp(e->c.fibre, "unix:", 5) == 0)
-		unlink(e->c.fibre + 5);
+	faces_stop(e, &f);
 	/* Only now is nothing left that could still change a patch. */
 	pthread_mutex_lock(&e->mtx);
 	if (e->x.gen != e->saved_gen && (rv = emu_state_save(e)) != 0)
