@@ -592,7 +592,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
-	tests/bench/bench_scale.c tests/bench/nng_floor.c \
+	tests/bench/bench_scale.c tests/bench/bench_web.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
@@ -688,6 +688,16 @@ $(BUILD)/bench/bench_soak: $(BUILD)/tests/bench/bench_soak.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) -lm
+
+# ocs-web in headless Chromium (tests/lib/wd.c); a run's record made by
+# proto/report.c.
+$(BUILD)/bench/bench_web: $(BUILD)/tests/bench/bench_web.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/lib/wd.o $(MSG_LIB) $(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(NNG_LIBS) $(PROTOBUF_LIBS) $(JANSSON_LIBS) $(PNG_LIBS) -lcrypto -lm
 
 $(BUILD)/bench/bench_kdp: $(BUILD)/tests/bench/bench_kdp.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
@@ -805,7 +815,7 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep bench_soak
+	bench_skew bench_sweep bench_soak bench_web
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \

@@ -37,6 +37,10 @@
 #define WEB_FILE_MAX (32u << 20) /* a sweep or plan file served */
 #define WEB_LIST_MAX 16          /* --sweep and --plan each */
 #define WEB_HISTORY  200         /* events kept for pages that come later */
+#define WEB_PORTS_MS                                                          \
+	2000 /* a reading of the switch's ports served
+                                  * this long to every page: ocsd reads the
+                                  * switch as for one page however many */
 
 /* What the feed keeps and streams (event: NAME). */
 enum web_snap {
@@ -102,6 +106,8 @@ struct web {
 	nng_thread  *feed;
 	int          feed_done; /* the feed's thread has ended */
 	uint64_t     feed_seq;  /* ocsd's last event seen */
+	char        *ports;     /* /api/ports's last body, and when */
+	nng_time     ports_at;
 };
 
 /* web_srv.c: listen (0 or -1 with the error said), serve until SIGINT or

@@ -234,6 +234,32 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 	return (404);
 }
 
+/* /api/ports: the last reading when younger than WEB_PORTS_MS (a copy),
+ * else NULL: ask ocsd. */
+static char *
+ports_cached(struct web *w)
+{
+	char *s = NULL;
+
+	nng_mtx_lock(w->mtx);
+	if (w->ports != NULL && nng_clock() - w->ports_at < WEB_PORTS_MS)
+		s = strdup(w->ports);
+	nng_mtx_unlock(w->mtx);
+	return (s);
+}
+
+static void
+ports_keep(struct web *w, const char *body)
+{
+	char *s = strdup(body);
+
+	nng_mtx_lock(w->mtx);
+	free(w->ports);
+	w->ports = s;
+	w->ports_at = nng_clock();
+	nng_mtx_unlock(w->mtx);
+}
+
 /* Ask ocsd for j and make its answer: ocsctl -j's JSON, or its error
  * ({"error": ...}, 502 when ocsd could not be asked, 404 when it
  * refused a run id, 400 otherwise). */
@@ -247,6 +273,9 @@ answer(struct web *w, struct wjob *j)
 	char                  err[1024], *body;
 	int                   rv, refused, status = 200;
 
+	if (j->op == OCS__CTL_REQUEST__OP__PORTS &&
+	    (body = ports_cached(w)) != NULL)
+		goto respond;
 	ocs__ctl_request__init(&q);
 	q.op = j->op;
 	if (j->run_id) {
@@ -267,7 +296,9 @@ answer(struct web *w, struct wjob *j)
 	if ((body = out_dump(&out, 0)) == NULL) {
 		status = 503;
 		body = strdup("{\"error\": \"out of memory\"}\n");
-	}
+	} else if (rv == 0 && j->op == OCS__CTL_REQUEST__OP__PORTS)
+		ports_keep(w, body);
+respond:
 	if (body == NULL ||
 	    web_response(status, "application/json", body, strlen(body),
 	                 j->keep_alive, j->head_only, NULL, &j->resp,
@@ -334,6 +365,8 @@ web_workers_stop(struct web *w)
 		free(j->resp);
 		free(j);
 	}
+	free(w->ports);
+	w->ports = NULL;
 }
 
 uint64_t
