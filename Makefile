@@ -449,6 +449,7 @@ INTEG_TESTS := \
 	netconf \
 	calient \
 	ocsd \
+	web_limits \
 	faults \
 	security \
 	run \
@@ -822,7 +823,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc
+	topo report cal_tl1 tmat sweep alink emu_nc web_http
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -864,6 +865,7 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
+FUZZ_SRCS_web_http := ocsd/web_http.c
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_alink := $(PROTOBUF_LIBS) $(NNG_LIBS)
