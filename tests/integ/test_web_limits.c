@@ -9,7 +9,8 @@
  * get a 408 or are closed after the head timeout while others are
  * served; 1 000 connections at once: those over the limit get a 503, and
  * ocs-web answers once they are gone; a non-local bind without --tls and
- * --auth does not start; --auth asks for the password.  After each,
+ * --auth does not start, one with them serves over TLS to curl with the
+ * password only; --auth asks for the password.  After each,
  * ocsd still answers ocsctl and ocs-web its pages.
  */
 #include <errno.h>
@@ -516,6 +517,91 @@ test_web_bind_and_auth(void **state)
 	both_up(f);
 }
 
+/* curl ARGS... URL: the HTTP status it saw ("000": none). */
+static void
+curl(const char *user, const char *url, char *code, size_t len)
+{
+	char *argv[] = {"curl",
+	                "-sk",
+	                "-m",
+	                "10",
+	                "-o",
+	                "/dev/null",
+	                "-w",
+	                "%{http_code}",
+	                (char *)(uintptr_t)url,
+	                user ? "-u" : NULL,
+	                (char *)(uintptr_t)user,
+	                NULL};
+	char *o = NULL, *e = NULL;
+
+	proc_run(argv, &o, &e);
+	snprintf(code, len, "%s", o ? o : "");
+	free(o);
+	free(e);
+}
+
+/* Bound to every address: TLS and the password, as curl sees them; a
+ * client speaking plain HTTP to it gets no page, and it carries on. */
+static void
+test_web_tls_bind(void **state)
+{
+	struct fx  *f = *state;
+	struct proc web;
+	char        bin[256], cert[300], auth[300], log[300], line[256];
+	char        cmd[900], url[128], code[16], *o = NULL, *e = NULL;
+	char       *port;
+	char       *sargv[] = {"sh", "-c", cmd, NULL};
+
+	snprintf(cert, sizeof(cert), "%s/web.pem", f->r->dir);
+	snprintf(auth, sizeof(auth), "%s/web.auth", f->r->dir);
+	snprintf(log, sizeof(log), "%s/web-tls.log", f->r->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "cd %s && openssl req -x509 -newkey rsa:2048 -nodes -days 2 "
+	         "-subj /CN=127.0.0.1 -keyout wk.pem -out wc.pem 2>/dev/null "
+	         "&& cat wc.pem wk.pem > web.pem",
+	         f->r->dir);
+	assert_int_equal(proc_run(sargv, &o, &e), 0);
+	free(o);
+	free(e);
+	write_file(auth, "operator:correct horse\n");
+	{
+		char *argv[] = {
+		    (char *)(uintptr_t)proc_bin("ocs-web", bin, sizeof(bin)),
+		    "-s",
+		    f->r->sock,
+		    "-l",
+		    "0.0.0.0:0",
+		    "--tls",
+		    cert,
+		    "--auth",
+		    auth,
+		    NULL};
+
+		assert_int_equal(proc_start(&web, argv, log), 0);
+	}
+	assert_int_equal(proc_line(&web, line, sizeof(line), 10000), 0);
+	assert_non_null(strstr(line, "ocs-web: https://"));
+	assert_non_null(port = strrchr(line, ':'));
+	snprintf(url, sizeof(url), "https://127.0.0.1%.*s/api/status",
+	         (int)strcspn(port, "/"), port);
+	curl(NULL, url, code, sizeof(code));
+	assert_string_equal(code, "401");
+	curl("operator:wrong", url, code, sizeof(code));
+	assert_string_equal(code, "401");
+	curl("operator:correct horse", url, code, sizeof(code));
+	assert_string_equal(code, "200");
+	/* Plain HTTP to it: no answer, and ocs-web carries on. */
+	memmove(url + 4, url + 5, strlen(url + 5) + 1);
+	curl("operator:correct horse", url, code, sizeof(code));
+	assert_string_not_equal(code, "200");
+	memmove(url + 5, url + 4, strlen(url + 4) + 1);
+	url[4] = 's';
+	curl("operator:correct horse", url, code, sizeof(code));
+	assert_string_equal(code, "200");
+	proc_stop(&web, SIGTERM);
+}
+
 int
 main(void)
 {
@@ -525,6 +611,7 @@ main(void)
 	    cmocka_unit_test(test_web_slow_clients),
 	    cmocka_unit_test(test_web_many_connections),
 	    cmocka_unit_test(test_web_bind_and_auth),
+	    cmocka_unit_test(test_web_tls_bind),
 	};
 
 	return (
