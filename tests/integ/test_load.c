@@ -256,6 +256,7 @@ test_load_refused(void **state)
 	struct rig_opts ro = {.switch_time = "0", .no_agents = 1, .quiet = 1};
 	struct rig     *r;
 	struct proc     p = {0};
+	int             rv;
 
 	(void)state;
 	assert_non_null(r = rig_up_opts(4, &ro));
@@ -267,7 +268,10 @@ test_load_refused(void **state)
 	/* A fifth host has no cabling. */
 	assert_int_equal(load_start(r, &p, "5", "secret", "--duration", "5s"),
 	                 0);
-	assert_int_equal(proc_wait(&p, 15000), 1);
+	if ((rv = proc_wait(&p, 15000)) != 1) {
+		log_says(&p, "(what it said)");
+		fail_msg("ocs-load with an uncabled host: exit %d", rv);
+	}
 	assert_true(log_says(
 	    &p, "h04: controller: join refused: no cabling for h04.0"));
 	/* Its own arguments. */
