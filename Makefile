@@ -454,6 +454,7 @@ INTEG_TESTS := \
 	netconf \
 	calient \
 	ocsd \
+	web_limits \
 	faults \
 	security \
 	run \
@@ -598,7 +599,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
-	tests/bench/bench_scale.c tests/bench/nng_floor.c \
+	tests/bench/bench_scale.c tests/bench/bench_web.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
 
 $(BUILD)/%.o: %.c | $(PROTO_H)
@@ -694,6 +695,16 @@ $(BUILD)/bench/bench_soak: $(BUILD)/tests/bench/bench_soak.o \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) -lm
+
+# ocs-web in headless Chromium (tests/lib/wd.c); a run's record made by
+# proto/report.c.
+$(BUILD)/bench/bench_web: $(BUILD)/tests/bench/bench_web.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BUILD)/tests/lib/wd.o $(MSG_LIB) $(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(NNG_LIBS) $(PROTOBUF_LIBS) $(JANSSON_LIBS) $(PNG_LIBS) -lcrypto -lm
 
 $(BUILD)/bench/bench_kdp: $(BUILD)/tests/bench/bench_kdp.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
@@ -811,14 +822,14 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep bench_soak
+	bench_skew bench_sweep bench_soak bench_web
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc
+	topo report cal_tl1 tmat sweep alink emu_nc web_http
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -860,6 +871,7 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
+FUZZ_SRCS_web_http := ocsd/web_http.c
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_alink := $(PROTOBUF_LIBS) $(NNG_LIBS)

@@ -25,18 +25,24 @@
 #include "ocsd/ctlc.h"
 #include "ocsd/web_http.h"
 
-#define WEB_CONN_MAX 512   /* connections at once; more get a 503 */
-#define WEB_SSE_MAX  128   /* event streams at once */
-#define WEB_JOBS_MAX 64    /* endpoint requests waiting for ocsd */
-#define WEB_WORKERS  2     /* requests to ocsd at once */
-#define WEB_HEAD_MS  10000 /* a request head must come within this */
-#define WEB_IDLE_MS  60000 /* a kept-alive connection idle this long */
+#define WEB_CONN_MAX 512 /* connections at once; more get a 503 */
+#define WEB_SSE_MAX  128 /* event streams at once */
+#define WEB_JOBS_MAX 64  /* endpoint requests waiting for ocsd */
+#define WEB_WORKERS  2   /* requests to ocsd at once */
+#define WEB_HEAD_MS                                                           \
+	10000             /* a request head must come within this
+                            * (--head-timeout) */
+#define WEB_IDLE_MS 60000 /* a kept-alive connection idle this long */
 #define WEB_SSE_PEND                                                          \
 	(4u << 20)               /* unsent stream bytes before a slow
                                    * reader is dropped */
 #define WEB_FILE_MAX (32u << 20) /* a sweep or plan file served */
 #define WEB_LIST_MAX 16          /* --sweep and --plan each */
 #define WEB_HISTORY  200         /* events kept for pages that come later */
+#define WEB_PORTS_MS                                                          \
+	2000 /* a reading of the switch's ports served
+                                  * this long to every page: ocsd reads the
+                                  * switch as for one page however many */
 
 /* What the feed keeps and streams (event: NAME). */
 enum web_snap {
@@ -60,6 +66,7 @@ struct web_opts {
 	int         nplans;
 	struct ctlc ctl;
 	int         loopback; /* bound to a loopback address */
+	uint64_t    head_ms;  /* a request head's time to come whole */
 	int         verbose;
 };
 
@@ -102,6 +109,8 @@ struct web {
 	nng_thread  *feed;
 	int          feed_done; /* the feed's thread has ended */
 	uint64_t     feed_seq;  /* ocsd's last event seen */
+	char        *ports;     /* /api/ports's last body, and when */
+	nng_time     ports_at;
 };
 
 /* web_srv.c: listen (0 or -1 with the error said), serve until SIGINT or
@@ -114,9 +123,10 @@ void web_wake(struct web *);
 
 /* web_api.c: the endpoints.  web_route answers r on conn id: 0 when
  * answered or queued (the loop gets the answer from web_take_done),
- * else an HTTP status to answer with.  The workers: start and stop. */
+ * else an HTTP status to answer with and why (naming the parameter and
+ * its value).  The workers: start and stop. */
 int  web_route(struct web *, uint64_t conn_id, const struct web_req *r,
-               char **resp, size_t *len);
+               char **resp, size_t *len, char *why, size_t wl);
 int  web_workers_start(struct web *);
 void web_workers_stop(struct web *);
 /* A finished job: its connection and its whole response (malloc'd), or

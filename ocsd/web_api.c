@@ -117,28 +117,40 @@ list(const char *const *names, int n, const struct web_req *r, char **resp,
  * on the command line, never a path the browser names. */
 static int
 given_file(const char *const *names, int n, const struct web_req *r, int sweep,
-           char **resp, size_t *len)
+           char **resp, size_t *len, char *why, size_t wl)
 {
 	char   idx[8], file[16] = "", path[4200], *b = NULL, *e;
 	size_t bl = 0;
 	long   i;
 	int    rv;
 
-	if (web_query(r->query, "n", idx, sizeof(idx)) != 0)
+	if ((rv = web_query(r->query, "n", idx, sizeof(idx))) != 0) {
+		snprintf(why, wl, "n: %s",
+		         rv == -ENOENT ? "missing" : "malformed or too long");
 		return (400);
+	}
 	i = strtol(idx, &e, 10);
-	if (idx[0] < '0' || idx[0] > '9' || *e || i >= n)
+	if (idx[0] < '0' || idx[0] > '9' || *e || i >= n) {
+		snprintf(why, wl, "n \"%s\": no such %s (%d given)", idx,
+		         sweep ? "sweep" : "plan", n);
 		return (404);
+	}
 	if (sweep) {
 		if (web_query(r->query, "file", file, sizeof(file)) != 0 ||
 		    (strcmp(file, "sweep.csv") != 0 &&
-		     strcmp(file, "meta.json") != 0))
+		     strcmp(file, "meta.json") != 0)) {
+			snprintf(why, wl,
+			         "file: expected sweep.csv or meta.json");
 			return (404);
+		}
 		snprintf(path, sizeof(path), "%s/%s", names[i], file);
 	} else
 		snprintf(path, sizeof(path), "%s", names[i]);
-	if ((rv = read_file(path, &b, &bl)) != 0)
+	if ((rv = read_file(path, &b, &bl)) != 0) {
+		snprintf(why, wl, "%s %ld: %s", sweep ? "sweep" : "plan", i,
+		         strerror(-rv));
 		return (404);
+	}
 	rv = web_response(200,
 	                  sweep && file[0] == 's' ? "text/csv; charset=utf-8"
 	                                          : "application/json",
@@ -193,7 +205,7 @@ queue(struct web *w, uint64_t conn, int op, int kind, uint64_t run_id,
 
 int
 web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
-          size_t *len)
+          size_t *len, char *why, size_t wl)
 {
 	const char *p = r->path;
 	char       *e;
@@ -216,8 +228,13 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 			return (queue(w, conn, api[i].op, api[i].kind, 0, r));
 	if (strncmp(p, "/api/runs/", 10) == 0) {
 		id = strtoull(p + 10, &e, 10);
-		if (p[10] < '0' || p[10] > '9' || *e || id == 0)
+		if (p[10] < '0' || p[10] > '9' || *e || id == 0 ||
+		    id == UINT64_MAX) {
+			snprintf(why, wl,
+			         "run id \"%.40s\": expected 1, 2, ...",
+			         p + 10);
 			return (404);
+		}
 		return (queue(w, conn, OCS__CTL_REQUEST__OP__RUNS, OUT_REPORT,
 		              id, r));
 	}
@@ -226,12 +243,38 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 	if (strcmp(p, "/api/plans") == 0)
 		return (list(w->o->plans, w->o->nplans, r, resp, len));
 	if (strcmp(p, "/api/sweep") == 0)
-		return (
-		    given_file(w->o->sweeps, w->o->nsweeps, r, 1, resp, len));
+		return (given_file(w->o->sweeps, w->o->nsweeps, r, 1, resp,
+		                   len, why, wl));
 	if (strcmp(p, "/api/plan") == 0)
-		return (
-		    given_file(w->o->plans, w->o->nplans, r, 0, resp, len));
+		return (given_file(w->o->plans, w->o->nplans, r, 0, resp, len,
+		                   why, wl));
 	return (404);
+}
+
+/* /api/ports: the last reading when younger than WEB_PORTS_MS (a copy),
+ * else NULL: ask ocsd. */
+static char *
+ports_cached(struct web *w)
+{
+	char *s = NULL;
+
+	nng_mtx_lock(w->mtx);
+	if (w->ports != NULL && nng_clock() - w->ports_at < WEB_PORTS_MS)
+		s = strdup(w->ports);
+	nng_mtx_unlock(w->mtx);
+	return (s);
+}
+
+static void
+ports_keep(struct web *w, const char *body)
+{
+	char *s = strdup(body);
+
+	nng_mtx_lock(w->mtx);
+	free(w->ports);
+	w->ports = s;
+	w->ports_at = nng_clock();
+	nng_mtx_unlock(w->mtx);
 }
 
 /* Ask ocsd for j and make its answer: ocsctl -j's JSON, or its error
@@ -247,6 +290,9 @@ answer(struct web *w, struct wjob *j)
 	char                  err[1024], *body;
 	int                   rv, refused, status = 200;
 
+	if (j->op == OCS__CTL_REQUEST__OP__PORTS &&
+	    (body = ports_cached(w)) != NULL)
+		goto respond;
 	ocs__ctl_request__init(&q);
 	q.op = j->op;
 	if (j->run_id) {
@@ -267,7 +313,9 @@ answer(struct web *w, struct wjob *j)
 	if ((body = out_dump(&out, 0)) == NULL) {
 		status = 503;
 		body = strdup("{\"error\": \"out of memory\"}\n");
-	}
+	} else if (rv == 0 && j->op == OCS__CTL_REQUEST__OP__PORTS)
+		ports_keep(w, body);
+respond:
 	if (body == NULL ||
 	    web_response(status, "application/json", body, strlen(body),
 	                 j->keep_alive, j->head_only, NULL, &j->resp,
@@ -334,6 +382,8 @@ web_workers_stop(struct web *w)
 		free(j->resp);
 		free(j);
 	}
+	free(w->ports);
+	w->ports = NULL;
 }
 
 uint64_t

@@ -20,6 +20,7 @@
 #include "proto/base/log.h"
 #include "proto/base/net.h"
 #include "proto/base/path.h"
+#include "proto/base/units.h"
 #include "proto/base/version.h"
 
 #ifndef OCS_WEB_DIR
@@ -33,7 +34,8 @@ usage(void)
 	        "usage: ocs-web [-v] [-s CONTROL] [-k SECRET] [-C CA] "
 	        "[-l ADDR:PORT]\n"
 	        "               [--assets DIR] [--tls CERTKEY --auth FILE] "
-	        "[--sweep DIR]... [--plan FILE]...\n");
+	        "[--sweep DIR]... [--plan FILE]...\n"
+	        "               [--head-timeout TIME]\n");
 	exit(2);
 }
 
@@ -132,7 +134,23 @@ is_loopback(const char *listen)
 	        strcmp(host, "localhost") == 0);
 }
 
-enum { O_ASSETS = 256, O_TLS, O_AUTH, O_SWEEP, O_PLAN };
+enum { O_ASSETS = 256, O_TLS, O_AUTH, O_SWEEP, O_PLAN, O_HEAD };
+
+/* --head-timeout: 100 ms to 10 min, or exit 2 naming the value. */
+static uint64_t
+head_timeout(const char *arg)
+{
+	double s;
+
+	if (unit_parse_time(arg, &s) != 0 || s < 0.1 || s > 600) {
+		fprintf(stderr,
+		        "ocs-web: --head-timeout \"%s\": expected a time "
+		        "from 100ms to 600s\n",
+		        arg);
+		exit(2);
+	}
+	return ((uint64_t)(s * 1000 + 0.5));
+}
 
 static void
 parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
@@ -144,6 +162,7 @@ parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
 	    {"auth", required_argument, NULL, O_AUTH},
 	    {"sweep", required_argument, NULL, O_SWEEP},
 	    {"plan", required_argument, NULL, O_PLAN},
+	    {"head-timeout", required_argument, NULL, O_HEAD},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
@@ -152,6 +171,7 @@ parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
 	int         c;
 
 	o->listen = "127.0.0.1:8080";
+	o->head_ms = WEB_HEAD_MS;
 	o->assets = OCS_WEB_DIR;
 	o->ctl.url = getenv("OCSD_CONTROL");
 	o->ctl.ca = getenv("OCSD_TLS_CA");
@@ -178,6 +198,9 @@ parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
 			break;
 		case O_TLS:
 			o->tls = optarg;
+			break;
+		case O_HEAD:
+			o->head_ms = head_timeout(optarg);
 			break;
 		case O_AUTH:
 			o->auth_file = optarg;

@@ -3,7 +3,7 @@
  * ocs-web's HTTP loop: one poll over the listening socket, the
  * connections, an eventfd the other threads wake it with and a signalfd.
  * Every socket is non-blocking and every connection bounded: its head in
- * WEB_HEAD_MAX bytes within WEB_HEAD_MS, one request at a time, an event
+ * WEB_HEAD_MAX bytes within --head-timeout (WEB_HEAD_MS), one request at a time, an event
  * stream's unsent bytes in WEB_SSE_PEND (a reader that falls further
  * behind is dropped), WEB_CONN_MAX of them (the next get a 503 and are
  * closed).  Nothing a browser sends reaches ocsd but the endpoints'
@@ -41,6 +41,7 @@ struct wconn {
 	int             busy;    /* an endpoint's answer is on its way */
 	int             closing; /* close once out is sent */
 	int             keep_alive;
+	unsigned        requests; /* heads answered */
 	uint64_t        since_ms; /* the head's wait (or the idle time) */
 	uint64_t        ping_ms;  /* a stream's last bytes */
 	char            peer[64];
@@ -167,7 +168,7 @@ start_stream(struct web *w, struct wconn *c)
 static void
 on_request(struct web *w, struct wconn *c, const struct web_req *r)
 {
-	char  *resp = NULL;
+	char  *resp = NULL, why[300] = "";
 	size_t len = 0;
 	int    st;
 
@@ -180,18 +181,20 @@ on_request(struct web *w, struct wconn *c, const struct web_req *r)
 		return;
 	}
 	c->keep_alive = r->keep_alive;
+	c->requests++;
 	if (strcmp(r->path, "/events") == 0) {
 		start_stream(w, c);
 		return;
 	}
-	st = web_route(w, c->id, r, &resp, &len);
+	st = web_route(w, c->id, r, &resp, &len, why, sizeof(why));
 	if (st == 0 && resp == NULL) { /* queued for a worker */
 		c->busy = 1;
 		return;
 	}
 	if (st != 0) {
 		conn_error(c, st,
-		           st == 404   ? "no such page"
+		           why[0]      ? why
+		           : st == 404 ? "no such page"
 		           : st == 503 ? "busy: too many requests for ocsd"
 		                       : "bad request");
 		return;
@@ -386,13 +389,13 @@ on_tick(struct web *w, uint64_t now)
 		}
 		if (c->busy || c->closing || c->off < c->len)
 			continue;
-		if (c->rx.len > 0 && now - c->since_ms > WEB_HEAD_MS)
+		if (c->rx.len > 0 && now - c->since_ms > w->o->head_ms)
 			conn_error(c, 408, "the request head came too slowly");
 		else if (c->rx.len == 0 &&
-		         now - c->since_ms > (c->tls_done || !w->tls
-		                                  ? WEB_IDLE_MS
-		                                  : WEB_HEAD_MS))
-			c->closing = 2;
+		         now - c->since_ms >
+		             (c->requests > 0 ? WEB_IDLE_MS : w->o->head_ms))
+			c->closing = 2; /* a connection that never asks is
+			                 * held no longer than a head */
 	}
 }
 

@@ -201,6 +201,28 @@ wd_get(struct wd *w, const char *url)
 	return (v ? 0 : -1);
 }
 
+int
+wd_new_tab(struct wd *w, char *handle, size_t len)
+{
+	json_t *v =
+	    scall(w, "POST", "window/new", json_pack("{s:s}", "type", "tab"));
+	const char *h = json_string_value(json_object_get(v, "handle"));
+
+	snprintf(handle, len, "%s", h ? h : "");
+	json_decref(v);
+	return (handle[0] && wd_switch(w, handle) == 0 ? 0 : -1);
+}
+
+int
+wd_switch(struct wd *w, const char *handle)
+{
+	json_t *v =
+	    scall(w, "POST", "window", json_pack("{s:s}", "handle", handle));
+
+	json_decref(v);
+	return (v ? 0 : -1);
+}
+
 json_t *
 wd_exec(struct wd *w, const char *script)
 {

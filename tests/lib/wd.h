@@ -29,6 +29,10 @@ void wd_stop(struct wd *);
 
 /* Go to url (waits for the load).  0 or -1. */
 int wd_get(struct wd *, const char *url);
+/* A new tab, made the current one (its handle into handle); another tab
+ * made the current one.  0 or -1. */
+int wd_new_tab(struct wd *, char *handle, size_t len);
+int wd_switch(struct wd *, const char *handle);
 /* Run script (a function body; arguments[] as in WebDriver) and return
  * its value (json_decref it), or NULL with why. */
 json_t *wd_exec(struct wd *, const char *script);
