@@ -247,6 +247,7 @@ OCSD_SRCS := \
 	ocsd/reply.c \
 	ocsd/agents.c \
 	ocsd/agents_link.c \
+	ocsd/agents_view.c \
 	ocsd/agjoin.c \
 	ocsd/aglink.c \
 	ocsd/run.c \
@@ -520,7 +521,7 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o \
 	run_job.o run_topo.o run_report.o runs.o sw.o map.o xc.o conf.o err.o \
 	reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \
 	agjoin.o aglink.o conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \

@@ -10,6 +10,29 @@
 #define OCS_AGENTS_INT_H
 
 #include "ocsd/agents.h"
+#include "proto/auth.h"
+#include "proto/base/idmap.h"
+#include "proto/base/log.h"
+
+/* The registry, for the files that read it (agents_view.c) besides the
+ * one that keeps it (agents.c). */
+struct agents {
+	struct ocsd         *d;
+	struct agjoin       *join;
+	struct aglink       *links;
+	int                  closing;
+	struct agent       **a;
+	uint32_t             na, next_id;
+	struct idmap         byid; /* agent id -> its live record */
+	uint8_t              secret[AUTH_SEC_MAX + 1];
+	size_t               slen;
+	struct auth_chal    *chal; /* CHAL_MAX */
+	nng_aio             *tick;
+	struct agents_events ev; /* the runner's callbacks */
+	char                 link_url[PATH_MAX + 32]; /* told to agents */
+	/* Refusals a stranger can cause, said a few at a time. */
+	struct log_limit refused;
+};
 
 struct apeer;
 
