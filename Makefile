@@ -260,6 +260,7 @@ SWEEP_SRCS := \
 	testbed/sweep/sweep_point.c \
 	testbed/sweep/sweep_bed.c \
 	testbed/sweep/sweep_measure.c \
+	testbed/sweep/sweep_cpu.c \
 	testbed/sweep/sweep_cal.c \
 	testbed/sweep/sweep_jobs.c \
 	testbed/sweep/sweep_plot.c
@@ -430,7 +431,7 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
-	sweep_csv.o sweep_point.o) $(COLL_LIB)
+	sweep_csv.o sweep_point.o sweep_cpu.o) $(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
 $(BUILD)/tests/unit/test_chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
@@ -777,7 +778,7 @@ FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tmat := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
-	collectives/cmodel.c $(BASE_SRCS)
+	testbed/sweep/sweep_cpu.c collectives/cmodel.c $(BASE_SRCS)
 FUZZ_LIBS_sweep := $(INIH_LIBS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c

@@ -34,30 +34,35 @@
 
 static volatile sig_atomic_t stop;
 
+/* The first Ctrl-C lets the point in hand finish (the testbed's
+ * processes are in process groups of their own, so the terminal's signal
+ * does not reach them); a second one is the default: the sweep dies, and
+ * the CSV is still whole up to its last line. */
 static void
 on_signal(int sig)
 {
-	(void)sig;
 	stop = 1;
+	signal(sig, SIG_DFL);
 }
 
 static int
 usage(FILE *f, int rv)
 {
-	fprintf(f,
-	        "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
-	        "--delay LIST\n"
-	        "                 [--simulate] [--model FILE | --bandwidth "
-	        "RATE --alpha-s TIME --alpha-h TIME]\n"
-	        "                 [--reconfig auto|none|all] [--out DIR] "
-	        "[--plots] [--compare A:N/B:M,...] [--jobs J]\n"
-	        "                 [--measure (--local [--rate RATE] | --ocsd "
-	        "ADDRESS) [--repeat K]]\n"
-	        "       ocs-sweep --calibrate (--local [--rate RATE] | --ocsd "
-	        "ADDRESS) --out FILE [--nodes N] [--bytes S1,S2]\n"
-	        "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
-	        "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
-	        "1us..100ms*10, 3..81*3\n");
+	fprintf(
+	    f, "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
+	       "--delay LIST\n"
+	       "                 [--simulate [ours|ns3|both]] [--model FILE | "
+	       "--bandwidth "
+	       "RATE --alpha-s TIME --alpha-h TIME]\n"
+	       "                 [--reconfig auto|none|all] [--out DIR] "
+	       "[--plots] [--compare A:N/B:M,...] [--jobs J]\n"
+	       "                 [--measure (--local [--rate RATE] | --ocsd "
+	       "ADDRESS) [--repeat K]]\n"
+	       "       ocs-sweep --calibrate (--local [--rate RATE] | --ocsd "
+	       "ADDRESS) --out FILE [--nodes N] [--bytes S1,S2]\n"
+	       "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
+	       "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
+	       "1us..100ms*10, 3..81*3\n");
 	return (rv);
 }
 
@@ -261,9 +266,6 @@ one_opt(struct sweep *s, int ch, char *v)
 	case 'd':
 		return (parse_list("--delay", v, SWEEP_TIME, &s->delay,
 		                   &s->ndelay));
-	case 'S':
-		s->simulate = 1;
-		return (0);
 	case 'm':
 		return (load_model(s, v));
 	case 'B':
@@ -410,6 +412,20 @@ parse_args(struct sweep *s, int argc, char **argv)
 		}
 		if (ch == '?')
 			return (bad("option", argv[optind - 1], "unknown"));
+		if (ch == 'S') {
+			/* --simulate [ours|ns3|both]: the word, when there
+			 * is one, is the next argument. */
+			const char *w = optind < argc ? argv[optind] : "";
+
+			s->simulate |= strcmp(w, "ns3") == 0 ? SWEEP_SIM_NS3
+			               : strcmp(w, "both") == 0
+			                   ? SWEEP_SIM_OURS | SWEEP_SIM_NS3
+			                   : SWEEP_SIM_OURS;
+			if (strcmp(w, "ns3") == 0 || strcmp(w, "both") == 0 ||
+			    strcmp(w, "ours") == 0)
+				optind++;
+			continue;
+		}
 		if ((rv = one_opt(s, ch, optarg)) != 0)
 			return (rv);
 	}
@@ -424,7 +440,37 @@ parse_args(struct sweep *s, int argc, char **argv)
 	}
 	if (s->npair == 0)
 		default_pairs(s);
+	sweep_hash(s);
 	return (0);
+}
+
+/* meta.json keeps every run that wrote rows into the CSV ("runs", the
+ * latest last), each with its model, model_hash and backend: a CSV can
+ * hold rows of several models, and the file says which made which.  An
+ * unreadable old meta.json is started again. */
+static int
+meta_save(const struct sweep *s, json_t *run)
+{
+	char    path[600];
+	json_t *all, *runs;
+	int     rv;
+
+	snprintf(path, sizeof(path), "%s/meta.json", s->out);
+	all = json_load_file(path, 0, NULL);
+	runs = json_object_get(all, "runs");
+	if (!json_is_array(runs)) {
+		json_decref(all);
+		all = json_object();
+		runs = json_array();
+		json_object_set_new(all, "runs", runs);
+	}
+	json_array_append(runs, run);
+	/* The latest run's fields at the top too, as before. */
+	json_object_update(all, run);
+	rv = json_dump_file(all, path, JSON_INDENT(2));
+	json_decref(all);
+	json_decref(run);
+	return (rv);
 }
 
 /* meta.json: what made the CSV, on what, with which model. */
@@ -434,9 +480,9 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 {
 	json_t        *o = json_object(), *cmd = json_array();
 	struct utsname u;
-	char           path[600], tb[64];
+	char           tb[64];
 	struct tm      tm;
-	int            i, rv;
+	int            i;
 
 	for (i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
@@ -449,11 +495,17 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 		              "kernel", u.release, "arch", u.machine, "cores",
 		              (int)sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "model",
-	                    json_pack("{s:s,s:f,s:f,s:f,s:f}", "name",
+	                    json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "name",
 	                              s->m.name, "bandwidth_bps", s->m.bps,
 	                              "alpha_s", s->m.alpha_s, "alpha_h",
 	                              s->m.alpha_h, "reconf_overhead_s",
-	                              s->m.reconf_s));
+	                              s->m.reconf_s, "frame_bytes", s->m.frame,
+	                              "hash", s->hash));
+	json_object_set_new(o, "reconfig",
+	                    json_string(s->reconf == SWEEP_AUTO   ? "auto"
+	                                : s->reconf == SWEEP_NONE ? "none"
+	                                                          : "all"));
+	json_object_set_new(o, "backend", json_string(s->backend));
 	if (s->measure)
 		json_object_set_new(
 		    o, "measure",
@@ -474,10 +526,7 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 	json_object_set_new(o, "points_done_now",
 	                    json_integer((json_int_t)done));
 	json_object_set_new(o, "interrupted", json_boolean(stop));
-	snprintf(path, sizeof(path), "%s/meta.json", s->out);
-	rv = json_dump_file(o, path, JSON_INDENT(2));
-	json_decref(o);
-	return (rv);
+	return (meta_save(s, o));
 }
 
 static void
@@ -540,7 +589,10 @@ fill_row(const struct sweep *s, const struct pt *p, struct sweep_row *r)
 	r->bytes = (uint64_t)s->bytes[p->ib];
 	r->delta_s = s->delay[p->id];
 	snprintf(r->model, sizeof(r->model), "%s", s->m.name);
+	snprintf(r->hash, sizeof(r->hash), "%s", s->hash);
+	r->simulated_s = r->packet_s = NAN;
 	r->measured_s = r->measured_min_s = r->measured_max_s = NAN;
+	r->cpu_max = r->cpu_sum = r->cpu_host = NAN;
 }
 
 /* Is the row measured?  Locally every point (the testbed brought up at
@@ -684,9 +736,10 @@ run_points(const struct sweep *s, struct sweep_bed *b, FILE *csv,
 	return (stop ? 130 : rv);
 }
 
-/* Every row of the CSV (for the plots). */
+/* The CSV's rows of this sweep's model and backend (for the plots). */
 static int
-load_rows(const char *path, struct sweep_row **rows, size_t *n)
+load_rows(const char *path, const char *hash, struct sweep_row **rows,
+          size_t *n)
 {
 	char   line[1100], err[200];
 	FILE  *f = fopen(path, "re");
@@ -708,7 +761,9 @@ load_rows(const char *path, struct sweep_row **rows, size_t *n)
 				break;
 			*rows = nr;
 		}
-		if (sweep_row_parse(line, &(*rows)[*n], err, sizeof(err)) == 0)
+		if (sweep_row_parse(line, &(*rows)[*n], err, sizeof(err)) ==
+		        0 &&
+		    strcmp((*rows)[*n].hash, hash) == 0)
 			(*n)++;
 	}
 	fclose(f);
@@ -754,6 +809,31 @@ attach(struct sweep *s, struct sweep_bed *b)
 	return (0);
 }
 
+/* What a resumed sweep finds: its own points, and rows of other models
+ * or backends, kept beside them. */
+static void
+resume_note(const struct sweep *s, const struct sweep_done *d,
+            const char *path)
+{
+	size_t i, mine = 0, hl = strlen(s->hash);
+
+	for (i = 0; i < d->n; i++) {
+		size_t kl = strlen(d->key[i]);
+
+		mine += kl > hl && strcmp(d->key[i] + kl - hl, s->hash) == 0;
+	}
+	if (mine)
+		fprintf(stderr,
+		        "ocs-sweep: %s: %zu points done before, "
+		        "resuming\n",
+		        path, mine);
+	if (d->n > mine)
+		fprintf(stderr,
+		        "ocs-sweep: %s: %zu rows of another model, --reconfig "
+		        "or backend kept (this one's model_hash is %s)\n",
+		        path, d->n - mine, s->hash);
+}
+
 static int
 sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 {
@@ -781,11 +861,7 @@ sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 	}
 	if (fresh)
 		fprintf(csv, "%s\n", SWEEP_CSV_HEADER);
-	if (d.n)
-		fprintf(stderr,
-		        "ocs-sweep: %s: %zu points done before, "
-		        "resuming\n",
-		        path, d.n);
+	resume_note(s, &d, path);
 	rv = run_points(s, b, csv, &d, &ndone);
 	bed_down(b);
 	sweep_done_free(&d);
@@ -802,7 +878,7 @@ sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 		        path);
 	if (rv != 0 || !s->plots)
 		return (rv);
-	if (load_rows(path, &rows, &nrows) != 0)
+	if (load_rows(path, s->hash, &rows, &nrows) != 0)
 		return (1);
 	rv = sweep_plots(s, rows, nrows, err, sizeof(err));
 	free(rows);

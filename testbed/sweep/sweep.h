@@ -15,11 +15,16 @@
 #include "collectives/cmodel.h"
 #include "collectives/cost.h"
 #include "testbed/sweep/sweep_bed.h"
+#include "testbed/sweep/sweep_cpu.h"
 #include "testbed/sweep/sweep_csv.h"
 
 #include <jansson.h>
 
 enum sweep_reconf { SWEEP_AUTO, SWEEP_NONE, SWEEP_ALL };
+
+/* --simulate [ours|ns3|both]: which simulators fill the row. */
+#define SWEEP_SIM_OURS 1 /* simulated_s: collectives/sim.c */
+#define SWEEP_SIM_NS3  2 /* packet_s: ns-3 (sweep_ns3.c, bin/ocs-ns3) */
 
 /* One pair a heatmap compares: time(b at nb) / time(a at na). */
 struct sweep_pair {
@@ -38,7 +43,7 @@ struct sweep {
 	size_t            nnodes, nbytes, ndelay;
 	struct cmodel     m;
 	enum sweep_reconf reconf;
-	int               simulate, plots;
+	int               simulate, plots; /* simulate: SWEEP_SIM_* bits */
 	char              out[512];
 	struct sweep_pair pair[SWEEP_MAX_PAIRS];
 	size_t            npair;
@@ -50,8 +55,15 @@ struct sweep {
 	uint32_t    repeat;
 	char        rate[32];
 	const char *cal_out;
-	unsigned    jobs; /* threads for model points, 0 or 1: this one */
+	unsigned    jobs;     /* threads for model points, 0 or 1: this one */
+	char        hash[17]; /* the rows' model_hash (sweep_hash) */
+	char        backend[160];
+	char        ns3[480]; /* bin/ocs-ns3 */
 };
+
+/* The sweep's backend ("model", "+sim", "+ns3", "+measure:local:RATE")
+ * and the rows' model_hash from it, the model and --reconfig. */
+void sweep_hash(struct sweep *);
 
 /* The model's point (and the simulator's, with simulate): the row's
  * algo, nodes, bytes, delta_s and model are set by the caller.  0, or
@@ -64,10 +76,11 @@ int sweep_point(const struct sweep *, struct sweep_row *, char *err,
 int sweep_measure(const struct sweep *, const struct sweep_bed *,
                   struct sweep_row *, char *err, size_t len);
 /* One run of the row's algo, nodes and bytes with ocsctl's --reconfig
- * argument; its verified JSON report (a new reference) in *report. */
+ * argument; its verified JSON report (a new reference) in *report, and
+ * (cpu nullable) the CPU the testbed and the machine used meanwhile. */
 int sweep_run_once(const struct sweep_bed *, const struct sweep_row *,
-                   const char *reconfig, json_t **report, char *err,
-                   size_t len);
+                   const char *reconfig, json_t **report, struct cpu_use *cpu,
+                   char *err, size_t len);
 /* --calibrate (sweep_cal.c): a few verified runs on the bed, the model
  * fitted to them written to s->cal_out.  Exit status (0, 1). */
 int sweep_calibrate(struct sweep *, struct sweep_bed *);

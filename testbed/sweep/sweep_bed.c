@@ -25,6 +25,7 @@
 
 #include "proto/base/mono.h"
 #include "testbed/sweep/sweep_bed.h"
+#include "testbed/sweep/sweep_cpu.h"
 
 #define CTL_MAX_ARGS 40
 
@@ -46,6 +47,10 @@ spawn(char *const argv[], const char *log, int *outfd, int *errfd)
 		              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* A group of its own: the terminal's Ctrl-C is the sweep's
+		 * to act on (it finishes the point in hand), not a signal
+		 * that kills the testbed under the run. */
+		setpgid(0, 0);
 		if (fd >= 0)
 			dup2(fd, 2);
 		if (errfd)
@@ -181,6 +186,24 @@ bed_ctl(const struct sweep_bed *b, char **out, char *err, size_t len, ...)
 	snprintf(err, len, "%.*s", (int)strcspn(errs, "\n"), errs);
 	free(errs);
 	return (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+int
+bed_cpu_snap(const struct sweep_bed *b, struct cpu_snap *s)
+{
+	static const char *const names[] = {"ocsd", "ocs-emu", "ocs-agent",
+	                                    NULL};
+	pid_t                    p[BED_MAX_AGENTS + 2];
+	size_t                   n = 0;
+	uint32_t                 h;
+
+	if (!b->local)
+		return (cpu_snap(s, NULL, 0, names));
+	p[n++] = b->emu;
+	p[n++] = b->ocsd;
+	for (h = 0; h < b->nagents; h++)
+		p[n++] = b->agent[h];
+	return (cpu_snap(s, p, n, NULL));
 }
 
 int

@@ -44,6 +44,12 @@ void bed_down(struct sweep_bed *);
 /* A running ocsd at addr: its joined agents and its switch's delta. */
 int bed_attach(struct sweep_bed *, const char *addr, char *err, size_t len);
 
+/* The CPU the bed's processes have used so far (local: those it
+ * started; a running ocsd's: every ocsd, ocs-emu and ocs-agent on this
+ * machine).  0 or -1. */
+struct cpu_snap;
+int bed_cpu_snap(const struct sweep_bed *, struct cpu_snap *);
+
 /* Run ocsctl with args (NULL-terminated) against the bed; its stdout in
  * *out (malloc'd).  The exit status, or -1 with the reason in err. */
 int bed_ctl(const struct sweep_bed *, char **out, char *err, size_t len, ...);

@@ -98,7 +98,7 @@ cal_run(const struct sweep_bed *b, uint32_t n, struct cal_run *c,
 	snprintf(r.algo, sizeof(r.algo), "%s", c->algo);
 	r.nodes = n;
 	r.bytes = c->bytes;
-	if (sweep_run_once(b, &r, reconfig, &rep, err, len) != 0)
+	if (sweep_run_once(b, &r, reconfig, &rep, NULL, err, len) != 0)
 		return (-1);
 	ph = json_object_get(rep, "phases");
 	c->total = json_real_value(json_object_get(rep, "total_s"));

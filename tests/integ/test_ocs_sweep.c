@@ -51,12 +51,16 @@ rows(const char *dir, int *dups)
 		int   c = 0;
 		char *p;
 
+		char *h = strrchr(line, ',');
+
 		if (strncmp(line, "algo,", 5) == 0)
 			continue;
-		/* algo,nodes,bytes,delta_s identify a point */
+		/* algo,nodes,bytes,delta_s and model_hash identify a
+		 * point */
 		for (p = line; *p && c < 4; p++)
 			c += *p == ',';
-		p[-1] = '\0';
+		if (h != NULL && h > p)
+			memmove(p, h + 1, strlen(h + 1) + 1);
 		for (i = 0; i < n; i++)
 			*dups |= strcmp(seen[i], key) == 0;
 		seen = realloc(seen, (size_t)(n + 1) * sizeof(*seen));
@@ -132,6 +136,33 @@ test_small_sweep_plots_resume(void **state)
 	free(e);
 	assert_int_equal(rows(dir, &dups), 16);
 	assert_false(dups);
+	/* Another reconfiguration mode, backend or model into the same
+	 * directory: rows of their own, never the others' taken for
+	 * theirs (issue 40: each skipped every point and exited 0), and
+	 * meta.json says which run made which. */
+	argv[9] = "--reconfig";
+	argv[10] = "none";
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	assert_null(strstr(e, "done before"));
+	assert_non_null(strstr(e, "16 rows of another model"));
+	free(o);
+	free(e);
+	assert_int_equal(rows(dir, &dups), 32);
+	assert_false(dups);
+	argv[9] = "--alpha-s";
+	argv[10] = "2us";
+	assert_int_equal(proc_run(argv, &o, &e), 0);
+	free(o);
+	free(e);
+	assert_int_equal(rows(dir, &dups), 48);
+	assert_false(dups);
+	assert_non_null(meta = json_load_file(path, 0, NULL));
+	assert_int_equal(json_array_size(json_object_get(meta, "runs")), 4);
+	assert_string_equal(
+	    json_string_value(json_object_get(meta, "reconfig")), "auto");
+	assert_true(json_real_value(json_object_get(
+	                json_object_get(meta, "model"), "alpha_s")) == 2e-6);
+	json_decref(meta);
 	proc_rmtree(dir);
 	free(dir);
 }
@@ -193,21 +224,24 @@ measured_rows(const char *dir, int repeats)
 	if ((f = fopen(path, "r")) == NULL)
 		return (-1);
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char  *col[16], *save = NULL, *t;
+		char  *col[24], *save = NULL, *t;
 		int    c = 0;
 		double m;
 
 		if (strncmp(line, "algo,", 5) == 0)
 			continue;
 		/* strsep keeps empty cells */
-		for (t = line; c < 16 && (col[c] = strsep(&t, ",")) != NULL;)
+		for (t = line; c < 24 && (col[c] = strsep(&t, ",")) != NULL;)
 			c++;
 		(void)save;
-		if (c < 14)
+		if (c < 20)
 			continue;
-		m = atof(col[8]);
-		if (m > 0 && atof(col[9]) <= m && atof(col[10]) >= m &&
-		    atoi(col[11]) == repeats && atoll(col[12]) > 0)
+		m = atof(col[9]);
+		/* measured_s, _min_s, _max_s, repeats, verified_blocks, and
+		 * the CPU the testbed used (cpu_max, cpu_sum, cpu_host) */
+		if (m > 0 && atof(col[10]) <= m && atof(col[11]) >= m &&
+		    atoi(col[12]) == repeats && atoll(col[13]) > 0 &&
+		    *col[14] && *col[15] && *col[16])
 			n++;
 	}
 	fclose(f);
