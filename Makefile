@@ -36,7 +36,8 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
 	libisal-dev libssh-dev libcrypt-dev \
-	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox
+	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox \
+	g++ libns3-dev
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -251,6 +252,14 @@ OCSCTL_SRCS := \
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
 	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load
 
+# The packet-level check on ns-3 (Debian 12's libns3-dev, ns-3.37; C++):
+# built where ns-3 is installed (make deps installs it), and ocs-sweep
+# --simulate ns3 says so where it is not.
+NS3_LIBS := -lns3-core -lns3-network -lns3-point-to-point
+ifneq ($(shell $(PKG_CONFIG) --exists ns3-point-to-point && echo y),)
+PROGS += $(BIN)/ocs-ns3
+endif
+
 LOAD_SRCS := testbed/load/load.c testbed/load/ocs_load.c
 
 SWEEP_SRCS := \
@@ -261,6 +270,7 @@ SWEEP_SRCS := \
 	testbed/sweep/sweep_bed.c \
 	testbed/sweep/sweep_measure.c \
 	testbed/sweep/sweep_cpu.c \
+	testbed/sweep/sweep_ns3.c \
 	testbed/sweep/sweep_cal.c \
 	testbed/sweep/sweep_jobs.c \
 	testbed/sweep/sweep_plot.c
@@ -351,6 +361,11 @@ $(BIN)/ocs-load: $(LOAD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(COLL_LIB) \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
 		$(PROTOBUF_LIBS) -lm
 
+$(BIN)/ocs-ns3: testbed/ns3/ocs-ns3.cc
+	@mkdir -p $(@D)
+	@echo "  CXX     $@"
+	$(Q)$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -o $@ $< $(NS3_LIBS)
+
 # Sweeps: the collectives library's model and simulator, a CSV, gnuplot.
 $(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
@@ -431,7 +446,7 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
-	sweep_csv.o sweep_point.o sweep_cpu.o) $(COLL_LIB)
+	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o) $(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
 $(BUILD)/tests/unit/test_chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
@@ -513,6 +528,7 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
 # The model in-process; the measured sweeps through bin/ocs-sweep.
 $(BUILD)/bench/bench_sweep: $(BUILD)/tests/bench/bench_sweep.o \
 		$(BUILD)/testbed/sweep/sweep_point.o \
+		$(BUILD)/testbed/sweep/sweep_ns3.o \
 		$(BUILD)/testbed/sweep/sweep_list.o \
 		$(BUILD)/testbed/sweep/sweep_csv.o $(BUILD)/tests/lib/proc.o \
 		$(COLL_LIB) $(BASE_LIB) $(PROGS)
@@ -815,7 +831,7 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 
 # Every C file of ours, wherever it lives (build/ holds generated ones).
 TREE_SRCS := $(shell find agent collectives ocs-drivers ocsd proto testbed \
-	tests -name '*.[ch]' 2>/dev/null)
+	tests -name '*.[ch]' -o -name '*.cc' 2>/dev/null)
 
 fmt:
 	$(Q)clang-format --dry-run -Werror $(TREE_SRCS)

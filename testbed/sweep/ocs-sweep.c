@@ -392,6 +392,27 @@ check_measure(struct sweep *s)
 	return (0);
 }
 
+/* bin/ocs-ns3, beside this program: built where ns-3 is installed. */
+static int
+ns3_prog(struct sweep *s)
+{
+	char    self[400];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char   *slash;
+
+	if (n <= 0)
+		return (bad("--simulate", "ns3", "cannot find this program"));
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	snprintf(s->ns3, sizeof(s->ns3), "%s/ocs-ns3", self);
+	if (access(s->ns3, X_OK) != 0)
+		return (bad("--simulate", "ns3",
+		            "bin/ocs-ns3 is not built: ns-3 (libns3-dev) is "
+		            "not installed (make deps)"));
+	return (0);
+}
+
 static int
 parse_args(struct sweep *s, int argc, char **argv)
 {
@@ -433,6 +454,8 @@ parse_args(struct sweep *s, int argc, char **argv)
 		return (bad("argument", argv[optind], "unexpected"));
 	if ((rv = check_measure(s)) != 0 || s->calibrate)
 		return (rv);
+	if ((s->simulate & SWEEP_SIM_NS3) && ns3_prog(s) != 0)
+		return (2);
 	if (!s->nalgo || !s->nnodes || !s->nbytes || !s->ndelay) {
 		fprintf(stderr, "ocs-sweep: --algo, --nodes, --bytes and "
 		                "--delay are needed (or --preset)\n");
@@ -905,6 +928,9 @@ main(int argc, char **argv)
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		/* A child that dies early (ocs-ns3, ocsctl) is an EPIPE
+		 * and its exit status, not the end of the sweep. */
+		signal(SIGPIPE, SIG_IGN);
 		if (bed_init(&b, s.rate, err, sizeof(err)) != 0) {
 			fprintf(stderr, "ocs-sweep: %s\n", err);
 			rv = 1;

@@ -71,6 +71,20 @@ void sweep_hash(struct sweep *);
 int sweep_point(const struct sweep *, struct sweep_row *, char *err,
                 size_t len);
 
+/* --simulate ns3 (sweep_ns3.c): the schedule of a, bytes and before
+ * played by bin/ocs-ns3 on ns-3; *t its completion, NAN (and 0) when the
+ * point is past what ns-3 plays in seconds.  0, or <0 with err. */
+struct a2a;
+int sweep_ns3_point(const struct sweep *, const struct a2a *, uint64_t bytes,
+                    const struct cost_params *, const uint8_t *before,
+                    double *t, char *err, size_t len);
+/* The IR s in ocs-ns3's input format (testbed/ns3/ocs-ns3.cc) on f, a
+ * reconfiguration before phase k costing cost_delta(cp, k); 0 or a
+ * path's error. */
+#include <stdio.h>
+int sweep_ns3_write(FILE *f, const struct sched *s,
+                    const struct cost_params *cp, double bps);
+
 /* The point measured on the bed (sweep_measure.c): the row's plan run
  * s->repeat times, verified; 0, or -1 with the reason in err. */
 int sweep_measure(const struct sweep *, const struct sweep_bed *,

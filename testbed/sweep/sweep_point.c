@@ -95,6 +95,10 @@ sweep_point(const struct sweep *sw, struct sweep_row *r, char *err, size_t len)
 	if ((sw->simulate & SWEEP_SIM_OURS) &&
 	    (rv = simulate(&a, r->bytes, &cp, before, &r->simulated_s)) != 0)
 		snprintf(err, len, "simulating: %s", coll_strerror(rv));
+	r->packet_s = NAN;
+	if (rv == 0 && (sw->simulate & SWEEP_SIM_NS3))
+		rv = sweep_ns3_point(sw, &a, r->bytes, &cp, before,
+		                     &r->packet_s, err, len);
 out:
 	free(before);
 	reconf_free(&res);
