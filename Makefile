@@ -272,6 +272,8 @@ SWEEP_SRCS := \
 	testbed/sweep/sweep_cpu.c \
 	testbed/sweep/sweep_ns3.c \
 	testbed/sweep/sweep_cal.c \
+	testbed/sweep/sweep_fit.c \
+	testbed/sweep/sweep_probe.c \
 	testbed/sweep/sweep_jobs.c \
 	testbed/sweep/sweep_plot.c
 
@@ -446,7 +448,8 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
-	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o) $(COLL_LIB)
+	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o sweep_fit.o) \
+	$(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
 $(BUILD)/tests/unit/test_chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)

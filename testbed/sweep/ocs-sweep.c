@@ -331,8 +331,10 @@ measure_opt(struct sweep *s, int ch, char *v)
 		s->jobs = (unsigned)k;
 		return (0);
 	case 'T':
-		if (unit_parse_rate(v, &x) != 0 || x < 1e6 || x > 16e9)
-			return (bad("--rate", v, "a rate of 1Mbps..16Gbps"));
+		if (strcmp(v, "auto") != 0 &&
+		    (unit_parse_rate(v, &x) != 0 || x < 1e6 || x > 16e9))
+			return (bad("--rate", v,
+			            "a rate of 1Mbps..16Gbps, or auto"));
 		snprintf(s->rate, sizeof(s->rate), "%s", v);
 		return (0);
 	}
@@ -365,8 +367,11 @@ check_measure(struct sweep *s)
 		            "with --measure or --calibrate"));
 	if (s->repeat == 0)
 		s->repeat = 1;
+	/* A local testbed's rate is the fastest the CPU keeps up with,
+	 * unless given (sweep_probe.c). */
 	if (s->rate[0] == '\0')
-		snprintf(s->rate, sizeof(s->rate), "100Mbps");
+		snprintf(s->rate, sizeof(s->rate), "%s",
+		         s->local ? "auto" : "100Mbps");
 	for (i = 0; s->local && i < s->nnodes; i++)
 		if (s->nodes[i] > BED_MAX_AGENTS)
 			return (bad("--nodes", "",
@@ -378,17 +383,66 @@ check_measure(struct sweep *s)
 			            "--out FILE: where the model goes"));
 		return (0);
 	}
-	if (s->measure && s->local && !s->model_given) {
-		/* The relay's rate is known; the rest is make run's guess
-		 * until a calibration says better. */
+	return (0);
+}
+
+/* The model at the local testbed's rate, once the rate is known: with
+ * no --model the relay's rate and guessed latencies; a model calibrated
+ * at another rate has its bandwidth scaled to this one (the latencies
+ * are the machine's, not the rate's). */
+static void
+model_at_rate(struct sweep *s)
+{
+	double bps = 0;
+	char   a[32], b[32];
+
+	if (!s->measure || !s->local || unit_parse_rate(s->rate, &bps) != 0)
+		return;
+	if (!s->model_given) {
 		snprintf(s->m.name, sizeof(s->m.name), "guess");
-		unit_parse_rate(s->rate, &s->m.bps);
+		s->m.bps = bps;
 		s->m.alpha_s = 1e-3;
 		s->m.alpha_h = 300e-6;
 		fprintf(stderr, "ocs-sweep: no --model: the model is the "
 		                "relay's rate and guessed latencies "
 		                "(ocs-sweep --calibrate measures them)\n");
+		return;
 	}
+	if (s->m.cond.rate_bps > 0 &&
+	    fabs(bps / s->m.cond.rate_bps - 1) > 1e-9) {
+		s->m.bps *= bps / s->m.cond.rate_bps;
+		fprintf(stderr,
+		        "ocs-sweep: the model was calibrated at %s; at %s its "
+		        "bandwidth is scaled to %s\n",
+		        unit_fmt_rate(s->m.cond.rate_bps, a, sizeof(a)),
+		        s->rate, unit_fmt_rate(s->m.bps, b, sizeof(b)));
+		s->m.cond.rate_bps = bps;
+	}
+}
+
+/* A local testbed's rate: probed (--rate auto), then the model at it
+ * and the rows' hash with it.  0, or 1: refused. */
+static int
+settle_rate(struct sweep *s, struct sweep_bed *b)
+{
+	uint32_t most = 9;
+	size_t   i;
+
+	if (!s->local)
+		return (0);
+	if (strcmp(s->rate, "auto") == 0) {
+		if (s->nnodes)
+			for (most = 0, i = 0; i < s->nnodes; i++)
+				most = (uint32_t)fmax(most, s->nodes[i]);
+		if (sweep_probe(s, b,
+		                s->calibrate && s->nnodes
+		                    ? (uint32_t)s->nodes[0]
+		                    : most) != 0)
+			return (1);
+	}
+	snprintf(b->rate, sizeof(b->rate), "%s", s->rate);
+	model_at_rate(s);
+	sweep_hash(s);
 	return (0);
 }
 
@@ -934,7 +988,9 @@ main(int argc, char **argv)
 		if (bed_init(&b, s.rate, err, sizeof(err)) != 0) {
 			fprintf(stderr, "ocs-sweep: %s\n", err);
 			rv = 1;
-		} else if (s.calibrate)
+		} else if (settle_rate(&s, &b) != 0)
+			rv = 1;
+		else if (s.calibrate)
 			rv = sweep_calibrate(&s, &b);
 		else
 			rv = sweep_main(&s, &b, argc, argv);

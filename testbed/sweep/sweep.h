@@ -99,6 +99,12 @@ int sweep_run_once(const struct sweep_bed *, const struct sweep_row *,
  * fitted to them written to s->cal_out.  Exit status (0, 1). */
 int sweep_calibrate(struct sweep *, struct sweep_bed *);
 
+/* --rate auto (sweep_probe.c): the fastest fibre rate at which a local
+ * testbed of n agents is bounded by its links, into s->rate (and the
+ * bed's); 0, or -1 with why said on stderr (the CPU bounds every rate,
+ * or the machine is busy with other work). */
+int sweep_probe(struct sweep *, struct sweep_bed *, uint32_t n);
+
 /* --jobs (sweep_jobs.c): fill(u, k, row) sets point k's row (called from
  * worker threads; nonzero: skip it), emit(u, k, row) writes a computed
  * row (the calling thread, in order of k; nonzero: stop).  0, or <0 with

@@ -69,6 +69,35 @@ slurp(const char *path, char *buf, size_t len)
 	return (0);
 }
 
+/* The time a process's threads were runnable and waited for a CPU (the
+ * second field of each /proc/PID/task/TID/schedstat), ns. */
+static uint64_t
+task_wait(pid_t pid)
+{
+	char           path[64], text[256];
+	struct dirent *e;
+	DIR           *d;
+	uint64_t       sum = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return (0);
+	while ((e = readdir(d)) != NULL) {
+		unsigned long long run, wait;
+		char               p[300];
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/schedstat", (int)pid,
+		         e->d_name);
+		if (slurp(p, text, sizeof(text)) == 0 &&
+		    sscanf(text, "%llu %llu", &run, &wait) == 2)
+			sum += wait;
+	}
+	closedir(d);
+	return (sum);
+}
+
 static void
 add_proc(struct cpu_snap *s, pid_t pid)
 {
@@ -79,10 +108,12 @@ add_proc(struct cpu_snap *s, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	s->pid[s->n] = pid;
 	s->ticks[s->n] = 0;
+	s->wait[s->n] = 0;
 	s->name[s->n][0] = '\0';
 	if (slurp(path, text, sizeof(text)) == 0)
 		cpu_parse_stat(text, s->name[s->n], sizeof(s->name[0]),
 		               &s->ticks[s->n]);
+	s->wait[s->n] = task_wait(pid);
 	s->n++;
 }
 
@@ -160,6 +191,13 @@ cpu_used(const struct cpu_snap *a, const struct cpu_snap *b, struct cpu_use *u)
 			;
 		if (j == a->n || b->ticks[i] < a->ticks[j])
 			continue;
+		if (b->wait[i] >= a->wait[j] &&
+		    (double)(b->wait[i] - a->wait[j]) / 1e9 / wall > u->wait) {
+			u->wait =
+			    (double)(b->wait[i] - a->wait[j]) / 1e9 / wall;
+			snprintf(u->waiter, sizeof(u->waiter), "%s",
+			         b->name[i]);
+		}
 		c = (double)(b->ticks[i] - a->ticks[j]) / hz / wall;
 		u->sum += c;
 		if (c > u->max) {
@@ -179,6 +217,10 @@ cpu_worst(struct cpu_use *acc, const struct cpu_use *u)
 		acc->max = u->max;
 		memcpy(acc->who, u->who, sizeof(acc->who));
 	}
+	if (u->wait > acc->wait) {
+		acc->wait = u->wait;
+		memcpy(acc->waiter, u->waiter, sizeof(acc->waiter));
+	}
 	acc->sum = fmax(acc->sum, u->sum);
 	acc->host = fmax(acc->host, u->host);
 	acc->cores = u->cores;
@@ -196,6 +238,12 @@ cpu_bound(const struct cpu_use *u, char *why, size_t len)
 	else if (u->sum >= CPU_BOUND_SHARE * cores)
 		snprintf(why, len, "the testbed used %.2f of %.0f cores",
 		         u->sum, cores);
+	else if (u->wait >= CPU_WAIT_SHARE)
+		snprintf(
+		    why, len,
+		    "%s's threads waited for a CPU %.0f%% of the run (the "
+		    "machine at %.2f of %.0f cores)",
+		    u->waiter, 100 * u->wait, u->host, cores);
 	else if (u->host >= CPU_BOUND_SHARE * cores)
 		snprintf(why, len,
 		         "the machine was busy: %.2f of %.0f cores (%.2f "

@@ -19,6 +19,9 @@
  * this share of its cores, is the bottleneck rather than the links: a
  * relay metering its fibres at the rate idles most of the time. */
 #define CPU_BOUND_SHARE 0.85
+/* A process that waited this share of the run for a CPU (others' work
+ * on a busy machine) ran late for want of one, whatever it used. */
+#define CPU_WAIT_SHARE 0.20
 
 struct cpu_snap {
 	uint64_t ns;                  /* monotonic */
@@ -27,6 +30,7 @@ struct cpu_snap {
 	pid_t    pid[CPU_MAX_PROCS];
 	char     name[CPU_MAX_PROCS][16];
 	uint64_t ticks[CPU_MAX_PROCS]; /* utime + stime */
+	uint64_t wait[CPU_MAX_PROCS];  /* ns runnable but not running */
 };
 
 /* The CPU used between two snapshots, in cores (CPU seconds a second). */
@@ -36,7 +40,10 @@ struct cpu_use {
 	char     who[16]; /* its name */
 	double   sum;     /* every process of the testbed */
 	double   host;    /* the whole machine, ours and everybody else's */
-	unsigned cores;   /* the machine's */
+	double   wait;    /* the longest any process waited for a CPU, a share
+	                * of the run (/proc/PID/schedstat) */
+	char     waiter[16];
+	unsigned cores; /* the machine's */
 };
 
 /* The processes pids (n of them; a process gone reads as 0 ticks), or

@@ -19,6 +19,7 @@
 
 #include "testbed/sweep/sweep.h"
 #include "testbed/sweep/sweep_csv.h"
+#include "testbed/sweep/sweep_fit.h"
 #include "testbed/sweep/sweep_list.h"
 
 static void
@@ -384,12 +385,95 @@ test_cpu(void **state)
 	u.sum = 1.8;
 	assert_int_equal(cpu_bound(&u, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "the testbed used 1.80 of 2 cores"));
-	/* Someone else's work: the machine busy. */
+	/* Waiting for a CPU: late for want of one, whatever it used. */
 	u.sum = 0.4;
+	u.wait = 0.3;
+	snprintf(u.waiter, sizeof(u.waiter), "ocs-agent");
+	assert_int_equal(cpu_bound(&u, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "ocs-agent's threads waited for a CPU "
+	                            "30% of the run"));
+	u.wait = 0.05;
+	/* Someone else's work: the machine busy. */
 	u.host = 1.9;
 	assert_int_equal(cpu_bound(&u, why, sizeof(why)), 1);
 	assert_non_null(strstr(why, "machine was busy"));
 	assert_null(strchr(why, ','));
+}
+
+/* The calibration's fit: a made-up testbed (known parameters, the five
+ * plans' regressors) is recovered exactly from exact data; noise widens
+ * the intervals, which then hold the truth; a parameter the runs cannot
+ * tell apart, or that would come out negative, is held at 0. */
+static void
+test_fit(void **state)
+{
+	/* alpha_s, alpha_h, beta, gamma, reconf: 1 ms, 300 us, 100 Mbps,
+	 * beta again, 500 us */
+	const double truth[5] = {1e-3, 3e-4, 8e-8, 8e-8, 5e-4};
+	double       X[60 * 5], y[60], noise;
+	struct fit   f;
+	size_t       r, n = 0;
+	int          i;
+
+	(void)state;
+	for (r = 0; r < 60; r++) {
+		double sz = (double)(1u << (20 + 2 * (r % 3))); /* 1..16 MiB */
+		int    plan = (int)(r / 3) % 5;
+		double *x = X + 5 * n;
+
+		/* P, H, L, S, R of static / retri all / bridge all / retri
+		 * none / bridge none on 9 nodes, roughly */
+		x[0] = plan == 0 ? 1 : plan % 2 ? 2 : 4;
+		x[1] = plan == 0 ? 4 : plan < 3 ? x[0] : 2 * x[0] + 1;
+		x[2] = sz *
+		       (plan == 0  ? 1.1
+		        : plan < 3 ? 0.33
+		                   : 0.6) *
+		       (plan == 2 || plan == 4 ? 2 : 1);
+		/* relays hold a frame, or the whole transfer if smaller */
+		x[3] = (x[1] - x[0]) * fmin(65536, sz / 64);
+		x[4] = plan == 1 ? 1 : plan == 2 ? 3 : 0;
+		y[n] = 0;
+		for (i = 0; i < 5; i++)
+			y[n] += truth[i] * x[i];
+		n++;
+	}
+	assert_int_equal(fit_ols(X, y, n, 5, &f), 0);
+	for (i = 0; i < 5; i++) {
+		assert_false(f.held[i]);
+		assert_true(fabs(f.theta[i] / truth[i] - 1) < 1e-6);
+		assert_true(f.half[i] < truth[i] * 1e-6);
+	}
+	assert_int_equal(f.dof, 55);
+	/* Noise of +-5% (deterministic): intervals widen and hold it. */
+	for (r = 0, noise = 0.05; r < n; r++, noise = -noise)
+		y[r] *= 1 + noise * ((double)(r % 7) / 6);
+	assert_int_equal(fit_ols(X, y, n, 5, &f), 0);
+	assert_true(f.half[2] > 0);
+	assert_true(fabs(f.theta[2] - truth[2]) <= f.half[2]);
+	/* Every relay holding a whole frame: gamma's S is F (H - P), not
+	 * told apart from alpha_s and alpha_h, and held. */
+	for (r = 0; r < n; r++)
+		X[5 * r + 3] = (X[5 * r + 1] - X[5 * r + 0]) * 65536;
+	assert_int_equal(fit_ols(X, y, n, 5, &f), 0);
+	assert_true(f.held[3] && !f.held[2]);
+	/* Reconfigurations never vary: held at 0, said so. */
+	for (r = 0; r < n; r++)
+		X[5 * r + 4] = 0;
+	assert_int_equal(fit_ols(X, y, n, 5, &f), 0);
+	assert_true(f.held[4] && f.theta[4] == 0 && f.half[4] == 0);
+	/* Data that would make alpha_s negative: held at 0, the rest
+	 * still fitted and non-negative. */
+	for (r = 0; r < n; r++)
+		y[r] = 8e-8 * X[5 * r + 2] - 1e-3 * X[5 * r + 0];
+	assert_int_equal(fit_ols(X, y, n, 5, &f), 0);
+	assert_true(f.held[0]);
+	for (i = 0; i < 5; i++)
+		assert_true(f.theta[i] >= 0);
+	/* Nothing to fit. */
+	assert_int_equal(fit_ols(X, y, 0, 5, &f), -1);
+	assert_int_equal(fit_ols(X, y, n, 0, &f), -1);
+	assert_true(fabs(fit_t975(10) - 2.228) < 1e-9 && fit_t975(200) < 2);
 }
 
 /* A point is the library's optimum: R* and its cost. */
@@ -435,6 +519,7 @@ main(void)
 	    cmocka_unit_test(test_model_file),
 	    cmocka_unit_test(test_model_hash),
 	    cmocka_unit_test(test_cpu),
+	    cmocka_unit_test(test_fit),
 	    cmocka_unit_test(test_point),
 	};
 
