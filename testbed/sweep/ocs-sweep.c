@@ -977,7 +977,11 @@ main(int argc, char **argv)
 	int              rv;
 
 	memset(&s, 0, sizeof(s));
-	if ((rv = parse_args(&s, argc, argv)) == 0) {
+	if ((rv = parse_args(&s, argc, argv)) == 0 &&
+	    (s.simulate & SWEEP_SIM_NS3) &&
+	    (s.ns3_cache = sweep_ns3_cache_new()) == NULL)
+		rv = 1;
+	if (rv == 0) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
@@ -995,6 +999,7 @@ main(int argc, char **argv)
 		else
 			rv = sweep_main(&s, &b, argc, argv);
 	}
+	sweep_ns3_cache_free(s.ns3_cache);
 	free(s.nodes);
 	free(s.bytes);
 	free(s.delay);

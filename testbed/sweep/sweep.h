@@ -58,8 +58,18 @@ struct sweep {
 	unsigned    jobs;     /* threads for model points, 0 or 1: this one */
 	char        hash[17]; /* the rows' model_hash (sweep_hash) */
 	char        backend[160];
-	char        ns3[480]; /* bin/ocs-ns3 */
+	char        ns3[480];              /* bin/ocs-ns3 */
+	struct sweep_ns3_cache *ns3_cache; /* main's; NULL: none */
 };
+
+/* ns-3's times with delta taken out, by (algo, nodes, bytes, placement):
+ * at every reconfiguration nothing is in flight while the switch takes
+ * its delta, so a point's time is this plus its deltas, and the sweep's
+ * delta axis costs one ns-3 run a placement, not one a point.  Shared
+ * by --jobs threads under its mutex. */
+struct sweep_ns3_cache;
+struct sweep_ns3_cache *sweep_ns3_cache_new(void);
+void                    sweep_ns3_cache_free(struct sweep_ns3_cache *);
 
 /* The sweep's backend ("model", "+sim", "+ns3", "+measure:local:RATE")
  * and the rows' model_hash from it, the model and --reconfig. */

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,78 @@
 
 #define NS3_MAX_BYTES  (4ull << 30)
 #define NS3_MAX_BLOCKS 20000u
+
+struct ns3_entry {
+	char   key[320];
+	double t0;
+};
+
+struct sweep_ns3_cache {
+	pthread_mutex_t   mtx;
+	struct ns3_entry *e;
+	size_t            n, cap;
+};
+
+struct sweep_ns3_cache *
+sweep_ns3_cache_new(void)
+{
+	struct sweep_ns3_cache *c = calloc(1, sizeof(*c));
+
+	if (c != NULL)
+		pthread_mutex_init(&c->mtx, NULL);
+	return (c);
+}
+
+void
+sweep_ns3_cache_free(struct sweep_ns3_cache *c)
+{
+	if (c == NULL)
+		return;
+	pthread_mutex_destroy(&c->mtx);
+	free(c->e);
+	free(c);
+}
+
+/* The cached time less its deltas, or NAN. */
+static double
+cache_get(struct sweep_ns3_cache *c, const char *key)
+{
+	double t = NAN;
+	size_t i;
+
+	if (c == NULL)
+		return (NAN);
+	pthread_mutex_lock(&c->mtx);
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->e[i].key, key) == 0) {
+			t = c->e[i].t0;
+			break;
+		}
+	pthread_mutex_unlock(&c->mtx);
+	return (t);
+}
+
+static void
+cache_put(struct sweep_ns3_cache *c, const char *key, double t0)
+{
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->mtx);
+	if (c->n == c->cap) {
+		size_t            cap = c->cap ? 2 * c->cap : 64;
+		struct ns3_entry *ne = realloc(c->e, cap * sizeof(*ne));
+
+		if (ne != NULL) {
+			c->e = ne;
+			c->cap = cap;
+		}
+	}
+	if (c->n < c->cap) {
+		snprintf(c->e[c->n].key, sizeof(c->e[0].key), "%s", key);
+		c->e[c->n++].t0 = t0;
+	}
+	pthread_mutex_unlock(&c->mtx);
+}
 
 int
 sweep_ns3_write(FILE *f, const struct sched *s, const struct cost_params *cp,
@@ -132,8 +205,10 @@ sweep_ns3_point(const struct sweep *sw, const struct a2a *a, uint64_t bytes,
                 char *err, size_t len)
 {
 	struct sched s;
-	char        *text = NULL;
-	size_t       n = 0;
+	char        *text = NULL, key[320];
+	size_t       n = 0, o;
+	double       deltas = 0, t0;
+	uint32_t     k, nph = a2a_nphases(a);
 	FILE        *f;
 	int          rv;
 
@@ -141,6 +216,17 @@ sweep_ns3_point(const struct sweep *sw, const struct a2a *a, uint64_t bytes,
 	if (a2a_ir_blocks(a) > NS3_MAX_BLOCKS ||
 	    (double)bytes * a->n > (double)NS3_MAX_BYTES)
 		return (0);
+	o = (size_t)snprintf(key, sizeof(key), "%s|%u|%llu|", a->ops->name,
+	                     a->n, (unsigned long long)bytes);
+	for (k = 1; k < nph && o + 2 < sizeof(key); k++) {
+		key[o++] = before[k] ? '1' : '0';
+		key[o] = '\0';
+		deltas += before[k] ? cost_delta(cp, k) : 0;
+	}
+	if (!isnan(t0 = cache_get(sw->ns3_cache, key))) {
+		*t = t0 + deltas;
+		return (0);
+	}
 	if ((rv = a2a_build(a, bytes, before, NS3_MAX_BLOCKS, &s)) != 0) {
 		snprintf(err, len, "ns-3: %s", coll_strerror(rv));
 		return (rv);
@@ -161,5 +247,7 @@ sweep_ns3_point(const struct sweep *sw, const struct a2a *a, uint64_t bytes,
 	}
 	rv = run_ns3(sw->ns3, text, n, t, err, len);
 	free(text);
+	if (rv == 0)
+		cache_put(sw->ns3_cache, key, *t - deltas);
 	return (rv);
 }

@@ -552,6 +552,83 @@ test_calibrate_local(void **state)
 	free(dir);
 }
 
+/* One model reader for every program: ocs-plan --model and ocs-sweep
+ * --model predict the same time from a file with a frame (issue 40: 696.6
+ * ms against 792.8 ms, ocs-plan ignoring the frame). */
+static void
+test_model_same_everywhere(void **state)
+{
+	char *dir = proc_tmpdir("sweep"), bin[256], pbin[256], *o, *e;
+	char  model[300], csv[300], line[1200];
+	char *sw[] = {sweep_bin(bin, sizeof(bin)),
+	              "--algo",
+	              "retri",
+	              "--nodes",
+	              "27",
+	              "--bytes",
+	              "1MiB",
+	              "--delay",
+	              "1ms",
+	              "--reconfig",
+	              "none",
+	              "--model",
+	              model,
+	              "--out",
+	              dir,
+	              NULL};
+	char *pl[] = {
+	    (char *)(uintptr_t)proc_bin("ocs-plan", pbin, sizeof(pbin)),
+	    "--algo",
+	    "retri",
+	    "--nodes",
+	    "27",
+	    "--bytes",
+	    "1MiB",
+	    "--delay",
+	    "1ms",
+	    "--reconfig",
+	    "none",
+	    "--model",
+	    model,
+	    "--json",
+	    NULL};
+	json_t *j;
+	double  plan = 0, sweep = 0;
+	FILE   *f;
+
+	(void)state;
+	snprintf(model, sizeof(model), "%s/m.model", dir);
+	snprintf(csv, sizeof(csv), "%s/sweep.csv", dir);
+	assert_non_null(f = fopen(model, "w"));
+	fprintf(f, "[model]\nname = lab\nbandwidth = 100Mbps\nalpha_s = "
+	           "1ms\nalpha_h = 300us\nframe = 64KiB\n");
+	fclose(f);
+	assert_int_equal(proc_run(pl, &o, &e), 0);
+	assert_non_null(j = json_loads(o, 0, NULL));
+	plan = json_real_value(json_object_get(j, "predicted_s"));
+	json_decref(j);
+	free(o);
+	free(e);
+	assert_int_equal(proc_run(sw, &o, &e), 0);
+	free(o);
+	free(e);
+	assert_non_null(f = fopen(csv, "r"));
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "retri,", 6) == 0) {
+			char *t = line, *c;
+			int   k = 0;
+
+			while ((c = strsep(&t, ",")) != NULL && k++ < 6)
+				;
+			sweep = atof(c);
+		}
+	fclose(f);
+	assert_true(plan > 0.4);
+	assert_true(fabs(plan / sweep - 1) < 1e-6);
+	proc_rmtree(dir);
+	free(dir);
+}
+
 /* argv (NULL-terminated after the program) exits 2 with one line. */
 static void
 refused(const char *says, ...)
@@ -692,6 +769,7 @@ main(void)
 	    cmocka_unit_test(test_interrupt_and_resume),
 	    cmocka_unit_test(test_simulate_ns3),
 	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_model_same_everywhere),
 	    cmocka_unit_test(test_jobs_same_csv),
 	    cmocka_unit_test(test_measure_local),
 	    cmocka_unit_test(test_measure_ocsd),
