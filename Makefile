@@ -35,7 +35,8 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libnng-dev libprotobuf-c-dev protobuf-c-compiler \
 	libnl-3-dev libnl-route-3-dev libpcap-dev \
 	libcmocka-dev libjansson-dev libinih-dev libssl-dev libsystemd-dev \
-	libisal-dev libssh-dev libcrypt-dev \
+	libisal-dev libssh-dev libcrypt-dev libmicrohttpd-dev \
+	libnetconf2-dev libyang2-dev libyuma-base python3-ncclient \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox \
 	g++ libns3-dev
 
@@ -88,9 +89,14 @@ SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
 # TL1 over SSH (the polatis driver's transport = ssh, ocs-emu --tl1-ssh).
 SSH_LIBS := $(shell $(PKG_CONFIG) --libs libssh)
+MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+# NETCONF (ocs-emu --netconf, the polatis-netconf driver): libnetconf2
+# over libyang.
+NC_LIBS := $(shell $(PKG_CONFIG) --libs libnetconf2 libyang)
 # What libdrv.a needs (calient: nng HTTP/TLS, jansson, base64; polatis:
-# libssh).
-DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS)
+# libssh; polatis-netconf: libnetconf2).
+DRV_LDLIBS := $(JANSSON_LIBS) $(NNG_LIBS) $(CRYPTO_LIBS) $(SSH_LIBS) \
+	$(NC_LIBS)
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -167,6 +173,9 @@ DRV_SRCS := \
 	ocs-drivers/drv.c \
 	ocs-drivers/drv_emu.c \
 	ocs-drivers/drv_polatis.c \
+	ocs-drivers/drv_polatis_netconf.c \
+	ocs-drivers/pnc_tree.c \
+	ocs-drivers/sshkh.c \
 	ocs-drivers/drv_calient.c \
 	ocs-drivers/drv_calient_http.c \
 	ocs-drivers/rest.c \
@@ -327,6 +336,13 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_tl1_calient.c \
 	testbed/ocs-emu/emu_user.c \
 	testbed/ocs-emu/emu_ssh.c \
+	testbed/ocs-emu/emu_netconf.c \
+	testbed/ocs-emu/emu_nc_ctx.c \
+	testbed/ocs-emu/emu_nc_data.c \
+	testbed/ocs-emu/emu_nc_filter.c \
+	testbed/ocs-emu/emu_nc_edit.c \
+	testbed/ocs-emu/emu_nc_guard.c \
+	testbed/ocs-emu/emu_nc_port.c \
 	testbed/ocs-emu/emu_rest.c \
 	testbed/ocs-emu/emu_rest_xc.c \
 	testbed/ocs-emu/emu_conn.c \
@@ -337,13 +353,14 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_state.c
 
 # The emulator shares the switch model and the codecs, not the drivers;
-# its REST face is nng's HTTP server (Basic auth decoded by libcrypto).
+# its REST face is libmicrohttpd (idle and connection limits nng's HTTP
+# server lacks; Basic auth decoded by libcrypto).
 $(BIN)/ocs-emu: $(EMU_SRCS:%.c=$(BUILD)/%.o) $(DRV_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(NNG_LIBS) $(CRYPTO_LIBS) $(NL_LIBS) $(PCAP_LIBS) \
-		$(SSH_LIBS) -lcrypt -lm
+		$(SSH_LIBS) $(MHD_LIBS) $(NC_LIBS) -lcrypt -lm
 
 $(BUILD)/collectives/tplan.o: ALL_CFLAGS += \
 	-DOCS_TOPO_DIR='"$(CURDIR)/collectives/topologies"'
@@ -405,6 +422,7 @@ UNIT_TESTS := \
 	emu_polatis \
 	emu_calient \
 	emu_calient_tl1 \
+	emu_netconf \
 	calient_dev \
 	polatis_dev \
 	tmat \
@@ -419,6 +437,7 @@ INTEG_TESTS := \
 	ocs_plan \
 	polatis \
 	tl1_ssh \
+	netconf \
 	calient \
 	ocsd \
 	faults \
@@ -464,6 +483,10 @@ EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
 TEST_DEPS_emu_polatis = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) $(DRV_LIB)
 TEST_DEPS_emu_calient_tl1 = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
 	$(DRV_LIB)
+# The emulator's NETCONF trees (data, filter, edit), without the server.
+TEST_DEPS_emu_netconf = $(BUILD)/tests/lib/emutest.o $(EMU_TL1_OBJS) \
+	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_nc_ctx.o emu_nc_data.o \
+	emu_nc_filter.o emu_nc_edit.o emu_nc_guard.o emu_nc_port.o) $(DRV_LIB)
 # The emulator's REST resources, without the HTTP server.
 TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	$(addprefix $(BUILD)/testbed/ocs-emu/,emu_rest_xc.o emu_conn.o emu_state.o \
@@ -497,6 +520,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
 INTEG_DEPS_polatis := $(DRV_LIB)
 INTEG_DEPS_tl1_ssh := $(DRV_LIB)
+INTEG_DEPS_netconf := $(DRV_LIB)
 INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
@@ -771,7 +795,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink
+	topo report cal_tl1 tmat sweep alink emu_nc
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -785,6 +809,11 @@ FUZZ_SRCS_emu_tl1 := $(DRV_SRCS) testbed/ocs-emu/emu_tl1.c \
 	testbed/ocs-emu/emu_fault.c testbed/ocs-emu/emu_conn.c \
 	testbed/ocs-emu/emu_state.c $(BASE_SRCS)
 FUZZ_LIBS_emu_tl1 := -lcrypt
+FUZZ_SRCS_emu_nc := $(FUZZ_SRCS_emu_tl1) testbed/ocs-emu/emu_nc_ctx.c \
+	testbed/ocs-emu/emu_nc_data.c testbed/ocs-emu/emu_nc_filter.c \
+	testbed/ocs-emu/emu_nc_edit.c testbed/ocs-emu/emu_nc_guard.c \
+	testbed/ocs-emu/emu_nc_port.c
+FUZZ_LIBS_emu_nc := -lcrypt
 FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \

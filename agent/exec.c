@@ -569,8 +569,8 @@ aborted(struct exec *e, char *why, size_t len)
 {
 	struct pollfd p = {.fd = e->ab.fd, .events = POLLIN};
 
-	return (e->ab.fd >= 0 && poll(&p, 1, 0) == 1 &&
-	        (p.revents & POLLIN) && e->ab.check(e->ab.arg, why, len));
+	return (e->ab.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	        e->ab.check(e->ab.arg, why, len));
 }
 
 int

@@ -10,8 +10,8 @@
 #include "proto/base/mono.h"
 
 static const struct drv_ops *const drv_table[] = {
-    &drv_emu_ops, &drv_polatis_ops, &drv_calient_ops, &drv_calient_tl1_ops,
-    NULL,
+    &drv_emu_ops,     &drv_polatis_ops,     &drv_polatis_netconf_ops,
+    &drv_calient_ops, &drv_calient_tl1_ops, NULL,
 };
 
 static const char *const drv_errtab[] = {
@@ -65,7 +65,7 @@ drv_port_name_ok(const char *driver, const char *name)
 const char *
 drv_names(void)
 {
-	return ("emu, polatis, calient, calient-tl1");
+	return ("emu, polatis, polatis-netconf, calient, calient-tl1");
 }
 
 int

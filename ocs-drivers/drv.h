@@ -45,7 +45,8 @@ struct drv_opts {
 	const char *ca_file;    /* https: verify the device against it */
 	/* polatis: TL1 over SSH instead of TCP, the switch's host key
 	 * checked against (and, for a host it has not seen, added to)
-	 * this OpenSSH known_hosts file. */
+	 * this OpenSSH known_hosts file; polatis-netconf: always SSH,
+	 * known_hosts required. */
 	int         ssh;
 	const char *known_hosts;
 	/* emu driver: size and switching time of the in-process model. */
@@ -182,6 +183,7 @@ struct drv {
 
 extern const struct drv_ops drv_emu_ops;
 extern const struct drv_ops drv_polatis_ops;
+extern const struct drv_ops drv_polatis_netconf_ops;
 extern const struct drv_ops drv_calient_ops;
 extern const struct drv_ops drv_calient_tl1_ops;
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ocs-drivers/drv.h"
+#include "ocs-drivers/sshkh.h"
 #include "ocs-drivers/tl1_sess.h"
 #include "proto/base/mono.h"
 
@@ -23,63 +24,21 @@ struct ssh_x {
 	ssh_channel ch;
 };
 
-/* "SHA256:..." of the server's key, or "?" */
-static void
-fingerprint(ssh_session ss, char *buf, size_t len)
-{
-	ssh_key        key = NULL;
-	unsigned char *h = NULL;
-	size_t         hl = 0;
-	char          *f = NULL;
-
-	snprintf(buf, len, "?");
-	if (ssh_get_server_publickey(ss, &key) == SSH_OK &&
-	    ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &h, &hl) ==
-	        0 &&
-	    (f = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, h, hl)) !=
-	        NULL)
-		snprintf(buf, len, "%s", f);
-	ssh_string_free_char(f);
-	ssh_clean_pubkey_hash(&h);
-	ssh_key_free(key);
-}
-
 /* The host key: known, or new (then remembered); -DRV_EAUTH when it
  * changed. */
 static int
 check_host(struct tl1s *s, ssh_session ss)
 {
-	char fp[128];
+	char who[300], fp[128];
+	int  rv;
 
-	switch (ssh_session_is_known_server(ss)) {
-	case SSH_KNOWN_HOSTS_OK:
-		return (0);
-	case SSH_KNOWN_HOSTS_NOT_FOUND:
-	case SSH_KNOWN_HOSTS_UNKNOWN:
-		fingerprint(ss, fp, sizeof(fp));
-		if (ssh_session_update_known_hosts(ss) != SSH_OK) {
-			tl1s_seterr(s, "%s:%s: cannot add its host key to %s",
-			            s->host, s->port, s->known_hosts);
-			return (-DRV_EPROTO);
-		}
-		if (s->trace)
-			s->trace(s->trace_arg,
-			         "tl1: %s:%s: host key %s added to %s",
-			         s->host, s->port, fp, s->known_hosts);
-		return (0);
-	case SSH_KNOWN_HOSTS_CHANGED:
-	case SSH_KNOWN_HOSTS_OTHER:
-		fingerprint(ss, fp, sizeof(fp));
-		tl1s_seterr(s,
-		            "%s:%s: host key changed (now %s): not the key %s "
-		            "holds for it; refused",
-		            s->host, s->port, fp, s->known_hosts);
-		return (-DRV_EAUTH);
-	default:
-		tl1s_seterr(s, "%s:%s: host key check failed: %s", s->host,
-		            s->port, ssh_get_error(ss));
-		return (-DRV_EPROTO);
-	}
+	snprintf(who, sizeof(who), "%s:%s", s->host, s->port);
+	rv = sshkh_check(ss, who, s->known_hosts, fp, sizeof(fp), s->err,
+	                 sizeof(s->err));
+	if (rv == 0 && fp[0] && s->trace)
+		s->trace(s->trace_arg, "tl1: %s: host key %s added to %s", who,
+		         fp, s->known_hosts);
+	return (rv);
 }
 
 static int

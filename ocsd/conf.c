@@ -757,13 +757,14 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 			    name, c->driver);
 			return (-CONF_EPARSE);
 		}
-		if (net_hostport(hp,
-		                 web ? "80"
-		                 : strcmp(c->driver, "calient-tl1") == 0
-		                     ? "3083"
-		                 : c->ssh ? "22"
-		                          : "3082",
-		                 h, sizeof(h), port, sizeof(port)) != 0) {
+		if (net_hostport(
+		        hp,
+		        web                                         ? "80"
+		        : strcmp(c->driver, "calient-tl1") == 0     ? "3083"
+		        : strcmp(c->driver, "polatis-netconf") == 0 ? "830"
+		        : c->ssh                                    ? "22"
+		                                                    : "3082",
+		        h, sizeof(h), port, sizeof(port)) != 0) {
 			snprintf(err, errlen,
 			         "%s: [switch]: address: \"%s\": expected "
 			         "%s",

@@ -136,9 +136,10 @@ p_sync(struct out *o, const Ocs__CtlReply *r)
 		        r->live_age_ms / 1000.0);
 	out_text(o, "\n");
 	if (stale(r)) {
-		out_time(o, NULL,
-		         "warning: overdue: the switch is read back every %s\n",
-		         r->sw->poll_ms / 1000.0);
+		out_time(
+		    o, NULL,
+		    "warning: overdue: the switch is read back every %s\n",
+		    r->sw->poll_ms / 1000.0);
 		out_bool(o, "overdue", NULL, 1, NULL, NULL);
 	}
 }

@@ -137,7 +137,9 @@ job_left_out(const struct run_job *j, struct run *r)
 	at = (size_t)snprintf(r->left_out, len, "%s", j->left);
 	for (i = r->n; i < j->n && at < len; i++)
 		at += (size_t)snprintf(r->left_out + at, len - at, "%s%s",
-		                       i > r->n ? ", " : at ? "; " : "",
+		                       i > r->n ? ", "
+		                       : at     ? "; "
+		                                : "",
 		                       j->m[i].host);
 	if (r->n < j->n && at < len)
 		snprintf(r->left_out + at, len - at,

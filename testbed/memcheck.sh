@@ -24,9 +24,10 @@ for p in ocs-emu ocsd ocs-agent ocsctl; do
 done
 
 # Every dialect: Polatis TL1 (polatis driver), the same over SSH
-# (polatis-ssh), CALIENT REST (calient) and CALIENT TL1 (calient-tl1).
+# (polatis-ssh), NETCONF (polatis-netconf), CALIENT REST (calient) and
+# CALIENT TL1 (calient-tl1).
 rc=0
-for drv in polatis polatis-ssh calient calient-tl1; do
+for drv in polatis polatis-ssh polatis-netconf calient calient-tl1; do
 	OCS_DRIVER=$drv sh "$(dirname "$0")/run-demo.sh" "$dir/bin" 9 \
 		256KiB >"$dir/demo.out" 2>&1
 	rc=$?

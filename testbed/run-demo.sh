@@ -18,7 +18,8 @@
 # OCS_DRIVER=calient drives the switch over its CALIENT REST face instead,
 # OCS_DRIVER=calient-tl1 over its CALIENT TL1 face, with the cabling
 # written in the switch's port names (1.1.1 ...); OCS_DRIVER=polatis-ssh
-# drives the Polatis TL1 face over SSH (transport = ssh).
+# drives the Polatis TL1 face over SSH (transport = ssh), and
+# OCS_DRIVER=polatis-netconf its NETCONF face (the optical-switch module).
 
 set -u
 BIN=${1:-bin}
@@ -27,9 +28,9 @@ BYTES=${3:-1MiB}
 DRIVER=${OCS_DRIVER:-polatis}
 RATE=${OCS_RATE:-100Mbps}
 case "$DRIVER" in
-polatis | polatis-ssh | calient | calient-tl1) ;;
+polatis | polatis-ssh | polatis-netconf | calient | calient-tl1) ;;
 *) echo "make run: OCS_DRIVER=$DRIVER: expected polatis, polatis-ssh," \
-	"calient or calient-tl1" >&2; exit 2 ;;
+	"polatis-netconf, calient or calient-tl1" >&2; exit 2 ;;
 esac
 
 what="make run"
@@ -37,11 +38,11 @@ what="make run"
 
 ports=$((2 * NODES + 2))
 "$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \
-	--tl1-calient 127.0.0.1:0 --tl1-ssh 127.0.0.1:0 --ports "$ports" \
-	--switch-time 1ms --rate "$RATE" \
+	--tl1-calient 127.0.0.1:0 --tl1-ssh 127.0.0.1:0 \
+	--netconf 127.0.0.1:0 --ports "$ports" --switch-time 1ms --rate "$RATE" \
 	>"$dir/emu.out" 2>"$dir/emu.log" &
 pids="$pids $!"
-wait_for "grep -q tl1-ssh $dir/emu.out" 50 || fail "ocs-emu did not start"
+wait_for "grep -q netconf $dir/emu.out" 50 || fail "ocs-emu did not start"
 tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
 rest=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu.out")
@@ -56,6 +57,9 @@ elif [ "$DRIVER" = calient-tl1 ]; then
 elif [ "$DRIVER" = polatis-ssh ]; then
 	address=$(sed -n 's/^ocs-emu: tl1-ssh //p' "$dir/emu.out")
 	face="TL1 over SSH"
+elif [ "$DRIVER" = polatis-netconf ]; then
+	address=$(sed -n 's/^ocs-emu: netconf //p' "$dir/emu.out")
+	face="NETCONF"
 fi
 
 # A transceiver's TX into ingress $1, RX from egress $2: by number, or by

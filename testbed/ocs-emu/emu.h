@@ -36,6 +36,7 @@ struct emu_conf {
 	char          rest[128];        /* ADDR:PORT, "" = no REST face */
 	char          tl1_calient[128]; /* ADDR:PORT, "" = no CALIENT TL1 */
 	char          tl1_ssh[128];     /* ADDR:PORT, "" = no TL1 over SSH */
+	char          netconf[128];     /* ADDR:PORT, "" = no NETCONF */
 	char          viewer[200]; /* REST read-only USER:PASSWORD, or "" */
 	char          fibre[128];  /* ADDR:PORT, "" = no light path */
 	uint32_t      ports;
@@ -225,15 +226,29 @@ void emu_fault_fmt(const struct emu *, char *buf, size_t len);
 /* Bytes a faulty switch sends instead of a reply. */
 extern const char emu_garbage[];
 
-/* TL1 over SSH (emu_ssh.c) on e->c.tl1_ssh: password logins of the
- * switch's users, each session handed to the Polatis TL1 server through
- * ib.  The host key is the state directory's ssh_host_ed25519_key (made
- * on first use), or one for this run without --state.  0, or -EINVAL
- * (a bad address or key; err says which) or -errno; stop joins every
+/* The SSH faces (emu_ssh.c) on sc->addr: password logins of the
+ * switch's users, each session's channel (a shell, or the subsystem
+ * named) handed to the face's server by sc->hand, which owns fd from a 0
+ * on.  The host key is the state directory's ssh_host_ed25519_key (made
+ * on first use), or one for this run without --state.  0, or -EINVAL (a
+ * bad address or key; err says which) or -errno; stop joins every
  * connection's thread. */
+struct emu_ssh_conf {
+	const char *what;      /* "ssh", "netconf": in the log */
+	const char *opt;       /* "--tl1-ssh": in errors */
+	const char *addr;      /* ADDR:PORT */
+	const char *port;      /* the default port */
+	const char *subsystem; /* NULL: a shell; "netconf" */
+	int (*hand)(void *arg, int fd, const char *user, enum emu_priv);
+	void *arg;
+	/* Optional: fed what the client sends, in order, with a state of
+	 * guard_size bytes zeroed for each connection; 1 closes it. */
+	int (*guard)(void *state, const void *buf, size_t len);
+	size_t guard_size;
+};
 struct emu_ssh;
-int  emu_ssh_start(struct emu *, struct emu_tl1_inbox *ib, struct emu_ssh **,
-                   char *bound, size_t blen, char *err, size_t errlen);
+int emu_ssh_start(struct emu *, const struct emu_ssh_conf *, struct emu_ssh **,
+                  char *bound, size_t blen, char *err, size_t errlen);
 void emu_ssh_stop(struct emu_ssh *);
 
 /* The REST face (CALIENT dialect) on nng's HTTP server: start on

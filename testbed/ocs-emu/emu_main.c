@@ -25,6 +25,7 @@
 #include "proto/base/version.h"
 #include "testbed/ocs-emu/emu.h"
 #include "testbed/ocs-emu/emu_kdp.h"
+#include "testbed/ocs-emu/emu_nc.h"
 
 static void
 usage(void)
@@ -40,7 +41,7 @@ usage(void)
 	        "[--autonomous]\n"
 	        "               [--rest ADDR:PORT] [--viewer USER:PASSWORD] "
 	        "[--tl1-calient ADDR:PORT]\n"
-	        "               [--tl1-ssh ADDR:PORT]\n"
+	        "               [--tl1-ssh ADDR:PORT] [--netconf ADDR:PORT]\n"
 	        "               [--fault SPEC]... [--rate RATE] "
 	        "[--datapath netns:PREFIX [--fibre-delay TIME] [--capture]]\n"
 	        "               [--login-grace TIME] [--session-timeout "
@@ -89,6 +90,7 @@ enum {
 	O_FDELAY,
 	O_CAPTURE,
 	O_TL1SSH,
+	O_NETCONF,
 };
 
 static const struct option longopts[] = {
@@ -116,6 +118,7 @@ static const struct option longopts[] = {
     {"fibre-delay", required_argument, NULL, O_FDELAY},
     {"capture", no_argument, NULL, O_CAPTURE},
     {"tl1-ssh", required_argument, NULL, O_TL1SSH},
+    {"netconf", required_argument, NULL, O_NETCONF},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -141,6 +144,11 @@ face_opt(int ch, const char *a, struct emu_conf *c, char *faults, size_t flen)
 		if (strlen(a) >= sizeof(c->tl1_ssh))
 			return (bad("--tl1-ssh", a, "too long"));
 		snprintf(c->tl1_ssh, sizeof(c->tl1_ssh), "%s", a);
+		return (0);
+	case O_NETCONF:
+		if (strlen(a) >= sizeof(c->netconf))
+			return (bad("--netconf", a, "too long"));
+		snprintf(c->netconf, sizeof(c->netconf), "%s", a);
 		return (0);
 	case O_TL1C:
 		if (strlen(a) >= sizeof(c->tl1_calient))
@@ -536,6 +544,70 @@ start_fibre(struct emu *e, struct fibre_arg *fa, pthread_t *thr, char *bound,
 	return (0);
 }
 
+static int
+tl1_hand(void *ib, int fd, const char *user, enum emu_priv priv)
+{
+	return (emu_tl1_inbox_put(ib, fd, user, priv));
+}
+
+/* TL1 over SSH (--tl1-ssh), sessions handed to the Polatis TL1 server
+ * through ib.  0, or the exit status after saying why. */
+static int
+start_tl1_ssh(struct emu *e, struct emu_tl1_inbox *ib, struct emu_ssh **ssh,
+              char *bound, size_t blen)
+{
+	struct emu_ssh_conf sc = {.what = "ssh",
+	                          .opt = "--tl1-ssh",
+	                          .addr = e->c.tl1_ssh,
+	                          .port = "6252",
+	                          .hand = tl1_hand,
+	                          .arg = ib};
+	char                err[512];
+	int                 rv;
+
+	if ((rv = emu_ssh_start(e, &sc, ssh, bound, blen, err, sizeof(err))) !=
+	    0) {
+		fprintf(stderr, "ocs-emu: %s\n", err);
+		return (rv == -EINVAL ? 2 : 1);
+	}
+	log_info("TL1 over SSH on %s", bound);
+	return (0);
+}
+
+/* NETCONF over SSH (--netconf): libnetconf2's server, fed by an SSH face
+ * of its own ("netconf" subsystem).  0, or the exit status after saying
+ * why. */
+static int
+start_netconf(struct emu *e, struct emu_nc **nc, struct emu_ssh **ssh,
+              char *bound, size_t blen)
+{
+	struct emu_ssh_conf sc = {.what = "netconf-ssh",
+	                          .opt = "--netconf",
+	                          .addr = e->c.netconf,
+	                          .port = "830",
+	                          .subsystem = "netconf",
+	                          .hand = emu_nc_put,
+	                          .guard = emu_nc_guard,
+	                          .guard_size = sizeof(struct emu_nc_guard)};
+	char                err[512];
+	int                 rv;
+
+	if ((rv = emu_nc_start(e, nc, err, sizeof(err))) != 0) {
+		fprintf(stderr, "ocs-emu: --netconf: %s\n", err);
+		return (1);
+	}
+	sc.arg = *nc;
+	if ((rv = emu_ssh_start(e, &sc, ssh, bound, blen, err, sizeof(err))) !=
+	    0) {
+		fprintf(stderr, "ocs-emu: %s\n", err);
+		emu_nc_stop(*nc);
+		*nc = NULL;
+		return (rv == -EINVAL ? 2 : 1);
+	}
+	log_info("NETCONF over SSH on %s", bound);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -544,10 +616,11 @@ main(int argc, char **argv)
 	struct tl1_arg        ta = {.lfd = -1, .stopfd = -1};
 	struct emu_rest      *rest = NULL;
 	struct emu_kdp       *kdp = NULL;
-	struct emu_ssh       *ssh = NULL;
+	struct emu_ssh       *ssh = NULL, *ncssh = NULL;
+	struct emu_nc        *nc = NULL;
 	struct emu_tl1_inbox *inbox = NULL;
 	char                  faults[512] = "", rbound[300], cbound[300];
-	char                  sbound[300];
+	char                  sbound[300], nbound[300];
 	pthread_t             fthr, cthr;
 	sigset_t              ss;
 	char host[256], port[16], bound[300], fbound[300], err[512];
@@ -613,13 +686,13 @@ main(int argc, char **argv)
 	if (e->c.tl1_ssh[0]) {
 		if (emu_tl1_inbox_new(&inbox) != 0)
 			fatalx("out of memory");
-		if ((rv = emu_ssh_start(e, inbox, &ssh, sbound, sizeof(sbound),
-		                        err, sizeof(err))) != 0) {
-			fprintf(stderr, "ocs-emu: %s\n", err);
-			return (rv == -EINVAL ? 2 : 1);
-		}
-		log_info("TL1 over SSH on %s", sbound);
+		if ((rv = start_tl1_ssh(e, inbox, &ssh, sbound,
+		                        sizeof(sbound))) != 0)
+			return (rv);
 	}
+	if (e->c.netconf[0] &&
+	    (rv = start_netconf(e, &nc, &ncssh, nbound, sizeof(nbound))) != 0)
+		return (rv);
 	if (faults[0]) {
 		emu_fault_fmt(e, err, sizeof(err));
 		log_info("faults armed: %s", err);
@@ -635,6 +708,8 @@ main(int argc, char **argv)
 		printf("ocs-emu: tl1-calient %s\n", cbound);
 	if (ssh != NULL)
 		printf("ocs-emu: tl1-ssh %s\n", sbound);
+	if (ncssh != NULL)
+		printf("ocs-emu: netconf %s\n", nbound);
 	fflush(stdout);
 	if ((rv = emu_tl1_serve(e, &emu_tl1_polatis, lfd, sfd, inbox)) != 0) {
 		errno = -rv;
@@ -643,6 +718,10 @@ main(int argc, char **argv)
 	emu_rest_stop(rest);
 	emu_ssh_stop(ssh);
 	emu_tl1_inbox_free(inbox);
+	/* The SSH face first: its sessions' ends are what the NETCONF
+	 * sessions wait on. */
+	emu_ssh_stop(ncssh);
+	emu_nc_stop(nc);
 	stop_thread(ta.stopfd, ta.lfd, cthr);
 	stop_thread(fa.stopfd, fa.lfd, fthr);
 	pthread_mutex_lock(&e->mtx);

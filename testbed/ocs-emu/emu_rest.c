@@ -1,25 +1,34 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The REST face of ocs-emu: CALIENT's /rest dialect (the resources are
- * emu_rest_xc.c) on nng's HTTP server, over the same switch model as the
- * TL1 faces.  Duplex port p (named 1.<module>.<port>, 16 per module) is
- * TL1 ingress p plus egress N+p.  Basic auth, then a session cookie; a
+ * emu_rest_xc.c) on libmicrohttpd, over the same switch model as the TL1
+ * faces.  Duplex port p (named 1.<module>.<port>, 16 per module) is TL1
+ * ingress p plus egress N+p.  Basic auth, then a session cookie; a
  * read-only viewer account gets 403 on writes.  A change is answered once
- * the mirrors have settled (unless --ack immediate), without holding an
- * nng thread: the reply waits on a sleep aio.
+ * the mirrors have settled (unless --ack immediate), without holding the
+ * server's thread: the connection is suspended and a timer thread resumes
+ * it when the answer is due.
+ *
+ * Strangers cost little: a connection idle for the login grace (whole
+ * seconds: a request half sent and left there) is closed, at most REST_CONNS are held (64 from
+ * one address), and a request's headers get a fixed pool (nng's HTTP
+ * server, which this face used before, held 3 000 half-sent requests for
+ * as long as their senders liked).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
-#include <nng/nng.h>
-#include <nng/supplemental/http/http.h>
+#include <microhttpd.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -31,6 +40,9 @@
 
 #define REST_SESSIONS 64
 #define COOKIE_NAME   "OCSEMU"
+#define REST_CONNS    512         /* connections held at once */
+#define REST_PER_IP   64          /* of them from one address */
+#define REST_POOL     (32u << 10) /* a request's headers and line */
 
 struct rsess {
 	char     id[33]; /* hex; "" = free */
@@ -38,110 +50,155 @@ struct rsess {
 	uint64_t used;
 };
 
-/* A reply waiting for the mirrors (or an injected delay). */
-struct pend {
-	struct emu_rest *r;
-	nng_aio         *uaio, *sleep;
-	nng_http_res    *res;
-	struct pend     *next;
+/* One request on a connection, from its first line to its answer. */
+struct rconn {
+	struct emu_rest       *r;
+	struct MHD_Connection *conn;
+	char                  *uri; /* the request target as sent */
+	char                  *body;
+	size_t                 len;
+	int                    started, too_big;
+	/* The answer, when it waits for the mirrors (or an injected delay):
+	 * the connection is suspended until due_ms. */
+	struct MHD_Response *res;
+	unsigned             status;
+	uint64_t             due_ms;
+	struct rconn        *next; /* on the pending list */
+	int                  pending;
 };
 
 struct emu_rest {
-	struct emu       *e;
-	nng_url          *url;
-	nng_http_server  *srv;
-	nng_http_handler *h[5];
-	size_t            nh;
-	struct rsess      sess[REST_SESSIONS]; /* under e->mtx */
-	uint64_t          clock;
-	pthread_mutex_t   pmtx; /* the pending list */
-	pthread_cond_t    pcv;
-	int               sync_ok;
-	struct pend      *pending;
-	int               stopping;
+	struct emu        *e;
+	struct MHD_Daemon *d;
+	struct rsess       sess[REST_SESSIONS]; /* under e->mtx */
+	uint64_t           clock;
+	pthread_mutex_t    pmtx; /* the pending list */
+	pthread_cond_t     pcv;
+	pthread_t          timer;
+	int                sync_ok, timer_ok;
+	struct rconn      *pending;
+	int                stopping;
 };
 
-/* ---- replies ------------------------------------------------------------- */
+/* ---- delayed answers ----------------------------------------------------- */
+
+/* Resumes each suspended connection when its answer is due; all at once
+ * when the face stops. */
+static void *
+timer_main(void *arg)
+{
+	struct emu_rest *r = arg;
+	struct rconn    *p;
+	uint64_t         now, next;
+
+	pthread_mutex_lock(&r->pmtx);
+	for (;;) {
+		now = mono_ms();
+		next = now + 1000;
+		for (p = r->pending; p != NULL; p = p->next) {
+			if (!p->pending)
+				continue;
+			if (p->due_ms <= now || r->stopping) {
+				p->pending = 0;
+				MHD_resume_connection(p->conn);
+			} else if (p->due_ms < next)
+				next = p->due_ms;
+		}
+		if (r->stopping && r->pending == NULL)
+			break;
+		{
+			struct timespec ts;
+			uint64_t        ms = next - now;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += (time_t)(ms / 1000);
+			ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&r->pcv, &r->pmtx, &ts);
+		}
+	}
+	pthread_mutex_unlock(&r->pmtx);
+	return (NULL);
+}
 
 static void
-pend_done(void *arg)
+unlink_pending(struct emu_rest *r, struct rconn *rc)
 {
-	struct pend     *p = arg;
-	struct emu_rest *r = p->r;
-	struct pend    **pp;
+	struct rconn **pp;
 
-	nng_aio_set_output(p->uaio, 0, p->res);
-	nng_aio_finish(p->uaio, 0);
 	pthread_mutex_lock(&r->pmtx);
 	for (pp = &r->pending; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == p) {
-			*pp = p->next;
+		if (*pp == rc) {
+			*pp = rc->next;
 			break;
 		}
 	pthread_cond_broadcast(&r->pcv);
 	pthread_mutex_unlock(&r->pmtx);
-	nng_aio_reap(p->sleep);
-	free(p);
 }
 
-static void
-finish(struct emu_rest *r, nng_aio *aio, struct answer *a)
+/* The answer as an MHD response: NULL when out of memory. */
+static struct MHD_Response *
+response_of(struct answer *a)
 {
-	nng_http_res *res = NULL;
-	struct pend  *p;
-	uint64_t      now = mono_ms();
-	const char   *ct = "application/json";
-	int           rv;
+	struct MHD_Response *res;
+	const char          *ct = "application/json";
+
+	if (a->body == NULL && (a->body = strdup("[]")) == NULL)
+		return (NULL);
+	if (a->body[0] != '[' && a->body[0] != '{')
+		ct = "text/html";
+	res = MHD_create_response_from_buffer(strlen(a->body), a->body,
+	                                      MHD_RESPMEM_MUST_FREE);
+	if (res == NULL) {
+		free(a->body);
+		return (NULL);
+	}
+	a->body = NULL; /* the response's now */
+	if (MHD_add_response_header(res, "Content-Type", ct) != MHD_YES ||
+	    (a->status == 401 &&
+	     MHD_add_response_header(res, "WWW-Authenticate",
+	                             "Basic realm=\"ocs-emu\"") != MHD_YES) ||
+	    (a->cookie[0] && MHD_add_response_header(res, "Set-Cookie",
+	                                             a->cookie) != MHD_YES)) {
+		MHD_destroy_response(res);
+		return (NULL);
+	}
+	return (res);
+}
+
+/* Send the answer now, or suspend the connection until it is due. */
+static enum MHD_Result
+finish(struct emu_rest *r, struct rconn *rc, struct answer *a)
+{
+	struct MHD_Response *res;
+	enum MHD_Result      ok;
 
 	if (a->drop) {
 		free(a->body);
-		nng_aio_finish(aio, NNG_ECONNRESET);
-		return;
+		return (MHD_NO); /* MHD hangs up */
 	}
-	if (a->body == NULL && (a->body = strdup("[]")) == NULL) {
-		nng_aio_finish(aio, NNG_ENOMEM);
-		return;
-	}
-	if (a->body[0] != '[' && a->body[0] != '{')
-		ct = "text/html";
-	if ((rv = nng_http_res_alloc(&res)) != 0 ||
-	    (rv = nng_http_res_set_status(res, a->status)) != 0 ||
-	    (rv = nng_http_res_set_header(res, "Content-Type", ct)) != 0 ||
-	    (a->status == 401 &&
-	     (rv = nng_http_res_set_header(res, "WWW-Authenticate",
-	                                   "Basic realm=\"ocs-emu\"")) != 0) ||
-	    (a->cookie[0] && (rv = nng_http_res_set_header(res, "Set-Cookie",
-	                                                   a->cookie)) != 0) ||
-	    (rv = nng_http_res_copy_data(res, a->body, strlen(a->body))) !=
-	        0) {
-		free(a->body);
-		nng_http_res_free(res);
-		nng_aio_finish(aio, rv);
-		return;
-	}
-	free(a->body);
+	if ((res = response_of(a)) == NULL)
+		return (MHD_NO);
 	pthread_mutex_lock(&r->pmtx);
-	if (a->due_ms <= now || r->stopping ||
-	    (p = calloc(1, sizeof(*p))) == NULL) {
+	if (a->due_ms > mono_ms() && !r->stopping && r->timer_ok) {
+		rc->res = res;
+		rc->status = a->status;
+		rc->due_ms = a->due_ms;
+		rc->pending = 1;
+		rc->next = r->pending;
+		r->pending = rc;
+		MHD_suspend_connection(rc->conn);
+		pthread_cond_broadcast(&r->pcv);
 		pthread_mutex_unlock(&r->pmtx);
-		nng_aio_set_output(aio, 0, res);
-		nng_aio_finish(aio, 0);
-		return;
+		return (MHD_YES);
 	}
-	if (nng_aio_alloc(&p->sleep, pend_done, p) != 0) {
-		pthread_mutex_unlock(&r->pmtx);
-		free(p);
-		nng_aio_set_output(aio, 0, res);
-		nng_aio_finish(aio, 0);
-		return;
-	}
-	p->r = r;
-	p->uaio = aio;
-	p->res = res;
-	p->next = r->pending;
-	r->pending = p;
 	pthread_mutex_unlock(&r->pmtx);
-	nng_sleep_aio((nng_duration)(a->due_ms - now), p->sleep);
+	ok = MHD_queue_response(rc->conn, a->status, res);
+	MHD_destroy_response(res);
+	return (ok);
 }
 
 /* ---- authentication ------------------------------------------------------ */
@@ -228,11 +285,13 @@ new_sess(struct emu_rest *r, int ro, struct answer *a)
 
 /* Who is asking: 0 full, 1 read-only, -EACCES answer 401 (filled in a). */
 static int
-authenticate(struct emu_rest *r, nng_http_req *req, int control,
+authenticate(struct emu_rest *r, struct rconn *rc, int control,
              struct answer *a)
 {
-	const char   *auth = nng_http_req_get_header(req, "Authorization");
-	const char   *ck = nng_http_req_get_header(req, "Cookie");
+	const char *auth = MHD_lookup_connection_value(
+	    rc->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *ck = MHD_lookup_connection_value(rc->conn, MHD_HEADER_KIND,
+	                                             MHD_HTTP_HEADER_COOKIE);
 	struct rsess *s;
 	int           who;
 
@@ -265,18 +324,16 @@ authenticate(struct emu_rest *r, nng_http_req *req, int control,
 
 /* POST /rest/emu/?id=fault {"fault":"spec"}: the fault control. */
 static void
-emu_control(struct emu_rest *r, nng_http_req *req, struct answer *a)
+emu_control(struct emu_rest *r, const struct rconn *rc, const char *method,
+            struct answer *a)
 {
 	struct rest_result res = {.ok = 1};
 	json_t            *j = NULL;
-	void              *body;
-	size_t             len;
 	char               err[200];
 	const char        *spec;
 
-	nng_http_req_get_data(req, &body, &len);
-	if (strcmp(nng_http_req_get_method(req), "POST") == 0) {
-		j = len ? json_loadb(body, len, 0, NULL) : NULL;
+	if (strcmp(method, "POST") == 0) {
+		j = rc->len ? json_loadb(rc->body, rc->len, 0, NULL) : NULL;
 		spec = json_string_value(json_object_get(j, "fault"));
 		if (spec == NULL) {
 			json_decref(j);
@@ -309,17 +366,15 @@ emu_control(struct emu_rest *r, nng_http_req *req, struct answer *a)
 
 /* The request for the resources, with its body and kind. */
 static void
-req_of(nng_http_req *req, int ro, struct rest_req *q)
+req_of(const struct rconn *rc, const char *method, int ro, struct rest_req *q)
 {
-	const char *ct = nng_http_req_get_header(req, "Content-Type");
-	void       *body;
-	size_t      len;
+	const char *ct = MHD_lookup_connection_value(
+	    rc->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 
-	nng_http_req_get_data(req, &body, &len);
-	q->method = nng_http_req_get_method(req);
-	q->uri = emu_rest_origin(nng_http_req_get_uri(req));
-	q->body = body;
-	q->len = body ? len : 0;
+	q->method = method;
+	q->uri = emu_rest_origin(rc->uri);
+	q->body = rc->body;
+	q->len = rc->body ? rc->len : 0;
 	q->form = ct != NULL &&
 	          strncmp(ct, "application/x-www-form-urlencoded", 33) == 0;
 	q->ro = ro;
@@ -338,74 +393,187 @@ settle(struct emu *e, const struct rest_req *q, uint64_t now_ns,
 	a->due_ms = mono_ms() + (s - now_ns + 999999) / 1000000;
 }
 
+/* The answer to a whole request (line, headers and body in rc). */
 static void
-rest_cb(nng_aio *aio)
+answer(struct emu_rest *r, struct rconn *rc, const char *method,
+       struct answer *a)
 {
-	nng_http_req     *req = nng_aio_get_input(aio, 0);
-	nng_http_handler *h = nng_aio_get_input(aio, 1);
-	struct emu_rest  *r = nng_http_handler_get_data(h);
-	struct emu       *e = r->e;
-	const char       *uri = emu_rest_origin(nng_http_req_get_uri(req));
-	struct answer     a = {.status = 500};
-	struct rest_req   q;
-	uint64_t          gen, now = mono_ns();
-	int               who, control = strncmp(uri, "/rest/emu", 9) == 0;
+	struct emu     *e = r->e;
+	const char     *uri = emu_rest_origin(rc->uri);
+	struct rest_req q;
+	uint64_t        gen, now = mono_ns();
+	int             who, control = strncmp(uri, "/rest/emu", 9) == 0;
 
 	pthread_mutex_lock(&e->mtx);
 	gen = e->x.gen;
-	log_trace("rest > %s %.200s", nng_http_req_get_method(req), uri);
+	log_trace("rest > %s %.200s", method, uri);
 	if (!control && e->fault.drop_after &&
 	    ++e->rest_reqs % (e->fault.drop_after + 1) == 0) {
 		log_info("rest: fault: dropping the connection at request "
 		         "%llu",
 		         (unsigned long long)e->rest_reqs);
-		a.drop = 1;
-	} else if ((who = authenticate(r, req, control, &a)) < 0)
+		a->drop = 1;
+	} else if ((who = authenticate(r, rc, control, a)) < 0)
 		; /* 401 filled in */
 	else if (control)
-		emu_control(r, req, &a);
+		emu_control(r, rc, method, a);
 	else {
-		req_of(req, who, &q);
+		req_of(rc, method, who, &q);
 		if (strncmp(uri, "/rest/crossconnects", 19) == 0)
-			emu_rest_crossconnects(e, &q, &a);
+			emu_rest_crossconnects(e, &q, a);
 		else if (strncmp(uri, "/rest/ports", 11) == 0)
-			emu_rest_ports(e, &q, &a);
+			emu_rest_ports(e, &q, a);
 		else
-			emu_rest_info(e, &q, &a);
-		settle(e, &q, now, &a);
+			emu_rest_info(e, &q, a);
+		settle(e, &q, now, a);
 	}
 	if (e->x.gen != gen && e->c.state[0] && emu_state_save(e) != 0)
 		log_warnx("saving state to %s failed", e->c.state);
-	if (!control && !a.drop) {
+	if (!control && !a->drop) {
 		if (e->fault.garbage) {
-			free(a.body);
-			a.body = strdup(emu_garbage);
-			a.status = 200;
+			free(a->body);
+			a->body = strdup(emu_garbage);
+			a->status = 200;
 		}
 		if (e->fault.delay_ms)
-			a.due_ms = (a.due_ms ? a.due_ms : mono_ms()) +
-			           e->fault.delay_ms;
+			a->due_ms = (a->due_ms ? a->due_ms : mono_ms()) +
+			            e->fault.delay_ms;
 	}
 	pthread_mutex_unlock(&e->mtx);
-	finish(r, aio, &a);
+}
+
+/* MHD's first word on a request: the target as it was sent (the
+ * handler's url has lost its query, and absolute-form targets are taken
+ * as they come).  Its state lives until request_done. */
+static void *
+request_begins(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct rconn *rc = calloc(1, sizeof(*rc));
+
+	if (rc == NULL)
+		return (NULL);
+	rc->r = cls;
+	rc->conn = c;
+	rc->uri = strdup(uri ? uri : "/");
+	return (rc);
+}
+
+static void
+request_done(void *cls, struct MHD_Connection *c, void **ptr,
+             enum MHD_RequestTerminationCode why)
+{
+	struct rconn *rc = *ptr;
+
+	(void)c, (void)why;
+	if (rc == NULL)
+		return;
+	if (rc->res != NULL) {
+		unlink_pending(cls, rc);
+		MHD_destroy_response(rc->res);
+	}
+	free(rc->uri);
+	free(rc->body);
+	free(rc);
+	*ptr = NULL;
+}
+
+/* A body chunk, kept within REST_BODY_MAX (the rest read and dropped:
+ * the answer is 413). */
+static void
+take_body(struct rconn *rc, const char *data, size_t n)
+{
+	char *nb;
+
+	if (rc->too_big || rc->len + n > REST_BODY_MAX ||
+	    (nb = realloc(rc->body, rc->len + n + 1)) == NULL) {
+		rc->too_big = 1;
+		return;
+	}
+	memcpy(nb + rc->len, data, n);
+	rc->body = nb;
+	rc->len += n;
+	rc->body[rc->len] = '\0';
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *c, const char *url,
+           const char *method, const char *version, const char *data,
+           size_t *n, void **ptr)
+{
+	struct emu_rest *r = cls;
+	struct rconn    *rc = *ptr;
+	struct answer    a = {.status = 500};
+	enum MHD_Result  ok;
+
+	(void)url, (void)version;
+	if (rc == NULL || rc->uri == NULL)
+		return (MHD_NO);
+	if (rc->res != NULL) { /* resumed: its answer is due */
+		unlink_pending(r, rc);
+		ok = MHD_queue_response(c, rc->status, rc->res);
+		MHD_destroy_response(rc->res);
+		rc->res = NULL;
+		return (ok);
+	}
+	if (!rc->started) { /* the headers; a body may follow */
+		rc->started = 1;
+		return (MHD_YES);
+	}
+	if (*n != 0) {
+		take_body(rc, data, *n);
+		*n = 0;
+		return (MHD_YES);
+	}
+	if (rc->too_big) {
+		a.status = 413;
+		emu_rest_fail(&a, "Request body larger than %u bytes",
+		              (unsigned)REST_BODY_MAX);
+		return (finish(r, rc, &a));
+	}
+	answer(r, rc, method, &a);
+	return (finish(r, rc, &a));
+}
+
+/* Where to listen: the first address host:port resolves to. */
+static int
+bind_addr(const char *host, const char *port, struct sockaddr_storage *ss,
+          socklen_t *sl)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+	                         .ai_flags = AI_PASSIVE | AI_NUMERICSERV},
+	                *ai;
+
+	if (getaddrinfo(host[0] ? host : NULL, port, &hints, &ai) != 0)
+		return (-EINVAL);
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sl = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return (0);
+}
+
+/* A connection's idle limit: the login grace, in MHD's whole seconds. */
+static unsigned int
+idle_s(const struct emu *e)
+{
+	uint32_t ms = e->c.login_grace_ms ? e->c.login_grace_ms : 10000;
+
+	return ((ms + 999) / 1000);
 }
 
 int
 emu_rest_start(struct emu *e, struct emu_rest **out, char *bound, size_t bl,
                char *err, size_t errlen)
 {
-	static const char *const paths[] = {"/rest/crossconnects",
-	                                    "/rest/ports", "/rest/info",
-	                                    "/rest/node", "/rest/emu"};
-	struct emu_rest         *r;
-	nng_sockaddr             sa;
-	char                     host[256], port[16], url[300], ip[64];
-	size_t                   i;
-	int                      rv;
+	struct emu_rest            *r;
+	struct sockaddr_storage     ss;
+	socklen_t                   sl;
+	const union MHD_DaemonInfo *di;
+	char                        host[256], port[16];
 
 	*out = NULL;
 	if (net_hostport(e->c.rest, "80", host, sizeof(host), port,
-	                 sizeof(port)) != 0) {
+	                 sizeof(port)) != 0 ||
+	    bind_addr(host, port, &ss, &sl) != 0) {
 		snprintf(err, errlen, "--rest \"%s\": expected ADDR:PORT",
 		         e->c.rest);
 		return (-EINVAL);
@@ -413,77 +581,74 @@ emu_rest_start(struct emu *e, struct emu_rest **out, char *bound, size_t bl,
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return (-ENOMEM);
 	r->e = e;
-	snprintf(url, sizeof(url), "http://%s%s%s:%s",
-	         strchr(host, ':') ? "[" : "", host,
-	         strchr(host, ':') ? "]" : "", port);
 	pthread_mutex_init(&r->pmtx, NULL);
 	pthread_cond_init(&r->pcv, NULL);
 	r->sync_ok = 1;
-	if ((rv = nng_url_parse(&r->url, url)) != 0 ||
-	    (rv = nng_http_server_hold(&r->srv, r->url)) != 0)
-		goto fail;
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		nng_http_handler *h;
-
-		if ((rv = nng_http_handler_alloc(&h, paths[i], rest_cb)) != 0)
-			goto fail;
-		if ((rv = nng_http_handler_set_method(h, NULL)) != 0 ||
-		    (rv = nng_http_handler_collect_body(h, true,
-		                                        REST_BODY_MAX)) != 0 ||
-		    (rv = nng_http_handler_set_data(h, r, NULL)) != 0 ||
-		    (rv = nng_http_server_add_handler(r->srv, h)) != 0) {
-			nng_http_handler_free(h);
-			goto fail;
-		}
-		r->h[r->nh++] = h;
+	if (pthread_create(&r->timer, NULL, timer_main, r) == 0)
+		r->timer_ok = 1;
+	r->d = MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+	        MHD_ALLOW_SUSPEND_RESUME |
+	        (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+	    0, NULL, NULL, on_request, r, MHD_OPTION_SOCK_ADDR, &ss,
+	    MHD_OPTION_URI_LOG_CALLBACK, request_begins, r,
+	    MHD_OPTION_NOTIFY_COMPLETED, request_done, r,
+	    MHD_OPTION_CONNECTION_TIMEOUT, idle_s(e),
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)REST_CONNS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)REST_PER_IP,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REST_POOL,
+	    MHD_OPTION_END);
+	(void)sl;
+	if (r->d == NULL || !r->timer_ok ||
+	    (di = MHD_get_daemon_info(r->d, MHD_DAEMON_INFO_BIND_PORT)) ==
+	        NULL) {
+		snprintf(err, errlen, "rest on %s: cannot listen (%s)",
+		         e->c.rest,
+		         r->d == NULL ? strerror(errno) : "no port");
+		emu_rest_stop(r);
+		return (-EIO);
 	}
-	if ((rv = nng_http_server_start(r->srv)) != 0 ||
-	    (rv = nng_http_server_get_addr(r->srv, &sa)) != 0)
-		goto fail;
-	if (sa.s_family == NNG_AF_INET) {
-		const uint8_t *a = (const uint8_t *)&sa.s_in.sa_addr;
+	if (ss.ss_family == AF_INET6)
+		snprintf(bound, bl, "[%s]:%u", host, (unsigned)di->port);
+	else {
+		char ip[INET_ADDRSTRLEN];
 
-		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a[0], a[1], a[2],
-		         a[3]);
-		snprintf(bound, bl, "%s:%u", ip,
-		         (unsigned)ntohs(sa.s_in.sa_port));
-	} else
-		snprintf(bound, bl, "[%s]:%u", host,
-		         (unsigned)ntohs(sa.s_in6.sa_port));
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip,
+		          sizeof(ip));
+		snprintf(bound, bl, "%s:%u", ip, (unsigned)di->port);
+	}
 	*out = r;
 	return (0);
-fail:
-	snprintf(err, errlen, "rest on %s: %s", e->c.rest, nng_strerror(rv));
-	emu_rest_stop(r);
-	return (-EIO);
 }
 
 void
 emu_rest_stop(struct emu_rest *r)
 {
-	struct pend *p;
+	uint64_t until = mono_ms() + 2000;
 
 	if (r == NULL)
 		return;
-	/* Answer what is waiting now, before the server goes. */
-	if (r->sync_ok) {
+	/* Answer what is waiting now, before the server goes (MHD must
+	 * not stop with a connection suspended). */
+	pthread_mutex_lock(&r->pmtx);
+	r->stopping = 1;
+	pthread_cond_broadcast(&r->pcv);
+	pthread_mutex_unlock(&r->pmtx);
+	if (r->timer_ok)
+		pthread_join(r->timer, NULL);
+	while (r->d != NULL && mono_ms() < until) {
+		int empty;
+
 		pthread_mutex_lock(&r->pmtx);
-		r->stopping = 1;
-		for (p = r->pending; p != NULL; p = p->next)
-			nng_aio_cancel(p->sleep);
-		while (r->pending != NULL)
-			pthread_cond_wait(&r->pcv, &r->pmtx);
+		empty = r->pending == NULL;
 		pthread_mutex_unlock(&r->pmtx);
+		if (empty)
+			break;
+		mono_sleep_ms(5);
 	}
-	if (r->srv != NULL) {
-		nng_http_server_stop(r->srv);
-		nng_http_server_release(r->srv);
-	}
-	if (r->url != NULL)
-		nng_url_free(r->url);
-	if (r->sync_ok) {
-		pthread_cond_destroy(&r->pcv);
-		pthread_mutex_destroy(&r->pmtx);
-	}
+	if (r->d != NULL)
+		MHD_stop_daemon(r->d);
+	pthread_cond_destroy(&r->pcv);
+	pthread_mutex_destroy(&r->pmtx);
 	free(r);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * TL1 over SSH (ocs-emu --tl1-ssh): what labs expose of a Polatis.  An
+ * The switch's SSH faces: TL1 over SSH (ocs-emu --tl1-ssh), what labs
+ * expose of a Polatis, and NETCONF over SSH (--netconf, RFC 6242).  An
  * SSH server (libssh) authenticates a switch user by password, accepts
- * a session channel with a shell (and a pty, which it ignores), and
- * hands a socketpair to the Polatis TL1 server as a session already
+ * a session channel with a shell (and a pty, which it ignores) or the
+ * face's subsystem ("netconf"), and hands a socketpair to the face's
+ * server (the Polatis TL1 server, libnetconf2's) as a session already
  * logged in; a thread per connection carries bytes between the channel
- * and the socketpair.  The TL1 is the raw face's own code.  A handshake
- * not done within the login grace is cut (a slowloris holds no thread
- * for long); sessions idle too long are closed by the TL1 server.
+ * and the socketpair.  A handshake not done within the login grace is
+ * cut (a slowloris holds no thread for long); sessions idle too long
+ * are closed by the face's server.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,8 @@
 #include <libssh/libssh.h>
 #include <libssh/server.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,20 +53,21 @@ struct conn {
 	int             sp[2]; /* [0] the TL1 server's, [1] ours */
 	char            user[EMU_USER_MAX + 1];
 	enum emu_priv   priv;
+	void           *guard; /* the face's guard's state, or NULL */
 	unsigned        id;
 	struct ssh_server_callbacks_struct  scb;
 	struct ssh_channel_callbacks_struct ccb;
 };
 
 struct emu_ssh {
-	struct emu           *e;
-	struct emu_tl1_inbox *ib;
-	ssh_bind              bind;
-	int                   lfd, stopfd, wakefd;
-	pthread_t             thr;
-	pthread_mutex_t       mtx; /* guards c[] and its deadlines */
-	struct conn          *c[SSH_MAX_CONN];
-	unsigned              next_id;
+	struct emu         *e;
+	struct emu_ssh_conf sc;
+	ssh_bind            bind;
+	int                 lfd, stopfd, wakefd;
+	pthread_t           thr;
+	pthread_mutex_t     mtx; /* guards c[] and its deadlines */
+	struct conn        *c[SSH_MAX_CONN];
+	unsigned            next_id;
 };
 
 /* ---- one connection ----------------------------------------------------- */
@@ -80,8 +85,8 @@ auth_password(ssh_session ss, const char *user, const char *pass, void *arg)
 	                             : emu_users_auth(&e->users, user, pass);
 	pthread_mutex_unlock(&e->mtx);
 	if (priv < 0) {
-		log_info("ssh[%u]: password of \"%.40s\" refused", c->id,
-		         user);
+		log_info("%s[%u]: password of \"%.40s\" refused",
+		         c->face->sc.what, c->id, user);
 		if (++c->tries >= SSH_MAX_TRIES)
 			ssh_disconnect(c->ss);
 		return (SSH_AUTH_DENIED);
@@ -100,6 +105,12 @@ chan_data(ssh_session ss, ssh_channel ch, void *data, uint32_t len, int err,
 	(void)ss;
 	(void)ch;
 	(void)err;
+	if (c->guard != NULL && c->face->sc.guard(c->guard, data, len)) {
+		log_warnx("%s[%u]: refused what the face cannot take, closing",
+		          c->face->sc.what, c->id);
+		c->ended = 1;
+		return ((int)len);
+	}
 	/* Before the hand-over too: the socketpair keeps it. */
 	if (net_write_all(c->sp[1], data, len, mono_ms() + 10000, -1) != 0)
 		c->ended = 1;
@@ -122,7 +133,22 @@ chan_shell(ssh_session ss, ssh_channel ch, void *arg)
 
 	(void)ss;
 	(void)ch;
-	if (c->shell)
+	if (c->shell || c->face->sc.subsystem != NULL)
+		return (-1);
+	c->shell = 1;
+	return (0);
+}
+
+/* The face's subsystem ("netconf"), once. */
+static int
+chan_subsystem(ssh_session ss, ssh_channel ch, const char *name, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)ss;
+	(void)ch;
+	if (c->shell || c->face->sc.subsystem == NULL ||
+	    strcmp(name, c->face->sc.subsystem) != 0)
 		return (-1);
 	c->shell = 1;
 	return (0);
@@ -148,6 +174,7 @@ chan_open(ssh_session ss, void *arg)
 	    .channel_data_function = chan_data,
 	    .channel_pty_request_function = chan_pty,
 	    .channel_shell_request_function = chan_shell,
+	    .channel_subsystem_request_function = chan_subsystem,
 	    .channel_eof_function = chan_eof,
 	    .channel_close_function = chan_eof,
 	};
@@ -177,7 +204,7 @@ static int
 handshake(struct conn *c, ssh_event ev)
 {
 	if (ssh_handle_key_exchange(c->ss) != SSH_OK) {
-		log_debug("ssh[%u]: key exchange: %s", c->id,
+		log_debug("%s[%u]: key exchange: %s", c->face->sc.what, c->id,
 		          ssh_get_error(c->ss));
 		return (-1);
 	}
@@ -197,15 +224,16 @@ carry(struct conn *c, ssh_event ev)
 {
 	struct emu_ssh *f = c->face;
 
-	if (emu_tl1_inbox_put(f->ib, c->sp[0], c->user, c->priv) != 0) {
-		log_warnx("ssh[%u]: too many sessions, closing", c->id);
+	if (f->sc.hand(f->sc.arg, c->sp[0], c->user, c->priv) != 0) {
+		log_warnx("%s[%u]: too many sessions, closing", f->sc.what,
+		          c->id);
 		return;
 	}
-	c->sp[0] = -1; /* the TL1 server's now */
+	c->sp[0] = -1; /* the face server's now */
 	pthread_mutex_lock(&f->mtx);
-	c->deadline_ms = 0; /* the TL1 server's timeouts from here on */
+	c->deadline_ms = 0; /* the face server's timeouts from here on */
 	pthread_mutex_unlock(&f->mtx);
-	log_info("ssh[%u]: %s logged in", c->id, c->user);
+	log_info("%s[%u]: %s logged in", f->sc.what, c->id, c->user);
 	ssh_event_add_fd(ev, c->sp[1], POLLIN, from_tl1, c);
 	while (!c->ended && ssh_is_connected(c->ss) &&
 	       !ssh_channel_is_closed(c->ch)) {
@@ -241,7 +269,7 @@ conn_main(void *arg)
 	}
 	ssh_disconnect(c->ss); /* frees the session's channels */
 	c->ch = NULL;
-	log_debug("ssh[%u]: closed", c->id);
+	log_debug("%s[%u]: closed", c->face->sc.what, c->id);
 	pthread_mutex_lock(&c->face->mtx);
 	c->done = 1;
 	pthread_mutex_unlock(&c->face->mtx);
@@ -258,6 +286,7 @@ conn_free(struct conn *c)
 	if (c->sp[0] >= 0)
 		close(c->sp[0]);
 	close(c->sp[1]);
+	free(c->guard);
 	free(c);
 }
 
@@ -269,30 +298,41 @@ accept_one(struct emu_ssh *f)
 
 	if ((fd = accept4(f->lfd, NULL, NULL, SOCK_CLOEXEC)) < 0)
 		return;
+	/* Small replies go out at once: Nagle against the peer's delayed
+	 * ACK costs an exchange 40 ms. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
 	pthread_mutex_lock(&f->mtx);
 	for (i = 0; i < SSH_MAX_CONN && f->c[i]; i++)
 		;
 	pthread_mutex_unlock(&f->mtx);
 	if (i == SSH_MAX_CONN || (c = calloc(1, sizeof(*c))) == NULL) {
-		log_warnx("ssh: too many connections, refusing one");
+		log_warnx("%s: too many connections, refusing one",
+		          f->sc.what);
 		close(fd);
 		return;
 	}
 	c->face = f;
 	c->fd = fd;
+	if (f->sc.guard != NULL &&
+	    (c->guard = calloc(1, f->sc.guard_size)) == NULL) {
+		close(fd);
+		free(c);
+		return;
+	}
 	c->id = ++f->next_id;
 	c->deadline_ms =
 	    mono_ms() +
 	    (f->e->c.login_grace_ms ? f->e->c.login_grace_ms : 60000);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sp) != 0) {
 		close(fd);
+		free(c->guard);
 		free(c);
 		return;
 	}
 	fcntl(c->sp[0], F_SETFL, O_NONBLOCK);
 	if ((c->ss = ssh_new()) == NULL ||
 	    ssh_bind_accept_fd(f->bind, c->ss, fd) != SSH_OK) {
-		log_warnx("ssh: %s",
+		log_warnx("%s: %s", f->sc.what,
 		          c->ss ? ssh_get_error(f->bind) : "out of memory");
 		if (c->ss == NULL || ssh_get_fd(c->ss) != fd)
 			close(fd);
@@ -300,6 +340,7 @@ accept_one(struct emu_ssh *f)
 			ssh_free(c->ss);
 		close(c->sp[0]);
 		close(c->sp[1]);
+		free(c->guard);
 		free(c);
 		return;
 	}
@@ -312,7 +353,7 @@ accept_one(struct emu_ssh *f)
 		return;
 	}
 	pthread_mutex_unlock(&f->mtx);
-	log_debug("ssh[%u]: connection", c->id);
+	log_debug("%s[%u]: connection", f->sc.what, c->id);
 }
 
 /* Join the threads that ended; cut the handshakes that are late.  The
@@ -334,9 +375,9 @@ sweep(struct emu_ssh *f, int stopping)
 		               (c->deadline_ms && now >= c->deadline_ms))) {
 			/* Its blocking reads and writes fail now. */
 			if (!stopping)
-				log_info("ssh[%u]: no login within the grace, "
+				log_info("%s[%u]: no login within the grace, "
 				         "closing",
-				         c->id);
+				         f->sc.what, c->id);
 			shutdown(c->fd, SHUT_RDWR);
 			c->deadline_ms = 0;
 			c = NULL;
@@ -443,24 +484,25 @@ host_key(struct emu *e, ssh_key *key, char *err, size_t len)
 }
 
 int
-emu_ssh_start(struct emu *e, struct emu_tl1_inbox *ib, struct emu_ssh **out,
-              char *bound, size_t blen, char *err, size_t errlen)
+emu_ssh_start(struct emu *e, const struct emu_ssh_conf *sc,
+              struct emu_ssh **out, char *bound, size_t blen, char *err,
+              size_t errlen)
 {
 	struct emu_ssh *f;
 	ssh_key         key = NULL;
 	char            host[256], port[16];
 	int             rv;
 
-	if (net_hostport(e->c.tl1_ssh, "6252", host, sizeof(host), port,
+	if (net_hostport(sc->addr, sc->port, host, sizeof(host), port,
 	                 sizeof(port)) != 0) {
-		snprintf(err, errlen, "--tl1-ssh \"%s\": expected ADDR:PORT",
-		         e->c.tl1_ssh);
+		snprintf(err, errlen, "%s \"%s\": expected ADDR:PORT", sc->opt,
+		         sc->addr);
 		return (-EINVAL);
 	}
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return (-ENOMEM);
 	f->e = e;
-	f->ib = ib;
+	f->sc = *sc;
 	f->lfd = f->stopfd = f->wakefd = -1;
 	pthread_mutex_init(&f->mtx, NULL);
 	if ((rv = host_key(e, &key, err, errlen)) != 0)
@@ -473,14 +515,14 @@ emu_ssh_start(struct emu *e, struct emu_tl1_inbox *ib, struct emu_ssh **out,
 	key = NULL; /* the bind's now */
 	if ((f->lfd = net_listen(host, port, bound, blen)) < 0) {
 		rv = f->lfd;
-		snprintf(err, errlen, "--tl1-ssh %s: %s", e->c.tl1_ssh,
+		snprintf(err, errlen, "%s %s: %s", sc->opt, sc->addr,
 		         strerror(-rv));
 		goto fail;
 	}
 	if ((f->stopfd = eventfd(0, EFD_CLOEXEC)) < 0 ||
 	    (f->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    pthread_create(&f->thr, NULL, face_main, f) != 0) {
-		snprintf(err, errlen, "cannot start the SSH face");
+		snprintf(err, errlen, "cannot start the %s face", sc->what);
 		goto fail;
 	}
 	*out = f;

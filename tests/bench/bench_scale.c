@@ -28,7 +28,11 @@
 
 #include <jansson.h>
 
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/req.h>
+
 #include "proto/base/mono.h"
+#include "proto/msg.h"
 #include "testbed/load/load.h"
 #include "tests/bench/nng_floor.h"
 #include "tests/lib/rig.h"
@@ -96,7 +100,103 @@ struct row {
 	double   floor_ms; /* nng alone, the same n */
 	double   sock_ms;  /* bare sockets alone, the same n */
 	int      phases;
+	/* ocsctl's status request round trips: idle, and while
+	 * ocsd plans a skewed run with auto on every agent (median, max). */
+	double st_idle_ms, st_plan_ms, st_plan_max_ms, plan_s;
+	int    st_n;
 };
+
+/* One status request on an open REQ socket to ocsd's control socket,
+ * as ocsctl sends it (no secret on the rig's): its round trip in ms. */
+static double
+status_ms(nng_socket sock)
+{
+	Ocs__CtlRequest q;
+	Ocs__Msg        m, *rep = NULL;
+	char            why[300];
+	uint64_t        t0 = mono_us();
+	int             rv;
+
+	ocs__ctl_request__init(&q);
+	q.op = OCS__CTL_REQUEST__OP__STATUS;
+	msg_init(&m, t0);
+	m.body_case = OCS__MSG__BODY_CTL;
+	m.ctl = &q;
+	rv = msg_call(sock, &m, "ocsd", &rep, why, sizeof(why));
+	t0 = mono_us() - t0;
+	rv = rv == 0 && rep->body_case == OCS__MSG__BODY_CTL_REPLY ? 0 : -1;
+	msg_free(rep);
+	return (rv == 0 ? t0 / 1e3 : 1e9);
+}
+
+/*
+ * Planning is off ocsd's lock (issue 34: a 256-agent auto plan froze it
+ * for 45 s): status asked every 50 ms while auto plans a skewed run over
+ * every agent, for 10 s at most, then the plan aborted; against status
+ * when idle, asked the same way.
+ */
+static void
+status_while_planning(struct rig *r, uint32_t n, struct row *w)
+{
+	char  bin[256], mx[48], log[300], *o, *e;
+	char *argv[] = {
+	    (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	    "-s",
+	    r->sock,
+	    "run",
+	    "--algo",
+	    "auto",
+	    "--matrix",
+	    mx,
+	    "--bytes",
+	    "1KiB",
+	    NULL};
+	double      idle[21], plan[200];
+	struct proc c;
+	nng_socket  sock;
+	uint64_t    t0;
+	int         i, k = 0, on = 1;
+
+	if (nng_req0_open(&sock) != 0)
+		return;
+	nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, 60000);
+	nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
+	if (nng_dial(sock, r->sock, NULL, 0) != 0) {
+		nng_close(sock);
+		return;
+	}
+	for (i = 0; i < 21; i++)
+		idle[i] = status_ms(sock);
+	qsort(idle, 21, sizeof(*idle), cmp_d);
+	w->st_idle_ms = idle[10];
+	snprintf(mx, sizeof(mx), "zipf:%u:0.8:1", n);
+	snprintf(log, sizeof(log), "%s/plan.err", r->dir);
+	if (proc_start(&c, argv, log) != 0)
+		return;
+	t0 = mono_us();
+	while (on && k < 200 && mono_us() - t0 < 10000000) {
+		mono_sleep_ms(50);
+		if (rig_ctl(r, &o, &e, "status", NULL) == 0)
+			on = strstr(o, "planning") != NULL;
+		free(o);
+		free(e);
+		if (on)
+			plan[k++] = status_ms(sock);
+	}
+	w->plan_s = (mono_us() - t0) / 1e6;
+	(void)rig_ctl(r, &o, &e, "abort", NULL);
+	free(o);
+	free(e);
+	proc_wait(&c, 60000);
+	proc_stop(&c, SIGKILL);
+	nng_close(sock);
+	w->st_n = k;
+	if (k == 0)
+		return;
+	qsort(plan, (size_t)k, sizeof(*plan), cmp_d);
+	w->st_plan_ms = plan[k / 2];
+	w->st_plan_max_ms = plan[k - 1];
+}
 
 /* Row w for n agents; tls: agents over TLS, and only the barriers. */
 static int
@@ -172,6 +272,9 @@ one(uint32_t n, int tls, struct row *w)
 		        s1.failed, (unsigned long long)s1.aborts, s1.err);
 		goto out;
 	}
+	/* Last: its run is aborted (the agents count that). */
+	if (!tls && ro.trx >= 2)
+		status_while_planning(r, n, w);
 	rv = 0;
 out:
 	load_stop(ld);
@@ -243,6 +346,16 @@ main(int argc, char **argv)
 			printf(" %6s %9s %9s %9s %9s %9s\n", "-", "-", "-",
 			       "-", "-", "-");
 	}
+	printf("  status (ocsctl's request, one REQ socket, median of 21) "
+	       "idle, and every 50 ms "
+	       "while ocsd plans\n  auto on a zipf matrix over every agent "
+	       "(10 s at most, then aborted):\n");
+	for (i = 0; i < nn; i++)
+		if (w[i].st_n > 0)
+			printf("  %6u agents: idle %.2f ms; planning %.2f ms "
+			       "median, %.2f ms max of %d (planned %.1f s)\n",
+			       w[i].n, w[i].st_idle_ms, w[i].st_plan_ms,
+			       w[i].st_plan_max_ms, w[i].st_n, w[i].plan_s);
 	for (i = 0; i < nn && ns[i] != 1000; i++)
 		;
 	if (i == nn)

@@ -31,8 +31,7 @@
 enum trouble { T_NONE, T_ABORT, T_AGENT, T_FAULT, T_OCSD, T_N };
 
 static const char *const trouble_name[T_N] = {
-    "none", "operator abort", "agent kill -9", "switch fault",
-    "ocsd kill -9"};
+    "none", "operator abort", "agent kill -9", "switch fault", "ocsd kill -9"};
 
 /* Of every 100 runs: mostly clean, the rest troubled. */
 static const int trouble_pct[T_N] = {55, 15, 12, 13, 5};
@@ -133,15 +132,16 @@ start_run(struct soak *s, struct proc *p, const char *err)
 {
 	static const char *const algos[] = {"retri", "bridge", "static"};
 	char                     bin[256];
-	char *argv[] = {(char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
-	                "-s",
-	                s->r->sock,
-	                "run",
-	                "--algo",
-	                (char *)(uintptr_t)algos[rnd(s, 3)],
-	                "--bytes",
-	                "64KiB",
-	                NULL};
+	char                    *argv[] = {
+	                       (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	                       "-s",
+	                       s->r->sock,
+	                       "run",
+	                       "--algo",
+	                       (char *)(uintptr_t)algos[rnd(s, 3)],
+	                       "--bytes",
+	                       "64KiB",
+	                       NULL};
 
 	unlink(err);
 	return (proc_start(p, argv, err));
@@ -264,7 +264,6 @@ recover(struct soak *s, enum trouble t, int victim)
 		s->lost_after++;
 }
 
-
 /* Its stdout (the report) until it ends, then its exit status; -1 when
  * it has not ended within ms. */
 static int
@@ -299,8 +298,8 @@ one_run(struct soak *s, enum trouble t)
 
 	snprintf(err, sizeof(err), "%s/soak.err", s->r->dir);
 	if (t == T_FAULT)
-		(void)rig_fault(s->r, faults[rnd(s, sizeof(faults) /
-		                                        sizeof(faults[0]))]);
+		(void)rig_fault(
+		    s->r, faults[rnd(s, sizeof(faults) / sizeof(faults[0]))]);
 	if (start_run(s, &p, err) != 0)
 		return;
 	trouble(s, t, &victim);
@@ -428,13 +427,12 @@ int
 main(void)
 {
 	const char     *e = getenv("OCS_SOAK_RUNS");
-	struct rig_opts o = {.switch_time = "1ms",
-	                     .run_conf = "deadline = 10s\n",
-	                     .quiet = 1};
-	struct soak     s = {.seed = 34};
+	struct rig_opts o = {
+	    .switch_time = "1ms", .run_conf = "deadline = 10s\n", .quiet = 1};
+	struct soak s = {.seed = 34};
 	uint32_t n = e ? (uint32_t)atoi(e) : 1000, i, nrec = 0, nint = 0, miss;
-	uint64_t        t0;
-	int             bad;
+	uint64_t t0;
+	int      bad;
 
 	signal(SIGPIPE, SIG_IGN);
 	printf("bench_soak: %u runs of 64 KiB a node on %d agents (retri, "
@@ -461,7 +459,8 @@ main(void)
 		bad |= s.row[i].unnamed || s.row[i].hung;
 	rig_down(s.r);
 	free(s.ids);
-	printf("\nsoak: %s\n", bad ? "FAILED" : "every run verified or failed "
-	                                        "with a reason; nothing lost");
+	printf("\nsoak: %s\n", bad ? "FAILED"
+	                           : "every run verified or failed "
+	                             "with a reason; nothing lost");
 	return (bad ? 1 : 0);
 }

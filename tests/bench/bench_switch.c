@@ -9,9 +9,11 @@
  *   driver    drv_apply() of the polatis driver (same two commands);
  *   ocsd      an APPLY request over nng to ocsd: name resolution, the
  *             worker, the driver, a read-back, the reply.
- * The same for the calient driver (one bdel, one badd over REST) and the
- * calient-tl1 driver (ENT-CRS + ACT-CRS per new connection, CANC-CRS +
- * DLT-CRS per old one: TL1 has no bulk form).
+ * The same for the polatis-netconf driver (one edit-config of running
+ * over SSH, libnetconf2 at both ends; its read-back a <get>), the
+ * calient driver (one bdel, one badd over REST) and the calient-tl1
+ * driver (ENT-CRS + ACT-CRS per new connection, CANC-CRS + DLT-CRS per
+ * old one: TL1 has no bulk form).
  * The driver's own overhead is driver - raw.  Medians of R rounds.
  */
 #include <errno.h>
@@ -177,11 +179,16 @@ bench_raw(const char *addr, const struct conf_ab *c)
 }
 
 static void
-bench_driver(const char *drvname, const char *addr, const struct conf_ab *c,
-             double *apply, double *with_rb)
+bench_driver(const char *drvname, const char *addr, const char *dir,
+             const struct conf_ab *c, double *apply, double *with_rb)
 {
-	struct drv_opts o = {
-	    .user = "root", .password = "root", .timeout_ms = 10000};
+	char            kh[300];
+	struct drv_opts o = {.user = "root",
+	                     .password = "root",
+	                     .timeout_ms = 10000,
+	                     .known_hosts = kh};
+
+	snprintf(kh, sizeof(kh), "%s/known_hosts", dir);
 	struct drv_batch b;
 	struct drv      *d;
 	uint16_t        *map = calloc(c->P + 1, sizeof(*map));
@@ -332,10 +339,10 @@ main(void)
 	       "read-back\n\n",
 	       ROUNDS);
 	printf("%5s %7s | %10s %10s %10s %12s %10s | %10s %12s %10s | "
-	       "%11s %12s\n",
+	       "%10s %12s %10s | %11s %12s\n",
 	       "n", "patches", "raw TL1", "polatis", "overhead", "drv+readbk",
-	       "ocsd", "calient", "drv+readbk", "ocsd", "calient-tl1",
-	       "drv+readbk");
+	       "ocsd", "p-netconf", "drv+readbk", "ocsd", "calient",
+	       "drv+readbk", "ocsd", "calient-tl1", "drv+readbk");
 	fflush(stdout);
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		struct conf_ab c;
@@ -349,13 +356,16 @@ main(void)
 		             "127.0.0.1:0",
 		             "--tl1-calient",
 		             "127.0.0.1:0",
+		             "--netconf",
+		             "127.0.0.1:0",
 		             "--ports",
 		             ports,
 		             "--switch-time",
 		             "0",
 		             NULL};
-		double raw, drv, rb, od, cdrv, crb, cod, tdrv, trb;
-		char   rest[80], tl1c[80];
+		double raw, drv, rb, od, cdrv, crb, cod, tdrv, trb, ndrv, nrb,
+		    nod;
+		char rest[80], tl1c[80], nc[80];
 
 		make_configs(&c, ns[i]);
 		snprintf(ports, sizeof(ports), "%u", c.P);
@@ -377,17 +387,24 @@ main(void)
 			continue;
 		}
 		snprintf(tl1c, sizeof(tl1c), "%.60s", line + 21);
+		if (proc_line(&emu, line, sizeof(line), 5000) != 0) {
+			printf("%5u  ocs-emu has no NETCONF face\n", ns[i]);
+			continue;
+		}
+		snprintf(nc, sizeof(nc), "%.60s", line + 17);
 		raw = bench_raw(addr, &c);
-		bench_driver("polatis", addr, &c, &drv, &rb);
+		bench_driver("polatis", addr, dir, &c, &drv, &rb);
 		od = bench_ocsd(dir, "polatis", addr, &c);
-		bench_driver("calient", rest, &c, &cdrv, &crb);
+		bench_driver("polatis-netconf", nc, dir, &c, &ndrv, &nrb);
+		nod = bench_ocsd(dir, "polatis-netconf", nc, &c);
+		bench_driver("calient", rest, dir, &c, &cdrv, &crb);
 		cod = bench_ocsd(dir, "calient", rest, &c);
-		bench_driver("calient-tl1", tl1c, &c, &tdrv, &trb);
-		printf(
-		    "%5u %7u | %7.3f ms %7.3f ms %7.3f ms %9.3f ms %7.3f ms "
-		    "| %7.3f ms %9.3f ms %7.3f ms | %8.3f ms %9.3f ms\n",
-		    ns[i], 4 * ns[i], raw, drv, drv - raw, rb, od, cdrv, crb,
-		    cod, tdrv, trb);
+		bench_driver("calient-tl1", tl1c, dir, &c, &tdrv, &trb);
+		printf("%5u %7u | %7.3f ms %7.3f ms %7.3f ms %9.3f ms %7.3f "
+		       "ms | %7.3f ms %9.3f ms %7.3f ms | %7.3f ms %9.3f ms "
+		       "%7.3f ms | %8.3f ms %9.3f ms\n",
+		       ns[i], 4 * ns[i], raw, drv, drv - raw, rb, od, ndrv,
+		       nrb, nod, cdrv, crb, cod, tdrv, trb);
 		fflush(stdout);
 		proc_stop(&emu, SIGTERM);
 		proc_rmtree(dir);

@@ -630,8 +630,7 @@ test_ocsd_switch_unreachable(void **state)
 
 /* Status until it holds needle, for ms at most; 0 when it did. */
 static int
-status_until(struct fx *f, const char *needle, int ms, char *last,
-             size_t len)
+status_until(struct fx *f, const char *needle, int ms, char *last, size_t len)
 {
 	uint64_t t0 = mono_ms();
 	char    *o, *e;
@@ -668,9 +667,8 @@ test_ocsd_status_follows_the_switch(void **state)
 		fail_msg("7 s after the switch died, status still says: %s",
 		         last);
 	emu_start(f, 1);
-	assert_int_equal(status_until(f, ": connected", 5000, last,
-	                              sizeof(last)),
-	                 0);
+	assert_int_equal(
+	    status_until(f, ": connected", 5000, last, sizeof(last)), 0);
 	/* A switch that stops answering: the probe waits its timeout. */
 	proc_stop(&f->ocsd, SIGTERM);
 	f->poll = "poll = 1s";

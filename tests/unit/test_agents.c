@@ -287,12 +287,12 @@ test_agents_hung_host_lost_then_replaced(void **state)
 	struct session      s;
 	struct session_plan sp;
 	char                err[256], st[32];
-	uint64_t            t0;
+	uint64_t            t0, t_poll;
 
 	sess_init(f, &s, "h1", SECRET);
 	assert_int_equal(session_join(&s, err, sizeof(err)), 0);
 	/* One poll: held for a heartbeat, then answered Idle. */
-	t0 = mono_ms();
+	t_poll = t0 = mono_ms();
 	assert_int_equal(session_poll(&s, &sp, err, sizeof(err)), 0);
 	assert_true(mono_ms() - t0 >= HB_MS / 2);
 	assert_int_equal(f->npoll, 1);
@@ -304,7 +304,10 @@ test_agents_hung_host_lost_then_replaced(void **state)
 			break;
 	}
 	assert_string_equal(st, "lost");
-	assert_true(mono_ms() - t0 >= 2 * HB_MS);
+	/* Not before three heartbeats since it was last heard, which is no
+	 * earlier than the poll was sent (a late answer on a busy machine
+	 * shortens the silence seen from here, not from ocsd). */
+	assert_true(mono_ms() - t_poll >= 2 * HB_MS);
 	assert_int_equal(f->nlost, 1);
 	assert_string_equal(f->last_lost, "h1");
 	assert_int_equal(active(f), 0);
