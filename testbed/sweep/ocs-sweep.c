@@ -8,7 +8,8 @@
  *	          --delay 1us..100ms*10 [--simulate] [--model FILE]
  *	          [--bandwidth R --alpha-s T --alpha-h T] [--reconfig auto|none|all]
  *	          [--out DIR] [--plots] [--compare A:N/B:M,...] [--jobs J]
- *	          [--measure (--local [--rate R] | --ocsd ADDRESS) [--repeat K]]
+ *	          [--measure (--local [--netns] [--rate R] | --ocsd ADDRESS)
+ *	           [--repeat K]]
  *	ocs-sweep --calibrate (--local | --ocsd ADDRESS) --out FILE
  *	ocs-sweep --preset retri-paper --out DIR [--plots]
  */
@@ -48,21 +49,23 @@ on_signal(int sig)
 static int
 usage(FILE *f, int rv)
 {
-	fprintf(
-	    f, "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
-	       "--delay LIST\n"
-	       "                 [--simulate [ours|ns3|both]] [--model FILE | "
-	       "--bandwidth "
-	       "RATE --alpha-s TIME --alpha-h TIME]\n"
-	       "                 [--reconfig auto|none|all] [--out DIR] "
-	       "[--plots] [--compare A:N/B:M,...] [--jobs J]\n"
-	       "                 [--measure (--local [--rate RATE] | --ocsd "
-	       "ADDRESS) [--repeat K]]\n"
-	       "       ocs-sweep --calibrate (--local [--rate RATE] | --ocsd "
-	       "ADDRESS) --out FILE [--nodes N] [--bytes S1,S2]\n"
-	       "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
-	       "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
-	       "1us..100ms*10, 3..81*3\n");
+	fputs(
+	    "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
+	    "--delay LIST\n"
+	    "         [--simulate [ours|ns3|both]]\n"
+	    "         [--model FILE | --bandwidth RATE --alpha-s TIME "
+	    "--alpha-h TIME]\n"
+	    "         [--reconfig auto|none|all] [--out DIR] [--plots]\n"
+	    "         [--compare A:N/B:M,...] [--jobs J]\n"
+	    "         [--measure (--local [--netns] [--rate RATE] | "
+	    "--ocsd ADDRESS) [--repeat K]]\n"
+	    "       ocs-sweep --calibrate (--local [--netns] [--rate RATE] | "
+	    "--ocsd ADDRESS)\n"
+	    "         --out FILE [--nodes N] [--bytes S1,S2]\n"
+	    "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
+	    "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
+	    "1us..100ms*10, 3..81*3\n",
+	    f);
 	return (rv);
 }
 
@@ -220,6 +223,7 @@ static const struct option longopts[] = {
     {"preset", required_argument, NULL, 'p'},
     {"measure", no_argument, NULL, 'M'},
     {"local", no_argument, NULL, 'L'},
+    {"netns", no_argument, NULL, 'N'},
     {"ocsd", required_argument, NULL, 'O'},
     {"repeat", required_argument, NULL, 'R'},
     {"rate", required_argument, NULL, 'T'},
@@ -301,6 +305,9 @@ one_opt(struct sweep *s, int ch, char *v)
 	case 'L':
 		s->local = 1;
 		return (0);
+	case 'N':
+		s->local = s->netns = 1;
+		return (0);
 	case 'O':
 		if (*v == '\0' || strlen(v) > 400)
 			return (bad("--ocsd", v, "ocsd's control address"));
@@ -361,6 +368,10 @@ check_measure(struct sweep *s)
 		        s->measure ? "measure" : "calibrate");
 		return (2);
 	}
+	if (s->netns && geteuid() != 0)
+		return (bad("--netns", "",
+		            "needs root (network namespaces, tc); --local "
+		            "runs the same in user space"));
 	if (!s->measure && !s->calibrate && (s->local || s->ocsd))
 		return (bad(s->local ? "--local" : "--ocsd",
 		            s->ocsd ? s->ocsd : "",
@@ -428,6 +439,7 @@ settle_rate(struct sweep *s, struct sweep_bed *b)
 	uint32_t most = 9;
 	size_t   i;
 
+	b->netns = s->netns;
 	if (!s->local)
 		return (0);
 	if (strcmp(s->rate, "auto") == 0) {
@@ -586,12 +598,13 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 	if (s->measure)
 		json_object_set_new(
 		    o, "measure",
-		    s->local ? json_pack("{s:s,s:s,s:i}", "testbed", "local",
-		                         "fibre_rate", s->rate, "repeat",
-		                         (int)s->repeat)
-		             : json_pack("{s:s,s:s,s:i}", "testbed", "ocsd",
-		                         "address", s->ocsd, "repeat",
-		                         (int)s->repeat));
+		    s->local
+		        ? json_pack("{s:s,s:s,s:i}", "testbed",
+		                    s->netns ? "netns" : "local", "fibre_rate",
+		                    s->rate, "repeat", (int)s->repeat)
+		        : json_pack("{s:s,s:s,s:i}", "testbed", "ocsd",
+		                    "address", s->ocsd, "repeat",
+		                    (int)s->repeat));
 	gmtime_r(&t0, &tm);
 	strftime(tb, sizeof(tb), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object_set_new(o, "started", json_string(tb));
@@ -691,9 +704,10 @@ measured(const struct sweep *s, struct sweep_bed *b, const struct sweep_row *r,
 	for (i = 0; i < s->nnodes; i++)
 		most = fmax(most, s->nodes[i]);
 	fprintf(stderr,
-	        "\nocs-sweep: a local testbed with %g agents, "
+	        "\nocs-sweep: a local testbed%s with %g agents, "
 	        "switching time %g s, fibres at %s\n",
-	        most, r->delta_s, s->rate);
+	        s->netns ? " in namespaces (the kernel's datapath)" : "", most,
+	        r->delta_s, s->rate);
 	return (bed_up(b, (uint32_t)most, r->delta_s, &s->m, err, len) == 0
 	            ? 1
 	            : -1);

@@ -51,6 +51,7 @@ struct sweep {
 	/* Measured points (--measure) and calibration (--calibrate): on a
 	 * local testbed (--local, relay at rate) or a running ocsd. */
 	int         measure, calibrate, local, model_given;
+	int         netns; /* local, in namespaces: the kernel's datapath */
 	const char *ocsd;
 	uint32_t    repeat;
 	char        rate[32];

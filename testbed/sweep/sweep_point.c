@@ -116,6 +116,7 @@ sweep_hash(struct sweep *s)
 	         s->simulate & SWEEP_SIM_NS3 ? "+ns3" : "",
 	         s->measure ? "+measure:" : "",
 	         !s->measure ? ""
+	         : s->netns  ? "netns:"
 	         : s->local  ? "local:"
 	                     : "ocsd:",
 	         !s->measure ? ""

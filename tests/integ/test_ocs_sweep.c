@@ -426,6 +426,86 @@ test_measure_local(void **state)
 	free(dir);
 }
 
+/* Whether any network namespace's name starts with prefix. */
+static int
+netns_left(const char *prefix)
+{
+	char *argv[] = {"ip", "netns", "list", NULL}, *o = NULL, *e = NULL;
+	int   left;
+
+	proc_run(argv, &o, &e);
+	left = o && strstr(o, prefix) != NULL;
+	free(o);
+	free(e);
+	return (left);
+}
+
+/* The kernel's datapath as a measured backend (root): hosts in network
+ * namespaces, ocs-emu's tc mirreds over fibres shaped to the rate,
+ * agents on raw Ethernet; every point a verified run, the backend named
+ * in the rows' hash and meta.json, no namespace left.  Without root,
+ * --netns is refused in one line. */
+static void
+test_measure_netns(void **state)
+{
+	char   *dir = proc_tmpdir("sweep"), bin[256], *o, *e, prefix[32];
+	char   *argv[] = {sweep_bin(bin, sizeof(bin)),
+	                  "--algo",
+	                  "retri,static",
+	                  "--nodes",
+	                  "3",
+	                  "--bytes",
+	                  "256KiB",
+	                  "--delay",
+	                  "1ms",
+	                  "--measure",
+	                  "--local",
+	                  "--netns",
+	                  "--rate",
+	                  "200Mbps",
+	                  "--out",
+	                  dir,
+	                  NULL};
+	json_t *meta;
+	char    path[300];
+	int     dups, st;
+
+	(void)state;
+	st = proc_run(argv, &o, &e);
+	if (geteuid() != 0) {
+		assert_int_equal(st, 2);
+		assert_non_null(strstr(e, "--netns: needs root"));
+		free(o);
+		free(e);
+		proc_rmtree(dir);
+		free(dir);
+		skip();
+	}
+	if (st != 0)
+		fprintf(stderr, "%s", e);
+	assert_int_equal(st, 0);
+	assert_non_null(strstr(e, "in namespaces"));
+	free(o);
+	free(e);
+	assert_int_equal(rows(dir, &dups), 2);
+	assert_false(dups);
+	assert_int_equal(measured_rows(dir, 1), 2);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	assert_non_null(meta = json_load_file(path, 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(meta, "measure"), "testbed")),
+	                    "netns");
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(meta, "backend")),
+	           "+measure:netns:200Mbps"));
+	json_decref(meta);
+	/* The sweep's namespaces are ocssw<its pid>-*: none of any left. */
+	snprintf(prefix, sizeof(prefix), "ocssw");
+	assert_false(netns_left(prefix));
+	proc_rmtree(dir);
+	free(dir);
+}
+
 /* Through a running ocsd (the rig's, 3 agents, 1 ms switching): its delay
  * joins the list and only its rows are measured; more nodes than agents
  * are refused. */
@@ -773,6 +853,7 @@ main(void)
 	    cmocka_unit_test(test_jobs_same_csv),
 	    cmocka_unit_test(test_measure_local),
 	    cmocka_unit_test(test_measure_ocsd),
+	    cmocka_unit_test(test_measure_netns),
 	    cmocka_unit_test(test_calibrate_local),
 	};
 
