@@ -177,24 +177,49 @@ size_tics(FILE *gp, const char *axis, const double *v, size_t n, int index)
 	fprintf(gp, ")\n");
 }
 
-/* Round steps (1, 2, 5 a decade) over a logarithmic colour scale. */
-static void
-cbtics(FILE *gp, double lo, double hi)
+/* The ticks of one set of round steps a decade over [lo, hi] into gp (or
+ * only counted, gp NULL); how many. */
+static int
+cbtics_with(FILE *gp, double lo, double hi, const double *step, int ns)
 {
-	static const double step[] = {1, 2, 5};
-	double              e;
-	int                 first = 1, k;
+	double e;
+	int    n = 0, k;
 
-	fprintf(gp, "set cbtics (");
 	for (e = floor(log10(lo)); e <= ceil(log10(hi)); e++)
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < ns; k++) {
 			double v = step[k] * pow(10, e);
 
 			if (v < lo * 0.999 || v > hi * 1.001)
 				continue;
-			fprintf(gp, "%s\"%g\" %.9g", first ? "" : ", ", v, v);
-			first = 0;
+			if (gp)
+				fprintf(gp, "%s\"%g\" %.9g", n ? ", " : "", v,
+				        v);
+			n++;
 		}
+	return (n);
+}
+
+/* Round steps over a logarithmic colour scale: 1, 2, 5 a decade, or
+ * finer ones (1, 1.5, 2, 3, 5, 7; then 1.2, 1.5, ...) when a narrow
+ * scale would show fewer than three. */
+static void
+cbtics(FILE *gp, double lo, double hi)
+{
+	static const double s3[] = {1, 2, 5}, s6[] = {1, 1.5, 2, 3, 5, 7};
+	static const double s11[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8};
+	const double       *step = s3;
+	int                 ns = 3;
+
+	if (cbtics_with(NULL, lo, hi, step, ns) < 3) {
+		step = s6;
+		ns = 6;
+	}
+	if (cbtics_with(NULL, lo, hi, step, ns) < 3) {
+		step = s11;
+		ns = 11;
+	}
+	fprintf(gp, "set cbtics (");
+	cbtics_with(gp, lo, hi, step, ns);
 	fprintf(gp, ")\n");
 }
 
@@ -319,7 +344,7 @@ heat_write(const struct sweep *s, const struct grid *g,
 	        "time(%s) / time(%s); R* of %s in each cell\\n%s\"\n"
 	        "set xlabel \"reconfiguration delay {/Symbol d}\"\n"
 	        "set ylabel \"bytes per node\"\n"
-	        "set cblabel \"speedup (x; > 1: %s faster)\"\n"
+	        "set cblabel \"speedup (x; > 1: %s faster)\" offset 1.5,0\n"
 	        "set logscale x\nset logscale cb\nset cbrange [%.6g:%.6g]\n"
 	        "set palette defined (0 \"#3060c0\", 1 \"white\", 2 "
 	        "\"#c03020\")\n"

@@ -189,6 +189,22 @@ test_small_sweep_plots_resume(void **state)
 		fclose(f);
 		assert_true(zero);
 	}
+	/* The colour bar has round ticks, at least three, even on a
+	 * narrow scale (1-2-5 gave this one only "1"). */
+	snprintf(path, sizeof(path), "%s/heat-retri-9-vs-static-9.gp", dir);
+	{
+		FILE *f = fopen(path, "r");
+		char  l[4096], *t = NULL;
+		int   n = 0;
+
+		assert_non_null(f);
+		while (fgets(l, sizeof(l), f) != NULL && t == NULL)
+			if ((t = strstr(l, "set cbtics (")) != NULL)
+				for (; (t = strchr(t + 1, '"')) != NULL; n++)
+					;
+		fclose(f);
+		assert_true(n / 2 >= 3);
+	}
 	proc_rmtree(dir);
 	free(dir);
 }
