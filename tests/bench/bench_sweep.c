@@ -152,7 +152,7 @@ calibrate(const char *n, const char *rate, const char *model, char *used,
 	char   bin[256], line[300];
 	double bps = 0;
 	FILE  *f;
-	char  *e = NULL;
+	char  *e = NULL, *r;
 	char  *c[] = {
 	     (char *)(uintptr_t)proc_bin("ocs-sweep", bin, sizeof(bin)),
 	     "--calibrate",
@@ -167,8 +167,12 @@ calibrate(const char *n, const char *rate, const char *model, char *used,
 	int st = sweep(c, &e);
 
 	snprintf(used, ul, "%s%s", model, st == 0 ? "" : ".rejected");
-	if (e && strstr(e, "refused"))
-		printf("  %s", strstr(e, "ocs-sweep: --calibrate: refused"));
+	/* Why it was refused (the probe's or the fit's), its first line. */
+	if (e && (r = strstr(e, "refused")) != NULL) {
+		while (r > e && r[-1] != '\n')
+			r--;
+		printf("  %.*s\n", (int)strcspn(r, "\n"), r);
+	}
 	free(e);
 	if ((f = fopen(used, "r")) == NULL)
 		return (0);
