@@ -8,6 +8,7 @@
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
 #   make run-netns the demo on the namespace testbed (root)
+#   make web      the demo testbed with its live view (ocs-web), until Ctrl-C
 #   make bench    benchmarks, printed as tables
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
 #   make deps     install missing Debian packages with apt-get
@@ -38,7 +39,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libisal-dev libssh-dev libcrypt-dev libmicrohttpd-dev \
 	libnetconf2-dev libyang2-dev libyuma-base python3-ncclient \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox \
-	g++ libns3-dev
+	libpng-dev chromium chromium-driver g++ libns3-dev
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -84,6 +85,7 @@ PROTOBUF_LIBS := $(shell $(PKG_CONFIG) --libs libprotobuf-c) \
 	$(shell $(PKG_CONFIG) --libs libssl libcrypto)
 NNG_LIBS := $(shell $(PKG_CONFIG) --libs nng 2>/dev/null || echo -lnng) -pthread
 CRYPTO_LIBS := $(shell $(PKG_CONFIG) --libs libcrypto)
+PNG_LIBS := $(shell $(PKG_CONFIG) --libs libpng)
 SYSTEMD_LIBS := $(shell $(PKG_CONFIG) --libs libsystemd)
 # CRC32C of the agents' frames (agent/crc32c.c).
 ISAL_LIBS := $(shell $(PKG_CONFIG) --libs libisal)
@@ -163,6 +165,9 @@ COLL_SRCS := \
 	collectives/skew_reuse.c \
 	collectives/msccl.c \
 	collectives/msccl_xml.c \
+	collectives/msccl_play.c \
+	collectives/msccl_layout.c \
+	collectives/msccl_merge.c \
 	collectives/msccl_topo.c \
 	collectives/tsyn_circ.c \
 	collectives/skew_servers.c
@@ -249,17 +254,23 @@ OCSD_SRCS := \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
 	ocsd/runs.c \
-	ocsd/runs_keep.c
+	ocsd/runs_keep.c \
+	ocsd/ev.c
+# What ocsctl and ocs-web share: the control client and the output (one
+# JSON for both, ocs-web's endpoints being ocsctl -j's answers).
+CTLC_SRCS := \
+	ocsd/ctlc.c \
+	ocsd/ocsctl_out.c \
+	ocsd/ocsctl_print.c
 OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
 	ocsd/ocsctl_cmd.c \
-	ocsd/ocsctl_out.c \
-	ocsd/ocsctl_print.c
+	$(CTLC_SRCS)
 
 # ---- programs --------------------------------------------------------------
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
-	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load
+	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load $(BIN)/ocs-web
 
 # The packet-level check on ns-3 (Debian 12's libns3-dev, ns-3.37; C++):
 # built where ns-3 is installed (make deps installs it), and ocs-sweep
@@ -321,6 +332,21 @@ $(BIN)/ocsd: $(OCSD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(DRV_LIB) \
 $(BIN)/ocsctl: $(OCSCTL_SRCS:%.c=$(BUILD)/%.o) \
 		$(BUILD)/collectives/tmat_load.o $(MSG_LIB) $(COLL_LIB) \
 		$(BASE_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
+
+# ocs-web: the live view beside ocsd (its page is ocsd/www/).
+WEB_SRCS := \
+	ocsd/web_main.c \
+	ocsd/web_srv.c \
+	ocsd/web_http.c \
+	ocsd/web_api.c \
+	ocsd/web_feed.c
+$(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
+$(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
+		$(MSG_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
@@ -449,7 +475,8 @@ INTEG_TESTS := \
 	ocs_sweep \
 	relay \
 	netns \
-	load
+	load \
+	web
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -500,11 +527,12 @@ TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_plan.o run_job.o run_topo.o \
-	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o) $(MSG_LIB) \
+	run_report.o runs.o sw.o map.o xc.o conf.o err.o reply.o ev.o) \
+	$(MSG_LIB) \
 	$(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agjoin.o aglink.o \
-	conf.o err.o \
+	conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
 	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lcrypt -lm
@@ -527,6 +555,9 @@ INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
+# Headless Chromium through chromedriver; screenshots read with libpng.
+INTEG_DEPS_web := $(BUILD)/tests/lib/wd.o
+INTEG_LIBS_web := $(PNG_LIBS)
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
@@ -535,7 +566,7 @@ $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
-		$(TEST_LDLIBS)
+		$(TEST_LDLIBS) $(INTEG_LIBS_$*)
 
 # Every test, bench and make run runs under reap, which fails when it
 # leaves a process behind (tests/lib/reap.c).
@@ -568,14 +599,15 @@ $(BUILD)/bench/bench_sweep: $(BUILD)/tests/bench/bench_sweep.o \
 ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
-	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(SWEEP_SRCS) proto/msg.c \
+	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(WEB_SRCS) $(SWEEP_SRCS) \
+	proto/msg.c \
 	$(LOAD_SRCS) proto/auth.c proto/chakra.c \
 	proto/link.c proto/plan.c proto/alink.c proto/amsg.c \
 	$(AGENT_SRCS) \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c tests/lib/emutest.c \
-	tests/lib/tl1dev.c \
+	tests/lib/tl1dev.c tests/lib/wd.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
@@ -602,7 +634,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean
+.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean web
 
 all: $(PROGS)
 
@@ -628,6 +660,10 @@ test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
+
+# The demo testbed with ocs-web beside ocsd, until Ctrl-C.
+web: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-web.sh $(BIN)
 
 # The namespace testbed (root): hosts in network namespaces, the kernel
 # datapath, agents on raw Ethernet.
@@ -904,7 +940,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

@@ -548,6 +548,11 @@ serve(struct agent *a)
 				said = 1;
 				mono_sleep_ms((uint32_t)backoff);
 				backoff = backoff < 2000 ? backoff * 2 : 2000;
+				if (session_redial(&a->s, err, sizeof(err)) !=
+				    0) {
+					log_warnx("join socket: %s", err);
+					return (1);
+				}
 				continue;
 			}
 			backoff = 200;

@@ -17,17 +17,14 @@
  * an unreachable one (the held Ready waits for the run instead). */
 #define SESS_JOIN_MS 5000
 
-int
-session_open(struct session *s, char *err, size_t errlen)
+/* The join socket and its dialer. */
+static int
+req_open(struct session *s, char *err, size_t errlen)
 {
 	int rv;
 
-	if (link_is_tls(s->controller) &&
-	    (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0)
-		return (rv);
 	if ((rv = nng_req0_open(&s->req)) != 0) {
 		snprintf(err, errlen, "nng: %s", nng_strerror(rv));
-		alink_tls_free(s->tls);
 		return (msg_nngerr(rv));
 	}
 	nng_socket_set_size(s->req, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
@@ -39,10 +36,38 @@ session_open(struct session *s, char *err, size_t errlen)
 	if ((rv = link_dial(s->req, s->controller, s->tls_ca,
 	                    NNG_FLAG_NONBLOCK, err, errlen)) != 0) {
 		nng_close(s->req);
-		alink_tls_free(s->tls);
 		return (msg_nngerr(rv));
 	}
 	return (0);
+}
+
+int
+session_open(struct session *s, char *err, size_t errlen)
+{
+	int rv;
+
+	if (link_is_tls(s->controller) &&
+	    (rv = alink_tls_client(s->tls_ca, &s->tls, err, errlen)) != 0)
+		return (rv);
+	if ((rv = req_open(s, err, errlen)) != 0) {
+		alink_tls_free(s->tls);
+		s->tls = NULL;
+	}
+	return (rv);
+}
+
+/*
+ * A join that failed on the way is tried again on a new socket and
+ * dialer: nng 1.5.2's dialer can stop for good after a connection that
+ * failed its negotiation (ocsd killed while the agent's connection to
+ * it was being set up: in bench_soak an agent then made no connect(2)
+ * for ten minutes, every join timing out).
+ */
+int
+session_redial(struct session *s, char *err, size_t errlen)
+{
+	nng_close(s->req);
+	return (req_open(s, err, errlen));
 }
 
 static void

@@ -47,6 +47,7 @@ struct session {
 };
 
 int  session_open(struct session *, char *err, size_t errlen);
+int  session_redial(struct session *, char *err, size_t errlen);
 void session_close(struct session *);
 
 /*

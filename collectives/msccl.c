@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* MSCCL XML export of an All-to-All schedule (see msccl.h). */
+/*
+ * MSCCL XML export of an All-to-All schedule (see msccl.h).  Layout: rank
+ * r's input chunk d * parts + p is B[r,d].p, its output chunk s * parts +
+ * p is B[s,r].p; blocks a rank keeps between phases, or relays within
+ * one, are received into scratch chunks and sent on from there.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,26 +36,45 @@ land(struct ex *e, uint32_t u, uint32_t b)
 	return ((struct mloc){'s', e->scratch[u]++});
 }
 
+/* Add a step; its index in the steps as added in *at if at is set. */
+static int
+step(struct ex *e, const struct mstep *m, int64_t *at)
+{
+	int rv = msteps_add(&e->v, m);
+
+	if (rv == 0 && at != NULL)
+		*at = (int64_t)e->v.n - 1;
+	return (rv);
+}
+
 /* Every hop of every block of transfer x (phase k) as steps: a send at
- * the source, a receive-copy-send at each relay, a receive at the end. */
+ * the source; at each relay a receive into scratch and a send that
+ * depends on it; a receive at the end.  Hop h's key is (k, h, source,
+ * ring distance to the destination, block) at both its ends, so a
+ * relay's send (hop h) waits for a smaller key (hop h - 1), a block kept
+ * over phases for an earlier phase; and a connection carries a source's
+ * blocks nearest destination first, in the order of their input chunks
+ * and of the scratch chunks they pass through, which the writer merges
+ * into steps of several chunks. */
 static int
 transfer(struct ex *e, uint32_t k, const struct sched_xfer *x,
          const uint32_t *peer)
 {
 	const struct sched *s = e->s;
-	uint32_t            nodes[MSCCL_MAX_HOPS + 1], ports[MSCCL_MAX_HOPS];
+	uint32_t            nodes[MSCCL_MAX_HOPS + 1];
 	struct mloc         loc[MSCCL_MAX_HOPS + 1];
 	uint32_t            h, H = 0, j;
 	struct sched_walk   w;
-	int64_t             tx;
+	int64_t             tx, got;
+	uint64_t            far;
 	int                 rv;
 
 	sched_walk_init(&w, s, peer, x);
+	far = (x->dst + s->n - x->src) % s->n;
 	nodes[0] = x->src;
 	while ((tx = sched_walk_next(&w)) >= 0 && tx != SCHED_NONE) {
 		if (H == MSCCL_MAX_HOPS)
 			return (-COLL_ETOOBIG);
-		ports[H] = (uint32_t)tx % s->ports;
 		nodes[++H] = w.node;
 	}
 	if (tx < 0)
@@ -59,29 +83,31 @@ transfer(struct ex *e, uint32_t k, const struct sched_xfer *x,
 		uint32_t b = s->blk[x->blk_off + j];
 
 		loc[0] = e->at[b];
+		got = e->at_step[b];
 		for (h = 1; h <= H; h++)
 			loc[h] = land(e, nodes[h], b);
-		for (h = 0; h <= H; h++) {
-			struct mstep m = {
-			    .node = nodes[h],
-			    .chan = k * s->ports + ports[h < H ? h : H - 1],
-			    .grp = k * s->ports + ports[h < H ? h : H - 1],
-			    .type = h == 0   ? ST_S
-			            : h == H ? ST_R
-			                     : ST_RCS,
-			    .peer_out = h < H ? nodes[h + 1] : MSTEP_NONE,
-			    .peer_in = h > 0 ? nodes[h - 1] : MSTEP_NONE,
-			    .src = h == H ? loc[h - 1] : loc[h],
-			    .dst = h == 0 ? loc[1] : loc[h],
-			    .k1 = (uint64_t)h << 32 | x->src,
-			    .k2 = b,
-			    .dep = h == 0 ? e->at_step[b] : -1};
+		for (h = 0; h < H; h++) {
+			struct mstep snd = {.node = nodes[h],
+			                    .type = ST_S,
+			                    .peer = nodes[h + 1],
+			                    .src = loc[h],
+			                    .dst = loc[h + 1],
+			                    .k1 = (uint64_t)k << 32 | h,
+			                    .k2 = (uint64_t)x->src << 40 |
+			                          far << 26 | b,
+			                    .dep = got};
+			struct mstep rcv = snd;
 
-			if ((rv = msteps_add(&e->v, &m)) != 0)
+			rcv.node = nodes[h + 1];
+			rcv.type = ST_R;
+			rcv.peer = nodes[h];
+			rcv.dep = -1;
+			if ((rv = step(e, &snd, NULL)) != 0 ||
+			    (rv = step(e, &rcv, &got)) != 0)
 				return (rv);
 		}
 		e->at[b] = loc[H];
-		e->at_step[b] = (int64_t)e->v.n - 1;
+		e->at_step[b] = got;
 	}
 	return (0);
 }
@@ -97,11 +123,8 @@ copies(struct ex *e)
 	for (u = 0; u < s->n; u++)
 		for (p = 0; p < s->parts; p++) {
 			struct mstep m = {.node = u,
-			                  .chan = CHAN_COPY,
-			                  .grp = GRP_COPY,
 			                  .type = ST_CPY,
-			                  .peer_out = MSTEP_NONE,
-			                  .peer_in = MSTEP_NONE,
+			                  .peer = MSTEP_NONE,
 			                  .src = {'i', u * s->parts + p},
 			                  .dst = {'o', u * s->parts + p},
 			                  .k2 = p,
@@ -136,14 +159,14 @@ walk_phases(struct ex *e)
 }
 
 static int
-export_a2a(const struct sched *s, uint64_t bytes, char **xml, size_t *len,
-           char *err, size_t errlen)
+export_a2a(const struct sched *s, uint64_t bytes,
+           const struct msccl_limits *lim, char **xml, size_t *len, char *err,
+           size_t errlen)
 {
 	struct ex    e = {.s = s};
 	struct mhead h = {.name = s->algo,
 	                  .coll = "alltoall",
 	                  .ngpus = s->n,
-	                  .nchan = s->nph * s->ports,
 	                  .nchunks = s->n * s->parts,
 	                  .ic = s->n * s->parts,
 	                  .oc = s->n * s->parts,
@@ -152,13 +175,13 @@ export_a2a(const struct sched *s, uint64_t bytes, char **xml, size_t *len,
 	uint32_t     nb, b;
 	int          rv = -ENOMEM;
 
-	if ((uint64_t)s->nph * s->ports > MSCCL_MAX_CHANNELS)
-		return (
-		    errf(-EINVAL, err, errlen,
-		         "msccl: %u phases x %u transceivers need more than "
-		         "%d channels",
-		         s->nph, s->ports, MSCCL_MAX_CHANNELS));
 	nb = sched_nblocks(s);
+	/* The parsers keep 1024 <gpu>s; keys hold 26 bits of block. */
+	if (s->n > 1024 || nb > (1u << 26))
+		return (errf(-EINVAL, err, errlen,
+		             "msccl: %u ranks (%u blocks): more than MSCCL "
+		             "takes (1024 ranks)",
+		             s->n, nb));
 	e.scratch = calloc(s->n, sizeof(*e.scratch));
 	e.at = malloc(((size_t)nb + 1) * sizeof(*e.at));
 	e.at_step = malloc(((size_t)nb + 1) * sizeof(*e.at_step));
@@ -172,9 +195,9 @@ export_a2a(const struct sched *s, uint64_t bytes, char **xml, size_t *len,
 	if ((rv = walk_phases(&e)) != 0 || (rv = copies(&e)) != 0)
 		goto out;
 	h.scratch = e.scratch;
-	rv = msccl_write_xml(&e.v, &h, xml, len, err, errlen);
+	rv = msccl_write_xml(&e.v, &h, lim, xml, len, err, errlen);
 out:
-	if (rv != 0 && rv != -EINVAL)
+	if (rv != 0 && rv != -EINVAL && rv != -EDEADLK)
 		errf(rv, err, errlen, "msccl: %s", coll_strerror(rv));
 	msteps_free(&e.v);
 	free(e.scratch);
@@ -184,15 +207,68 @@ out:
 }
 
 int
-msccl_export(const struct sched *s, uint64_t bytes, char **xml, size_t *len,
-             char *err, size_t errlen)
+msccl_dialect_parse(const char *name, enum msccl_dialect *d)
 {
+	if (strcmp(name, "current") == 0)
+		*d = MSCCL_CURRENT;
+	else if (strcmp(name, "legacy") == 0)
+		*d = MSCCL_LEGACY;
+	else
+		return (-EINVAL);
+	return (0);
+}
+
+const char *
+msccl_dialect_name(enum msccl_dialect d)
+{
+	return (d == MSCCL_LEGACY ? "legacy" : "current");
+}
+
+/*
+ * Current: msccl-executor-nccl (MSCCL_MAX_NUM_STEPS 64 by default,
+ * MAXCHANNELS 32, 32 thread blocks a channel) and RCCL (64 steps, 64
+ * thread blocks a rank, hard-coded).  Legacy microsoft/msccl: 256 steps,
+ * 216 thread blocks, of which a dependency (int8_t) can name 128.  All:
+ * 4096 XML elements kept for a rank (MAX_NODES), int16_t chunk offsets,
+ * and Simple's NCCL_STEPS 8 of which a send of one chunk takes 4.
+ */
+void
+msccl_limits(const struct msccl_opts *o, struct msccl_limits *l)
+{
+	int legacy = o != NULL && o->dialect == MSCCL_LEGACY;
+
+	*l = (struct msccl_limits){
+	    .reducescatter = legacy ? "reduce_scatter" : "reducescatter",
+	    .max_steps = legacy ? MSCCL_STEPS_LEGACY : MSCCL_STEPS_CURRENT,
+	    .max_tbs = legacy ? 128 : 64,
+	    .max_tb_chan = 32,
+	    .max_chan = 32,
+	    .max_nodes = 4096,
+	    .max_off = 32767,
+	    .slots = 2};
+	if (o != NULL && o->max_steps != 0)
+		l->max_steps = o->max_steps;
+}
+
+int
+msccl_export(const struct sched *s, uint64_t bytes,
+             const struct msccl_opts *opts, char **xml, size_t *len, char *err,
+             size_t errlen)
+{
+	struct msccl_limits lim;
+
 	*xml = NULL;
 	*len = 0;
+	msccl_limits(opts, &lim);
+	if (lim.max_steps < 1 || lim.max_steps > MSCCL_STEPS_MAX)
+		return (errf(-EINVAL, err, errlen,
+		             "msccl: %u steps a thread block (1..%d)",
+		             lim.max_steps, MSCCL_STEPS_MAX));
 	if (s->topo != NULL &&
 	    (s->coll == SCHED_ALLGATHER || s->coll == SCHED_REDUCESCATTER ||
 	     s->coll == SCHED_ALLREDUCE))
-		return (msccl_export_topo(s, bytes, xml, len, err, errlen));
+		return (
+		    msccl_export_topo(s, bytes, &lim, xml, len, err, errlen));
 	if (s->coll != SCHED_ALLTOALL || s->nph == 0 || s->ph[0].cfg < 0)
 		return (
 		    errf(-EINVAL, err, errlen,
@@ -200,11 +276,12 @@ msccl_export(const struct sched *s, uint64_t bytes, char **xml, size_t *len,
 		         "are equal shares of the buffer, its blocks are "
 		         "not",
 		         s->algo));
-	return (export_a2a(s, bytes, xml, len, err, errlen));
+	return (export_a2a(s, bytes, &lim, xml, len, err, errlen));
 }
 
 int
-msccl_write(const struct sched *s, uint64_t bytes, const char *path, char *err,
+msccl_write(const struct sched *s, uint64_t bytes,
+            const struct msccl_opts *opts, const char *path, char *err,
             size_t errlen)
 {
 	char  *xml;
@@ -212,7 +289,7 @@ msccl_write(const struct sched *s, uint64_t bytes, const char *path, char *err,
 	FILE  *f;
 	int    rv, e = 0;
 
-	if ((rv = msccl_export(s, bytes, &xml, &len, err, errlen)) != 0)
+	if ((rv = msccl_export(s, bytes, opts, &xml, &len, err, errlen)) != 0)
 		return (rv);
 	if ((f = fopen(path, "we")) == NULL || fwrite(xml, 1, len, f) != len)
 		e = errno ? errno : EIO;

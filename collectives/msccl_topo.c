@@ -6,12 +6,11 @@
  * GPU it reaches; a switch's partial sum becomes its GPU parts, each
  * reduced at the GPU it reaches (the sum is the same).
  *
- * Every GPU-to-GPU transfer is keyed (first-hop slot, from, to, chunk).
- * A rank has one thread block per (channel, peer) holding its sends to
- * and receives from that peer in key order, and every dependency points
- * to a smaller key (a send waits for the write that brought its chunk,
- * a reduction for the previous write of its accumulator), so the steps
- * cannot deadlock and the two ends of a connection agree on its order.
+ * Every GPU-to-GPU transfer is keyed (first-hop slot, from, to, chunk),
+ * and every dependency points to a smaller key (a send waits for the
+ * write that brought its chunk, a reduction for the previous write of
+ * its accumulator); the writer (msccl_xml.c) puts them in thread blocks
+ * in key order, which cannot deadlock (msccl.h).
  *
  * Layout (out of place): AllGather input chunk c of rank g is chunk
  * g * C + c of every output; ReduceScatter input chunk k (ngpu * C of
@@ -54,12 +53,9 @@ struct tx {
 	size_t      nev, capev;
 	/* Steps. */
 	struct msteps v;
-	uint32_t     *scratch;  /* [ngpu] */
-	struct mloc  *cur;      /* [ngpu * nb]: where the chunk is held */
-	int64_t      *last;     /* [ngpu * nb]: the step that wrote it */
-	uint32_t     *ncon;     /* [ngpu * ngpu]: transfers a GPU pair */
-	uint32_t     *ncopy;    /* [ngpu]: local copies */
-	uint32_t      K, nchan; /* peer classes; channels used */
+	uint32_t     *scratch; /* [ngpu] */
+	struct mloc  *cur;     /* [ngpu * nb]: where the chunk is held */
+	int64_t      *last;    /* [ngpu * nb]: the step that wrote it */
 };
 
 static int
@@ -177,79 +173,6 @@ cmp_ev(const void *a, const void *b)
 	return (x->blk < y->blk ? -1 : x->blk > y->blk);
 }
 
-/* The index of GPUs f and t's pair in ncon. */
-static size_t
-pair(const struct tx *x, uint32_t f, uint32_t t)
-{
-	return (f < t ? (size_t)f * x->ngpu + t : (size_t)t * x->ngpu + f);
-}
-
-/* The channel of the idx-th transfer (either way, in key order) between
- * f and t, under K peer classes: a thread block on either end holds the
- * pair's transfers both ways, MSCCL_MAX_STEPS of them a channel. */
-static uint32_t
-chan_of(const struct tx *x, uint32_t f, uint32_t t, uint32_t idx, uint32_t K)
-{
-	uint32_t d = (t + x->ngpu - f) % x->ngpu;
-	uint32_t cls = (d < x->ngpu - d ? d : x->ngpu - d) % K;
-
-	return ((idx / MSCCL_MAX_STEPS) * K + cls);
-}
-
-/* The fewest peer classes K that keep every rank within the thread
- * blocks a channel allows (a thread block per peer and channel, the
- * copies theirs on channel 0). */
-static int
-choose_k(struct tx *x, char *err, size_t errlen)
-{
-	uint32_t K, f, t, sl, maxsl = 1, *tb;
-	size_t   n = (size_t)x->ngpu * MSCCL_MAX_CHANNELS;
-	int      ok = 0;
-
-	for (f = 0; f < x->ngpu * x->ngpu; f++) {
-		sl = (x->ncon[f] + MSCCL_MAX_STEPS - 1) / MSCCL_MAX_STEPS;
-		maxsl = sl > maxsl ? sl : maxsl;
-	}
-	if ((tb = malloc(n * sizeof(*tb))) == NULL)
-		return (-ENOMEM);
-	for (K = 1; !ok && K * maxsl <= MSCCL_MAX_CHANNELS; K++) {
-		memset(tb, 0, n * sizeof(*tb));
-		for (f = 0; f < x->ngpu; f++) /* copies: at most C */
-			tb[(size_t)f * MSCCL_MAX_CHANNELS] +=
-			    (x->C + MSCCL_MAX_STEPS - 1) / MSCCL_MAX_STEPS;
-		ok = 1;
-		for (f = 0; f < x->ngpu && ok; f++)
-			for (t = f + 1; t < x->ngpu && ok; t++)
-				for (sl = 0; sl * MSCCL_MAX_STEPS <
-				             x->ncon[pair(x, f, t)];
-				     sl++) {
-					uint32_t c = chan_of(
-					    x, f, t, sl * MSCCL_MAX_STEPS, K);
-
-					if (++tb[(size_t)f *
-					             MSCCL_MAX_CHANNELS +
-					         c] >
-					        MSCCL_MAX_TB_PER_CHANNEL ||
-					    ++tb[(size_t)t *
-					             MSCCL_MAX_CHANNELS +
-					         c] > MSCCL_MAX_TB_PER_CHANNEL)
-						ok = 0;
-				}
-		if (ok) {
-			x->K = K;
-			x->nchan = K * maxsl;
-		}
-	}
-	free(tb);
-	if (!ok)
-		return (errf(-EINVAL, err, errlen,
-		             "msccl: %u GPUs' transfers need more than %d "
-		             "channels of %d thread blocks",
-		             x->ngpu, MSCCL_MAX_CHANNELS,
-		             MSCCL_MAX_TB_PER_CHANNEL));
-	return (0);
-}
-
 static int
 is_gather(const struct tx *x, uint32_t slot)
 {
@@ -273,11 +196,8 @@ static int
 copy(struct tx *x, uint32_t g, uint32_t b, struct mloc from, struct mloc to)
 {
 	struct mstep m = {.node = g,
-	                  .chan = CHAN_COPY,
-	                  .grp = GRP_COPY - x->ncopy[g]++ / MSCCL_MAX_STEPS,
 	                  .type = ST_CPY,
-	                  .peer_out = MSTEP_NONE,
-	                  .peer_in = MSTEP_NONE,
+	                  .peer = MSTEP_NONE,
 	                  .src = from,
 	                  .dst = to,
 	                  .k2 = b,
@@ -357,12 +277,10 @@ dest(struct tx *x, const struct tev *v)
 }
 
 static int
-transfer(struct tx *x, const struct tev *v, uint32_t idx, char *err,
-         size_t errlen)
+transfer(struct tx *x, const struct tev *v, char *err, size_t errlen)
 {
 	size_t si = (size_t)v->from * x->nb + v->blk,
 	       di = (size_t)v->to * x->nb + v->blk;
-	uint32_t     chan = chan_of(x, v->from, v->to, idx, x->K);
 	uint64_t     k1 = (uint64_t)v->slot << 32 | v->from << 16 | v->to;
 	int          gather = is_gather(x, v->slot), rv;
 	struct mloc  to;
@@ -375,11 +293,8 @@ transfer(struct tx *x, const struct tev *v, uint32_t idx, char *err,
 		             v->from, v->blk, v->slot));
 	to = dest(x, v);
 	m = (struct mstep){.node = v->from,
-	                   .chan = chan,
-	                   .grp = (uint64_t)chan << 32 | v->to,
 	                   .type = ST_S,
-	                   .peer_out = v->to,
-	                   .peer_in = MSTEP_NONE,
+	                   .peer = v->to,
 	                   .src = x->cur[si],
 	                   .dst = to,
 	                   .k1 = k1,
@@ -388,11 +303,8 @@ transfer(struct tx *x, const struct tev *v, uint32_t idx, char *err,
 	if ((rv = msteps_add(&x->v, &m)) != 0)
 		return (rv);
 	m = (struct mstep){.node = v->to,
-	                   .chan = chan,
-	                   .grp = (uint64_t)chan << 32 | v->from,
 	                   .type = gather ? ST_R : ST_RRC,
-	                   .peer_out = MSTEP_NONE,
-	                   .peer_in = v->from,
+	                   .peer = v->from,
 	                   .src = gather ? x->cur[si] : x->cur[di],
 	                   .dst = to,
 	                   .k1 = k1,
@@ -408,24 +320,13 @@ transfer(struct tx *x, const struct tev *v, uint32_t idx, char *err,
 static int
 steps(struct tx *x, char *err, size_t errlen)
 {
-	uint32_t *seen;
-	size_t    e;
-	int       rv;
+	size_t e;
+	int    rv;
 
-	memset(x->ncon, 0, (size_t)x->ngpu * x->ngpu * sizeof(*x->ncon));
-	for (e = 0; e < x->nev; e++)
-		x->ncon[pair(x, x->ev[e].from, x->ev[e].to)]++;
-	if ((rv = choose_k(x, err, errlen)) != 0 || (rv = start(x)) != 0)
+	if ((rv = start(x)) != 0)
 		return (rv);
-	if ((seen = calloc((size_t)x->ngpu * x->ngpu, sizeof(*seen))) == NULL)
-		return (-ENOMEM);
-	for (e = 0; e < x->nev && rv == 0; e++) {
-		const struct tev *v = &x->ev[e];
-
-		rv = transfer(x, v, seen[pair(x, v->from, v->to)]++, err,
-		              errlen);
-	}
-	free(seen);
+	for (e = 0; e < x->nev && rv == 0; e++)
+		rv = transfer(x, &x->ev[e], err, errlen);
 	return (rv);
 }
 
@@ -440,22 +341,20 @@ tx_free(struct tx *x)
 	free(x->scratch);
 	free(x->cur);
 	free(x->last);
-	free(x->ncon);
-	free(x->ncopy);
 }
 
 int
-msccl_export_topo(const struct sched *s, uint64_t bytes, char **xml,
-                  size_t *len, char *err, size_t errlen)
+msccl_export_topo(const struct sched *s, uint64_t bytes,
+                  const struct msccl_limits *lim, char **xml, size_t *len,
+                  char *err, size_t errlen)
 {
-	static const char *const coll[] = {[SCHED_ALLGATHER] = "allgather",
-	                                   [SCHED_REDUCESCATTER] =
-	                                       "reduce_scatter",
-	                                   [SCHED_ALLREDUCE] = "allreduce"};
-	struct tx                x = {.s = s, .t = s->topo, .ngpu = s->ngpu};
-	struct mhead             h;
-	size_t                   gb;
-	int                      rv = -ENOMEM;
+	const char *const coll[] = {[SCHED_ALLGATHER] = "allgather",
+	                            [SCHED_REDUCESCATTER] = lim->reducescatter,
+	                            [SCHED_ALLREDUCE] = "allreduce"};
+	struct tx         x = {.s = s, .t = s->topo, .ngpu = s->ngpu};
+	struct mhead      h;
+	size_t            gb;
+	int               rv = -ENOMEM;
 
 	if (x.ngpu < 2 || x.ngpu > MSCCL_MAX_GPUS || s->parts == 0)
 		return (errf(-EINVAL, err, errlen,
@@ -468,25 +367,22 @@ msccl_export_topo(const struct sched *s, uint64_t bytes, char **xml,
 	x.scratch = calloc(x.ngpu, sizeof(*x.scratch));
 	x.cur = malloc(gb * sizeof(*x.cur));
 	x.last = malloc(gb * sizeof(*x.last));
-	x.ncon = malloc((size_t)x.ngpu * x.ngpu * sizeof(*x.ncon));
-	x.ncopy = calloc(x.ngpu, sizeof(*x.ncopy));
-	if (!x.swi || !x.scratch || !x.cur || !x.last || !x.ncon || !x.ncopy)
+	if (!x.swi || !x.scratch || !x.cur || !x.last)
 		goto out;
 	if ((rv = collapse(&x)) != 0 || (rv = steps(&x, err, errlen)) != 0)
 		goto out;
 	h = (struct mhead){.name = s->algo,
 	                   .coll = coll[s->coll],
 	                   .ngpus = x.ngpu,
-	                   .nchan = x.nchan,
 	                   .nchunks = x.nb,
 	                   .ic = s->coll == SCHED_ALLGATHER ? x.C : x.nb,
 	                   .oc = s->coll == SCHED_REDUCESCATTER ? x.C : x.nb,
 	                   .scratch = x.scratch,
 	                   .min = bytes / 2,
 	                   .max = 2 * bytes};
-	rv = msccl_write_xml(&x.v, &h, xml, len, err, errlen);
+	rv = msccl_write_xml(&x.v, &h, lim, xml, len, err, errlen);
 out:
-	if (rv != 0 && rv != -EINVAL)
+	if (rv != 0 && rv != -EINVAL && rv != -EDEADLK)
 		errf(rv, err, errlen, "msccl: %s", coll_strerror(rv));
 	tx_free(&x);
 	return (rv);

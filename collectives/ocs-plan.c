@@ -386,7 +386,8 @@ materialise(struct plan *pl)
  * chakra PREFIX: as Chakra traces, reconfigurations lasting delta. */
 static int export(struct plan *pl)
 {
-	char err[512];
+	struct msccl_opts mo;
+	char              err[512];
 
 	if (strcmp(pl->o.export_fmt, "chakra") == 0) {
 		if (chakra_export(&pl->s, pl->cp.delta, pl->o.export_file, err,
@@ -397,7 +398,8 @@ static int export(struct plan *pl)
 		}
 		return (0);
 	}
-	if (msccl_write(&pl->s, pl->o.bytes, pl->o.export_file, err,
+	plan_msccl_opts(&pl->o, &mo);
+	if (msccl_write(&pl->s, pl->o.bytes, &mo, pl->o.export_file, err,
 	                sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-plan: --export %s\n", err);
 		return (1);

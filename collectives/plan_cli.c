@@ -9,6 +9,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/cmodel.h"
+#include "collectives/msccl.h"
 #include "collectives/plan_cli.h"
 #include "collectives/skew.h"
 #include "collectives/tsyn.h"
@@ -32,6 +33,8 @@ enum {
 	OPT_RADIX,
 	OPT_EXPORT,
 	OPT_MODEL,
+	OPT_DIALECT,
+	OPT_MAX_STEPS,
 };
 
 static const struct option plan_longopts[] = {
@@ -59,6 +62,8 @@ static const struct option plan_longopts[] = {
     {"transceivers", required_argument, NULL, OPT_TRX},
     {"radix", required_argument, NULL, OPT_RADIX},
     {"export", required_argument, NULL, OPT_EXPORT},
+    {"msccl-dialect", required_argument, NULL, OPT_DIALECT},
+    {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
     {"model", required_argument, NULL, OPT_MODEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -73,6 +78,8 @@ plan_usage(void)
 	    "[--bytes SIZE]\n"
 	    "                [--radix 3|5|7|9] (retri: radix - 1 "
 	    "transceivers a node) [--export msccl FILE | chakra PREFIX]\n"
+	    "                [--msccl-dialect current|legacy] [--max-steps "
+	    "N] (MSCCL's runtime)\n"
 	    "                [--delay TIME[,TIME...]] [--alpha-s TIME] "
 	    "[--alpha-h TIME]\n"
 	    "                [--bandwidth RATE] [--model FILE] [--reconfig "
@@ -275,6 +282,36 @@ matrix_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 	return (errf(-EINVAL, err, len, "unknown option"));
 }
 
+/* The MSCCL runtime the export is for. */
+static int
+msccl_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
+{
+	enum msccl_dialect d;
+	uint64_t           v;
+
+	switch (c) {
+	case OPT_DIALECT:
+		if (msccl_dialect_parse(arg, &d) != 0)
+			return (
+			    errf(-EINVAL, err, len,
+			         "--msccl-dialect \"%s\": expected current "
+			         "(msccl-executor-nccl, RCCL) or legacy "
+			         "(microsoft/msccl)",
+			         arg));
+		o->msccl_legacy = d == MSCCL_LEGACY;
+		return (0);
+	case OPT_MAX_STEPS:
+		if (parse_uint(arg, MSCCL_STEPS_MAX, &v) != 0 || v < 1)
+			return (errf(-EINVAL, err, len,
+			             "--max-steps \"%s\": expected 1..%d (the "
+			             "runtime's MSCCL_MAX_NUM_STEPS)",
+			             arg, MSCCL_STEPS_MAX));
+		o->max_steps = (uint32_t)v;
+		return (0);
+	}
+	return (matrix_opt(c, arg, o, err, len));
+}
+
 /* The options of --topology mode. */
 static int
 topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
@@ -310,7 +347,7 @@ topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 		o->steps = 1;
 		return (0);
 	}
-	return (matrix_opt(c, arg, o, err, len));
+	return (msccl_opt(c, arg, o, err, len));
 }
 
 /* --model FILE: its rate and latencies (options after it override), its
@@ -472,6 +509,17 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 static int
 check_mode(struct plan_opts *o, char *err, size_t len)
 {
+	if ((o->msccl_legacy || o->max_steps) &&
+	    (o->export_fmt == NULL || strcmp(o->export_fmt, "msccl") != 0))
+		return (
+		    errf(-EINVAL, err, len, "%s: only with --export msccl",
+		         o->max_steps ? "--max-steps" : "--msccl-dialect"));
+	if (o->msccl_legacy && o->max_steps > MSCCL_STEPS_LEGACY)
+		return (
+		    errf(-EINVAL, err, len,
+		         "--max-steps %u: the legacy runtime takes at most "
+		         "%d",
+		         o->max_steps, MSCCL_STEPS_LEGACY));
 	if (o->export_fmt && strcmp(o->export_fmt, "msccl") == 0 && o->matrix)
 		return (errf(-EINVAL, err, len,
 		             "--export msccl: not with --matrix (MSCCL's "
@@ -590,6 +638,13 @@ plan_parse(int argc, char **argv, struct plan_opts *o, char *err, size_t len)
 	for (c = 0; c < (int)o->ndelay; c++)
 		o->delay[c] += o->reconf_s;
 	return (check_mode(o, err, len));
+}
+
+void
+plan_msccl_opts(const struct plan_opts *o, struct msccl_opts *m)
+{
+	m->dialect = o->msccl_legacy ? MSCCL_LEGACY : MSCCL_CURRENT;
+	m->max_steps = o->max_steps;
 }
 
 int

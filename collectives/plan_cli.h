@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct sched;
+struct msccl_opts;
 
 #define PLAN_MAX_NODES  (1u << 24)
 #define PLAN_MAX_PHASES 64
@@ -54,6 +55,10 @@ struct plan_opts {
 	 * chakra, the writer (proto/chakra.h; the library cannot reach
 	 * protobuf-c), for the modes to call on a validated schedule. */
 	const char *export_fmt, *export_file;
+	/* --msccl-dialect current|legacy, --max-steps N: the runtime the
+	 * MSCCL XML is for (msccl.h; 0: the dialect's steps). */
+	int      msccl_legacy;
+	uint32_t max_steps;
 	int (*chakra)(const struct sched *, double reconf_s,
 	              const char *prefix, char *err, size_t len);
 	double su_rate, su_alpha;
@@ -71,6 +76,9 @@ int plan_parse(int argc, char **argv, struct plan_opts *, char *err,
  * --reconfig indices.  0 or -EINVAL with err filled. */
 int plan_check(const struct plan_opts *, uint32_t nphases, char *err,
                size_t errlen);
+
+/* The MSCCL runtime --msccl-dialect and --max-steps name. */
+void plan_msccl_opts(const struct plan_opts *, struct msccl_opts *);
 
 /* The usage text. */
 const char *plan_usage(void);

@@ -151,6 +151,18 @@ which(struct topo_teccl *x, char *err, size_t len)
 			            "ndv2:K)"));
 		snprintf(x->builtin, sizeof(x->builtin), "ndv2:%u",
 		         x->chassis);
+		/* TE-CCL's ndv2.py hard-codes 2 chassis otherwise than
+		 * its other counts, and flags a GPU as its switch. */
+		if (x->chassis == 2)
+			snprintf(
+			    x->note, sizeof(x->note),
+			    "TE-CCL's NDv2 with 2 chassis is a fixed "
+			    "16-node matrix, GPU 0 to GPU 9 and GPU 8 to "
+			    "GPU 1 at 12.5 GB/s, and flags GPU 0 a switch "
+			    "(15 GPUs take part); here it is built as "
+			    "TE-CCL builds 1, 4, 8 and 10 chassis: 16 GPUs "
+			    "and a switch, GPU 8c+1 to it and it to GPU "
+			    "8c+2 (17 nodes, 16 GPUs take part)");
 	} else if (strcmp(x->name, "Mesh") == 0) {
 		if (x->side < 2 || x->side > 64)
 			return (bad(err, len, "TopologyParams", "side_length",

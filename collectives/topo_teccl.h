@@ -8,7 +8,8 @@
  * chassis) map to them, and Mesh is built here as TE-CCL builds it.
  * Every key TE-CCL's dataclasses define is accepted (the solver's
  * settings are read and ignored: there is no MILP here); any other key,
- * or a value of the wrong type or range, is named in one line.
+ * or a value of the wrong type or range, is named in one line.  Where
+ * the topology is not TE-CCL's (NDv2 with 2 chassis), note says how.
  */
 #ifndef COLL_TOPO_TECCL_H
 #define COLL_TOPO_TECCL_H
@@ -27,6 +28,7 @@ struct topo_teccl {
 	double   chunk_bytes; /* TopologyParams.chunk_size (GB) in bytes */
 	uint32_t num_chunks;  /* InstanceParams.num_chunks */
 	int      alltoall;    /* InstanceParams.collective 2 */
+	char     note[400];   /* what differs from TE-CCL's class, or "" */
 };
 
 /* Is text a TE-CCL input?  0 (x filled), -ENOENT (not one: no

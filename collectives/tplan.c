@@ -80,7 +80,8 @@ load_teccl(const char *spec, const struct topo_teccl *x, struct topo *t,
 
 /* PROFILE,SKETCH: a TACCL profile and its sketch. */
 static int
-load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
+load_taccl_pair(const char *spec, struct topo *t, char *note, size_t notelen,
+                char *err, size_t errlen)
 {
 	char  *pf = strdup(spec), *sk, *pb = NULL, *sb = NULL, why[400];
 	size_t pl = 0, sl = 0;
@@ -92,8 +93,8 @@ load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
 	*sk++ = '\0';
 	if ((rv = path_read(pf, 16u << 20, &pb, &pl, why, sizeof(why))) == 0 &&
 	    (rv = path_read(sk, 16u << 20, &sb, &sl, why, sizeof(why))) == 0 &&
-	    (rv = topo_taccl_parse(pb, pl, sb, sl, t, why, sizeof(why))) ==
-	        -ENOENT)
+	    (rv = topo_taccl_parse(pb, pl, sb, sl, t, note, notelen, why,
+	                           sizeof(why))) == -ENOENT)
 		snprintf(why, sizeof(why),
 		         "%s: not a TACCL profile (PROFILE,SKETCH)", pf);
 	if (rv != 0)
@@ -107,12 +108,12 @@ load_taccl_pair(const char *spec, struct topo *t, char *err, size_t errlen)
 int
 tplan_load(const char *spec, struct topo *t, char *err, size_t errlen)
 {
-	return (tplan_load_teccl(spec, t, NULL, err, errlen));
+	return (tplan_load_teccl(spec, t, NULL, NULL, 0, err, errlen));
 }
 
 int
 tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
-                 char *err, size_t errlen)
+                 char *note, size_t notelen, char *err, size_t errlen)
 {
 	struct topo_teccl x;
 	char              file[64], path[PATH_MAX + 64], why[400];
@@ -121,6 +122,8 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 	int               rv;
 	const char       *src = spec;
 
+	if (note != NULL && notelen > 0)
+		note[0] = '\0';
 	if ((rv = topo_generate(spec, t, why, sizeof(why))) != -ENOENT) {
 		if (rv != 0)
 			snprintf(err, errlen, "--topology \"%s\": %s", spec,
@@ -128,7 +131,7 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 		return (rv);
 	}
 	if (strchr(spec, ',') != NULL)
-		return (load_taccl_pair(spec, t, err, errlen));
+		return (load_taccl_pair(spec, t, note, notelen, err, errlen));
 	if (topo_builtin_file(spec, file, sizeof(file)) != NULL) {
 		if (builtin_path(file, path, sizeof(path)) != 0) {
 			snprintf(err, errlen,
@@ -155,13 +158,15 @@ tplan_load_teccl(const char *spec, struct topo *t, struct topo_teccl *inst,
 		free(buf);
 		if (rv == 0 && inst != NULL)
 			*inst = x;
+		if (rv == 0 && note != NULL)
+			snprintf(note, notelen, "%s", x.note);
 		if (rv == 0)
 			return (load_teccl(spec, &x, t, err, errlen));
 		snprintf(err, errlen, "--topology \"%s\": %s", spec, why);
 		return (rv);
 	}
-	if ((rv = topo_taccl_parse(buf, len, NULL, 0, t, why, sizeof(why))) ==
-	    -ENOENT)
+	if ((rv = topo_taccl_parse(buf, len, NULL, 0, t, note, notelen, why,
+	                           sizeof(why))) == -ENOENT)
 		rv = topo_parse(buf, len, t, why, sizeof(why));
 	free(buf);
 	if (rv != 0)
@@ -289,114 +294,181 @@ teccl_instance(const struct plan_opts *o, const struct topo_teccl *x,
 	return (0);
 }
 
+/* What a synthesis gave, for printing and exporting. */
+struct tplan_res {
+	const struct topo        *t;
+	const struct sched       *s;
+	const struct tsyn_params *q;
+	const char               *note, *err;
+	double                    syn_s, done_s, bound;
+	uint32_t                  slots;
+	int                       valid, exh;
+};
+
+static int
+tplan_json(const struct plan_opts *o, const struct tplan_res *r)
+{
+	const struct sched *s = r->s;
+	int                 rv = 0;
+	json_t             *j = json_pack(
+	                "{s:s,s:s,s:s,s:i,s:i,s:f,s:i,s:f,s:f,s:f,s:f,s:b,s:b}", "algo",
+	                o->algo, "collective", o->collective, "topology", r->t->name,
+	                "gpus", (json_int_t)r->t->ngpu, "chunks", (json_int_t)r->q->chunks,
+	                "slot_s", s->slot_s, "slots", (json_int_t)r->slots, "completion_s",
+	                r->done_s, "algbw_GBps",
+            r->done_s > 0 ? (double)r->q->bytes / r->done_s / 1e9 : 0.0,
+	                "synthesis_s", r->syn_s, "lower_bound_s", r->bound,
+	                "lower_bound_exhaustive", r->exh, "valid", r->valid);
+
+	if (j != NULL && !r->valid)
+		json_object_set_new(j, "invalid", json_string(r->err));
+	if (j != NULL && s->horizon)
+		json_object_set_new(j, "horizon", json_integer(s->horizon));
+	if (j != NULL && r->note[0] != '\0')
+		json_object_set_new(j, "import_note", json_string(r->note));
+	if (j != NULL && o->steps)
+		json_object_set_new(j, "steps", steps_json(s));
+	if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0)
+		rv = 1;
+	json_decref(j);
+	putchar('\n');
+	return (rv);
+}
+
+static void
+tplan_text(const struct plan_opts *o, const struct tplan_res *r)
+{
+	const struct sched *s = r->s;
+	char                b1[32], b2[32], b3[32];
+
+	printf("%s %s on %s: %u GPUs, %u nodes, %u links, %u "
+	       "chunk%s per GPU\n",
+	       o->algo, o->collective, r->t->name, r->t->ngpu, r->t->n,
+	       r->t->nlink, r->q->chunks, r->q->chunks == 1 ? "" : "s");
+	printf("slots %u x %s = %s; with real latencies %s "
+	       "(%.3f GB/s)\n",
+	       r->slots, unit_fmt_time(s->slot_s, b1, sizeof(b1)),
+	       unit_fmt_time(r->slots * s->slot_s, b2, sizeof(b2)),
+	       unit_fmt_time(r->done_s, b3, sizeof(b3)),
+	       r->done_s > 0 ? (double)r->q->bytes / r->done_s / 1e9 : 0.0);
+	printf("cut lower bound %s (%s), ratio %.3f\n",
+	       unit_fmt_time(r->bound, b1, sizeof(b1)),
+	       r->exh ? "every cut" : "a family of cuts",
+	       r->bound > 0 ? r->done_s / r->bound : 0.0);
+	printf("synthesis %s; valid\n",
+	       unit_fmt_time(r->syn_s, b1, sizeof(b1)));
+	if (s->horizon)
+		printf("time-expanded horizon %u slots\n", s->horizon);
+	if (o->steps)
+		print_steps(s, stdout);
+}
+
+/* --export of a valid schedule; 0, or 1 said on stderr. */
+static int
+tplan_export(const struct plan_opts *o, const struct sched *s, uint64_t bytes)
+{
+	struct msccl_opts mo;
+	char              err[600];
+
+	if (o->export_fmt == NULL)
+		return (0);
+	if (strcmp(o->export_fmt, "msccl") == 0) {
+		plan_msccl_opts(o, &mo);
+		if (msccl_write(s, bytes, &mo, o->export_file, err,
+		                sizeof(err)) != 0) {
+			fprintf(stderr, "ocs-plan: --export %s\n", err);
+			return (1);
+		}
+	} else if (o->chakra &&
+	           o->chakra(s, 0, o->export_file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-plan: --export chakra: %s\n", err);
+		return (1);
+	}
+	return (0);
+}
+
+/* The topology and the synthesis's parameters from the options; 0, or
+ * ocs-plan's exit status said on stderr. */
+static int
+tplan_setup(const struct plan_opts *o, struct topo *t, struct tsyn_params *q,
+            char *note, size_t nlen)
+{
+	struct topo_teccl tx;
+	char              err[600];
+	int               rv;
+
+	memset(q, 0, sizeof(*q));
+	if (tsyn_algo_parse(o->algo, &q->algo) != 0)
+		return (2); /* plan_parse checked it */
+	q->coll = coll_of(o->collective);
+	q->bytes = o->bytes;
+	q->chunks = o->chunks;
+	memset(&tx, 0, sizeof(tx));
+	if (tplan_load_teccl(o->topology, t, &tx, note, nlen, err,
+	                     sizeof(err)) != 0) {
+		fprintf(stderr, "ocs-plan: %s\n", err);
+		return (2);
+	}
+	if (note[0] != '\0')
+		fprintf(stderr, "ocs-plan: --topology \"%s\": note: %s\n",
+		        o->topology, note);
+	if (tx.num_chunks && (rv = teccl_instance(o, &tx, t, q)) != 0) {
+		topo_free(t);
+		return (rv);
+	}
+	return (0);
+}
+
 int
 tplan_run(const struct plan_opts *o)
 {
-	struct topo_teccl  tx;
 	struct prog        pr = {0, 0, 0};
 	struct tsyn_params q;
 	struct topo        t;
 	struct sched       s;
-	char               err[600], b1[32], b2[32], b3[32];
-	double             t0, syn_s, done_s, bound;
-	uint32_t           slots = 0;
-	int                rv, valid, exh;
+	struct tplan_res   r;
+	char               err[600], note[600];
+	double             t0;
+	int                rv;
 
-	memset(&q, 0, sizeof(q));
-	if (tsyn_algo_parse(o->algo, &q.algo) != 0)
-		return (2); /* plan_parse checked it */
-	q.coll = coll_of(o->collective);
-	q.bytes = o->bytes;
-	q.chunks = o->chunks;
-	memset(&tx, 0, sizeof(tx));
-	if ((rv = tplan_load_teccl(o->topology, &t, &tx, err, sizeof(err))) !=
-	    0) {
-		fprintf(stderr, "ocs-plan: %s\n", err);
-		return (2);
-	}
-	if (tx.num_chunks && (rv = teccl_instance(o, &tx, &t, &q)) != 0) {
-		topo_free(&t);
+	note[0] = '\0';
+	if ((rv = tplan_setup(o, &t, &q, note, sizeof(note))) != 0)
 		return (rv);
-	}
 	t0 = mono_s();
 	pr.t0 = t0;
 	q.progress = progress;
 	q.progress_arg = &pr;
 	rv = tsyn_synth(&t, &q, &s, err, sizeof(err));
-	syn_s = mono_s() - t0;
+	memset(&r, 0, sizeof(r));
+	r.syn_s = mono_s() - t0;
 	if (pr.any)
 		fprintf(stderr, "\rocs-plan: synthesised in %.1f s%20s\n",
-		        syn_s, "");
+		        r.syn_s, "");
 	if (rv != 0) {
 		fprintf(stderr, "ocs-plan: %s on %s: %s\n", o->algo, t.name,
 		        err);
 		topo_free(&t);
 		return (rv == -COLL_EALGO ? 2 : 1);
 	}
-	valid = tsyn_validate(&s, &slots, err, sizeof(err)) == 0;
-	done_s = tsyn_replay(&s);
-	bound = tsyn_cut_bound(&t, q.coll, q.bytes, &exh);
-	if (o->json) {
-		json_t *j = json_pack(
-		    "{s:s,s:s,s:s,s:i,s:i,s:f,s:i,s:f,s:f,s:f,s:f,s:b,s:b}",
-		    "algo", o->algo, "collective", o->collective, "topology",
-		    t.name, "gpus", (json_int_t)t.ngpu, "chunks",
-		    (json_int_t)q.chunks, "slot_s", s.slot_s, "slots",
-		    (json_int_t)slots, "completion_s", done_s, "algbw_GBps",
-		    done_s > 0 ? (double)q.bytes / done_s / 1e9 : 0.0,
-		    "synthesis_s", syn_s, "lower_bound_s", bound,
-		    "lower_bound_exhaustive", exh, "valid", valid);
-
-		if (j != NULL && !valid)
-			json_object_set_new(j, "invalid", json_string(err));
-		if (j != NULL && s.horizon)
-			json_object_set_new(j, "horizon",
-			                    json_integer(s.horizon));
-		if (j != NULL && o->steps)
-			json_object_set_new(j, "steps", steps_json(&s));
-		if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0)
-			rv = 1;
-		json_decref(j);
-		putchar('\n');
-	} else if (valid) {
-		printf("%s %s on %s: %u GPUs, %u nodes, %u links, %u "
-		       "chunk%s per GPU\n",
-		       o->algo, o->collective, t.name, t.ngpu, t.n, t.nlink,
-		       q.chunks, q.chunks == 1 ? "" : "s");
-		printf("slots %u x %s = %s; with real latencies %s "
-		       "(%.3f GB/s)\n",
-		       slots, unit_fmt_time(s.slot_s, b1, sizeof(b1)),
-		       unit_fmt_time(slots * s.slot_s, b2, sizeof(b2)),
-		       unit_fmt_time(done_s, b3, sizeof(b3)),
-		       done_s > 0 ? (double)q.bytes / done_s / 1e9 : 0.0);
-		printf("cut lower bound %s (%s), ratio %.3f\n",
-		       unit_fmt_time(bound, b1, sizeof(b1)),
-		       exh ? "every cut" : "a family of cuts",
-		       bound > 0 ? done_s / bound : 0.0);
-		printf("synthesis %s; valid\n",
-		       unit_fmt_time(syn_s, b1, sizeof(b1)));
-		if (s.horizon)
-			printf("time-expanded horizon %u slots\n", s.horizon);
-		if (o->steps)
-			print_steps(&s, stdout);
-	}
+	r.t = &t;
+	r.s = &s;
+	r.q = &q;
+	r.note = note;
+	r.err = err;
+	r.valid = tsyn_validate(&s, &r.slots, err, sizeof(err)) == 0;
+	r.done_s = tsyn_replay(&s);
+	r.bound = tsyn_cut_bound(&t, q.coll, q.bytes, &r.exh);
+	if (o->json)
+		rv = tplan_json(o, &r);
+	else if (r.valid)
+		tplan_text(o, &r);
 	/* Never a result from a schedule that fails validation, asked
 	 * for or not. */
-	if (!valid) {
+	if (!r.valid) {
 		fprintf(stderr, "ocs-plan: invalid schedule: %s\n", err);
 		rv = 1;
-	} else if (rv == 0 && o->export_fmt &&
-	           strcmp(o->export_fmt, "msccl") == 0) {
-		if (msccl_write(&s, q.bytes, o->export_file, err,
-		                sizeof(err)) != 0) {
-			fprintf(stderr, "ocs-plan: --export msccl: %s\n", err);
-			rv = 1;
-		}
-	} else if (rv == 0 && o->export_fmt && o->chakra &&
-	           o->chakra(&s, 0, o->export_file, err, sizeof(err)) != 0) {
-		fprintf(stderr, "ocs-plan: --export chakra: %s\n", err);
-		rv = 1;
-	}
+	} else if (rv == 0)
+		rv = tplan_export(o, &s, q.bytes);
 	sched_free(&s);
 	topo_free(&t);
 	return (rv != 0 ? 1 : 0);

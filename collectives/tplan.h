@@ -12,10 +12,11 @@
  * negative code with one line in err. */
 int tplan_load(const char *spec, struct topo *, char *err, size_t errlen);
 /* The same, a TE-CCL input's instance in *inst (num_chunks 0 if spec is
- * not one; inst nullable). */
+ * not one; inst nullable), and in note (nullable) what differs from the
+ * tool the file is from ("" when nothing: topo_taccl.h, topo_teccl.h). */
 struct topo_teccl;
 int tplan_load_teccl(const char *spec, struct topo *, struct topo_teccl *inst,
-                     char *err, size_t errlen);
+                     char *note, size_t notelen, char *err, size_t errlen);
 
 /* Run the mode; the exit status. */
 int tplan_run(const struct plan_opts *);

@@ -20,6 +20,7 @@
 #include "ocsd/agents_int.h"
 #include "ocsd/aglink.h"
 #include "ocsd/conf.h"
+#include "ocsd/ev.h"
 #include "proto/auth.h"
 #include "proto/base/idmap.h"
 #include "proto/base/log.h"
@@ -495,6 +496,8 @@ on_attach(struct agents *ag, struct apeer *from, const Ocs__Msg *m)
 		aglink_reply(a->link, from->seq, 0, NULL);
 		log_debug("agents: %s (agent %u) attached its link from %s",
 		          a->host, a->id, a->peer);
+		ev_say(ag->d->ev, "agent", "joined", a->host, 0, -1,
+		       "%s joined (agent %u)", a->host, a->id);
 		return;
 	}
 	log_warnx_limited(&ag->refused, "agents: %s", why);
@@ -561,10 +564,19 @@ static void
 on_poll(struct agents *ag, struct apeer *from, struct agent *a,
         const Ocs__Msg *m)
 {
+	uint32_t was = a->fibres_up;
+	char     down[sizeof(a->down)];
+
 	/* An older agent does not say: it has them all. */
 	a->fibres_up = m->poll->has_fibres_up ? m->poll->fibres_up : a->ntrx;
+	memcpy(down, a->down, sizeof(down));
 	snprintf(a->down, sizeof(a->down), "%s",
 	         msg_str_ok(m->poll->down) ? m->poll->down : "");
+	/* Watchers hear of a fibre that went dark or came back. */
+	if (was != a->fibres_up || strcmp(down, a->down) != 0)
+		ev_say(ag->d->ev, "agent", "fibres", a->host, 0, -1,
+		       "%s: fibres %u/%u up%s%s", a->host, a->fibres_up,
+		       a->ntrx, a->down[0] ? ": " : "", a->down);
 	hold(ag, a, HOLD_POLL, from->seq);
 	if (ag->ev.poll)
 		ag->ev.poll(ag->ev.arg, a);
@@ -721,12 +733,19 @@ tick_cb(void *arg)
 {
 	struct agents *ag = arg;
 	struct ocsd   *d = ag->d;
-	uint64_t       now = mono_ms();
+	uint64_t       now;
 	uint32_t       i;
 
 	if (nng_aio_result(ag->tick) != 0)
 		return;
 	nng_mtx_lock(d->mtx);
+	/*
+	 * The clock is read under the lock: read before it, it is older
+	 * than a seen_ms set by whoever held the lock (a run ending), and
+	 * now - seen_ms wrapped: every agent of a 1 000-node run was lost
+	 * 0.1 s after it ended.
+	 */
+	now = mono_ms();
 	log_limit_tick(&ag->refused);
 	for (i = 0; i < ag->na; i++) {
 		struct agent *a = ag->a[i];
@@ -758,6 +777,8 @@ lose(struct agents *ag, struct agent *a, const char *why)
 	a->lost = 1;
 	idmap_del(&ag->byid, a->id, a);
 	log_warnx("agents: %s (agent %u) lost: %s", a->host, a->id, why);
+	ev_say(ag->d->ev, "agent", "lost", a->host, 0, -1, "%s lost: %s",
+	       a->host, why);
 	if (ag->ev.lost)
 		ag->ev.lost(ag->ev.arg, a, why);
 	idle_held(a);

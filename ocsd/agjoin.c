@@ -25,8 +25,17 @@ struct jctx {
 	struct agjoin *j;
 	nng_aio       *aio;
 	nng_ctx        ctx;
-	nng_pipe       pipe;
-	int            answered;
+};
+
+/*
+ * One request's answer state, on on_request's stack: not in the context,
+ * which the answer's completion hands to the next request (on another
+ * nng thread) before on_request has returned.
+ */
+struct jreq {
+	struct jctx *c;
+	nng_pipe     pipe;
+	int          answered;
 };
 
 struct agjoin {
@@ -56,12 +65,13 @@ post(struct jctx *c, nng_msg *nm)
 static void
 j_answer(struct apeer *p, Ocs__Msg *m)
 {
-	struct jctx *c = p->ctx;
+	struct jreq *q = p->ctx;
+	struct jctx *c = q->c;
 	nng_msg     *nm;
 
-	if (c->answered)
+	if (q->answered)
 		return;
-	c->answered = 1;
+	q->answered = 1;
 	m->version = MSG_VERSION;
 	m->has_seq = 1;
 	m->seq = p->seq;
@@ -76,9 +86,9 @@ j_answer(struct apeer *p, Ocs__Msg *m)
 static void
 j_name(struct apeer *p, char *buf, size_t len)
 {
-	struct jctx *c = p->ctx;
+	struct jreq *q = p->ctx;
 
-	link_pipe_name(c->pipe, buf, len);
+	link_pipe_name(q->pipe, buf, len);
 }
 
 static const struct apeer_ops join_ops = {
@@ -90,20 +100,20 @@ static void
 on_request(struct jctx *c)
 {
 	nng_msg     *nm = nng_aio_get_msg(c->aio);
-	struct apeer from = {.ops = &join_ops, .ctx = c};
+	struct jreq  q = {.c = c};
+	struct apeer from = {.ops = &join_ops, .ctx = &q};
 	Ocs__Msg    *m;
 	char         why[300], peer[128];
 	int          rv;
 
 	nng_aio_set_msg(c->aio, NULL);
-	c->pipe = nng_msg_get_pipe(nm);
-	from.pipe = nng_pipe_id(c->pipe);
-	c->answered = 0;
+	q.pipe = nng_msg_get_pipe(nm);
+	from.pipe = nng_pipe_id(q.pipe);
 	rv = msg_decode(nng_msg_body(nm), nng_msg_len(nm), &m, why,
 	                sizeof(why));
 	nng_msg_free(nm);
 	if (rv != 0) {
-		link_pipe_name(c->pipe, peer, sizeof(peer));
+		link_pipe_name(q.pipe, peer, sizeof(peer));
 		nng_mtx_lock(c->j->lock);
 		log_warnx_limited(&c->j->bad,
 		                  "agents: rejected a message from %s: %s",
@@ -122,10 +132,9 @@ on_request(struct jctx *c)
 	msg_free(m);
 	/* Nothing holds a request here: one that went unanswered is a
 	 * bug, and the agent must not wait for it. */
-	if (!c->answered) {
-		struct apeer p = from;
-		Ocs__Msg     e;
-		Ocs__Error   er;
+	if (!q.answered) {
+		Ocs__Msg   e;
+		Ocs__Error er;
 
 		ocs__msg__init(&e);
 		ocs__error__init(&er);
@@ -133,7 +142,7 @@ on_request(struct jctx *c)
 		er.text = "not answered";
 		e.body_case = OCS__MSG__BODY_ERROR;
 		e.error = &er;
-		j_answer(&p, &e);
+		j_answer(&from, &e);
 	}
 }
 

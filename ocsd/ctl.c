@@ -19,6 +19,7 @@
 
 #include "ocsd/ctl_check.h"
 #include "ocsd/ctl_plan.h"
+#include "ocsd/ev.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 #include "ocsd/run.h"
@@ -78,6 +79,7 @@ static void cmd_abort(struct work *);
 static void cmd_run(struct work *);
 static void cmd_evict(struct work *);
 static void cmd_runs(struct work *);
+static void cmd_watch(struct work *);
 static int  run_guard(struct work *);
 
 static const struct ctl_cmd ctl_cmds[] = {
@@ -101,6 +103,7 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__FAULT, "fault", NULL, SW_FAULT, NULL},
     {OCS__CTL_REQUEST__OP__CAPTURE, "capture", NULL, SW_CAPTURE, NULL},
     {OCS__CTL_REQUEST__OP__RUNS, "runs", cmd_runs, 0, NULL},
+    {OCS__CTL_REQUEST__OP__WATCH, "watch", cmd_watch, 0, NULL},
 };
 
 /* Challenges are under the daemon's mutex (contexts run in parallel). */
@@ -500,6 +503,64 @@ cmd_runs(struct work *w)
 	done(w);
 }
 
+/* A watch's answer: the events after its since, maybe none (its time
+ * ran out). */
+static void
+watch_answer(struct work *w)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	struct ev_rec         *ev;
+	struct reply           rp;
+	uint64_t               last;
+	size_t                 n = 0;
+	int                    lost = 0;
+
+	/* The held watch's timeout is not the next receive's. */
+	nng_aio_set_timeout(w->aio, NNG_DURATION_DEFAULT);
+	if ((ev = calloc(EV_BATCH_MAX, sizeof(*ev))) == NULL) {
+		send_error(w, -ENOMEM, "watch: out of memory");
+		done(w);
+		return;
+	}
+	nng_mtx_lock(w->d->mtx);
+	n = ev_since(w->d->ev, q->has_since ? q->since : 0, ev, EV_BATCH_MAX,
+	             &last, &lost);
+	nng_mtx_unlock(w->d->mtx);
+	reply_init(&rp);
+	reply_events(&rp, ev, n, last, lost);
+	free(ev);
+	send_reply(w, &rp);
+	reply_free(&rp);
+	done(w);
+}
+
+/* Hold the watch until something happens after its since (ev.h). */
+static void
+cmd_watch(struct work *w)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	int                    rv;
+
+	nng_mtx_lock(w->d->mtx);
+	w->state = W_WAIT;
+	rv = ev_wait(w->d->ev, w->d->mtx, w->aio, q->has_since ? q->since : 0,
+	             q->has_wait_ms ? q->wait_ms : 0);
+	nng_mtx_unlock(w->d->mtx);
+	if (rv == 0)
+		return;
+	if (rv == -ECANCELED) { /* closing */
+		done(w);
+		return;
+	}
+	if (rv == -EAGAIN) {
+		send_error(w, -OCSD_EBUSY,
+		           "watch: too many watchers at once; try again");
+		done(w);
+		return;
+	}
+	watch_answer(w);
+}
+
 /* The wire's run request in ocsd's terms (ctl_check made sure of the
  * strings). */
 static void
@@ -667,6 +728,14 @@ work_cb(void *arg)
 		on_request(w);
 		break;
 	case W_WAIT:
+		if (w->cmd->now == cmd_watch) {
+			/* An event, or the watch's time is up: answer. */
+			if (rv == 0 || rv == NNG_ETIMEDOUT)
+				watch_answer(w);
+			else
+				done(w);
+			break;
+		}
 		if (rv != 0) { /* cancelled at shutdown */
 			w->refreshed = 0;
 			if (w->cmd->now != NULL)

@@ -89,6 +89,10 @@ static const struct cmd {
      "arm faults on an emulated switch, for rehearsals (ocs-emu only;\n"
      "a real switch refuses): none, login, drop=K, delay=TIME,\n"
      "deny-half, garbage, slow[=F], lose=P, restore=P, comma-separated"},
+    {"watch", ocsctl_watch, "[--count N]",
+     "what ocsd does as it happens, a line an event: circuits changed,\n"
+     "agents joined, lost or dark, runs started, phases, runs ended\n"
+     "(-j: a JSON answer a line); --count: stop after N events"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

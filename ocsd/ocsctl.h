@@ -27,6 +27,7 @@ enum out_kind {
 	OUT_REPORT,  /* a run's report */
 	OUT_PORTS,   /* every port's power and state */
 	OUT_RUNS,    /* the runs kept */
+	OUT_EVENTS,  /* what changed (watch) */
 	OUT_NKINDS
 };
 
@@ -76,6 +77,9 @@ int ocsctl_fail(const struct opts *, const char *fmt, ...)
 int ocsctl_run_capture(const struct opts *, Ocs__CtlRequest *);
 int ocsctl_request(const struct opts *, Ocs__CtlRequest *, enum out_kind,
                    const char *what);
+/* watch: print ocsd's events as they come, count of them (0: until
+ * interrupted); with -j one JSON answer a line.  0, or 1 after an error. */
+int ocsctl_watch_loop(const struct opts *, uint64_t count);
 
 /* --force anywhere after a command that changes circuits: go ahead even
  * during a run (ocsd aborts it first), and apply even an empty map. */
@@ -95,5 +99,6 @@ int ocsctl_run(struct opts *, int, char **);
 int ocsctl_abort(struct opts *, int, char **);
 int ocsctl_runs(struct opts *, int, char **);
 int ocsctl_fault(struct opts *, int, char **);
+int ocsctl_watch(struct opts *, int, char **);
 
 #endif

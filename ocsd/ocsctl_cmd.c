@@ -637,6 +637,26 @@ ocsctl_runs(struct opts *o, int argc, char **argv)
 	return (ocsctl_request(o, &q, OUT_REPORT, what));
 }
 
+/* watch [--count N]: what ocsd's state does, as it happens. */
+int
+ocsctl_watch(struct opts *o, int argc, char **argv)
+{
+	uint64_t count = 0;
+	char    *end;
+
+	if (argc == 3 && strcmp(argv[1], "--count") == 0) {
+		count = strtoull(argv[2], &end, 10);
+		if (argv[2][0] < '0' || argv[2][0] > '9' || *end || count == 0)
+			return (ocsctl_fail(o,
+			                    "watch: --count \"%s\": a number "
+			                    "of events",
+			                    argv[2]) +
+			        1);
+	} else if (argc != 1)
+		return (ocsctl_fail(o, "watch: expected [--count N]") + 1);
+	return (ocsctl_watch_loop(o, count));
+}
+
 /* fault SPEC: for rehearsals on ocs-emu; a real switch refuses it. */
 int
 ocsctl_fault(struct opts *o, int argc, char **argv)

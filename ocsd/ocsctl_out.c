@@ -237,6 +237,26 @@ out_finish(struct out *o)
 	return (0);
 }
 
+char *
+out_dump(struct out *o, int compact)
+{
+	char *s = NULL, *nl;
+
+	if (o->json && !o->failed && o->depth > 0)
+		s = json_dumps(o->stack[0],
+		               (compact ? JSON_COMPACT : JSON_INDENT(2)) |
+		                   JSON_REAL_PRECISION(6));
+	if (o->json && o->depth > 0)
+		json_decref(o->stack[0]);
+	o->depth = 0;
+	if (s == NULL || (nl = realloc(s, strlen(s) + 2)) == NULL) {
+		free(s);
+		return (NULL);
+	}
+	strcat(nl, "\n");
+	return (nl);
+}
+
 int
 out_error(const struct out *o, const char *msg)
 {

@@ -32,6 +32,10 @@ void out_init(struct out *, int json, int brief);
  * why.  Text: nothing to do. */
 int out_finish(struct out *);
 
+/* JSON: the whole answer as a string (malloc'd; compact or as -j prints
+ * it, with its newline), the out finished; NULL when out of memory. */
+char *out_dump(struct out *, int compact);
+
 /* An object or an array under key (NULL inside an array); text: none. */
 void out_obj(struct out *, const char *key);
 void out_arr(struct out *, const char *key);

@@ -559,6 +559,54 @@ p_runs(struct out *o, const Ocs__CtlReply *r)
 	out_end(o);
 }
 
+/* ---- events (watch) ---------------------------------------------------- */
+
+static void
+p_event(struct out *o, const Ocs__Event *e)
+{
+	time_t    t = (time_t)(e->unix_ms / 1000);
+	struct tm tm;
+	char      when[48];
+
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	else
+		snprintf(when, sizeof(when), "-");
+	out_obj(o, NULL);
+	out_u64(o, "seq", NULL, e->seq);
+	out_u64(o, "unix_ms", NULL, e->unix_ms);
+	out_str(o, NULL, "%s", when);
+	out_u64(o, NULL, ".%03llu", e->unix_ms % 1000);
+	out_str(o, "kind", " %-6s", e->kind);
+	out_str(o, "what", " %-9s", e->what);
+	if (e->host)
+		out_str(o, "host", NULL, e->host);
+	if (e->has_run_id)
+		out_u64(o, "run_id", NULL, e->run_id);
+	if (e->has_phase)
+		out_u64(o, "phase", NULL, e->phase);
+	out_str(o, e->text ? "text" : NULL, " %s", e->text ? e->text : "");
+	out_text(o, "\n");
+	out_end(o);
+}
+
+static void
+p_events(struct out *o, const Ocs__CtlReply *r)
+{
+	size_t i;
+
+	if (r->has_event_seq)
+		out_u64(o, "event_seq", NULL, r->event_seq);
+	if (r->has_events_lost && r->events_lost)
+		out_bool(o, "events_lost",
+		         "(some events were missed: read the state again)\n",
+		         1, "", "");
+	out_arr(o, "events");
+	for (i = 0; i < r->n_events; i++)
+		p_event(o, r->events[i]);
+	out_end(o);
+}
+
 /* ---- what each command shows --------------------------------------------- */
 
 /* Text mutes what the command does not show; JSON has every part. */
@@ -697,6 +745,8 @@ ocsctl_print(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
 		p_ports(o, r);
 	else if (kind == OUT_RUNS)
 		p_runs(o, r);
+	else if (kind == OUT_EVENTS)
+		p_events(o, r);
 	if (r->message)
 		out_str(o, "message",
 		        kind == OUT_STATUS && o->brief ? NULL : "%s\n",

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ocsctl's one request to ocsd: a REQ socket per command, the proof of
- * the control secret when one is set (Hello, Challenge, then the request
- * with an HMAC of the nonce), the answer checked and printed, errors in
- * the output's format.  A request is never re-sent: operations are not
- * idempotent.
+ * ocsctl's one request to ocsd (ctlc.c: a REQ socket per command, the
+ * proof of the control secret when one is set), the answer printed,
+ * errors in the output's format.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -12,12 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nng/nng.h>
-#include <nng/protocol/reqrep0/req.h>
-#include <nng/supplemental/util/platform.h>
-
+#include "ocsd/ctlc.h"
 #include "ocsd/ocsctl.h"
-#include "proto/link.h"
 
 /* An error that ends the command, in the output's format; returns 1. */
 __attribute__((__format__(printf, 2, 3))) static int
@@ -46,51 +40,6 @@ print_reply(const struct opts *o, enum out_kind kind, const Ocs__CtlReply *r)
 	if (fflush(stdout) != 0 && errno != EPIPE)
 		return (ocsctl_fail(o, "writing output: %s", strerror(errno)));
 	return (rv);
-}
-
-/* Hello -> Challenge on the socket, then the proof into q. */
-static int
-prove(const struct opts *o, nng_socket sock, Ocs__CtlRequest *q,
-      const char *what, uint8_t nonce[AUTH_NONCE], uint8_t proof[AUTH_PROOF])
-{
-	Ocs__Msg   req, *rep;
-	Ocs__Hello h;
-	char       why[400], peer[300], label[32];
-	uint64_t   seq = ((uint64_t)nng_random() << 32) | nng_random();
-
-	msg_init(&req, seq);
-	ocs__hello__init(&h);
-	h.host = "ocsctl";
-	req.body_case = OCS__MSG__BODY_HELLO;
-	req.hello = &h;
-	snprintf(peer, sizeof(peer), "ocsd at %s", o->url);
-	if (msg_call(sock, &req, peer, &rep, why, sizeof(why)) != 0)
-		return (say(o, "%s: %s", what, why));
-	if (rep->body_case == OCS__MSG__BODY_ERROR) {
-		say(o, "%s: %s", what, rep->error->text);
-		msg_free(rep);
-		return (1);
-	}
-	if (rep->body_case != OCS__MSG__BODY_CHALLENGE ||
-	    rep->challenge->nonce.len != AUTH_NONCE) {
-		msg_free(rep);
-		return (say(o,
-		            "%s: ocsd answered the hello without a "
-		            "challenge",
-		            what));
-	}
-	memcpy(nonce, rep->challenge->nonce.data, AUTH_NONCE);
-	msg_free(rep);
-	snprintf(label, sizeof(label), "ocsctl:%d", q->op);
-	if (auth_proof(o->secret, o->slen, nonce, AUTH_NONCE, label, proof) !=
-	    0)
-		return (say(o, "%s: cannot compute the proof", what));
-	q->has_nonce = q->has_proof = 1;
-	q->nonce.data = nonce;
-	q->nonce.len = AUTH_NONCE;
-	q->proof.data = proof;
-	q->proof.len = AUTH_PROOF;
-	return (0);
 }
 
 /*
@@ -131,59 +80,24 @@ entries_as_lines(const struct opts *o, const char *t, char *out, size_t len)
 }
 
 /* One request/reply exchange.  Returns 0 with *reply set, or 1 after
- * printing the error. */
+ * printing the error (2 when ocsd found an argument wrong). */
 static int
 call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
      Ocs__Msg **reply)
 {
-	uint8_t    nonce[AUTH_NONCE], proof[AUTH_PROOF];
-	nng_socket sock;
-	Ocs__Msg   req;
-	char       why[400], peer[300];
-	uint64_t   seq = ((uint64_t)nng_random() << 32) | nng_random();
-	int        rv;
+	const struct ctlc c = {o->url, o->ca, o->timeout_ms, o->secret,
+	                       o->slen};
+	char              err[1024], t[1024];
+	int               rv, refused;
 
-	*reply = NULL;
-	msg_init(&req, seq);
-	req.body_case = OCS__MSG__BODY_CTL;
-	req.ctl = q;
-	if ((rv = nng_req0_open(&sock)) != 0)
-		return (say(o, "%s: %s", what, nng_strerror(rv)));
-	nng_socket_set_ms(sock, NNG_OPT_RECVTIMEO, o->timeout_ms);
-	nng_socket_set_ms(sock, NNG_OPT_SENDTIMEO, o->timeout_ms);
-	nng_socket_set_size(sock, NNG_OPT_RECVMAXSZ, MSG_MAX_BYTES);
-	/* A request is never re-sent: operations are not idempotent. */
-	nng_socket_set_ms(sock, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
-	if ((rv = link_dial(sock, o->url, o->ca, 0, why, sizeof(why))) != 0) {
-		nng_close(sock);
-		return (say(o, "cannot reach ocsd at %s", why));
-	}
-	if (o->slen && prove(o, sock, q, what, nonce, proof) != 0) {
-		nng_close(sock);
-		return (1);
-	}
-	snprintf(peer, sizeof(peer), "ocsd at %s", o->url);
-	rv = msg_call(sock, &req, peer, reply, why, sizeof(why));
-	nng_close(sock);
-	if (rv != 0)
-		return (say(o, "%s: %s", what, why));
-	if ((*reply)->body_case == OCS__MSG__BODY_ERROR) {
-		char t[1024];
-
-		say(o, "%s: %s", what,
-		    entries_as_lines(o, (*reply)->error->text, t, sizeof(t)));
-		/* An argument ocsd found wrong is a usage error too. */
-		rv = (*reply)->error->code == -OCSD_EUSAGE ? 2 : 1;
-		msg_free(*reply);
-		*reply = NULL;
-		return (rv);
-	}
-	if ((*reply)->body_case != OCS__MSG__BODY_CTL_REPLY) {
-		msg_free(*reply);
-		*reply = NULL;
-		return (say(o, "%s: unexpected answer from ocsd", what));
-	}
-	return (0);
+	if ((rv = ctlc_call(&c, q, what, reply, err, sizeof(err), &refused)) ==
+	    0)
+		return (0);
+	if (!refused)
+		return (say(o, "%s", err));
+	say(o, "%s: %s", what, entries_as_lines(o, err, t, sizeof(t)));
+	/* An argument ocsd found wrong is a usage error too. */
+	return (rv == -OCSD_EUSAGE ? 2 : 1);
 }
 
 /* Ask, and print the answer as a kind of reply, in the chosen format. */
@@ -219,6 +133,48 @@ ocsctl_run_capture(const struct opts *o, Ocs__CtlRequest *q)
 	if (crep)
 		msg_free(crep);
 	return (rv);
+}
+
+int
+ocsctl_watch_loop(const struct opts *o, uint64_t count)
+{
+	Ocs__CtlRequest q;
+	Ocs__Msg       *rep;
+	struct opts     one = *o;
+	uint64_t        since = 0, seen = 0;
+	int             rv, first = 1;
+
+	/* The watch is held up to wait_ms; the exchange must outlast it. */
+	one.po.brief = o->json ? 1 : o->po.brief;
+	for (;;) {
+		ocs__ctl_request__init(&q);
+		q.op = OCS__CTL_REQUEST__OP__WATCH;
+		q.has_since = q.has_wait_ms = 1;
+		q.since = since;
+		/* The first answer says where ocsd's events stand now. */
+		q.wait_ms = first ? 0
+		            : o->timeout_ms > 4000
+		                ? (uint32_t)(o->timeout_ms - 2000)
+		                : 2000;
+		one.timeout_ms = (int)q.wait_ms + o->timeout_ms;
+		if ((rv = call(&one, &q, "watch", &rep)) != 0)
+			return (rv);
+		if (first)
+			rep->ctl_reply->n_events = 0;
+		since = rep->ctl_reply->event_seq;
+		if (count && rep->ctl_reply->n_events > count - seen)
+			rep->ctl_reply->n_events = (size_t)(count - seen);
+		seen += rep->ctl_reply->n_events;
+		if ((!first && rep->ctl_reply->n_events) &&
+		    print_reply(&one, OUT_EVENTS, rep->ctl_reply) != 0) {
+			msg_free(rep);
+			return (1);
+		}
+		msg_free(rep);
+		first = 0;
+		if (count && seen >= count)
+			return (0);
+	}
 }
 
 int

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ocsd/daemon.h"
+#include "ocsd/ev.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 #include "ocsd/run.h"
@@ -196,6 +197,8 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 		fatalx("out of memory");
 	if (load_state(d) != 0)
 		return (1);
+	if (ev_open(&d->ev) != 0)
+		fatalx("out of memory");
 	if ((rv = sw_start(d)) != 0)
 		fatalx("starting the switch worker: %s", nng_strerror(rv));
 	if ((rv = ctl_open(d, c->control, ctl)) != 0) {
@@ -342,6 +345,7 @@ main(int argc, char **argv)
 	ctl_close(ctl);
 	sw_stop(&d);
 	run_fini(&d);
+	ev_close(d.ev);
 	map_free(&d.live);
 	map_free(&d.desired);
 	conf_free(d.conf);

@@ -44,6 +44,9 @@ struct ocsd {
 	char       run_state_path[PATH_MAX + 16]; /* a run's intent */
 	char       runs_path[PATH_MAX + 16];      /* runs.jsonl */
 
+	/* What changed, for watchers (ev.c). */
+	struct ev *ev;
+
 	/* Agents and the collective runs (agents.c, run.c). */
 	struct agents *ag;
 	struct runner *runner;

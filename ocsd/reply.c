@@ -10,6 +10,7 @@
 #include "ocsd/ocsd.h"
 #include "ocsd/reply.h"
 #include "proto/report.h"
+#include "ocsd/ev.h"
 #include "ocsd/run.h"
 #include "ocsd/xc.h"
 #include "proto/base/log.h"
@@ -514,5 +515,44 @@ reply_agents(struct reply *rp, const struct agent_info *in, uint32_t n)
 		ai->has_attach_refused = a->attach_refused != 0;
 		ai->attach_refused = a->attach_refused;
 		rp->r.agents[rp->r.n_agents++] = ai;
+	}
+}
+
+void
+reply_events(struct reply *rp, const struct ev_rec *ev, size_t n,
+             uint64_t last, int lost)
+{
+	size_t i;
+
+	rp->r.has_event_seq = 1;
+	rp->r.event_seq = last;
+	if (lost) {
+		rp->r.has_events_lost = 1;
+		rp->r.events_lost = 1;
+	}
+	if (n == 0 ||
+	    (rp->r.events = reply_alloc(rp, n * sizeof(void *))) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		Ocs__Event *e = reply_alloc(rp, sizeof(*e));
+
+		if (e == NULL)
+			return;
+		ocs__event__init(e);
+		e->seq = ev[i].seq;
+		e->unix_ms = ev[i].unix_ms;
+		e->kind = reply_str(rp, ev[i].kind);
+		e->what = reply_str(rp, ev[i].what);
+		if (e->kind == NULL || e->what == NULL)
+			return;
+		if (ev[i].host[0])
+			e->host = reply_str(rp, ev[i].host);
+		e->has_run_id = ev[i].has_run;
+		e->run_id = ev[i].run_id;
+		e->has_phase = ev[i].has_phase;
+		e->phase = ev[i].phase;
+		if (ev[i].text[0])
+			e->text = reply_str(rp, ev[i].text);
+		rp->r.events[rp->r.n_events++] = e;
 	}
 }

@@ -55,6 +55,10 @@ void reply_ports(struct reply *, const struct ocsd *,
                  uint32_t negress);
 /* AGENTS: the registry's snapshot (agents_snapshot). */
 void reply_agents(struct reply *, const struct agent_info *, uint32_t n);
+/* WATCH: events ev[0..n), the newest number and whether some were lost. */
+struct ev_rec;
+void reply_events(struct reply *, const struct ev_rec *ev, size_t n,
+                  uint64_t last, int lost);
 void reply_message(struct reply *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 

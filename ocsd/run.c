@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "ocsd/ev.h"
 #include "ocsd/run_int.h"
 #include "proto/base/log.h"
 #include "proto/base/mono.h"
@@ -100,6 +101,8 @@ conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 
 	nng_aio_cancel(rn->timer);
 	run_report(r, &rep);
+	ev_say(d->ev, "run", "finished", NULL, r->id, r->nph, "run %llu %s",
+	       (unsigned long long)r->id, rv ? "ended" : "verified");
 	if (w.done != NULL)
 		w.done(w.arg, rv, why, &rep);
 	if (rn->hooks.record != NULL)
@@ -208,6 +211,8 @@ release(struct ocsd *d, struct run *r)
 		agents_release(d, r->node[i], r->id, k);
 	}
 	log_debug("run %llu: phase %u released", (unsigned long long)r->id, k);
+	ev_say(d->ev, "run", "phase", NULL, r->id, k, "run %llu: phase %u",
+	       (unsigned long long)r->id, k);
 	r->bi++;
 	r->nready = 0;
 	arm_timer(d->runner, r);
@@ -612,6 +617,8 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 	         "%.6f s",
 	         (unsigned long long)r->id, r->algo, r->n,
 	         (unsigned long long)r->bytes, r->nph, r->predicted);
+	ev_say(d->ev, "run", "started", NULL, r->id, -1, "run %llu: %s on %u",
+	       (unsigned long long)r->id, r->algo, r->n);
 	/* Agents already waiting get their plans now, the others when they
 	 * next poll. */
 	for (i = 0; i < r->n && rn->run == r; i++)

@@ -256,6 +256,43 @@ run_job_start(struct ocsd *d, const struct run_req *q,
 	return (0);
 }
 
+/*
+ * A run aborted while planning got an id the operator was told: the
+ * history keeps it too (no phases, nothing on the switch), as it keeps
+ * every run that got an id.
+ */
+static void
+job_record(struct runner *rn, const struct run_job *j, const char *why)
+{
+	struct run_report *rep;
+	char(*host)[64];
+	uint32_t i, n = j->q.nodes && j->q.nodes < j->n ? j->q.nodes : j->n;
+
+	if (rn->hooks.record == NULL ||
+	    (rep = calloc(1, sizeof(*rep))) == NULL)
+		return;
+	/* The agents it would have run on, as they were asked. */
+	if ((host = calloc(n + 1, sizeof(*host))) == NULL) {
+		free(rep);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(host[i], j->m[i].host, sizeof(host[i]));
+	rep->hosts = (const char(*)[64])host;
+	rep->id = j->id;
+	rep->algo = j->q.algo;
+	rep->matrix = j->q.matrix_name[0] ? j->q.matrix_name : NULL;
+	rep->joined = j->joined;
+	rep->left_out = j->left[0] ? j->left : NULL;
+	rep->nodes = n;
+	rep->bytes = j->q.bytes;
+	rep->started_unix_ms = j->started_unix_ms;
+	rep->wall_s = (mono_us() - j->t_req) / 1e6;
+	rn->hooks.record(rn->hooks.arg, rep, why);
+	free(host);
+	free(rep); /* a report is large: RUN_MAX_PHASES of each */
+}
+
 int
 run_job_cancel(struct ocsd *d, nng_aio *aio, const char *why)
 {
@@ -270,6 +307,7 @@ run_job_cancel(struct ocsd *d, nng_aio *aio, const char *why)
 	snprintf(rn->last_abort, sizeof(rn->last_abort),
 	         "run %llu aborted while planning: %.400s",
 	         (unsigned long long)j->id, why);
+	job_record(rn, j, rn->last_abort);
 	if (aio != NULL)
 		j->w.done = NULL; /* the operator's request went */
 	else

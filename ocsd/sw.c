@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "ocsd/ev.h"
 #include "ocsd/ocsd.h"
 #include "ocsd/xc.h"
 #include "proto/base/log.h"
@@ -69,8 +70,10 @@ static void
 set_down(struct ocsd *d, const char *err)
 {
 	nng_mtx_lock(d->mtx);
-	if (d->connected)
+	if (d->connected) {
 		log_warnx("%s", err);
+		ev_say(d->ev, "switch", "down", NULL, 0, -1, "%s", err);
+	}
 	d->connected = 0;
 	snprintf(d->sw_err, sizeof(d->sw_err), "%s", err);
 	nng_mtx_unlock(d->mtx);
@@ -89,6 +92,10 @@ live_set(struct ocsd *d, struct map *m, int rv, char *err, size_t len)
 		return (rv);
 	}
 	nng_mtx_lock(d->mtx);
+	/* Watchers hear of circuits that changed, not of every read. */
+	if (!d->have_live || !map_equal(&d->live, m))
+		ev_say(d->ev, "switch", "circuits", NULL, 0, -1,
+		       "%u patches on the switch", map_count(m));
 	map_free(&d->live);
 	d->live = *m;
 	d->have_live = 1;
@@ -639,6 +646,8 @@ connect_switch(struct ocsd *d, char *err, size_t len)
 	nng_mtx_lock(d->mtx);
 	d->connected = 1;
 	d->sw_err[0] = '\0';
+	ev_say(d->ev, "switch", "connected", NULL, 0, -1, "switch %s %s",
+	       d->conf->driver, d->conf->address);
 	nng_mtx_unlock(d->mtx);
 	log_info("switch %s %s: connected, %ux%u, %u patches", d->conf->driver,
 	         d->conf->address, c.nports, d->nout, map_count(&d->live));

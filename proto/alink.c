@@ -36,7 +36,9 @@ tls_reason(const char *what, char *err, size_t errlen)
 
 /* Both ends are ours: TLS 1.3 alone (no renegotiation to meet in a
  * non-blocking loop), no session tickets (nothing resumes), writes that
- * may stop after a record and be retried from another address. */
+ * may stop after a record and be retried from another address, and
+ * reads ahead (a record's header and body in one read(2), not two:
+ * every read is drained until the socket has no more, alink_rx_read). */
 static SSL_CTX *
 tls_ctx(const SSL_METHOD *method)
 {
@@ -48,6 +50,7 @@ tls_ctx(const SSL_METHOD *method)
 	SSL_CTX_set_num_tickets(ctx, 0);
 	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
 	                          SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_read_ahead(ctx, 1);
 	return (ctx);
 }
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ struct cnode {
 	uint32_t peer, phase, hop;
 	uint64_t size, tag;
 	uint64_t data_dep; /* a relay's receive, or NONE */
-	uint64_t ctrl_dep; /* the previous phase's join, or NONE */
+	uint64_t join;     /* the previous phase's join, or NONE */
 	uint64_t first;    /* joins: the phase's first node on the rank */
 	uint64_t dur_us;
 };
@@ -95,6 +96,13 @@ hops(struct ex *e, uint32_t p, const struct sched_xfer *x,
 		                    x->bytes, e->tag, NONE, e->r[to].join,
 		                    0,        0};
 
+		if (e->tag > INT32_MAX) {
+			snprintf(e->err, e->len,
+			         "phase %u: more than %d transfers (comm_tag "
+			         "is read as an int32)",
+			         p, INT32_MAX);
+			return (-EOVERFLOW);
+		}
 		if ((rv = add(e, from, &snd, &id)) != 0 ||
 		    (rv = add(e, to, &rcv, &prev)) != 0)
 			return (rv);
@@ -184,7 +192,21 @@ attr_i(ChakraProtoMsg__AttributeProto *a, const char *name, int64_t v)
 	a->int64_val = v;
 }
 
-/* One node as a message; deps (room for the phase's range) filled. */
+/* ASTRA-sim's feeder up to August 2025 reads comm_src, comm_dst and
+ * comm_tag as int32_val (an int64 there reads as 0); FeederV3 converts
+ * either. */
+static void
+attr_i32(ChakraProtoMsg__AttributeProto *a, const char *name, int32_t v)
+{
+	chakra_proto_msg__attribute_proto__init(a);
+	a->name = (char *)(uintptr_t)name;
+	a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL;
+	a->int32_val = v;
+}
+
+/* One node as a message; deps (room for the phase's range) filled.
+ * Every dependency is a data dependency: the older feeder ignores
+ * ctrl_deps, and the reconfiguration would overlap traffic there. */
 static int
 put_node(FILE *f, uint32_t rk, uint64_t id, const struct cnode *c,
          uint64_t *deps)
@@ -193,16 +215,12 @@ put_node(FILE *f, uint32_t rk, uint64_t id, const struct cnode *c,
 	ChakraProtoMsg__AttributeProto at[5],
 	    *ap[5] = {&at[0], &at[1], &at[2], &at[3], &at[4]};
 	char     name[96];
-	uint64_t ctrl = c->ctrl_dep, k;
+	uint64_t k;
 
 	chakra_proto_msg__node__init(&nd);
 	nd.id = id;
 	nd.name = name;
 	nd.attr = ap;
-	if (ctrl != NONE) {
-		nd.ctrl_deps = &ctrl;
-		nd.n_ctrl_deps = 1;
-	}
 	nd.data_deps = deps;
 	chakra_proto_msg__attribute_proto__init(&at[0]);
 	at[0].name = (char *)(uintptr_t) "is_cpu_op";
@@ -214,10 +232,12 @@ put_node(FILE *f, uint32_t rk, uint64_t id, const struct cnode *c,
 		nd.duration_micros = c->dur_us;
 		snprintf(name, sizeof(name), "phase %u done%s", c->phase,
 		         c->dur_us ? ", reconfigure" : "");
+		/* The phase's nodes (each after the last join), or the
+		 * last join if the rank had none. */
 		for (k = c->first; k < id; k++)
 			deps[nd.n_data_deps++] = k;
-		if (nd.n_data_deps) /* the phase's nodes follow the join */
-			nd.n_ctrl_deps = 0;
+		if (nd.n_data_deps == 0 && c->join != NONE)
+			deps[nd.n_data_deps++] = c->join;
 	} else {
 		int snd = c->type == CN_SEND;
 
@@ -226,11 +246,13 @@ put_node(FILE *f, uint32_t rk, uint64_t id, const struct cnode *c,
 		snprintf(name, sizeof(name), "phase %u hop %u %s %u %s %u",
 		         c->phase, c->hop, snd ? "send" : "recv",
 		         snd ? rk : c->peer, "->", snd ? c->peer : rk);
-		attr_i(&at[1], "comm_src", snd ? rk : c->peer);
-		attr_i(&at[2], "comm_dst", snd ? c->peer : rk);
+		attr_i32(&at[1], "comm_src", (int32_t)(snd ? rk : c->peer));
+		attr_i32(&at[2], "comm_dst", (int32_t)(snd ? c->peer : rk));
 		attr_i(&at[3], "comm_size", (int64_t)c->size);
-		attr_i(&at[4], "comm_tag", (int64_t)c->tag);
+		attr_i32(&at[4], "comm_tag", (int32_t)c->tag);
 		nd.n_attr = 5;
+		if (c->join != NONE)
+			deps[nd.n_data_deps++] = c->join;
 		if (c->data_dep != NONE)
 			deps[nd.n_data_deps++] = c->data_dep;
 	}
@@ -251,6 +273,7 @@ write_rank(const struct ex *e, uint32_t rk, const char *prefix)
 	for (i = 0; i < r->n; i++)
 		if (r->v[i].type == CN_JOIN && i - r->v[i].first > most)
 			most = i - r->v[i].first;
+	most = most < 2 ? 2 : most; /* a relay: its join and receive */
 	snprintf(path, sizeof(path), "%s.%u.et", prefix, rk);
 	if ((deps = malloc(most * sizeof(*deps))) == NULL)
 		return (-ENOMEM);

@@ -7,14 +7,17 @@
  * (proto/chakra_et_def.proto, protobuf-c).
  *
  * Every hop of every transfer is a COMM_SEND_NODE on the rank it leaves
- * and a COMM_RECV_NODE on the rank it reaches, with comm_src, comm_dst,
- * comm_size (bytes), comm_tag (the same on both ends, unique in the
- * schedule) and is_cpu_op false; a relay's send depends on the receive
- * that brought the block (data_deps).  Phases are kept apart as the
- * agents keep them: on each rank a COMP_NODE closes phase k, depending on
- * everything the rank did in it, and lasting the reconfiguration delay
- * when phase k + 1 sets new circuits; phase k + 1's nodes depend on it
- * (ctrl_deps).
+ * and a COMM_RECV_NODE on the rank it reaches, with comm_src, comm_dst
+ * and comm_tag (the same on both ends, unique in the schedule) as int32,
+ * comm_size (bytes) as int64 and is_cpu_op false: the types ASTRA-sim's
+ * feeder up to August 2025 reads (it reads an int64 comm_src as 0;
+ * FeederV3 converts either).  A relay's send depends on the receive
+ * that brought the block.  Phases are kept apart as the agents keep
+ * them: on each rank a COMP_NODE closes phase k, depending on everything
+ * the rank did in it, and lasting the reconfiguration delay (in whole
+ * microseconds, Chakra's unit) when phase k + 1 sets new circuits; phase
+ * k + 1's nodes depend on it.  Every dependency is in data_deps, which
+ * both feeders honour (the older one ignores ctrl_deps).
  */
 #ifndef OCS_PROTO_CHAKRA_H
 #define OCS_PROTO_CHAKRA_H

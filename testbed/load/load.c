@@ -193,6 +193,21 @@ hello(struct simag *a)
 }
 
 /*
+ * As ocs-agent does, a join that failed on the way (ocsd's full join
+ * table, a request not answered in time, an attach ocsd gave up waiting
+ * for in a storm on a busy machine) is tried again shortly, counted with
+ * the retries; only a refusal is final.
+ */
+static void
+retry(struct simag *a)
+{
+	count(a, &a->ld->st.join_retries);
+	a->st = S_SLEEP;
+	busy(a, 1);
+	nng_sleep_aio(5 + (nng_duration)(a->seq % 16), a->aio);
+}
+
+/*
  * Joined: attach the link (blocking, on this nng thread: a join storm's
  * attaches run on nng's task threads side by side) and hand the agent to
  * the links' thread, which writes its first Poll when it sees the
@@ -210,10 +225,13 @@ joined(struct simag *a, const Ocs__Msg *r)
 
 	host_of(a, &h);
 	if ((rv = amsg_joined(r, &h, ld->o.controller, &j, err,
-	                      sizeof(err))) != 0 ||
-	    (rv = amsg_attach_link(&a->link, &h, &j, ld->tls, ++a->seq,
-	                           LOAD_JOIN_MS, err, sizeof(err))) != 0) {
+	                      sizeof(err))) != 0) {
 		fail(a, "%s", err);
+		return;
+	}
+	if ((rv = amsg_attach_link(&a->link, &h, &j, ld->tls, ++a->seq,
+	                           LOAD_JOIN_MS, err, sizeof(err))) != 0) {
+		retry(a);
 		return;
 	}
 	a->have_link = 1;
@@ -250,11 +268,7 @@ received(struct simag *a)
 	if (a->sent == OCS__MSG__BODY_HELLO &&
 	    r->body_case == OCS__MSG__BODY_ERROR &&
 	    r->error->code == -EAGAIN) {
-		/* A full join table: tried again shortly. */
-		count(a, &a->ld->st.join_retries);
-		a->st = S_SLEEP;
-		busy(a, 1);
-		nng_sleep_aio(5 + (nng_duration)(a->seq % 16), a->aio);
+		retry(a);
 	} else if (a->sent == OCS__MSG__BODY_HELLO) {
 		if ((rv = amsg_join(&a->out, ++a->seq, &h, r, why,
 		                    sizeof(why))) == 0)
@@ -290,7 +304,7 @@ cb(void *arg)
 		if (rv != 0) {
 			nng_msg_free(nng_aio_get_msg(a->aio));
 			nng_aio_set_msg(a->aio, NULL);
-			fail(a, "send: %s", nng_strerror(rv));
+			retry(a);
 			return;
 		}
 		a->st = S_RECV;
@@ -299,7 +313,7 @@ cb(void *arg)
 		return;
 	case S_RECV:
 		if (rv != 0)
-			fail(a, "no answer: %s", nng_strerror(rv));
+			retry(a);
 		else if (stopping(a->ld)) {
 			nng_msg_free(nng_aio_get_msg(a->aio));
 			nng_aio_set_msg(a->aio, NULL);

@@ -155,7 +155,7 @@ status_while_planning(struct rig *r, uint32_t n, struct row *w)
 	struct proc c;
 	nng_socket  sock;
 	uint64_t    t0;
-	int         i, k = 0, on = 1;
+	int         i, k = 0, on;
 
 	if (nng_req0_open(&sock) != 0)
 		return;
@@ -173,6 +173,16 @@ status_while_planning(struct rig *r, uint32_t n, struct row *w)
 	snprintf(log, sizeof(log), "%s/plan.err", r->dir);
 	if (proc_start(&c, argv, log) != 0)
 		return;
+	/* ocsctl's start on a busy machine can take longer than 50 ms:
+	 * the plan is waited for before it is timed. */
+	t0 = mono_us();
+	for (on = 0; !on && mono_us() - t0 < 5000000;) {
+		mono_sleep_ms(10);
+		if (rig_ctl(r, &o, &e, "status", NULL) == 0)
+			on = strstr(o, "planning") != NULL;
+		free(o);
+		free(e);
+	}
 	t0 = mono_us();
 	while (on && k < 200 && mono_us() - t0 < 10000000) {
 		mono_sleep_ms(50);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: topology files and generator specs (ocs-plan
- * --topology), TE-CCL inputs (their Mesh built) and TACCL profiles.  The
- * first byte picks one; what is accepted must be a consistent topology,
- * and a small one is synthesised and validated.
+ * --topology), TE-CCL inputs (their Mesh built) and TACCL profiles, with
+ * a sketch after a tab.  The first byte picks one; what is accepted must
+ * be a consistent topology, and a small one is synthesised and
+ * validated.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -57,10 +58,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			rv = -ENOENT; /* a shipped file: not read here */
 		else if (rv == 0)
 			rv = topo_teccl_mesh(&x, &t, err, sizeof(err));
-	} else if (data[0] % 4 == 3)
-		rv = topo_taccl_parse(text, len - 1, NULL, 0, &t, err,
-		                      sizeof(err));
-	else
+	} else if (data[0] % 4 == 3) {
+		char *sk = strchr(text, '\t'), note[400];
+
+		if (sk != NULL)
+			*sk++ = '\0';
+		rv = topo_taccl_parse(text, strlen(text), sk,
+		                      sk ? strlen(sk) : 0, &t, note,
+		                      sizeof(note), err, sizeof(err));
+	} else
 		rv = topo_parse(text, len - 1, &t, err, sizeof(err));
 	if (rv == 0) {
 		check(&t);

@@ -71,6 +71,7 @@ agents_in(struct rig *r, const char *st)
 }
 
 static int log_says(const struct proc *, const char *);
+static int in_history(struct rig *, const struct proc *);
 
 /* ocsctl on the rig, in the background (stdout read with proc_line). */
 static int
@@ -156,6 +157,9 @@ test_load_plans_off_the_lock(void **state)
 	free(e);
 	assert_int_equal(proc_wait(&c, 5000), 1);
 	assert_true(log_says(&c, "aborted while planning"));
+	/* It got an id: the history keeps it (bench_soak found it
+	 * missing). */
+	assert_true(in_history(r, &c));
 	/* The next run goes once the dropped plan has noticed. */
 	for (i = 0; i < 200; i++) {
 		rv = rig_ctl(r, &o, &e, "run", "--algo", "retri", "--bytes",
@@ -250,12 +254,45 @@ log_says(const struct proc *p, const char *what)
 	return (1);
 }
 
+/* The run id in ocsctl's "run N aborted ..." is in `ocsctl runs`. */
+static int
+in_history(struct rig *r, const struct proc *c)
+{
+	char               buf[4096], id[32], *o, *e, *p;
+	FILE              *f = fopen(c->log, "r");
+	size_t             n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	unsigned long long v;
+	int                ok;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	if ((p = strstr(buf, "run ")) == NULL ||
+	    sscanf(p, "run %llu aborted", &v) != 1) {
+		fprintf(stderr, "no run id in: %s\n", buf);
+		return (0);
+	}
+	snprintf(id, sizeof(id), "%llu", v);
+	if (rig_ctl(r, &o, &e, "runs", NULL) != 0) {
+		fprintf(stderr, "ocsctl runs: %s\n", e);
+		free(o);
+		free(e);
+		return (0);
+	}
+	if (!(ok = strstr(o, id) != NULL))
+		fprintf(stderr, "run %s not in ocsctl runs:\n%s\n", id, o);
+	free(o);
+	free(e);
+	return (ok);
+}
+
 static void
 test_load_refused(void **state)
 {
 	struct rig_opts ro = {.switch_time = "0", .no_agents = 1, .quiet = 1};
 	struct rig     *r;
 	struct proc     p = {0};
+	int             rv;
 
 	(void)state;
 	assert_non_null(r = rig_up_opts(4, &ro));
@@ -267,7 +304,10 @@ test_load_refused(void **state)
 	/* A fifth host has no cabling. */
 	assert_int_equal(load_start(r, &p, "5", "secret", "--duration", "5s"),
 	                 0);
-	assert_int_equal(proc_wait(&p, 15000), 1);
+	if ((rv = proc_wait(&p, 15000)) != 1) {
+		log_says(&p, "(what it said)");
+		fail_msg("ocs-load with an uncabled host: exit %d", rv);
+	}
 	assert_true(log_says(
 	    &p, "h04: controller: join refused: no cabling for h04.0"));
 	/* Its own arguments. */

@@ -484,6 +484,34 @@ test_ocs_plan_matrix_bad_input(void **state)
 	out_free(&r);
 }
 
+/* A ring ReduceScatter exported for the dialect named (NULL: the
+ * default); the file holds want. */
+static void
+reducescatter(const char *path, const char *dialect, const char *want)
+{
+	char       buf[512];
+	struct out o;
+	ssize_t    r;
+	int        fd;
+
+	if (dialect)
+		run(&o, "--algo", "ring", "--topology", "ring:4:8GBps:1us",
+		    "--collective", "reducescatter", "--msccl-dialect",
+		    dialect, "--export", "msccl", path, NULL);
+	else
+		run(&o, "--algo", "ring", "--topology", "ring:4:8GBps:1us",
+		    "--collective", "reducescatter", "--export", "msccl", path,
+		    NULL);
+	assert_int_equal(o.status, 0);
+	out_free(&o);
+	assert_true((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(r > 100);
+	buf[r] = '\0';
+	assert_non_null(strstr(buf, want));
+}
+
 /* --export msccl FILE writes the schedule as MSCCL XML (the unit test
  * plays it); what it cannot export is refused in one line. */
 static void
@@ -529,7 +557,15 @@ test_ocs_plan_export_msccl(void **state)
 	assert_non_null(strstr(buf, "ngpus=\"16\" coll=\"allreduce\""));
 	assert_non_null(strstr(buf, "nchunksperloop=\"32\""));
 	close(fd);
+	/* ReduceScatter as current runtimes spell it, and as the legacy
+	 * one does. */
+	reducescatter(path, NULL, "coll=\"reducescatter\"");
+	reducescatter(path, "legacy", "coll=\"reduce_scatter\"");
 	unlink(path);
+	expect_usage_error("--msccl-dialect", "rccl", "--algo", "retri",
+	                   "--nodes", "9", "--msccl-dialect", "rccl", NULL);
+	expect_usage_error("--max-steps", "only with --export msccl", "--algo",
+	                   "retri", "--nodes", "9", "--max-steps", "64", NULL);
 }
 
 /* Ranks' files PREFIX.0.et .. PREFIX.(n-1).et, and no more. */
@@ -611,6 +647,9 @@ test_ocs_plan_teccl_input(void **state)
 	assert_int_equal(o.status, 0);
 	assert_non_null(
 	    strstr(o.e, "TE-CCL input: NDv2, 2 chunks of 59.6 MiB"));
+	/* Not TE-CCL's 2-chassis matrix: said at import. */
+	assert_non_null(strstr(o.e, "note: TE-CCL's NDv2 with 2 chassis is a "
+	                            "fixed 16-node matrix"));
 	assert_non_null(strstr(o.o, "on ndv2:2: 16 GPUs"));
 	assert_non_null(strstr(o.o, "2 chunks per GPU"));
 	out_free(&o);

@@ -435,7 +435,11 @@ rig_down(struct rig *r)
 	dirty |= proc_log_dirty(&r->ocsd) | proc_log_dirty(&r->emu);
 	if (r->netns[0])
 		netns_sh("down", r->netns, 0, 0);
-	proc_rmtree(r->dir);
+	/* OCS_TEST_KEEP: the logs stay for a flake to be read. */
+	if (getenv("OCS_TEST_KEEP") != NULL)
+		fprintf(stderr, "rig: logs kept in %s\n", r->dir);
+	else
+		proc_rmtree(r->dir);
 	free(r->dir);
 	free(r);
 	return (dirty ? -1 : 0);

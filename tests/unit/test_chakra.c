@@ -3,13 +3,17 @@
  * tests/unit/test_chakra.c: Chakra traces of every kind of schedule, read
  * back by a reader written from the format (a varint length, then the
  * message; GlobalMetadata first, then Nodes; attributes by name), not
- * from the exporter: every file decodes, node ids are unique and every
- * dependency names a node of its file, every send has exactly one
- * receive at its destination with the same source, tag and size (and no
- * receive is left over), and playing the traces (a node runs once its
- * dependencies have; a send and its receive complete together) runs
- * every node: nothing deadlocks, so the dependencies are acyclic.  The
- * reconfigurations are there as compute nodes lasting the delay.
+ * from the exporter, and as ASTRA-sim's older feeder reads them:
+ * comm_src, comm_dst and comm_tag as int32, comm_size as int64,
+ * is_cpu_op as bool, dependencies from data_deps only.  Every file
+ * decodes, node ids are unique and every dependency names a node of its
+ * file, every send has exactly one receive at its destination with the
+ * same source, tag and size (and no receive is left over), and playing
+ * the traces (a node runs once its dependencies have; a send and its
+ * receive complete together) runs every node: nothing deadlocks, so the
+ * dependencies are acyclic; and no node of phase k runs on a rank before
+ * that rank's barrier closing phase k - 1 (the reconfiguration, a compute
+ * node lasting the delay) has run.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,7 +36,7 @@
 
 struct rnode {
 	uint64_t id;
-	int      type;
+	int      type, phase; /* phase: from the name "phase K ..." */
 	int64_t  src, dst, size, tag;
 	uint64_t dur;
 	uint64_t deps[4096];
@@ -45,10 +49,22 @@ struct rfile {
 	size_t        n;
 };
 
+/* The attribute name, which must hold the type the older feeder reads
+ * it with (as it would otherwise read 0). */
 static int64_t
 attr(const ChakraProtoMsg__Node *nd, const char *name, int *found)
 {
-	size_t i;
+	static const struct {
+		const char *name;
+		int         value_case;
+	} as_read[] = {
+	    {"is_cpu_op", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL},
+	    {"comm_src", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL},
+	    {"comm_dst", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL},
+	    {"comm_tag", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL},
+	    {"comm_size", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL},
+	};
+	size_t i, k;
 
 	for (i = 0; i < nd->n_attr; i++) {
 		const ChakraProtoMsg__AttributeProto *a = nd->attr[i];
@@ -56,11 +72,16 @@ attr(const ChakraProtoMsg__Node *nd, const char *name, int *found)
 		if (strcmp(a->name, name) != 0)
 			continue;
 		*found = 1;
+		for (k = 0; k < sizeof(as_read) / sizeof(as_read[0]); k++)
+			if (strcmp(as_read[k].name, name) == 0 &&
+			    (int)a->value_case != as_read[k].value_case)
+				fail_msg("attribute %s: type %d, the feeder "
+				         "reads %d",
+				         name, a->value_case,
+				         as_read[k].value_case);
 		switch (a->value_case) {
 		case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL:
 			return (a->int64_val);
-		case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL:
-			return ((int64_t)a->uint64_val);
 		case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL:
 			return (a->int32_val);
 		case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL:
@@ -136,6 +157,7 @@ read_rank(const char *prefix, uint32_t r, struct rfile *out)
 		memset(x, 0, sizeof(*x));
 		x->id = nd->id;
 		x->type = nd->type;
+		assert_int_equal(sscanf(nd->name, "phase %d", &x->phase), 1);
 		x->dur = nd->duration_micros;
 		assert_int_equal(attr(nd, "is_cpu_op", &found), 0);
 		assert_true(found);
@@ -149,12 +171,11 @@ read_rank(const char *prefix, uint32_t r, struct rfile *out)
 		else
 			assert_int_equal(
 			    nd->type, CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE);
-		assert_true(nd->n_data_deps + nd->n_ctrl_deps <=
+		/* The older feeder follows data_deps alone. */
+		assert_true(nd->n_data_deps <=
 		            sizeof(x->deps) / sizeof(x->deps[0]));
 		for (i = 0; i < nd->n_data_deps; i++)
 			x->deps[x->ndeps++] = nd->data_deps[i];
-		for (i = 0; i < nd->n_ctrl_deps; i++)
-			x->deps[x->ndeps++] = nd->ctrl_deps[i];
 		chakra_proto_msg__node__free_unpacked(nd, NULL);
 		free(b);
 	}
@@ -207,6 +228,22 @@ ready(struct rfile *f, const struct rnode *x)
 	return (1);
 }
 
+/* x may run only once its rank closed the phase before x's: the
+ * reconfiguration is not overlapped by traffic. */
+static void
+after_barrier(const struct rfile *f, const struct rnode *x)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->v[i].type == CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE &&
+		    f->v[i].phase < x->phase && !f->v[i].done)
+			fail_msg("node %llu of phase %d runs before the "
+			         "barrier of phase %d",
+			         (unsigned long long)x->id, x->phase,
+			         f->v[i].phase);
+}
+
 /* Run the traces; every node must complete. */
 static void
 play(struct rfile *fs, uint32_t n)
@@ -225,6 +262,7 @@ play(struct rfile *fs, uint32_t n)
 
 				if (x->done || !ready(&fs[r], x))
 					continue;
+				after_barrier(&fs[r], x);
 				if (x->type ==
 				    CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE) {
 					x->done = moved = 1;
@@ -239,6 +277,7 @@ play(struct rfile *fs, uint32_t n)
 				    fs, n, x,
 				    CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE);
 				if (m->issued || ready(&fs[x->dst], m)) {
+					after_barrier(&fs[x->dst], m);
 					x->done = m->done = moved = 1;
 					left -= 2;
 				}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "collectives/msccl.h"
 #include "collectives/plan_cli.h"
 
 #define ARGV(...) ((char *[]){"ocs-plan", __VA_ARGS__, NULL})
@@ -195,6 +196,55 @@ test_plan_cli_checks_against_phases(void **state)
 	bad(plan_check(&o, 1, e, sizeof(e)), e, "--delay", "1us,2us");
 }
 
+/* The MSCCL runtime an export is for: --msccl-dialect, --max-steps. */
+static void
+test_plan_cli_msccl_runtime(void **state)
+{
+	struct plan_opts  o;
+	struct msccl_opts m;
+	char              e[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "9",
+	                       "--export", "msccl", "x"),
+	                 0);
+	plan_msccl_opts(&o, &m);
+	assert_int_equal(m.dialect, MSCCL_CURRENT);
+	assert_int_equal(m.max_steps, 0);
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "9",
+	                       "--msccl-dialect", "legacy", "--max-steps",
+	                       "256", "--export", "msccl", "x"),
+	                 0);
+	plan_msccl_opts(&o, &m);
+	assert_int_equal(m.dialect, MSCCL_LEGACY);
+	assert_int_equal(m.max_steps, 256);
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "9",
+	                       "--max-steps", "1024", "--export", "msccl",
+	                       "x"),
+	                 0);
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--msccl-dialect",
+	          "rccl", "--export", "msccl", "x"),
+	    e, "--msccl-dialect", "rccl");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--max-steps", "0",
+	          "--export", "msccl", "x"),
+	    e, "--max-steps", "\"0\"");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--max-steps",
+	          "1025", "--export", "msccl", "x"),
+	    e, "--max-steps", "1025");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--max-steps",
+	          "64x", "--export", "msccl", "x"),
+	    e, "--max-steps", "64x");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--msccl-dialect",
+	          "legacy", "--max-steps", "300", "--export", "msccl", "x"),
+	    e, "--max-steps", "300");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--max-steps",
+	          "64"),
+	    e, "--max-steps", "only with --export msccl");
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--msccl-dialect",
+	          "legacy", "--export", "chakra", "x"),
+	    e, "--msccl-dialect", "only with --export msccl");
+}
+
 int
 main(void)
 {
@@ -202,6 +252,7 @@ main(void)
 	    cmocka_unit_test(test_plan_cli_defaults),
 	    cmocka_unit_test(test_plan_cli_all_options),
 	    cmocka_unit_test(test_plan_cli_bad_inputs),
+	    cmocka_unit_test(test_plan_cli_msccl_runtime),
 	    cmocka_unit_test(test_plan_cli_checks_against_phases),
 	};
 

@@ -554,6 +554,15 @@ test_teccl_input(void **state)
 	assert_string_equal(x.builtin, "ndv2:2");
 	assert_int_equal(x.num_chunks, 2);
 	assert_true(x.chunk_bytes == 62.5e6 && !x.alltoall);
+	/* TE-CCL's 2-chassis NDv2 is not what is built: said. */
+	assert_non_null(strstr(x.note, "fixed 16-node matrix"));
+	assert_non_null(strstr(x.note, "17 nodes, 16 GPUs"));
+	assert_int_equal(
+	    topo_teccl_parse(
+	        S(TECCL("\"name\": \"NDv2\", \"chassis\": 4", "")), &x, err,
+	        sizeof(err)),
+	    0);
+	assert_string_equal(x.note, "");
 	/* Not TE-CCL's: our own format is not mistaken for it. */
 	assert_int_equal(topo_teccl_parse(S("{\"name\": \"x\", \"nodes\": "
 	                                    "[], \"links\": []}"),
@@ -620,7 +629,7 @@ taccl_bad(const char *prof, const char *sk, const char *says)
 	char        err[400];
 
 	assert_int_equal(topo_taccl_parse(S(prof), sk, sk ? strlen(sk) : 0, &t,
-	                                  err, sizeof(err)),
+	                                  NULL, 0, err, sizeof(err)),
 	                 -COLL_ETOPO);
 	if (strstr(err, says) == NULL)
 		fail_msg("\"%s\" said \"%s\"", says, err);
@@ -630,34 +639,37 @@ static void
 test_taccl_profile(void **state)
 {
 	struct topo t;
-	char        err[400];
+	char        err[400], note[400];
 	int64_t     l;
 
 	(void)state;
-	assert_int_equal(
-	    topo_taccl_parse(S(NDV2_1MB), NULL, 0, &t, err, sizeof(err)), 0);
+	assert_int_equal(topo_taccl_parse(S(NDV2_1MB), NULL, 0, &t, note,
+	                                  sizeof(note), err, sizeof(err)),
+	                 0);
+	assert_string_equal(note, "");
 	assert_int_equal(t.ngpu, 8);
 	assert_int_equal(t.nlink, 32);
-	/* 0-1 is class 0 (23 us a MiB), 0-2 class 1 (46 us), 0-5 none */
+	/* 0-1 is class 0 (23 us a MB: 10^6 bytes, as TE-CCL reads it),
+	 * 0-2 class 1 (46 us), 0-5 none */
 	assert_true((l = topo_link_of(&t, 0, 1)) >= 0);
-	assert_true(fabs(t.link[l].bw - 1048576 / 23e-6) < 1);
+	assert_true(fabs(t.link[l].bw - 1e6 / 23e-6) < 1);
 	assert_true(fabs(t.link[l].alpha - 0.3e-6) < 1e-12);
 	assert_true((l = topo_link_of(&t, 0, 2)) >= 0);
-	assert_true(fabs(t.link[l].bw - 1048576 / 46e-6) < 1);
+	assert_true(fabs(t.link[l].bw - 1e6 / 46e-6) < 1);
 	assert_true(topo_link_of(&t, 0, 5) < 0);
 	topo_free(&t);
-	assert_int_equal(
-	    topo_taccl_parse(S(NDV2_1MB), S(SKETCH2), &t, err, sizeof(err)),
-	    0);
+	assert_int_equal(topo_taccl_parse(S(NDV2_1MB), S(SKETCH2), &t, NULL, 0,
+	                                  err, sizeof(err)),
+	                 0);
 	assert_int_equal(t.ngpu, 16);
 	assert_int_equal(t.nlink, 66); /* 2 x 32, and GPU 0 -> GPU 1 */
 	assert_true((l = topo_link_of(&t, 0, 9)) >= 0);
-	assert_true(fabs(t.link[l].bw - 1048576 / 107e-6) < 1);
+	assert_true(fabs(t.link[l].bw - 1e6 / 107e-6) < 1);
 	assert_true(fabs(t.link[l].alpha - 0.6e-6) < 1e-12);
 	assert_true(topo_link_of(&t, 9, 0) < 0);
 	topo_free(&t);
 	assert_int_equal(topo_taccl_parse(S("{\"nodes\": []}"), NULL, 0, &t,
-	                                  err, sizeof(err)),
+	                                  NULL, 0, err, sizeof(err)),
 	                 -ENOENT);
 	taccl_bad("{\"name\": \"NDv2_1MB\", \"gpus_per_node\": 8, "
 	          "\"alpha\": 1, \"node_invbws_list\": [1, 2], "
@@ -682,6 +694,119 @@ test_taccl_profile(void **state)
 	          "internode_conn: keys are GPUs");
 	taccl_bad(NDV2_1MB, "{\"nnodes\": 2, \"extra\": 1}",
 	          "sketch: extra: unknown");
+	taccl_bad(NDV2_1MB,
+	          "{\"nnodes\": 2, \"internode_sketch\": {\"internode_conn\": "
+	          "\"ring\"}}",
+	          "internode_conn: an object, \"fully-connected\"");
+	taccl_bad(NDV2_1MB,
+	          "{\"nnodes\": 2, \"internode_sketch\": {\"internode_conn\": "
+	          "{\"0\": [1], \"2\": [3, 4]}}}",
+	          "every sending GPU with as many remote GPUs");
+	taccl_bad("{\"name\": \"DGX2_1MB\", \"gpus_per_node\": 8, "
+	          "\"alpha\": 1, \"node_invbws_list\": [8], "
+	          "\"node_betas_list\": [8]}",
+	          NULL, "DGX2: 16 GPUs");
+}
+
+/* TACCL's DGX2 profile (topo-dgx2-1MB.json) */
+#define DGX2_1MB                                                              \
+	"{\"name\": \"DGX2_1MB\", \"gpus_per_node\": 16, \"nics_per_node\": " \
+	"8, \"alpha\": 0.3, \"node_betas_list\": [8], "                       \
+	"\"node_invbws_list\": [8], \"remote_invbw\": 107, "                  \
+	"\"remote_alpha\": 2.6, \"remote_beta\": 105}"
+#define SKETCH(n, conn)                                                       \
+	"{\"nnodes\": " #n                                                    \
+	", \"intranode_sketch\": {\"strategy\": \"none\"}, "                  \
+	"\"internode_sketch\": {\"strategy\": \"relay\", "                    \
+	"\"internode_conn\": " conn                                           \
+	"}, \"symmetry_offsets\": [], \"hyperparameters\": "                  \
+	"{\"input_chunkup\": 1}}"
+
+/* The remote link GPU a of node 0 to GPU b of node 1: microseconds a
+ * (10^6-byte) chunk. */
+static double
+remote_us(const char *prof, const char *sk, uint32_t gpn, uint32_t a,
+          uint32_t b, char *note, size_t len)
+{
+	struct topo t;
+	char        err[400];
+	int64_t     l;
+	double      us;
+
+	if (topo_taccl_parse(S(prof), S(sk), &t, note, len, err,
+	                     sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_true(
+	    (l = topo_link_of(&t, t.gpu_node[a], t.gpu_node[gpn + b])) >= 0);
+	us = 1e6 / t.link[l].bw * 1e6;
+	topo_free(&t);
+	return (us);
+}
+
+/* TACCL's sketches: the named connections, the node's NICs shared as
+ * TACCL shares them (remote_beta x connections / NICs, whole us, plus
+ * remote_alpha), DGX2's NVSwitch, and beyond two nodes each GPU's remote
+ * links sharing its NIC; what differs from TACCL's model said. */
+static void
+test_taccl_sketches(void **state)
+{
+	struct tsyn_params q = {.algo = TSYN_TEN,
+	                        .coll = SCHED_ALLGATHER,
+	                        .bytes = 16000000,
+	                        .chunks = 1};
+	struct topo        t;
+	struct sched       s;
+	char               err[400], note[400];
+	uint32_t           slots;
+	int64_t            l;
+
+	(void)state;
+	/* NDv2: one NIC.  One connection: 105 -> 107 us. */
+	assert_true(fabs(remote_us(NDV2_1MB, SKETCH(2, "{\"0\": [1]}"), 8, 0,
+	                           1, note, sizeof(note)) -
+	                 107) < 1e-2);
+	/* 64 connections: int(105 x 64) + 2.6 -> 6722 us. */
+	assert_true(fabs(remote_us(NDV2_1MB, SKETCH(2, "\"fully-connected\""),
+	                           8, 3, 5, note, sizeof(note)) -
+	                 6722) < 1e-2);
+	assert_string_equal(note, "");
+	/* 8 connections (GPU g to GPU g): 842 us. */
+	assert_true(fabs(remote_us(NDV2_1MB, SKETCH(2, "\"direct-map\""), 8, 6,
+	                           6, note, sizeof(note)) -
+	                 842) < 1e-2);
+	/* DGX2: 8 NICs; 16 connections: 212 us; 8: 107. */
+	assert_true(fabs(remote_us(DGX2_1MB, SKETCH(2, "\"direct-map\""), 16,
+	                           9, 9, note, sizeof(note)) -
+	                 212) < 1e-2);
+	assert_true(fabs(remote_us(DGX2_1MB,
+	                           SKETCH(2, "{\"1\": [0], \"3\": [2], \"5\": "
+	                                     "[4], \"7\": [6], \"9\": [8], "
+	                                     "\"11\": [10], \"13\": [12], "
+	                                     "\"15\": [14]}"),
+	                           16, 1, 0, note, sizeof(note)) -
+	                 107) < 1e-2);
+	assert_non_null(strstr(note, "NVSwitch is a switch node"));
+	/* Four nodes: GPU 0 reaches GPU 1 of three nodes through its one
+	 * NIC, a third each. */
+	assert_true(fabs(remote_us(NDV2_1MB, SKETCH(4, "{\"0\": [1]}"), 8, 0,
+	                           1, note, sizeof(note)) -
+	                 3 * 107) < 1e-2);
+	assert_non_null(strstr(note, "4 nodes: each GPU's remote links"));
+	/* DGX2's GPUs meet in the switch: one chunk at a time in and out,
+	 * so an AllGather of 16 chunks of 1 MB takes at least 15 x 8 us. */
+	assert_int_equal(topo_taccl_parse(S(DGX2_1MB), NULL, 0, &t, note,
+	                                  sizeof(note), err, sizeof(err)),
+	                 0);
+	assert_int_equal(t.ngpu, 16);
+	assert_int_equal(t.n, 17);
+	assert_true(topo_link_of(&t, t.gpu_node[0], t.gpu_node[1]) < 0);
+	assert_true((l = topo_link_of(&t, t.gpu_node[0], 16)) >= 0);
+	assert_true(fabs(t.link[l].bw - 1e6 / 8e-6) < 1);
+	assert_int_equal(tsyn_synth(&t, &q, &s, err, sizeof(err)), 0);
+	assert_int_equal(tsyn_validate(&s, &slots, err, sizeof(err)), 0);
+	assert_true(tsyn_replay(&s) >= 15 * 8e-6);
+	sched_free(&s);
+	topo_free(&t);
 }
 
 /* SCALE-CCL's rules against the best schedule on 2, 3 and 4
@@ -997,6 +1122,7 @@ main(void)
 	    cmocka_unit_test(test_plan_replay),
 	    cmocka_unit_test(test_teccl_input),
 	    cmocka_unit_test(test_taccl_profile),
+	    cmocka_unit_test(test_taccl_sketches),
 	    cmocka_unit_test(test_scalecc_datacentres),
 	    cmocka_unit_test(test_unreachable),
 	    cmocka_unit_test(test_validator),
