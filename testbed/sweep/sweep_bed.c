@@ -389,11 +389,12 @@ tails(const struct sweep_bed *b, const char *what, char *err, size_t len)
 	free(out);
 }
 
-/* Poll ocsctl until the switch is connected and n agents are idle. */
+/* Poll ocsctl until the switch is connected and n agents are idle: up to
+ * 30 s and 0.2 s an agent (a loaded machine starts them slowly). */
 static int
 wait_ready(struct sweep_bed *b, uint32_t n)
 {
-	uint64_t dl = mono_ms() + 10000 + 200 * (uint64_t)n;
+	uint64_t dl = mono_ms() + 30000 + 200 * (uint64_t)n;
 	char     why[200];
 
 	for (; mono_ms() < dl; mono_sleep_ms(100)) {

@@ -612,6 +612,8 @@ test_calibrate_local(void **state)
 	snprintf(model, sizeof(model), "%s/lab.model", dir);
 	snprintf(rejected, sizeof(rejected), "%s.rejected", model);
 	st = proc_run(argv, &o, &e);
+	if (!strstr(e, "95%"))
+		fprintf(stderr, "ocs-sweep --calibrate (%d) said:\n%s", st, e);
 	assert_non_null(strstr(e, "95%"));
 	assert_non_null(strstr(e, "measured/fitted"));
 	assert_non_null(strstr(e, "worst residual"));
