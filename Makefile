@@ -39,7 +39,7 @@ DEB_PKGS := gcc make libc6-dev pkg-config \
 	libisal-dev libssh-dev libcrypt-dev libmicrohttpd-dev \
 	libnetconf2-dev libyang2-dev libyuma-base python3-ncclient \
 	valgrind curl openssl groff-base systemd iproute2 gnuplot-nox \
-	libpng-dev chromium chromium-driver
+	libpng-dev chromium chromium-driver g++ libns3-dev
 
 ifneq ($(shell command -v dpkg-query 2>/dev/null),)
 DEPS_HAVE := $(shell dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' \
@@ -275,6 +275,14 @@ OCSCTL_SRCS := \
 PROGS := $(BIN)/ocs-plan $(BIN)/ocs-emu $(BIN)/ocsd $(BIN)/ocsctl \
 	$(BIN)/ocs-agent $(BIN)/ocs-sweep $(BIN)/ocs-load $(BIN)/ocs-web
 
+# The packet-level check on ns-3 (Debian 12's libns3-dev, ns-3.37; C++):
+# built where ns-3 is installed (make deps installs it), and ocs-sweep
+# --simulate ns3 says so where it is not.
+NS3_LIBS := -lns3-core -lns3-network -lns3-point-to-point
+ifneq ($(shell $(PKG_CONFIG) --exists ns3-point-to-point && echo y),)
+PROGS += $(BIN)/ocs-ns3
+endif
+
 LOAD_SRCS := testbed/load/load.c testbed/load/ocs_load.c
 
 SWEEP_SRCS := \
@@ -284,7 +292,11 @@ SWEEP_SRCS := \
 	testbed/sweep/sweep_point.c \
 	testbed/sweep/sweep_bed.c \
 	testbed/sweep/sweep_measure.c \
+	testbed/sweep/sweep_cpu.c \
+	testbed/sweep/sweep_ns3.c \
 	testbed/sweep/sweep_cal.c \
+	testbed/sweep/sweep_fit.c \
+	testbed/sweep/sweep_probe.c \
 	testbed/sweep/sweep_jobs.c \
 	testbed/sweep/sweep_plot.c
 
@@ -399,6 +411,11 @@ $(BIN)/ocs-load: $(LOAD_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(COLL_LIB) \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
 		$(PROTOBUF_LIBS) -lm
 
+$(BIN)/ocs-ns3: testbed/ns3/ocs-ns3.cc
+	@mkdir -p $(@D)
+	@echo "  CXX     $@"
+	$(Q)$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -o $@ $< $(NS3_LIBS)
+
 # Sweeps: the collectives library's model and simulator, a CSV, gnuplot.
 $(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
@@ -486,7 +503,8 @@ TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
-	sweep_csv.o sweep_point.o) $(COLL_LIB)
+	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o sweep_fit.o) \
+	$(COLL_LIB)
 TEST_DEPS_chakra := $(CHAKRA_OBJS)
 $(BUILD)/tests/unit/test_chakra.o: $(BUILD)/proto/chakra_et_def.pb-c.h
 TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
@@ -576,6 +594,7 @@ $(BUILD)/bench/bench_plan: $(BUILD)/tests/bench/bench_plan.o $(COLL_LIB) \
 # The model in-process; the measured sweeps through bin/ocs-sweep.
 $(BUILD)/bench/bench_sweep: $(BUILD)/tests/bench/bench_sweep.o \
 		$(BUILD)/testbed/sweep/sweep_point.o \
+		$(BUILD)/testbed/sweep/sweep_ns3.o \
 		$(BUILD)/testbed/sweep/sweep_list.o \
 		$(BUILD)/testbed/sweep/sweep_csv.o $(BUILD)/tests/lib/proc.o \
 		$(COLL_LIB) $(BASE_LIB) $(PROGS)
@@ -861,7 +880,7 @@ FUZZ_SRCS_rest := ocs-drivers/rest.c ocs-drivers/rest_name.c \
 FUZZ_SRCS_topo := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_tmat := $(COLL_SRCS) $(BASE_SRCS)
 FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
-	collectives/cmodel.c $(BASE_SRCS)
+	testbed/sweep/sweep_cpu.c collectives/cmodel.c $(BASE_SRCS)
 FUZZ_LIBS_sweep := $(INIH_LIBS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
@@ -899,7 +918,7 @@ fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 
 # Every C file of ours, wherever it lives (build/ holds generated ones).
 TREE_SRCS := $(shell find agent collectives ocs-drivers ocsd proto testbed \
-	tests -name '*.[ch]' 2>/dev/null)
+	tests -name '*.[ch]' -o -name '*.cc' 2>/dev/null)
 
 fmt:
 	$(Q)clang-format --dry-run -Werror $(TREE_SRCS)

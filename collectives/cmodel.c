@@ -20,6 +20,45 @@ struct mctx {
 	char           err[300];
 };
 
+/* [conditions]: what a calibration saw. */
+static int
+cond_kv(struct mctx *c, const char *k, const char *v)
+{
+	struct cmodel_cond *d = &c->m->cond;
+	double              x;
+	char               *end;
+	int                 ok;
+
+	if (strcmp(k, "rate") == 0)
+		ok = unit_parse_rate(v, &d->rate_bps) == 0 && d->rate_bps > 0;
+	else if (strcmp(k, "nodes") == 0 || strcmp(k, "cores") == 0) {
+		unsigned long u = strtoul(v, &end, 10);
+
+		ok = *v >= '0' && *v <= '9' && *end == '\0' && u >= 1 &&
+		     u <= 65536;
+		if (ok)
+			*(k[0] == 'n' ? &d->nodes : &d->cores) = (uint32_t)u;
+	} else if (strcmp(k, "cpu_max") == 0 || strcmp(k, "cpu_sum") == 0 ||
+	           strcmp(k, "cpu_host") == 0 ||
+	           strcmp(k, "residual_max") == 0) {
+		x = strtod(v, &end);
+		ok = *v && *end == '\0' && x >= 0 && x <= 65536;
+		if (ok)
+			*(k[0] == 'r'   ? &d->residual_max
+			  : k[4] == 'm' ? &d->cpu_max
+			  : k[4] == 's' ? &d->cpu_sum
+			                : &d->cpu_host) = x;
+	} else {
+		snprintf(c->err, sizeof(c->err),
+		         "[conditions]: unknown key \"%.60s\"", k);
+		return (0);
+	}
+	if (!ok)
+		snprintf(c->err, sizeof(c->err), "%s \"%.60s\": bad value", k,
+		         v);
+	return (ok);
+}
+
 static int
 model_kv(void *u, const char *sec, const char *k, const char *v)
 {
@@ -27,9 +66,11 @@ model_kv(void *u, const char *sec, const char *k, const char *v)
 	double       x;
 	int          ok;
 
+	if (strcmp(sec, "conditions") == 0)
+		return (cond_kv(c, k, v));
 	if (strcmp(sec, "model") != 0) {
-		snprintf(c->err, sizeof(c->err), "section [%s]: only [model]",
-		         sec);
+		snprintf(c->err, sizeof(c->err),
+		         "section [%s]: only [model] and [conditions]", sec);
 		return (0);
 	}
 	if (strcmp(k, "name") == 0) {
@@ -127,6 +168,15 @@ cmodel_write(const struct cmodel *m, const char *path, const char *comment)
 	        "frame = %.0fB\n",
 	        m->name, m->bps, m->alpha_s * 1e9, m->alpha_h * 1e9,
 	        m->reconf_s * 1e9, m->frame);
+	if (m->cond.rate_bps > 0)
+		fprintf(f,
+		        "[conditions]\nrate = %.0fbps\nnodes = %u\ncores = "
+		        "%u\ncpu_max = %.3f\ncpu_sum = %.3f\ncpu_host = "
+		        "%.3f\nresidual_max = %.4f\n",
+		        m->cond.rate_bps, m->cond.nodes,
+		        m->cond.cores ? m->cond.cores : 1, m->cond.cpu_max,
+		        m->cond.cpu_sum, m->cond.cpu_host,
+		        m->cond.residual_max);
 	rv =
 	    fclose(f) == 0 ? path_write_atomic(path, buf, len, 0644) : -ENOMEM;
 	free(buf);
@@ -142,4 +192,25 @@ cmodel_params(const struct cmodel *m, double delta, struct cost_params *cp)
 	cp->beta = 8.0 / m->bps;
 	cp->delta = delta + m->reconf_s;
 	cp->sf_bytes = m->frame;
+}
+
+void
+cmodel_hash(const struct cmodel *m, const char *extra, char hex[17])
+{
+	char     buf[512];
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	size_t   i, n;
+
+	/* Ten digits of each parameter: models that differ predict
+	 * differently, and a model file written and read back (whole
+	 * nanoseconds and bits a second) hashes as it did. */
+	n = (size_t)snprintf(buf, sizeof(buf),
+	                     "%s|%.10g|%.10g|%.10g|%.10g|%.10g|%s", m->name,
+	                     m->bps, m->alpha_s, m->alpha_h, m->reconf_s,
+	                     m->frame, extra ? extra : "");
+	for (i = 0; i < n && i < sizeof(buf); i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 0x100000001b3ull;
+	}
+	snprintf(hex, 17, "%016llx", (unsigned long long)h);
 }

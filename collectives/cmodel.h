@@ -16,6 +16,15 @@
  *	                         (the agents' frame payload; 0: no such term,
  *	                         see cost.h)
  *
+ *	[conditions]             where a calibration measured it (optional)
+ *	rate = 100Mbps           the fibres' line rate
+ *	nodes = 9                agents
+ *	cores = 2                the machine's
+ *	cpu_max = 0.41           the busiest testbed process, in cores
+ *	cpu_sum = 0.97           all of the testbed's processes, in cores
+ *	cpu_host = 1.10          the whole machine, in cores
+ *	residual_max = 0.062     the fit's worst |measured / fitted - 1|
+ *
  * Keys left out keep the values the caller set.  An unknown section or
  * key, or a bad value, is an error naming the file, the line and the
  * key.  Lines starting with ';' or '#' are comments (the calibration's
@@ -25,8 +34,17 @@
 #define OCS_CMODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collectives/cost.h"
+
+/* The conditions of a calibration: 0 where unknown. */
+struct cmodel_cond {
+	double   rate_bps;
+	uint32_t nodes, cores;
+	double   cpu_max, cpu_sum, cpu_host;
+	double   residual_max;
+};
 
 struct cmodel {
 	char   name[64];
@@ -35,6 +53,7 @@ struct cmodel {
 	double alpha_h;  /* s a hop */
 	double reconf_s; /* s a reconfiguration, on top of the delta */
 	double frame;    /* bytes, store-and-forward unit, 0: none */
+	struct cmodel_cond cond;
 };
 
 /* A model file is a few lines: more than this is not one. */
@@ -50,6 +69,11 @@ int cmodel_parse(struct cmodel *m, const char *text, const char *name,
  * (a temporary file renamed); 0 or -errno. */
 int cmodel_write(const struct cmodel *m, const char *path,
                  const char *comment);
+/* A hash of every parameter of the model (its name too) and of extra
+ * (what else decides a result: the reconfiguration mode, the backend),
+ * as 16 hex digits and a NUL in hex[17]; the conditions are not in it
+ * (they say where the parameters came from, not what they are). */
+void cmodel_hash(const struct cmodel *m, const char *extra, char hex[17]);
 /* The cost parameters for a switch whose delay is delta: the model's
  * rates and latencies, a reconfiguration costing delta + reconf_s. */
 void cmodel_params(const struct cmodel *m, double delta,

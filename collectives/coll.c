@@ -18,6 +18,7 @@ static const char *const coll_errtab[] = {
     [COLL_EUNREACH - COLL_EBASE] = "peer not reachable in the "
                                    "configuration",
     [COLL_ETOOBIG - COLL_EBASE] = "schedule too large to materialise",
+    [COLL_ENODES - COLL_EBASE] = "more nodes than this planner takes",
     [COLL_ENONUM - COLL_EBASE] = "not a number",
     [COLL_ERANGE - COLL_EBASE] = "out of range",
     [COLL_EALGO - COLL_EBASE] = "unknown algorithm",

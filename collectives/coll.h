@@ -26,6 +26,7 @@ enum coll_err {
 	COLL_ETOPO,        /* a malformed topology */
 	COLL_ELINK,        /* a link used more than its capacity */
 	COLL_EREDUCE,      /* a reduction counts a contribution twice */
+	COLL_ENODES,       /* more nodes than the planner takes */
 	COLL_EMAX
 };
 

@@ -289,6 +289,9 @@ print_text(const struct plan *pl)
 	       pl->o.ndelay > 1 ? pl->o.delay_arg
 	                        : unit_fmt_time(pl->o.delay[0], d, sizeof(d)),
 	       pl->o.ndelay > 1 ? " (per boundary)" : "");
+	if (pl->o.frame > 0)
+		printf("relays store and forward %s frames\n",
+		       unit_fmt_size((uint64_t)pl->o.frame, a, sizeof(a)));
 	placement_str(pl->before, pl->nph, place, sizeof(place));
 	printf("reconfigure before phases: %s (R = %u, %s)\n", place, pl->r,
 	       pl->o.reconf == PLAN_RECONF_AUTO ? "optimal" : "as requested");
@@ -426,6 +429,7 @@ plan_run(struct plan *pl)
 	pl->cp.alpha_h = pl->o.alpha_h;
 	pl->cp.beta = 8.0 / pl->o.rate;
 	pl->cp.delta = pl->o.delay[0];
+	pl->cp.sf_bytes = pl->o.frame;
 	if (pl->o.ndelay > 1) {
 		for (k = 1; k < pl->nph; k++)
 			pl->delta_k[k] = pl->o.delay[k - 1];

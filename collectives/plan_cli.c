@@ -101,7 +101,8 @@ plan_usage(void)
 	    "           subring:N:S1[,S2...]:RATE:TIME\n"
 	    "NAME: dgx1 dgx2 amd ndv2:1|2|4|8|10 wan2 wan3 wan2p wan3p wan4p "
 	    "(collectives/topologies)\n"
-	    "       ocs-plan --algo fast|spreadout|solstice|eclipse|auto "
+	    "       ocs-plan --algo "
+	    "fast|spreadout|solstice|eclipse|sorted|auto "
 	    "--matrix FILE|GENERATOR\n"
 	    "                [--bytes SIZE] [--delay TIME] "
 	    "[--gpus-per-server G]\n"
@@ -349,13 +350,16 @@ topo_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 	return (msccl_opt(c, arg, o, err, len));
 }
 
-/* --model FILE: its rate and latencies (options after it override), and
- * its reconfiguration overhead on top of every --delay. */
+/* --model FILE: its rate and latencies (options after it override), its
+ * reconfiguration overhead on top of every --delay, and its frame (the
+ * store-and-forward term): every parameter, as ocs-sweep and ocsd read
+ * the same file. */
 static int
 load_model(const char *arg, struct plan_opts *o, char *err, size_t len)
 {
-	struct cmodel m = {"", o->rate, o->alpha_s, o->alpha_h, 0, 0};
-	char          why[400];
+	struct cmodel m = {
+	    .bps = o->rate, .alpha_s = o->alpha_s, .alpha_h = o->alpha_h};
+	char why[400];
 
 	if (cmodel_load(&m, arg, why, sizeof(why)) != 0)
 		return (errf(-EINVAL, err, len, "--model %s", why));
@@ -363,6 +367,7 @@ load_model(const char *arg, struct plan_opts *o, char *err, size_t len)
 	o->alpha_s = m.alpha_s;
 	o->alpha_h = m.alpha_h;
 	o->reconf_s = m.reconf_s;
+	o->frame = m.frame;
 	return (0);
 }
 
@@ -477,6 +482,17 @@ check_matrix(struct plan_opts *o, char *err, size_t len)
 		             : o->reconf_arg ? "--reconfig"
 		             : o->simulate   ? "--simulate"
 		                             : "--chunk"));
+	/* --bytes scales the generators that take it; a file (or
+	 * uniform:N:BYTES) holds its own counts, and an option that would
+	 * change nothing is refused rather than ignored. */
+	if (o->bytes_set && o->matrix != NULL &&
+	    (strchr(o->matrix, ':') == NULL ||
+	     strncmp(o->matrix, "uniform:", 8) == 0))
+		return (errf(-EINVAL, err, len,
+		             "--bytes: not with --matrix %.100s (its byte "
+		             "counts are its own; --bytes scales zipf, moe "
+		             "and hotspot)",
+		             o->matrix));
 	if (o->gpus == 0)
 		o->gpus = 1;
 	if (o->planes == 0)

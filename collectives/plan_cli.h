@@ -32,6 +32,7 @@ struct plan_opts {
 	const char      *delay_arg;
 	double           alpha_s, alpha_h, rate; /* s, s, bit/s */
 	double           reconf_s; /* --model: added to every delay */
+	double           frame;    /* --model: store-and-forward, 0: none */
 	enum plan_reconf reconf;
 	uint32_t         rlist[PLAN_MAX_PHASES];
 	uint32_t         nrlist;

@@ -245,21 +245,39 @@ double
 skew_lower_bound_t(const struct tmat *m, const struct cost_params *cp,
                    uint32_t t)
 {
-	double   lb = 0, v, a = cp->alpha_s + cp->alpha_h;
-	uint32_t i, k, nz, s;
+	double   a = cp->alpha_s + cp->alpha_h, d = cp->delta, rho = 0, v;
+	double   lb;
+	uint32_t i, j, k, deg = 0, s;
 
 	t = t ? t : 1;
+	/* A direct schedule needs a stage per peer of its busiest line
+	 * (deg of them, over the t planes) and stages lasting at least the
+	 * heaviest line's bytes (rho, over the t planes).  The two lines
+	 * need not be the same one: the bound takes each at its worst, so
+	 * a matrix whose heaviest row has one peer and whose widest row
+	 * many small ones is bounded by both (issue 40: the per-line bound
+	 * called an optimal plan 1.97 times it). */
 	for (i = 0; i < m->n; i++)
 		for (k = 0; k < 2; k++) {
-			nz = k ? tmat_col_nnz(m, i) : tmat_row_nnz(m, i);
-			s = (nz + t - 1) / t; /* stages on the busiest plane */
-			v = cp->beta *
-			        (double)(k ? tmat_col(m, i) : tmat_row(m, i)) /
-			        t +
-			    s * a + (s ? s - 1 : 0) * cp->delta;
-			lb = v > lb ? v : lb;
+			v = (double)(k ? tmat_col(m, i) : tmat_row(m, i));
+			rho = v > rho ? v : rho;
+			j = k ? tmat_col_nnz(m, i) : tmat_row_nnz(m, i);
+			deg = j > deg ? j : deg;
 		}
-	return (lb);
+	if (deg == 0)
+		return (0);
+	/* Plane p takes K_p (a + d) - d + beta W_p, the sums of K_p and W_p
+	 * at least deg and rho: the busiest plane is no less than their
+	 * mean over t planes. */
+	lb = ((double)deg * (a + d) + cp->beta * rho) / t - d;
+	s = (deg + t - 1) / t; /* stages on the plane with the most */
+	v = s * (a + d) - d;
+	lb = v > lb ? v : lb;
+	/* Some plane carries a t-th of the heaviest line at least (a pair
+	 * may be split over stages and planes: its largest entry bounds
+	 * nothing). */
+	v = a + cp->beta * rho / t;
+	return (v > lb ? v : lb);
 }
 
 double
@@ -454,6 +472,12 @@ skew_plan(const char *name, const struct tmat *m, const struct skew_params *sp,
 	for (i = 0; i < SKEW_NOPS; i++) {
 		if (one != NULL && skew_all[i] != one)
 			continue;
+		if (skew_all[i]->max_n && m->n > skew_all[i]->max_n) {
+			if (one == NULL) /* auto: the others will do */
+				continue;
+			rv = -COLL_ENODES;
+			goto fail;
+		}
 		if (sp->watch != NULL &&
 		    sp->watch->step(sp->watch->arg, skew_all[i]->name,
 		                    one ? 0 : (uint32_t)i,

@@ -70,7 +70,17 @@ struct skew_ops {
 	const char *name;
 	int (*plan)(const struct tmat *, const struct skew_params *,
 	            struct skew_plan *);
+	/* The most nodes it plans in reasonable time and memory, 0: any.
+	 * Asked for more, skew_plan answers -COLL_ENODES; auto leaves it
+	 * out. */
+	uint32_t max_n;
 };
+
+/* FAST's BvN peels up to n^2 - 2n + 2 stages of n entries each, and the
+ * plan's check builds one block a (pair, stage): n^3 grows past what a
+ * planning tool may take (256 nodes: 29 s and 1.56 GB).  At server level
+ * (--gpus-per-server) the bound is on servers, as in FAST's own code. */
+#define SKEW_FAST_MAX_N 128
 
 extern const struct skew_ops skew_fast_ops, skew_spreadout_ops,
     skew_solstice_ops, skew_eclipse_ops, skew_sorted_ops;
@@ -123,11 +133,13 @@ int skew_check(const struct skew_plan *, const struct tmat *, char *err,
                size_t errlen);
 
 /*
- * Lower bound for schedules that carry every byte directly: the max over
- * rows and columns of beta * load + (nnz - 1) * delta + nnz * alpha (a
- * row's nnz peers need nnz stages, each paying the per-stage alpha_s +
- * alpha_h of the cost model; the issue's LB_delta without that term is
- * the same bound with alpha = 0).
+ * Lower bound for schedules that carry every byte directly (no circuit
+ * reuse): beta * rho + deg * alpha + (deg - 1) * delta, rho the largest
+ * line sum and deg the largest number of peers of any line (row or
+ * column; not necessarily the same line): deg stages at least, whose
+ * durations sum to rho at least, each paying the per-stage alpha_s +
+ * alpha_h of the cost model.  It is at least the per-line bound (the
+ * max over lines of beta * load + (nnz - 1) * delta + nnz * alpha).
  */
 double skew_lower_bound(const struct tmat *, const struct cost_params *);
 
@@ -207,9 +219,11 @@ int skew_servers(const struct tmat *gpu, const struct skew_params *,
  */
 double skew_cost_planes(const struct skew_plan *, const struct cost_params *,
                         uint32_t t, uint32_t *plane_of);
-/* The lower bound for direct schedules on t transceivers a node: over
- * rows and columns beta * load / t + (ceil(nnz / t) - 1) * delta +
- * ceil(nnz / t) * alpha. */
+/* The lower bound for direct schedules on t transceivers a node: the
+ * largest of (deg (alpha + delta) + beta rho) / t - delta (the mean
+ * plane), ceil(deg / t) (alpha + delta) - delta (the plane with the most
+ * stages) and alpha + beta * rho / t; with t = 1,
+ * skew_lower_bound. */
 double skew_lower_bound_t(const struct tmat *, const struct cost_params *,
                           uint32_t t);
 

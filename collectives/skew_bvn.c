@@ -135,17 +135,20 @@ fast_plan(const struct tmat *m, const struct skew_params *sp,
 }
 
 /*
- * Solstice-style: slices at thresholds r = 2^k from the largest entry
- * down; a perfect matching on the entries >= r becomes a stage of
- * duration r.  Each slice keeps the line sums equal, so the threshold
- * ends at 1 with Birkhoff's guarantee at worst.
+ * Solstice (Liu et al., CoNEXT 2015): thresholds r = 2^k from the largest
+ * entry down; a perfect matching on the entries >= r becomes a stage as
+ * long as the matching's smallest entry (>= r), as published, so a
+ * permutation is one stage, never the same one back to back in slices of
+ * r (issue 40: [[0,7MiB],[3MiB,0]] took 3 stages, uniform:12:3MiB 22).
+ * Each stage keeps the line sums equal, so the threshold ends at 1 with
+ * Birkhoff's guarantee at worst.
  */
 static int
 solstice_plan(const struct tmat *m, const struct skew_params *sp,
               struct skew_plan *pl)
 {
 	struct match mt;
-	uint64_t    *p, rho = tmat_rho(m), left = rho, r = 1, mx = 0;
+	uint64_t    *p, rho = tmat_rho(m), left = rho, r = 1, mx = 0, w;
 	uint32_t     n = m->n, i;
 	int          rv;
 
@@ -175,9 +178,12 @@ solstice_plan(const struct tmat *m, const struct skew_params *sp,
 			r /= 2;
 			continue;
 		}
-		if ((rv = peel(pl, &mt, p, r)) != 0)
+		for (w = UINT64_MAX, i = 0; i < n; i++)
+			if (p[(size_t)i * n + mt.r2c[i]] < w)
+				w = p[(size_t)i * n + mt.r2c[i]];
+		if ((rv = peel(pl, &mt, p, w)) != 0)
 			break;
-		left -= r;
+		left -= w;
 	}
 	match_fini(&mt);
 	free(p);
@@ -210,6 +216,6 @@ spreadout_plan(const struct tmat *m, const struct skew_params *sp,
 	return (skew_assign(pl, m));
 }
 
-const struct skew_ops skew_fast_ops = {"fast", fast_plan};
-const struct skew_ops skew_solstice_ops = {"solstice", solstice_plan};
-const struct skew_ops skew_spreadout_ops = {"spreadout", spreadout_plan};
+const struct skew_ops skew_fast_ops = {"fast", fast_plan, SKEW_FAST_MAX_N};
+const struct skew_ops skew_solstice_ops = {"solstice", solstice_plan, 0};
+const struct skew_ops skew_spreadout_ops = {"spreadout", spreadout_plan, 0};

@@ -191,5 +191,5 @@ sorted_plan(const struct tmat *m, const struct skew_params *sp,
 	return (greedy_plan(m, sp, pl, 1));
 }
 
-const struct skew_ops skew_eclipse_ops = {"eclipse", eclipse_plan};
-const struct skew_ops skew_sorted_ops = {"sorted", sorted_plan};
+const struct skew_ops skew_eclipse_ops = {"eclipse", eclipse_plan, 0};
+const struct skew_ops skew_sorted_ops = {"sorted", sorted_plan, 0};

@@ -55,7 +55,16 @@ plan_and_check(struct skrun *r)
 	}
 	if ((rv = skew_plan(r->o->algo, m, &r->sp,
 	                    r->o->gpus > 1 ? &r->su : NULL, &r->pl, r->tried,
-	                    &r->ntried)) != 0)
+	                    &r->ntried)) == -COLL_ENODES)
+		return (snprintf(r->err, sizeof(r->err),
+		                 "at most %u %s (its stages grow "
+		                 "as n^2 and its plan as n^3); plan per "
+		                 "server with --gpus-per-server, or use "
+		                 "eclipse, sorted or auto",
+		                 SKEW_FAST_MAX_N,
+		                 r->o->gpus > 1 ? "servers" : "nodes"),
+		        rv);
+	if (rv != 0)
 		return (snprintf(r->err, sizeof(r->err), "planning: %s",
 		                 coll_strerror(rv)),
 		        rv);
@@ -186,6 +195,9 @@ print_json(const struct skrun *r)
 	if (j != NULL && p->nride > 0)
 		json_object_set_new(j, "rides", rides_json(p));
 	if (j != NULL)
+		json_object_set_new(j, "lower_bound_of",
+		                    json_string("direct schedules"));
+	if (j != NULL)
 		json_object_set_new(j, "transceivers",
 		                    json_integer(r->o->planes));
 	if (j == NULL)
@@ -217,8 +229,8 @@ print_text(const struct skrun *r)
 	           ? p->nst - (r->o->planes < p->nst ? r->o->planes : p->nst)
 	           : 0,
 	       unit_fmt_time(r->sp.cp.delta, a, sizeof(a)));
-	printf("predicted %s, lower bound %s, ratio %.3f; scheduled in %s; "
-	       "valid\n",
+	printf("predicted %s, lower bound for direct schedules %s, ratio "
+	       "%.3f; scheduled in %s; valid\n",
 	       unit_fmt_time(r->predicted, a, sizeof(a)),
 	       unit_fmt_time(r->lb, b, sizeof(b)), ratio(r->predicted, r->lb),
 	       unit_fmt_time(p->schedule_s, c, sizeof(c)));

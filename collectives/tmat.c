@@ -124,7 +124,7 @@ csv_cells(char *line, uint64_t *row, uint32_t max, uint32_t *ncell,
 {
 	char    *c = line, *e, *t;
 	uint32_t k = 0;
-	int      last;
+	int      last, rv;
 
 	for (;;) {
 		while (isspace((unsigned char)*c))
@@ -136,8 +136,12 @@ csv_cells(char *line, uint64_t *row, uint32_t max, uint32_t *ncell,
 		*t = '\0';
 		*badtxt = c;
 		*badcol = k + 1;
-		if (k >= max || unit_parse_size(c, &row[k]) != 0 ||
-		    row[k] > TMAT_MAX_ENTRY)
+		if (k >= max)
+			return (-1);
+		rv = unit_parse_size(c, &row[k]);
+		if (rv == -UNIT_ERANGE || (rv == 0 && row[k] > TMAT_MAX_ENTRY))
+			return (-2);
+		if (rv != 0)
 			return (-1);
 		k++;
 		if (last)
@@ -156,7 +160,7 @@ tmat_csv(const char *text, size_t len, struct tmat *m, char *err,
 	uint64_t *row = NULL;
 	size_t    pos = 0, cap = 64 * (TMAT_MAX_N + 1);
 	uint32_t  nrow = 0, lineno = 0, nc, bc;
-	int       rv = -EINVAL;
+	int       rv = -EINVAL, cr;
 
 	line = malloc(cap);
 	row = malloc((TMAT_MAX_N + 1) * sizeof(*row));
@@ -179,11 +183,18 @@ tmat_csv(const char *text, size_t len, struct tmat *m, char *err,
 		pos += l + 1;
 		if (line[0] == '\0')
 			continue;
-		if (csv_cells(line, row, TMAT_MAX_N + 1, &nc, &bc, &bt) != 0) {
+		if ((cr = csv_cells(line, row, TMAT_MAX_N + 1, &nc, &bc,
+		                    &bt)) != 0) {
 			if (bc > TMAT_MAX_N)
 				errf(0, err, errlen,
-				     "matrix: row %u has more than %u columns",
-				     nrow + 1, TMAT_MAX_N);
+				     "matrix: row %u has more than %u "
+				     "columns: at most %u nodes",
+				     nrow + 1, TMAT_MAX_N, TMAT_MAX_N);
+			else if (cr == -2)
+				errf(0, err, errlen,
+				     "matrix: row %u, column %u: \"%.32s\" is "
+				     "over the cap of 1 PiB a pair",
+				     nrow + 1, bc, bt);
 			else
 				errf(0, err, errlen,
 				     "matrix: row %u, column %u: \"%.32s\" is "
@@ -197,6 +208,14 @@ tmat_csv(const char *text, size_t len, struct tmat *m, char *err,
 				     "matrix: row 1 has %u column; at least 2 "
 				     "nodes",
 				     nc);
+				goto out;
+			}
+			if (nc > TMAT_MAX_N) {
+				errf(
+				    0, err, errlen,
+				    "matrix: row 1 has %u columns: at most %u "
+				    "nodes",
+				    nc, TMAT_MAX_N);
 				goto out;
 			}
 			if (tmat_alloc(m, nc) != 0) {
@@ -255,8 +274,9 @@ tmat_json(const char *text, size_t len, struct tmat *m, char *err,
 	if (!json_is_array(rows) || (n = json_array_size(rows)) < 2 ||
 	    n > TMAT_MAX_N) {
 		errf(0, err, errlen,
-		     "matrix: \"bytes\" must be an array of 2..%u rows",
-		     TMAT_MAX_N);
+		     "matrix: \"bytes\" must be an array of 2..%u rows "
+		     "(at most %u nodes)",
+		     TMAT_MAX_N, TMAT_MAX_N);
 		goto out;
 	}
 	if (json_object_size(root) != 1) {
@@ -280,9 +300,12 @@ tmat_json(const char *text, size_t len, struct tmat *m, char *err,
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    (uint64_t)json_integer_value(v) > TMAT_MAX_ENTRY) {
 				errf(0, err, errlen,
-				     "matrix: row %zu, column %zu: not a byte "
-				     "count",
-				     i + 1, j + 1);
+				     "matrix: row %zu, column %zu: %s", i + 1,
+				     j + 1,
+				     json_is_integer(v) &&
+				             json_integer_value(v) > 0
+				         ? "over the cap of 1 PiB a pair"
+				         : "not a byte count");
 				goto out;
 			}
 			m->b[i * n + j] = (uint64_t)json_integer_value(v);
@@ -304,6 +327,13 @@ tmat_parse(const char *text, size_t len, struct tmat *m, char *err,
 
 	m->n = 0;
 	m->b = NULL;
+	/* A UTF-8 byte-order mark (editors on some systems write one) is
+	 * not part of the first count: skipped, never shown as an
+	 * invisible character in an error. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
 	while (i < len && isspace((unsigned char)text[i]))
 		i++;
 	if (memchr(text, '\0', len) != NULL)

@@ -385,10 +385,11 @@ static int
 v_model(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	struct conf  *c = p->c;
-	struct cmodel m = {
-	    "", c->run_bps, c->run_alpha_s, c->run_alpha_h, c->run_reconf_s,
-	    0};
-	char path[PATH_MAX], why[400];
+	struct cmodel m = {.bps = c->run_bps,
+	                   .alpha_s = c->run_alpha_s,
+	                   .alpha_h = c->run_alpha_h,
+	                   .reconf_s = c->run_reconf_s};
+	char          path[PATH_MAX], why[400];
 
 	(void)f;
 	snprintf(path, sizeof(path), "%s", val);

@@ -8,7 +8,8 @@
  *	          --delay 1us..100ms*10 [--simulate] [--model FILE]
  *	          [--bandwidth R --alpha-s T --alpha-h T] [--reconfig auto|none|all]
  *	          [--out DIR] [--plots] [--compare A:N/B:M,...] [--jobs J]
- *	          [--measure (--local [--rate R] | --ocsd ADDRESS) [--repeat K]]
+ *	          [--measure (--local [--netns] [--rate R] | --ocsd ADDRESS)
+ *	           [--repeat K]]
  *	ocs-sweep --calibrate (--local | --ocsd ADDRESS) --out FILE
  *	ocs-sweep --preset retri-paper --out DIR [--plots]
  */
@@ -34,30 +35,37 @@
 
 static volatile sig_atomic_t stop;
 
+/* The first Ctrl-C lets the point in hand finish (the testbed's
+ * processes are in process groups of their own, so the terminal's signal
+ * does not reach them); a second one is the default: the sweep dies, and
+ * the CSV is still whole up to its last line. */
 static void
 on_signal(int sig)
 {
-	(void)sig;
 	stop = 1;
+	signal(sig, SIG_DFL);
 }
 
 static int
 usage(FILE *f, int rv)
 {
-	fprintf(f,
-	        "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
-	        "--delay LIST\n"
-	        "                 [--simulate] [--model FILE | --bandwidth "
-	        "RATE --alpha-s TIME --alpha-h TIME]\n"
-	        "                 [--reconfig auto|none|all] [--out DIR] "
-	        "[--plots] [--compare A:N/B:M,...] [--jobs J]\n"
-	        "                 [--measure (--local [--rate RATE] | --ocsd "
-	        "ADDRESS) [--repeat K]]\n"
-	        "       ocs-sweep --calibrate (--local [--rate RATE] | --ocsd "
-	        "ADDRESS) --out FILE [--nodes N] [--bytes S1,S2]\n"
-	        "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
-	        "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
-	        "1us..100ms*10, 3..81*3\n");
+	fputs(
+	    "usage: ocs-sweep --algo A[,A...] --nodes LIST --bytes LIST "
+	    "--delay LIST\n"
+	    "         [--simulate [ours|ns3|both]]\n"
+	    "         [--model FILE | --bandwidth RATE --alpha-s TIME "
+	    "--alpha-h TIME]\n"
+	    "         [--reconfig auto|none|all] [--out DIR] [--plots]\n"
+	    "         [--compare A:N/B:M,...] [--jobs J]\n"
+	    "         [--measure (--local [--netns] [--rate RATE] | "
+	    "--ocsd ADDRESS) [--repeat K]]\n"
+	    "       ocs-sweep --calibrate (--local [--netns] [--rate RATE] | "
+	    "--ocsd ADDRESS)\n"
+	    "         --out FILE [--nodes N] [--bytes S1,S2]\n"
+	    "       ocs-sweep --preset retri-paper [--out DIR] [--plots]\n"
+	    "  LIST: values and ranges, 1KiB,64KiB or 1KiB..256MiB*4, "
+	    "1us..100ms*10, 3..81*3\n",
+	    f);
 	return (rv);
 }
 
@@ -215,6 +223,7 @@ static const struct option longopts[] = {
     {"preset", required_argument, NULL, 'p'},
     {"measure", no_argument, NULL, 'M'},
     {"local", no_argument, NULL, 'L'},
+    {"netns", no_argument, NULL, 'N'},
     {"ocsd", required_argument, NULL, 'O'},
     {"repeat", required_argument, NULL, 'R'},
     {"rate", required_argument, NULL, 'T'},
@@ -261,9 +270,6 @@ one_opt(struct sweep *s, int ch, char *v)
 	case 'd':
 		return (parse_list("--delay", v, SWEEP_TIME, &s->delay,
 		                   &s->ndelay));
-	case 'S':
-		s->simulate = 1;
-		return (0);
 	case 'm':
 		return (load_model(s, v));
 	case 'B':
@@ -299,6 +305,9 @@ one_opt(struct sweep *s, int ch, char *v)
 	case 'L':
 		s->local = 1;
 		return (0);
+	case 'N':
+		s->local = s->netns = 1;
+		return (0);
 	case 'O':
 		if (*v == '\0' || strlen(v) > 400)
 			return (bad("--ocsd", v, "ocsd's control address"));
@@ -329,8 +338,10 @@ measure_opt(struct sweep *s, int ch, char *v)
 		s->jobs = (unsigned)k;
 		return (0);
 	case 'T':
-		if (unit_parse_rate(v, &x) != 0 || x < 1e6 || x > 16e9)
-			return (bad("--rate", v, "a rate of 1Mbps..16Gbps"));
+		if (strcmp(v, "auto") != 0 &&
+		    (unit_parse_rate(v, &x) != 0 || x < 1e6 || x > 16e9))
+			return (bad("--rate", v,
+			            "a rate of 1Mbps..16Gbps, or auto"));
 		snprintf(s->rate, sizeof(s->rate), "%s", v);
 		return (0);
 	}
@@ -357,14 +368,21 @@ check_measure(struct sweep *s)
 		        s->measure ? "measure" : "calibrate");
 		return (2);
 	}
+	if (s->netns && geteuid() != 0)
+		return (bad("--netns", "",
+		            "needs root (network namespaces, tc); --local "
+		            "runs the same in user space"));
 	if (!s->measure && !s->calibrate && (s->local || s->ocsd))
 		return (bad(s->local ? "--local" : "--ocsd",
 		            s->ocsd ? s->ocsd : "",
 		            "with --measure or --calibrate"));
 	if (s->repeat == 0)
 		s->repeat = 1;
+	/* A local testbed's rate is the fastest the CPU keeps up with,
+	 * unless given (sweep_probe.c). */
 	if (s->rate[0] == '\0')
-		snprintf(s->rate, sizeof(s->rate), "100Mbps");
+		snprintf(s->rate, sizeof(s->rate), "%s",
+		         s->local ? "auto" : "100Mbps");
 	for (i = 0; s->local && i < s->nnodes; i++)
 		if (s->nodes[i] > BED_MAX_AGENTS)
 			return (bad("--nodes", "",
@@ -376,17 +394,88 @@ check_measure(struct sweep *s)
 			            "--out FILE: where the model goes"));
 		return (0);
 	}
-	if (s->measure && s->local && !s->model_given) {
-		/* The relay's rate is known; the rest is make run's guess
-		 * until a calibration says better. */
+	return (0);
+}
+
+/* The model at the local testbed's rate, once the rate is known: with
+ * no --model the relay's rate and guessed latencies; a model calibrated
+ * at another rate has its bandwidth scaled to this one (the latencies
+ * are the machine's, not the rate's). */
+static void
+model_at_rate(struct sweep *s)
+{
+	double bps = 0;
+	char   a[32], b[32];
+
+	if (!s->measure || !s->local || unit_parse_rate(s->rate, &bps) != 0)
+		return;
+	if (!s->model_given) {
 		snprintf(s->m.name, sizeof(s->m.name), "guess");
-		unit_parse_rate(s->rate, &s->m.bps);
+		s->m.bps = bps;
 		s->m.alpha_s = 1e-3;
 		s->m.alpha_h = 300e-6;
 		fprintf(stderr, "ocs-sweep: no --model: the model is the "
 		                "relay's rate and guessed latencies "
 		                "(ocs-sweep --calibrate measures them)\n");
+		return;
 	}
+	if (s->m.cond.rate_bps > 0 &&
+	    fabs(bps / s->m.cond.rate_bps - 1) > 1e-9) {
+		s->m.bps *= bps / s->m.cond.rate_bps;
+		fprintf(stderr,
+		        "ocs-sweep: the model was calibrated at %s; at %s its "
+		        "bandwidth is scaled to %s\n",
+		        unit_fmt_rate(s->m.cond.rate_bps, a, sizeof(a)),
+		        s->rate, unit_fmt_rate(s->m.bps, b, sizeof(b)));
+		s->m.cond.rate_bps = bps;
+	}
+}
+
+/* A local testbed's rate: probed (--rate auto), then the model at it
+ * and the rows' hash with it.  0, or 1: refused. */
+static int
+settle_rate(struct sweep *s, struct sweep_bed *b)
+{
+	uint32_t most = 9;
+	size_t   i;
+
+	b->netns = s->netns;
+	if (!s->local)
+		return (0);
+	if (strcmp(s->rate, "auto") == 0) {
+		if (s->nnodes)
+			for (most = 0, i = 0; i < s->nnodes; i++)
+				most = (uint32_t)fmax(most, s->nodes[i]);
+		if (sweep_probe(s, b,
+		                s->calibrate && s->nnodes
+		                    ? (uint32_t)s->nodes[0]
+		                    : most) != 0)
+			return (1);
+	}
+	snprintf(b->rate, sizeof(b->rate), "%s", s->rate);
+	model_at_rate(s);
+	sweep_hash(s);
+	return (0);
+}
+
+/* bin/ocs-ns3, beside this program: built where ns-3 is installed. */
+static int
+ns3_prog(struct sweep *s)
+{
+	char    self[400];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char   *slash;
+
+	if (n <= 0)
+		return (bad("--simulate", "ns3", "cannot find this program"));
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	snprintf(s->ns3, sizeof(s->ns3), "%s/ocs-ns3", self);
+	if (access(s->ns3, X_OK) != 0)
+		return (bad("--simulate", "ns3",
+		            "bin/ocs-ns3 is not built: ns-3 (libns3-dev) is "
+		            "not installed (make deps)"));
 	return (0);
 }
 
@@ -410,6 +499,20 @@ parse_args(struct sweep *s, int argc, char **argv)
 		}
 		if (ch == '?')
 			return (bad("option", argv[optind - 1], "unknown"));
+		if (ch == 'S') {
+			/* --simulate [ours|ns3|both]: the word, when there
+			 * is one, is the next argument. */
+			const char *w = optind < argc ? argv[optind] : "";
+
+			s->simulate |= strcmp(w, "ns3") == 0 ? SWEEP_SIM_NS3
+			               : strcmp(w, "both") == 0
+			                   ? SWEEP_SIM_OURS | SWEEP_SIM_NS3
+			                   : SWEEP_SIM_OURS;
+			if (strcmp(w, "ns3") == 0 || strcmp(w, "both") == 0 ||
+			    strcmp(w, "ours") == 0)
+				optind++;
+			continue;
+		}
 		if ((rv = one_opt(s, ch, optarg)) != 0)
 			return (rv);
 	}
@@ -417,6 +520,8 @@ parse_args(struct sweep *s, int argc, char **argv)
 		return (bad("argument", argv[optind], "unexpected"));
 	if ((rv = check_measure(s)) != 0 || s->calibrate)
 		return (rv);
+	if ((s->simulate & SWEEP_SIM_NS3) && ns3_prog(s) != 0)
+		return (2);
 	if (!s->nalgo || !s->nnodes || !s->nbytes || !s->ndelay) {
 		fprintf(stderr, "ocs-sweep: --algo, --nodes, --bytes and "
 		                "--delay are needed (or --preset)\n");
@@ -424,7 +529,37 @@ parse_args(struct sweep *s, int argc, char **argv)
 	}
 	if (s->npair == 0)
 		default_pairs(s);
+	sweep_hash(s);
 	return (0);
+}
+
+/* meta.json keeps every run that wrote rows into the CSV ("runs", the
+ * latest last), each with its model, model_hash and backend: a CSV can
+ * hold rows of several models, and the file says which made which.  An
+ * unreadable old meta.json is started again. */
+static int
+meta_save(const struct sweep *s, json_t *run)
+{
+	char    path[600];
+	json_t *all, *runs;
+	int     rv;
+
+	snprintf(path, sizeof(path), "%s/meta.json", s->out);
+	all = json_load_file(path, 0, NULL);
+	runs = json_object_get(all, "runs");
+	if (!json_is_array(runs)) {
+		json_decref(all);
+		all = json_object();
+		runs = json_array();
+		json_object_set_new(all, "runs", runs);
+	}
+	json_array_append(runs, run);
+	/* The latest run's fields at the top too, as before. */
+	json_object_update(all, run);
+	rv = json_dump_file(all, path, JSON_INDENT(2));
+	json_decref(all);
+	json_decref(run);
+	return (rv);
 }
 
 /* meta.json: what made the CSV, on what, with which model. */
@@ -434,9 +569,9 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 {
 	json_t        *o = json_object(), *cmd = json_array();
 	struct utsname u;
-	char           path[600], tb[64];
+	char           tb[64];
 	struct tm      tm;
-	int            i, rv;
+	int            i;
 
 	for (i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
@@ -449,20 +584,27 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 		              "kernel", u.release, "arch", u.machine, "cores",
 		              (int)sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "model",
-	                    json_pack("{s:s,s:f,s:f,s:f,s:f}", "name",
+	                    json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "name",
 	                              s->m.name, "bandwidth_bps", s->m.bps,
 	                              "alpha_s", s->m.alpha_s, "alpha_h",
 	                              s->m.alpha_h, "reconf_overhead_s",
-	                              s->m.reconf_s));
+	                              s->m.reconf_s, "frame_bytes", s->m.frame,
+	                              "hash", s->hash));
+	json_object_set_new(o, "reconfig",
+	                    json_string(s->reconf == SWEEP_AUTO   ? "auto"
+	                                : s->reconf == SWEEP_NONE ? "none"
+	                                                          : "all"));
+	json_object_set_new(o, "backend", json_string(s->backend));
 	if (s->measure)
 		json_object_set_new(
 		    o, "measure",
-		    s->local ? json_pack("{s:s,s:s,s:i}", "testbed", "local",
-		                         "fibre_rate", s->rate, "repeat",
-		                         (int)s->repeat)
-		             : json_pack("{s:s,s:s,s:i}", "testbed", "ocsd",
-		                         "address", s->ocsd, "repeat",
-		                         (int)s->repeat));
+		    s->local
+		        ? json_pack("{s:s,s:s,s:i}", "testbed",
+		                    s->netns ? "netns" : "local", "fibre_rate",
+		                    s->rate, "repeat", (int)s->repeat)
+		        : json_pack("{s:s,s:s,s:i}", "testbed", "ocsd",
+		                    "address", s->ocsd, "repeat",
+		                    (int)s->repeat));
 	gmtime_r(&t0, &tm);
 	strftime(tb, sizeof(tb), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	json_object_set_new(o, "started", json_string(tb));
@@ -474,10 +616,7 @@ write_meta(const struct sweep *s, int argc, char **argv, time_t t0,
 	json_object_set_new(o, "points_done_now",
 	                    json_integer((json_int_t)done));
 	json_object_set_new(o, "interrupted", json_boolean(stop));
-	snprintf(path, sizeof(path), "%s/meta.json", s->out);
-	rv = json_dump_file(o, path, JSON_INDENT(2));
-	json_decref(o);
-	return (rv);
+	return (meta_save(s, o));
 }
 
 static void
@@ -540,7 +679,10 @@ fill_row(const struct sweep *s, const struct pt *p, struct sweep_row *r)
 	r->bytes = (uint64_t)s->bytes[p->ib];
 	r->delta_s = s->delay[p->id];
 	snprintf(r->model, sizeof(r->model), "%s", s->m.name);
+	snprintf(r->hash, sizeof(r->hash), "%s", s->hash);
+	r->simulated_s = r->packet_s = NAN;
 	r->measured_s = r->measured_min_s = r->measured_max_s = NAN;
+	r->cpu_max = r->cpu_sum = r->cpu_host = NAN;
 }
 
 /* Is the row measured?  Locally every point (the testbed brought up at
@@ -562,9 +704,10 @@ measured(const struct sweep *s, struct sweep_bed *b, const struct sweep_row *r,
 	for (i = 0; i < s->nnodes; i++)
 		most = fmax(most, s->nodes[i]);
 	fprintf(stderr,
-	        "\nocs-sweep: a local testbed with %g agents, "
+	        "\nocs-sweep: a local testbed%s with %g agents, "
 	        "switching time %g s, fibres at %s\n",
-	        most, r->delta_s, s->rate);
+	        s->netns ? " in namespaces (the kernel's datapath)" : "", most,
+	        r->delta_s, s->rate);
 	return (bed_up(b, (uint32_t)most, r->delta_s, &s->m, err, len) == 0
 	            ? 1
 	            : -1);
@@ -684,9 +827,10 @@ run_points(const struct sweep *s, struct sweep_bed *b, FILE *csv,
 	return (stop ? 130 : rv);
 }
 
-/* Every row of the CSV (for the plots). */
+/* The CSV's rows of this sweep's model and backend (for the plots). */
 static int
-load_rows(const char *path, struct sweep_row **rows, size_t *n)
+load_rows(const char *path, const char *hash, struct sweep_row **rows,
+          size_t *n)
 {
 	char   line[1100], err[200];
 	FILE  *f = fopen(path, "re");
@@ -708,7 +852,9 @@ load_rows(const char *path, struct sweep_row **rows, size_t *n)
 				break;
 			*rows = nr;
 		}
-		if (sweep_row_parse(line, &(*rows)[*n], err, sizeof(err)) == 0)
+		if (sweep_row_parse(line, &(*rows)[*n], err, sizeof(err)) ==
+		        0 &&
+		    strcmp((*rows)[*n].hash, hash) == 0)
 			(*n)++;
 	}
 	fclose(f);
@@ -754,6 +900,31 @@ attach(struct sweep *s, struct sweep_bed *b)
 	return (0);
 }
 
+/* What a resumed sweep finds: its own points, and rows of other models
+ * or backends, kept beside them. */
+static void
+resume_note(const struct sweep *s, const struct sweep_done *d,
+            const char *path)
+{
+	size_t i, mine = 0, hl = strlen(s->hash);
+
+	for (i = 0; i < d->n; i++) {
+		size_t kl = strlen(d->key[i]);
+
+		mine += kl > hl && strcmp(d->key[i] + kl - hl, s->hash) == 0;
+	}
+	if (mine)
+		fprintf(stderr,
+		        "ocs-sweep: %s: %zu points done before, "
+		        "resuming\n",
+		        path, mine);
+	if (d->n > mine)
+		fprintf(stderr,
+		        "ocs-sweep: %s: %zu rows of another model, --reconfig "
+		        "or backend kept (this one's model_hash is %s)\n",
+		        path, d->n - mine, s->hash);
+}
+
 static int
 sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 {
@@ -781,11 +952,7 @@ sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 	}
 	if (fresh)
 		fprintf(csv, "%s\n", SWEEP_CSV_HEADER);
-	if (d.n)
-		fprintf(stderr,
-		        "ocs-sweep: %s: %zu points done before, "
-		        "resuming\n",
-		        path, d.n);
+	resume_note(s, &d, path);
 	rv = run_points(s, b, csv, &d, &ndone);
 	bed_down(b);
 	sweep_done_free(&d);
@@ -802,7 +969,7 @@ sweep_main(struct sweep *s, struct sweep_bed *b, int argc, char **argv)
 		        path);
 	if (rv != 0 || !s->plots)
 		return (rv);
-	if (load_rows(path, &rows, &nrows) != 0)
+	if (load_rows(path, s->hash, &rows, &nrows) != 0)
 		return (1);
 	rv = sweep_plots(s, rows, nrows, err, sizeof(err));
 	free(rows);
@@ -824,19 +991,29 @@ main(int argc, char **argv)
 	int              rv;
 
 	memset(&s, 0, sizeof(s));
-	if ((rv = parse_args(&s, argc, argv)) == 0) {
+	if ((rv = parse_args(&s, argc, argv)) == 0 &&
+	    (s.simulate & SWEEP_SIM_NS3) &&
+	    (s.ns3_cache = sweep_ns3_cache_new()) == NULL)
+		rv = 1;
+	if (rv == 0) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		/* A child that dies early (ocs-ns3, ocsctl) is an EPIPE
+		 * and its exit status, not the end of the sweep. */
+		signal(SIGPIPE, SIG_IGN);
 		if (bed_init(&b, s.rate, err, sizeof(err)) != 0) {
 			fprintf(stderr, "ocs-sweep: %s\n", err);
 			rv = 1;
-		} else if (s.calibrate)
+		} else if (settle_rate(&s, &b) != 0)
+			rv = 1;
+		else if (s.calibrate)
 			rv = sweep_calibrate(&s, &b);
 		else
 			rv = sweep_main(&s, &b, argc, argv);
 	}
+	sweep_ns3_cache_free(s.ns3_cache);
 	free(s.nodes);
 	free(s.bytes);
 	free(s.delay);

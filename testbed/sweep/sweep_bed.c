@@ -25,6 +25,7 @@
 
 #include "proto/base/mono.h"
 #include "testbed/sweep/sweep_bed.h"
+#include "testbed/sweep/sweep_cpu.h"
 
 #define CTL_MAX_ARGS 40
 
@@ -46,6 +47,10 @@ spawn(char *const argv[], const char *log, int *outfd, int *errfd)
 		              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		/* A group of its own: the terminal's Ctrl-C is the sweep's
+		 * to act on (it finishes the point in hand), not a signal
+		 * that kills the testbed under the run. */
+		setpgid(0, 0);
 		if (fd >= 0)
 			dup2(fd, 2);
 		if (errfd)
@@ -184,6 +189,24 @@ bed_ctl(const struct sweep_bed *b, char **out, char *err, size_t len, ...)
 }
 
 int
+bed_cpu_snap(const struct sweep_bed *b, struct cpu_snap *s)
+{
+	static const char *const names[] = {"ocsd", "ocs-emu", "ocs-agent",
+	                                    NULL};
+	pid_t                    p[BED_MAX_AGENTS + 2];
+	size_t                   n = 0;
+	uint32_t                 h;
+
+	if (!b->local)
+		return (cpu_snap(s, NULL, 0, names));
+	p[n++] = b->emu;
+	p[n++] = b->ocsd;
+	for (h = 0; h < b->nagents; h++)
+		p[n++] = b->agent[h];
+	return (cpu_snap(s, p, n, NULL));
+}
+
+int
 bed_init(struct sweep_bed *b, const char *rate, char *err, size_t len)
 {
 	char    self[480];
@@ -252,7 +275,8 @@ bed_attach(struct sweep_bed *b, const char *addr, char *err, size_t len)
 	return (0);
 }
 
-/* ocs-emu's addresses from its stdout, within 5 s. */
+/* ocs-emu's addresses from its stdout, within 5 s: its TL1 and its
+ * fibre relay's, or with the kernel datapath "netns". */
 static int
 emu_addrs(int fd, char *tl1, char *fib, size_t len)
 {
@@ -270,15 +294,21 @@ emu_addrs(int fd, char *tl1, char *fib, size_t len)
 			break;
 		got += (size_t)n;
 		buf[got] = '\0';
-		if ((l = strstr(buf, "ocs-emu: fibre ")) && strchr(l, '\n'))
+		if (((l = strstr(buf, "ocs-emu: fibre ")) ||
+		     (l = strstr(buf, "ocs-emu: datapath "))) &&
+		    strchr(l, '\n'))
 			break;
 	}
 	if (!(l = strstr(buf, "ocs-emu: tl1 ")) ||
-	    sscanf(l, "ocs-emu: tl1 %63s", tl1) != 1 ||
-	    !(l = strstr(buf, "ocs-emu: fibre ")) ||
+	    sscanf(l, "ocs-emu: tl1 %63s", tl1) != 1)
+		return (-1);
+	if (strstr(buf, "ocs-emu: datapath ")) {
+		snprintf(fib, len, "netns");
+		return (0);
+	}
+	if (!(l = strstr(buf, "ocs-emu: fibre ")) ||
 	    sscanf(l, "ocs-emu: fibre %63s", fib) != 1)
 		return (-1);
-	(void)len;
 	return (0);
 }
 
@@ -287,7 +317,7 @@ write_conf(const struct sweep_bed *b, const char *tl1, uint32_t n,
            const struct cmodel *m)
 {
 	char     path[400];
-	uint32_t h, P = 2 * n + 2;
+	uint32_t h, P = b->netns ? 2 * n : 2 * n + 2; /* netns: the plant's */
 	FILE    *f;
 
 	snprintf(path, sizeof(path), "%s/ocsd.conf", b->dir);
@@ -359,11 +389,12 @@ tails(const struct sweep_bed *b, const char *what, char *err, size_t len)
 	free(out);
 }
 
-/* Poll ocsctl until the switch is connected and n agents are idle. */
+/* Poll ocsctl until the switch is connected and n agents are idle: up to
+ * 30 s and 0.2 s an agent (a loaded machine starts them slowly). */
 static int
 wait_ready(struct sweep_bed *b, uint32_t n)
 {
-	uint64_t dl = mono_ms() + 10000 + 200 * (uint64_t)n;
+	uint64_t dl = mono_ms() + 30000 + 200 * (uint64_t)n;
 	char     why[200];
 
 	for (; mono_ms() < dl; mono_sleep_ms(100)) {
@@ -376,10 +407,25 @@ wait_ready(struct sweep_bed *b, uint32_t n)
 	return (-1);
 }
 
+/* ip(8), for ip netns exec: where Debian puts it. */
+static const char *
+ip_prog(void)
+{
+	static const char *const at[] = {"/usr/sbin/ip", "/sbin/ip",
+	                                 "/usr/bin/ip", "/bin/ip"};
+	size_t                   i;
+
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		if (access(at[i], X_OK) == 0)
+			return (at[i]);
+	return (at[0]);
+}
+
 static int
 start_agents(struct sweep_bed *b, const char *fib, uint32_t n)
 {
 	char     prog[600], join[400], secret[400], host[16], log[400];
+	char     ns[64];
 	uint32_t h;
 
 	snprintf(prog, sizeof(prog), "%s/ocs-agent", b->bin);
@@ -391,20 +437,63 @@ start_agents(struct sweep_bed *b, const char *fib, uint32_t n)
 		    "--host", host,           "--secret-file",
 		    secret,   "--fibre",      (char *)(uintptr_t)fib,
 		    NULL};
+		/* In the host's namespace, raw Ethernet on its veths (ip
+		 * netns exec execs the agent: the pid is the agent's). */
+		char *kargv[] = {(char *)(uintptr_t)ip_prog(),
+		                 "netns",
+		                 "exec",
+		                 ns,
+		                 prog,
+		                 "--controller",
+		                 join,
+		                 "--host",
+		                 host,
+		                 "--secret-file",
+		                 secret,
+		                 "--transport",
+		                 "kernel",
+		                 "--iface",
+		                 "t0,t1",
+		                 NULL};
 
 		snprintf(host, sizeof(host), "h%02u", h);
+		snprintf(ns, sizeof(ns), "%s-%s", b->prefix, host);
 		snprintf(log, sizeof(log), "%s/agent-%s.log", b->dir, host);
-		if ((b->agent[h] = spawn(argv, log, NULL, NULL)) < 0)
+		if ((b->agent[h] =
+		         spawn(b->netns ? kargv : argv, log, NULL, NULL)) < 0)
 			return (-1);
 		b->nagents = h + 1;
 	}
 	return (0);
 }
 
+/* testbed/netns.sh beside the programs' directory (the source tree's
+ * bin/ and testbed/): up PREFIX n 2, or down PREFIX.  0 or -1. */
+static int
+plant(struct sweep_bed *b, uint32_t n)
+{
+	char  script[600], hosts[16], log[400];
+	char *up[] = {"/bin/sh", script, "up",   b->prefix,
+	              hosts,     "2",    "9000", NULL};
+	char *down[] = {"/bin/sh", script, "down", b->prefix, NULL};
+	pid_t pid;
+	int   st = -1;
+
+	snprintf(script, sizeof(script), "%s/../testbed/netns.sh", b->bin);
+	snprintf(hosts, sizeof(hosts), "%u", n);
+	snprintf(log, sizeof(log), "%s/netns.log", b->dir);
+	if (access(script, R_OK) != 0)
+		return (-1);
+	if ((pid = spawn(n ? up : down, n ? log : NULL, NULL, NULL)) < 0 ||
+	    waitpid(pid, &st, 0) < 0)
+		return (-1);
+	return (WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1);
+}
+
 static int
 start_switch(struct sweep_bed *b, uint32_t n, char *tl1, char *fib)
 {
-	char  prog[600], log[400], ports[16], st[32];
+	char  prog[600], log[400], ports[16], st[32], dp[64];
 	int   fd = -1, rv;
 	char *argv[] = {prog,      "--tl1",         "127.0.0.1:0",
 	                "--fibre", "127.0.0.1:0",   "--ports",
@@ -413,8 +502,15 @@ start_switch(struct sweep_bed *b, uint32_t n, char *tl1, char *fib)
 
 	snprintf(prog, sizeof(prog), "%s/ocs-emu", b->bin);
 	snprintf(log, sizeof(log), "%s/emu.log", b->dir);
-	snprintf(ports, sizeof(ports), "%u", 2 * n + 2);
+	snprintf(ports, sizeof(ports), "%u", b->netns ? 2 * n : 2 * n + 2);
 	snprintf(st, sizeof(st), "%.0fns", b->switch_s * 1e9);
+	if (b->netns) {
+		/* The kernel carries the light; the rate shapes every host
+		 * transceiver (a tbf). */
+		snprintf(dp, sizeof(dp), "netns:%s", b->prefix);
+		argv[3] = "--datapath";
+		argv[4] = dp;
+	}
 	if ((b->emu = spawn(argv, log, &fd, NULL)) < 0)
 		return (-1);
 	rv = emu_addrs(fd, tl1, fib, 64);
@@ -445,6 +541,17 @@ bed_up(struct sweep_bed *b, uint32_t n, double delta, const struct cmodel *m,
 		return (-1);
 	}
 	snprintf(b->ctl, sizeof(b->ctl), "ipc://%s/ctl.sock", b->dir);
+	if (b->netns) {
+		snprintf(b->prefix, sizeof(b->prefix), "ocssw%ld",
+		         (long)getpid());
+		if (plant(b, n) != 0) {
+			tails(b,
+			      "the namespaces did not come up "
+			      "(testbed/netns.sh beside bin/, root)",
+			      err, len);
+			goto fail;
+		}
+	}
 	if (start_switch(b, n, tl1, fib) != 0) {
 		tails(b, "ocs-emu did not start", err, len);
 		goto fail;
@@ -490,6 +597,11 @@ bed_down(struct sweep_bed *b)
 		kill(b->emu, SIGTERM);
 	reap(&b->emu, mono_ms());
 	b->nagents = 0;
+	if (b->prefix[0] && plant(b, 0) != 0)
+		fprintf(stderr,
+		        "ocs-sweep: namespaces %s-*: not all removed\n",
+		        b->prefix);
+	b->prefix[0] = '\0';
 	if (b->dir[0] && nftw(b->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
 		fprintf(stderr, "ocs-sweep: cannot remove %s: %s\n", b->dir,
 		        strerror(errno));

@@ -4,8 +4,11 @@
  * stops itself, as make run builds one (ocs-emu with the point's
  * switching time and a metered relay, ocsd driving it over TL1 with the
  * sweep's model in its [run] section, n agents joined with a generated
- * secret, all in a scratch directory), or a running ocsd at an address
- * with its own agents and switch.  Either way a run is asked of ocsd by
+ * secret, all in a scratch directory), the same with the kernel
+ * carrying the light (--netns, root: hosts in network namespaces cabled
+ * by testbed/netns.sh, ocs-emu's tc datapath over fibres shaped to the
+ * rate, agents on raw Ethernet, as make run-netns builds it), or a
+ * running ocsd at an address with its own agents and switch.  Either way a run is asked of ocsd by
  * ocsctl, the operator's client, and read from its JSON report.
  */
 #ifndef OCS_SWEEP_BED_H
@@ -28,6 +31,8 @@ struct sweep_bed {
 	double   switch_s; /* the switch's delta */
 	char     rate[32]; /* local: the relay's line rate */
 	int      local;
+	int      netns;      /* local in namespaces (set before bed_up) */
+	char     prefix[32]; /* netns: the namespaces' prefix, "" if none */
 };
 
 /* The programs beside this one (/proc/self/exe). */
@@ -43,6 +48,12 @@ void bed_down(struct sweep_bed *);
 
 /* A running ocsd at addr: its joined agents and its switch's delta. */
 int bed_attach(struct sweep_bed *, const char *addr, char *err, size_t len);
+
+/* The CPU the bed's processes have used so far (local: those it
+ * started; a running ocsd's: every ocsd, ocs-emu and ocs-agent on this
+ * machine).  0 or -1. */
+struct cpu_snap;
+int bed_cpu_snap(const struct sweep_bed *, struct cpu_snap *);
 
 /* Run ocsctl with args (NULL-terminated) against the bed; its stdout in
  * *out (malloc'd).  The exit status, or -1 with the reason in err. */

@@ -1,55 +1,80 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ocs-sweep --calibrate: the model's parameters measured on a testbed.
- * A few verified runs (static without reconfiguration, ReTri and Bridge
- * reconfiguring before every phase, at two sizes) and, for each phase,
- * what the collectives library says it carries (the longest path h and
- * the busiest link's bytes L, from the same IR ocsd ran), then:
+ * ocs-sweep --calibrate: the model's parameters measured on a testbed,
+ * with how sure the measurement is.  Verified runs at several sizes of
+ * five plans that set the terms apart (static on its ring: one phase of
+ * many hops; ReTri and Bridge reconfiguring before every phase: one hop a
+ * phase, a reconfiguration each; and both on reused circuits: several
+ * hops, none), each repeated, and for each run what the collectives
+ * library says it carries (from the same IR ocsd ran):
  *
- *   data time of a phase = alpha_h * h + beta * (L + (h - 1) * F)
- *                                  least squares over every phase, F the
- *                                  frame a relay holds whole (cost.h)
- *   alpha_s = (total - data - reconfigurations) / phases   what is left:
- *                                                    barriers, wake-ups
- *   reconf_overhead = reconfiguration time - delta   per reconfiguration
+ *   P phases, H = sum of the phases' longest paths, L = sum of the
+ *   busiest links' bytes, S = sum of (hops - 1) * min(frame, the largest
+ *   transfer) (what relays hold before they forward), R reconfigurations
  *
- * and the model file (collectives/cmodel.h) with the runs, their times
- * and the fitted model's predictions in its comments.
+ * and a least-squares fit of every run's time less R delta to
+ *
+ *   alpha_s P + alpha_h H + beta L + gamma S + reconf_overhead R
+ *
+ * (sweep_fit.c: no parameter negative, each with its 95% confidence
+ * interval).  The bandwidth is 8 / beta; the store-and-forward term is
+ * the model's frame, frame * gamma / beta.  A fit that misses any of its
+ * own runs by more than CAL_MAX_RESIDUAL, or whose runs the CPU bounded,
+ * is refused: the model goes to FILE.rejected with why, not to FILE.  The
+ * model file keeps the runs, the fit and its conditions (rate, nodes,
+ * CPU, the worst residual).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collectives/a2a.h"
 #include "collectives/cost.h"
 #include "proto/base/units.h"
 #include "testbed/sweep/sweep.h"
+#include "testbed/sweep/sweep_fit.h"
 
-#define CAL_MAX_RUNS 16
-#define CAL_MAX_PH   32
+#define CAL_MAX_RUNS  160
+#define CAL_MAX_PH    32
+#define CAL_MAX_SIZES 4
 /* The agents' frame payload: ocsd's default chunk, which the runs use. */
 #define CAL_FRAME 65536.0
+/* A fit is believed when every run is within this of it. */
+#define CAL_MAX_RESIDUAL 0.10
+
+enum { X_P, X_H, X_L, X_S, X_R, NX };
+static const char *const xname[NX] = {"alpha_s", "alpha_h", "beta", "gamma",
+                                      "reconf_overhead"};
+
+/* The five plans: which terms each one moves. */
+static const struct {
+	const char *algo, *reconfig;
+} plans[] = {{"static", "none"},
+             {"retri", "all"},
+             {"bridge", "all"},
+             {"retri", "none"},
+             {"bridge", "none"}};
+#define NPLANS (sizeof(plans) / sizeof(plans[0]))
 
 struct cal_run {
-	char     algo[16];
-	uint64_t bytes;
-	uint32_t nph;
-	double   total;
-	double   data[CAL_MAX_PH], reconf[CAL_MAX_PH];
-	int      reconfigured[CAL_MAX_PH];
-	uint32_t hops[CAL_MAX_PH];
-	double   link[CAL_MAX_PH]; /* bytes, with store-and-forward */
+	char           algo[16];
+	const char    *reconfig;
+	uint64_t       bytes;
+	uint32_t       nph;
+	double         total;
+	int            reconfigured[CAL_MAX_PH];
+	double         x[NX];
+	struct cpu_use cpu;
 };
 
-/* The plan's phases as the model sees them (hops, busiest link). */
+/* The run's regressors from the plan it ran (see the top). */
 static int
-plan_phases(struct cal_run *c, uint32_t n, char *err, size_t len)
+regressors(struct cal_run *c, uint32_t n, char *err, size_t len)
 {
-	/* beta 1 and no latencies: a phase's cost is its bytes, the
-	 * store-and-forward term's included. */
-	struct cost_params cp = {0, 0, 1, 0, NULL, 0, CAL_FRAME};
+	struct cost_params cp = {0, 0, 1, 0, NULL, 0, 0};
 	struct cost_phase  ph[CAL_MAX_PH];
 	struct sched       sc;
 	struct a2a         a;
@@ -78,17 +103,23 @@ plan_phases(struct cal_run *c, uint32_t n, char *err, size_t len)
 		snprintf(err, len, "%s: %s", c->algo, coll_strerror(rv));
 		return (-1);
 	}
+	memset(c->x, 0, sizeof(c->x));
 	for (k = 0; k < c->nph; k++) {
-		c->hops[k] = ph[k].hops;
-		c->link[k] = ph[k].total;
+		c->x[X_P] += 1;
+		c->x[X_H] += ph[k].hops;
+		c->x[X_L] += ph[k].link_bytes;
+		if (ph[k].hops > 1)
+			c->x[X_S] += (ph[k].hops - 1) *
+			             fmin(CAL_FRAME, ph[k].dir_bytes);
+		c->x[X_R] += k > 0 && c->reconfigured[k];
 	}
 	return (0);
 }
 
 /* One calibration run, its report into c. */
 static int
-cal_run(const struct sweep_bed *b, uint32_t n, struct cal_run *c,
-        const char *reconfig, char *err, size_t len)
+cal_run(const struct sweep_bed *b, uint32_t n, struct cal_run *c, char *err,
+        size_t len)
 {
 	struct sweep_row r;
 	json_t          *rep, *ph;
@@ -98,199 +129,311 @@ cal_run(const struct sweep_bed *b, uint32_t n, struct cal_run *c,
 	snprintf(r.algo, sizeof(r.algo), "%s", c->algo);
 	r.nodes = n;
 	r.bytes = c->bytes;
-	if (sweep_run_once(b, &r, reconfig, &rep, err, len) != 0)
+	if (sweep_run_once(b, &r, c->reconfig, &rep, &c->cpu, err, len) != 0)
 		return (-1);
 	ph = json_object_get(rep, "phases");
 	c->total = json_real_value(json_object_get(rep, "total_s"));
 	c->nph = (uint32_t)json_array_size(ph);
-	for (k = 0; k < c->nph && k < CAL_MAX_PH; k++) {
-		json_t *p = json_array_get(ph, k);
-
-		c->data[k] = json_real_value(json_object_get(p, "data_s"));
-		c->reconf[k] = json_real_value(json_object_get(p, "reconf_s"));
+	for (k = 0; k < c->nph && k < CAL_MAX_PH; k++)
 		c->reconfigured[k] =
-		    k > 0 && json_is_true(json_object_get(p, "reconfigured"));
-	}
+		    k > 0 && json_is_true(json_object_get(
+		                 json_array_get(ph, k), "reconfigured"));
 	json_decref(rep);
 	if (c->nph == 0 || c->nph > CAL_MAX_PH) {
 		snprintf(err, len, "%s: %u phases in the report", c->algo,
 		         c->nph);
 		return (-1);
 	}
-	return (plan_phases(c, n, err, len));
+	return (regressors(c, n, err, len));
 }
 
-/* The fit (see the top of the file); 0, or -1 if the runs say nothing
- * about the bandwidth. */
+/* The fit and the model from it; 0, or -1 if the runs say nothing about
+ * the bandwidth. */
 static int
-fit(const struct cal_run *c, size_t nc, double delta, struct cmodel *m)
+cal_fit(const struct cal_run *c, size_t nc, double delta, struct fit *f,
+        struct cmodel *m)
 {
-	double   shh = 0, shl = 0, sll = 0, shd = 0, sld = 0, det;
-	double   left = 0, over = 0, ah, beta;
-	uint32_t k, nph = 0, nrc = 0;
-	size_t   i;
+	double X[CAL_MAX_RUNS * NX], y[CAL_MAX_RUNS];
+	size_t i;
 
-	for (i = 0; i < nc; i++)
-		for (k = 0; k < c[i].nph; k++) {
-			double h = c[i].hops[k], l = c[i].link[k];
-
-			shh += h * h;
-			shl += h * l;
-			sll += l * l;
-			shd += h * c[i].data[k];
-			sld += l * c[i].data[k];
-		}
-	det = shh * sll - shl * shl;
-	ah = det > 0 ? (shd * sll - sld * shl) / det : -1;
-	beta = det > 0 ? (sld * shh - shd * shl) / det : -1;
-	if (det <= 0) { /* no latency to see: the bytes alone */
-		ah = 0;
-		beta = sld / sll;
-	} else if (ah < 0)
-		/* Less than nothing a hop: a metered relay's bucket, full
-		 * after the barrier, lets its depth through at once each
-		 * phase.  The slope is still the line's rate; a fit through
-		 * the origin would give it that burst as bandwidth. */
-		ah = 0;
-	if (!(beta > 0))
-		return (-1);
 	for (i = 0; i < nc; i++) {
-		left += c[i].total;
-		for (k = 0; k < c[i].nph; k++) {
-			left -= c[i].data[k];
-			if (k > 0 && c[i].reconfigured[k]) {
-				left -= c[i].reconf[k];
-				over += c[i].reconf[k] - delta;
-				nrc++;
-			}
-		}
-		nph += c[i].nph;
+		memcpy(X + i * NX, c[i].x, sizeof(c[i].x));
+		y[i] = c[i].total - c[i].x[X_R] * delta;
 	}
-	m->bps = 8 / beta;
-	m->alpha_h = ah;
-	m->alpha_s = fmax(0, left / nph);
-	m->reconf_s = nrc ? fmax(0, over / nrc) : 0;
+	if (fit_ols(X, y, nc, NX, f) != 0 || !(f->theta[X_L] > 0))
+		return (-1);
+	m->bps = 8 / f->theta[X_L];
+	m->alpha_s = f->theta[X_P];
+	m->alpha_h = f->theta[X_H];
+	m->reconf_s = f->theta[X_R];
+	/* gamma as the frame the cost model's term holds (cost.h). */
+	m->frame = round(CAL_FRAME * f->theta[X_S] / f->theta[X_L]);
 	return (0);
 }
 
 static double
-predict(const struct cal_run *c, const struct cmodel *m, double delta)
+predicted(const struct fit *f, const struct cal_run *c, double delta)
 {
-	double   t = 0;
-	uint32_t k;
-
-	for (k = 0; k < c->nph; k++)
-		t += m->alpha_s + m->alpha_h * c->hops[k] +
-		     8 / m->bps * c->link[k] +
-		     (k > 0 && c->reconfigured[k] ? delta + m->reconf_s : 0);
-	return (t);
+	return (fit_predict(f, c->x) + c->x[X_R] * delta);
 }
 
-/* The table (stderr and the file's comments). */
+/* Units for the table: seconds, or bits a second for beta's inverse. */
 static void
-report(const struct cal_run *c, size_t nc, const struct cmodel *m,
-       double delta, const char *where, char *buf, size_t len)
+param_line(const struct fit *f, int i, char *buf, size_t len)
 {
-	char   a[32], b2[32], d[32], e[32], f[32];
-	size_t i, o;
-	time_t now = time(NULL);
+	char a[32], b[32];
 
-	o = (size_t)snprintf(
-	    buf, len,
-	    "calibrated by ocs-sweep on %s, switch delay %s, %s"
-	    "model: %s a link, alpha_s %s, alpha_h %s, reconf_overhead %s\n"
-	    "run                  measured    model   measured/model\n",
-	    where, unit_fmt_time(delta, a, sizeof(a)), ctime(&now),
-	    unit_fmt_rate(m->bps, b2, sizeof(b2)),
-	    unit_fmt_time(m->alpha_s, d, sizeof(d)),
-	    unit_fmt_time(m->alpha_h, e, sizeof(e)),
-	    unit_fmt_time(m->reconf_s, f, sizeof(f)));
-	for (i = 0; i < nc && o < len; i++) {
-		double p = predict(&c[i], m, delta);
-
-		o += (size_t)snprintf(
-		    buf + o, len - o, "%-7s %-10s %10.4f s %8.4f s   %.3f\n",
-		    c[i].algo, unit_fmt_size(c[i].bytes, a, sizeof(a)),
-		    c[i].total, p, c[i].total / p);
+	if (f->held[i]) {
+		snprintf(buf, len, "%-16s held at 0 (%s)\n", xname[i],
+		         "negative or not told apart by these runs");
+		return;
 	}
+	if (i == X_L || i == X_S) {
+		double v = 8 / f->theta[i],
+		       lo = 8 / (f->theta[i] + f->half[i]);
+
+		snprintf(buf, len, "%-16s %s a link (%s), 95%%: +-%.1f%%\n",
+		         i == X_L ? "bandwidth" : "gamma (as a rate)",
+		         unit_fmt_rate(v, a, sizeof(a)),
+		         unit_fmt_rate(lo, b, sizeof(b)),
+		         100 * f->half[i] / f->theta[i]);
+		return;
+	}
+	snprintf(buf, len, "%-16s %s, 95%%: +-%s\n", xname[i],
+	         unit_fmt_time(f->theta[i], a, sizeof(a)),
+	         unit_fmt_time(f->half[i], b, sizeof(b)));
+}
+
+/* The table (stderr and the file's comments); the worst residual. */
+static double
+report(const struct cal_run *c, size_t nc, const struct fit *f,
+       const struct cmodel *m, double delta, const char *where, char *buf,
+       size_t len)
+{
+	char   a[32], l[200];
+	size_t i, o;
+	int    k;
+	time_t now = time(NULL);
+	double worst = 0;
+
+	o = (size_t)snprintf(buf, len,
+	                     "calibrated by ocs-sweep on %s, switch delay %s, "
+	                     "%s%zu runs, %d degrees of freedom; the fit, "
+	                     "each with its 95%% confidence interval:\n",
+	                     where, unit_fmt_time(delta, a, sizeof(a)),
+	                     ctime(&now), nc, f->dof);
+	for (k = 0; k < NX && o < len; k++) {
+		param_line(f, k, l, sizeof(l));
+		o += (size_t)snprintf(buf + o, len - o, "  %s", l);
+	}
+	if (o < len)
+		o += (size_t)snprintf(
+		    buf + o, len - o,
+		    "  frame (store-and-forward) %.0f B\n"
+		    "run                          measured    "
+		    "fitted  measured/fitted  cpu_max\n",
+		    m->frame);
+	for (i = 0; i < nc && o < len; i++) {
+		double p = predicted(f, &c[i], delta), q = c[i].total / p;
+
+		worst = fmax(worst, fabs(q - 1));
+		o += (size_t)snprintf(
+		    buf + o, len - o,
+		    "%-7s %-5s %-10s %10.4f s %8.4f s   %.3f%s    %.2f\n",
+		    c[i].algo, c[i].reconfig,
+		    unit_fmt_size(c[i].bytes, a, sizeof(a)), c[i].total, p, q,
+		    fabs(q - 1) > CAL_MAX_RESIDUAL ? " !" : "  ",
+		    c[i].cpu.max);
+	}
+	if (o < len)
+		snprintf(buf + o, len - o,
+		         "worst residual %.1f%% (refused above %.0f%%)\n",
+		         100 * worst, 100 * CAL_MAX_RESIDUAL);
+	return (worst);
+}
+
+/* Bring up (or attach to) the bed; n agents to calibrate on. */
+static int
+cal_bed(struct sweep *s, struct sweep_bed *b, uint32_t *n, char *where,
+        size_t wl)
+{
+	char          err[1200];
+	struct cmodel m = s->m;
+	int           rv;
+
+	if (s->local) {
+		snprintf(m.name, sizeof(m.name), "guess");
+		unit_parse_rate(s->rate, &m.bps);
+		rv = bed_up(b, *n, s->ndelay ? s->delay[0] : 1e-3, &m, err,
+		            sizeof(err));
+		snprintf(where, wl,
+		         "a local testbed (%u agents, fibres at %s)", *n,
+		         s->rate);
+	} else {
+		rv = bed_attach(b, s->ocsd, err, sizeof(err));
+		*n = *n ? *n : b->nagents;
+		snprintf(where, wl, "ocsd at %s (%u agents)", s->ocsd, *n);
+	}
+	if (rv != 0 || *n < 3 || *n > b->nagents) {
+		if (rv == 0)
+			snprintf(err, sizeof(err),
+			         "%u agents to calibrate on, %u idle", *n,
+			         b->nagents);
+		fprintf(stderr, "ocs-sweep: --calibrate: %s\n", err);
+		bed_down(b);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Every run of the design: sizes x plans x repeats; their number. */
+static size_t
+cal_runs(const struct sweep *s, const struct sweep_bed *b, uint32_t n,
+         struct cal_run *c)
+{
+	uint64_t sizes[CAL_MAX_SIZES] = {1u << 20, 4u << 20, 16u << 20};
+	size_t   ns = 3, i, j, k, nc = 0, reps = s->repeat > 1 ? s->repeat : 2;
+	size_t   total;
+	char     err[1200], sz[32];
+
+	for (i = 0; i < s->nbytes && i < CAL_MAX_SIZES; i++)
+		sizes[i] = (uint64_t)s->bytes[i];
+	ns = s->nbytes ? i : ns;
+	total = ns * NPLANS * reps;
+	if (total > CAL_MAX_RUNS)
+		reps = CAL_MAX_RUNS / (ns * NPLANS);
+	total = ns * NPLANS * reps;
+	/* Repeats interleaved (every plan and size once, then again), so a
+	 * slow minute of the machine does not fall on one point alone. */
+	for (k = 0; k < reps; k++)
+		for (j = 0; j < ns; j++)
+			for (i = 0; i < NPLANS; i++, nc++) {
+				memset(&c[nc], 0, sizeof(c[nc]));
+				snprintf(c[nc].algo, sizeof(c[nc].algo), "%s",
+				         plans[i].algo);
+				c[nc].reconfig = plans[i].reconfig;
+				c[nc].bytes = sizes[j];
+				fprintf(
+				    stderr,
+				    "ocs-sweep: calibrating: %s --reconfig "
+				    "%s, %u nodes, %s a node (%zu/%zu)\n",
+				    plans[i].algo, plans[i].reconfig, n,
+				    unit_fmt_size(sizes[j], sz, sizeof(sz)),
+				    nc + 1, total);
+				if (cal_run(b, n, &c[nc], err, sizeof(err)) !=
+				    0) {
+					fprintf(stderr,
+					        "ocs-sweep: --calibrate: %s\n",
+					        err);
+					return (0);
+				}
+			}
+	return (nc);
+}
+
+/* The conditions, and whether the CPU bounded a run (why in buf). */
+static int
+conditions(const struct cal_run *c, size_t nc, const struct sweep *s,
+           uint32_t n, double worst, struct cmodel *m, char *why, size_t len)
+{
+	struct cpu_use u = {0};
+	size_t         i;
+	double         bps = 0;
+
+	for (i = 0; i < nc; i++)
+		cpu_worst(&u, &c[i].cpu);
+	if (s->local)
+		unit_parse_rate(s->rate, &bps);
+	m->cond = (struct cmodel_cond){.rate_bps = bps,
+	                               .nodes = n,
+	                               .cores = u.cores,
+	                               .cpu_max = u.max,
+	                               .cpu_sum = u.sum,
+	                               .cpu_host = u.host,
+	                               .residual_max = worst};
+	if (!s->local)
+		m->cond.rate_bps = m->bps; /* unknown: the fitted one */
+	/* The testbed's own CPU: a calibration of this machine's CPU is
+	 * no model of the links.  The machine busy with others' work is
+	 * said, not refused: nothing here can make it quiet. */
+	why[0] = '\0';
+	if (u.max >= CPU_BOUND_SHARE ||
+	    u.sum >= CPU_BOUND_SHARE * (u.cores ? u.cores : 1))
+		return (cpu_bound(&u, why, len), 1);
+	if (cpu_bound(&u, why, len))
+		fprintf(stderr, "ocs-sweep: --calibrate: warning: %s\n", why);
+	why[0] = '\0';
+	return (0);
+}
+
+/* Write the model, or FILE.rejected with why; exit status. */
+static int
+cal_write(const struct sweep *s, const struct cmodel *m, const char *table,
+          const char *why)
+{
+	char path[600], *txt = NULL;
+	int  rv;
+
+	if (why[0] == '\0') {
+		if ((rv = cmodel_write(m, s->cal_out, table)) != 0) {
+			fprintf(stderr, "ocs-sweep: %s: %s\n", s->cal_out,
+			        strerror(-rv));
+			return (1);
+		}
+		fprintf(stderr, "ocs-sweep: the model is in %s\n", s->cal_out);
+		return (0);
+	}
+	snprintf(path, sizeof(path), "%s.rejected", s->cal_out);
+	if (asprintf(&txt, "REJECTED: %s\n%s", why, table) < 0)
+		txt = NULL;
+	rv = cmodel_write(m, path, txt ? txt : table);
+	free(txt);
+	fprintf(stderr,
+	        "ocs-sweep: --calibrate: refused: %s; the fit is in %s, "
+	        "%s is not written\n",
+	        why, rv == 0 ? path : "(nowhere: cannot write)", s->cal_out);
+	return (1);
 }
 
 int
 sweep_calibrate(struct sweep *s, struct sweep_bed *b)
 {
-	static const char *const algo[] = {"static", "retri", "bridge"};
-	struct cal_run           c[CAL_MAX_RUNS];
-	struct cmodel            m = s->m;
-	char                     err[1200], where[600], table[4096];
-	uint64_t                 sizes[4] = {1u << 20, 16u << 20};
-	uint32_t                 n;
-	size_t                   i, j, nc = 0, ns = 2;
-	int                      rv;
+	static struct cal_run c[CAL_MAX_RUNS]; /* ~60 KiB: not the stack */
+	struct cmodel         m = s->m;
+	struct fit            f;
+	char                  where[600], why[300], *table;
+	uint32_t              n;
+	size_t                nc;
+	double                worst;
+	int                   rv;
 
 	n = s->nnodes ? (uint32_t)s->nodes[0] : s->local ? 9 : 0;
-	for (i = 0; i < s->nbytes && i < 4; i++)
-		sizes[i] = (uint64_t)s->bytes[i];
-	ns = s->nbytes ? i : ns;
-	if (s->local) {
-		snprintf(m.name, sizeof(m.name), "guess");
-		unit_parse_rate(s->rate, &m.bps);
-		rv = bed_up(b, n, s->ndelay ? s->delay[0] : 1e-3, &m, err,
-		            sizeof(err));
-		snprintf(where, sizeof(where),
-		         "a local testbed (%u agents, fibres at %s)", n,
-		         s->rate);
-	} else {
-		rv = bed_attach(b, s->ocsd, err, sizeof(err));
-		n = n ? n : b->nagents;
-		snprintf(where, sizeof(where), "ocsd at %s (%u agents)",
-		         s->ocsd, n);
-	}
-	if (rv != 0 || n < 3 || n > b->nagents) {
-		if (rv == 0)
-			snprintf(err, sizeof(err),
-			         "%u agents to calibrate on, %u idle", n,
-			         b->nagents);
-		fprintf(stderr, "ocs-sweep: --calibrate: %s\n", err);
-		bed_down(b);
+	if (cal_bed(s, b, &n, where, sizeof(where)) != 0)
 		return (1);
-	}
-	for (i = 0; i < 3; i++)
-		for (j = 0; j < ns; j++, nc++) {
-			char sz[32];
-
-			memset(&c[nc], 0, sizeof(c[nc]));
-			snprintf(c[nc].algo, sizeof(c[nc].algo), "%s",
-			         algo[i]);
-			c[nc].bytes = sizes[j];
-			fprintf(stderr,
-			        "ocs-sweep: calibrating: %s, %u nodes, "
-			        "%s a node (%zu/%zu)\n",
-			        algo[i], n,
-			        unit_fmt_size(sizes[j], sz, sizeof(sz)),
-			        nc + 1, 3 * ns);
-			if (cal_run(b, n, &c[nc], i ? "all" : "none", err,
-			            sizeof(err)) != 0) {
-				fprintf(stderr, "ocs-sweep: --calibrate: %s\n",
-				        err);
-				bed_down(b);
-				return (1);
-			}
-		}
+	nc = cal_runs(s, b, n, c);
 	bed_down(b);
+	if (nc == 0)
+		return (1);
 	snprintf(m.name, sizeof(m.name), "calibrated");
-	m.frame = CAL_FRAME;
-	if (fit(c, nc, b->switch_s, &m) != 0) {
+	if (cal_fit(c, nc, b->switch_s, &f, &m) != 0) {
 		fprintf(stderr, "ocs-sweep: --calibrate: the runs show no "
 		                "bandwidth to fit\n");
 		return (1);
 	}
-	report(c, nc, &m, b->switch_s, where, table, sizeof(table));
-	fputs(table, stderr);
-	if ((rv = cmodel_write(&m, s->cal_out, table)) != 0) {
-		fprintf(stderr, "ocs-sweep: %s: %s\n", s->cal_out,
-		        strerror(-rv));
+	if ((table = malloc(32768)) == NULL)
 		return (1);
-	}
-	fprintf(stderr, "ocs-sweep: the model is in %s\n", s->cal_out);
-	return (0);
+	worst = report(c, nc, &f, &m, b->switch_s, where, table, 32768);
+	fputs(table, stderr);
+	if (conditions(c, nc, s, n, worst, &m, why, sizeof(why)) == 0 &&
+	    worst > CAL_MAX_RESIDUAL)
+		snprintf(why, sizeof(why),
+		         "the fit misses a run by %.1f%% (over %.0f%%: these "
+		         "runs are not this model's)",
+		         100 * worst, 100 * CAL_MAX_RESIDUAL);
+	else if (why[0])
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		         " in a calibration run: the CPU, not the links");
+	rv = cal_write(s, &m, table, why);
+	free(table);
+	return (rv);
 }

@@ -19,25 +19,25 @@ cell(char *b, size_t len, double v)
 int
 sweep_row_fmt(const struct sweep_row *r, char *buf, size_t len)
 {
-	size_t o;
+	const double num[] = {r->predicted_s,    r->simulated_s,
+	                      r->packet_s,       r->measured_s,
+	                      r->measured_min_s, r->measured_max_s};
+	const double cpu[] = {r->cpu_max, r->cpu_sum, r->cpu_host};
+	size_t       o, i;
 
 	o = (size_t)snprintf(buf, len, "%s,%u,%llu,%.9g,%u,%s", r->algo,
 	                     r->nodes, (unsigned long long)r->bytes,
 	                     r->delta_s, r->reconfs, r->before);
+	for (i = 0; i < sizeof(num) / sizeof(num[0]) && o < len; i++)
+		o += (size_t)cell(buf + o, len - o, num[i]);
 	if (o < len)
-		o += (size_t)cell(buf + o, len - o, r->predicted_s);
+		o += (size_t)snprintf(buf + o, len - o, ",%u,%llu", r->repeats,
+		                      (unsigned long long)r->verified);
+	for (i = 0; i < sizeof(cpu) / sizeof(cpu[0]) && o < len; i++)
+		o += (size_t)cell(buf + o, len - o, cpu[i]);
 	if (o < len)
-		o += (size_t)cell(buf + o, len - o, r->simulated_s);
-	if (o < len)
-		o += (size_t)cell(buf + o, len - o, r->measured_s);
-	if (o < len)
-		o += (size_t)cell(buf + o, len - o, r->measured_min_s);
-	if (o < len)
-		o += (size_t)cell(buf + o, len - o, r->measured_max_s);
-	if (o < len)
-		o += (size_t)snprintf(
-		    buf + o, len - o, ",%u,%llu,%s\n", r->repeats,
-		    (unsigned long long)r->verified, r->model);
+		o += (size_t)snprintf(buf + o, len - o, ",%s,%s,%s\n",
+		                      r->cpu_bound, r->model, r->hash);
 	return (o < len ? (int)o : -1);
 }
 
@@ -49,12 +49,19 @@ static const char *const cols[] = {"algo",
                                    "reconfigure_before",
                                    "predicted_s",
                                    "simulated_s",
+                                   "packet_s",
                                    "measured_s",
                                    "measured_min_s",
                                    "measured_max_s",
                                    "repeats",
                                    "verified_blocks",
-                                   "model"};
+                                   "cpu_max",
+                                   "cpu_sum",
+                                   "cpu_host",
+                                   "cpu_bound",
+                                   "model",
+                                   "model_hash"};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
 /* A number cell: empty is NAN when allowed. */
 static int
@@ -70,41 +77,37 @@ num(const char *s, double *v, int empty_ok)
 	return (*end || !isfinite(*v) || *v < 0 ? -1 : 0);
 }
 
+/* A text cell of printable characters but the CSV's own; 0 or -1. */
 static int
-fill(struct sweep_row *r, int i, const char *s)
+text(const char *s, char *dst, size_t cap, int empty_ok, const char *extra)
+{
+	size_t i;
+
+	if ((*s == '\0' && !empty_ok) || strlen(s) >= cap)
+		return (-1);
+	for (i = 0; s[i]; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' ||
+		    (extra && strchr(extra, s[i])))
+			return (-1);
+	snprintf(dst, cap, "%s", s);
+	return (0);
+}
+
+static int
+hexhash(const char *s, char *dst, size_t cap)
+{
+	if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
+		return (-1);
+	snprintf(dst, cap, "%s", s);
+	return (0);
+}
+
+/* A whole-number cell. */
+static int
+whole(struct sweep_row *r, int i, const char *s)
 {
 	double v;
 
-	switch (i) {
-	case 0:
-		return (
-		    *s == '\0' || strlen(s) >= sizeof(r->algo)
-		        ? -1
-		        : (snprintf(r->algo, sizeof(r->algo), "%s", s), 0));
-	case 5:
-		return (strlen(s) >= sizeof(r->before) ||
-		                strspn(s, "0123456789;") != strlen(s)
-		            ? -1
-		            : (snprintf(r->before, sizeof(r->before), "%s", s),
-		               0));
-	case 13:
-		return (
-		    *s == '\0' || strlen(s) >= sizeof(r->model)
-		        ? -1
-		        : (snprintf(r->model, sizeof(r->model), "%s", s), 0));
-	case 6:
-		return (num(s, &r->predicted_s, 1));
-	case 7:
-		return (num(s, &r->simulated_s, 1));
-	case 8:
-		return (num(s, &r->measured_s, 1));
-	case 9:
-		return (num(s, &r->measured_min_s, 1));
-	case 10:
-		return (num(s, &r->measured_max_s, 1));
-	case 3:
-		return (num(s, &r->delta_s, 0));
-	}
 	if (num(s, &v, 0) != 0 || v != floor(v) || v > 1.8e19)
 		return (-1);
 	if (i == 1)
@@ -113,19 +116,54 @@ fill(struct sweep_row *r, int i, const char *s)
 		r->bytes = (uint64_t)v;
 	else if (i == 4)
 		r->reconfs = (uint32_t)v;
-	else if (i == 11)
+	else if (i == 12)
 		r->repeats = (uint32_t)v;
 	else
 		r->verified = (uint64_t)v;
-	return (v > (i == 2 || i == 12 ? 1.8e19 : 4.0e9) ? -1 : 0);
+	return (v > (i == 2 || i == 13 ? 1.8e19 : 4.0e9) ? -1 : 0);
+}
+
+static int
+fill(struct sweep_row *r, int i, const char *s)
+{
+	double *d[] = {[6] = &r->predicted_s,     [7] = &r->simulated_s,
+	               [8] = &r->packet_s,        [9] = &r->measured_s,
+	               [10] = &r->measured_min_s, [11] = &r->measured_max_s,
+	               [14] = &r->cpu_max,        [15] = &r->cpu_sum,
+	               [16] = &r->cpu_host};
+
+	switch (i) {
+	case 0:
+		return (text(s, r->algo, sizeof(r->algo), 0, " "));
+	case 3:
+		return (num(s, &r->delta_s, 0));
+	case 5:
+		return (strlen(s) >= sizeof(r->before) ||
+		                strspn(s, "0123456789;") != strlen(s)
+		            ? -1
+		            : (snprintf(r->before, sizeof(r->before), "%s", s),
+		               0));
+	case 17:
+		return (text(s, r->cpu_bound, sizeof(r->cpu_bound), 1, NULL));
+	case 18:
+		return (text(s, r->model, sizeof(r->model), 0, " \t"));
+	case 19:
+		return (hexhash(s, r->hash, sizeof(r->hash)));
+	case 1:
+	case 2:
+	case 4:
+	case 12:
+	case 13:
+		return (whole(r, i, s));
+	}
+	return (num(s, d[i], 1));
 }
 
 int
 sweep_row_parse(const char *line, struct sweep_row *r, char *err, size_t len)
 {
 	char   buf[1024], *p, *c;
-	int    i;
-	size_t n = sizeof(cols) / sizeof(cols[0]);
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	if (strlen(line) >= sizeof(buf)) {
@@ -133,17 +171,17 @@ sweep_row_parse(const char *line, struct sweep_row *r, char *err, size_t len)
 		return (-1);
 	}
 	snprintf(buf, sizeof(buf), "%s", line);
-	for (p = buf, i = 0; i < (int)n; i++) {
+	for (p = buf, i = 0; i < NCOLS; i++) {
 		c = p;
 		p = strchr(p, ',');
-		if ((p == NULL) != (i == (int)n - 1)) {
+		if ((p == NULL) != (i == NCOLS - 1)) {
 			snprintf(err, len, "%s columns, expected %zu",
-			         p == NULL ? "fewer" : "more", n);
+			         p == NULL ? "fewer" : "more", NCOLS);
 			return (-1);
 		}
 		if (p != NULL)
 			*p++ = '\0';
-		if (fill(r, i, c) != 0) {
+		if (fill(r, (int)i, c) != 0) {
 			snprintf(err, len, "column %s: \"%.40s\"", cols[i], c);
 			return (-1);
 		}
@@ -155,7 +193,7 @@ void
 sweep_row_key(const struct sweep_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s,%u,%llu,%.9g,%s", r->algo, r->nodes,
-	         (unsigned long long)r->bytes, r->delta_s, r->model);
+	         (unsigned long long)r->bytes, r->delta_s, r->hash);
 }
 
 static int
@@ -225,6 +263,14 @@ sweep_done_load(struct sweep_done *d, const char *path, char *err, size_t len)
 		if (lineno++ == 0) {
 			if (strcmp(line, SWEEP_CSV_HEADER) == 0)
 				continue;
+			if (strcmp(line, SWEEP_CSV_HEADER_V1) == 0) {
+				snprintf(err, len,
+				         "%s: written by an older ocs-sweep "
+				         "(rows not keyed by the model's "
+				         "hash): give another --out",
+				         path);
+				goto fail;
+			}
 			snprintf(err, len,
 			         "%s:1: not a sweep's CSV (its header is not "
 			         "ours)",

@@ -34,18 +34,26 @@ reconfig_arg(const char *before, char *buf, size_t len)
  * why in err. */
 int
 sweep_run_once(const struct sweep_bed *b, const struct sweep_row *r,
-               const char *reconfig, json_t **report, char *err, size_t len)
+               const char *reconfig, json_t **report, struct cpu_use *cpu,
+               char *err, size_t len)
 {
-	char        bytes[32], nodes[16], why[400], *out = NULL;
-	json_t     *j, *rep;
-	const char *ab;
-	int         st;
+	char            bytes[32], nodes[16], why[400], *out = NULL;
+	json_t         *j, *rep;
+	const char     *ab;
+	struct cpu_snap c0, c1;
+	int             st, have;
 
 	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)r->bytes);
 	snprintf(nodes, sizeof(nodes), "%u", r->nodes);
+	have = cpu && bed_cpu_snap(b, &c0) == 0;
 	st = bed_ctl(b, &out, why, sizeof(why), "run", "--algo", r->algo,
 	             "--bytes", bytes, "--nodes", nodes, "--reconfig",
 	             reconfig, NULL);
+	if (cpu) {
+		memset(cpu, 0, sizeof(*cpu));
+		if (have && bed_cpu_snap(b, &c1) == 0)
+			cpu_used(&c0, &c1, cpu);
+	}
 	j = out ? json_loads(out, 0, NULL) : NULL;
 	free(out);
 	rep = json_object_get(j, "report");
@@ -76,18 +84,20 @@ int
 sweep_measure(const struct sweep *s, const struct sweep_bed *b,
               struct sweep_row *r, char *err, size_t len)
 {
-	char     rc[300];
-	double   sum = 0, lo = INFINITY, hi = 0;
-	uint64_t blocks = 0;
-	uint32_t k;
+	char           rc[300];
+	double         sum = 0, lo = INFINITY, hi = 0;
+	uint64_t       blocks = 0;
+	uint32_t       k;
+	struct cpu_use worst = {0}, u;
 
 	reconfig_arg(r->before, rc, sizeof(rc));
 	for (k = 0; k < s->repeat; k++) {
 		json_t *rep;
 		double  t;
 
-		if (sweep_run_once(b, r, rc, &rep, err, len) != 0)
+		if (sweep_run_once(b, r, rc, &rep, &u, err, len) != 0)
 			return (-1);
+		cpu_worst(&worst, &u);
 		t = json_real_value(json_object_get(rep, "total_s"));
 		blocks += (uint64_t)json_integer_value(
 		    json_object_get(rep, "blocks_verified"));
@@ -101,5 +111,11 @@ sweep_measure(const struct sweep *s, const struct sweep_bed *b,
 	r->measured_max_s = hi;
 	r->repeats = s->repeat;
 	r->verified = blocks;
+	/* The worst of the repeats: one CPU-bound run is enough to doubt
+	 * the mean. */
+	r->cpu_max = worst.max;
+	r->cpu_sum = worst.sum;
+	r->cpu_host = worst.host;
+	cpu_bound(&worst, r->cpu_bound, sizeof(r->cpu_bound));
 	return (0);
 }

@@ -92,12 +92,37 @@ sweep_point(const struct sweep *sw, struct sweep_row *r, char *err, size_t len)
 		goto out;
 	}
 	r->simulated_s = NAN;
-	if (sw->simulate &&
+	if ((sw->simulate & SWEEP_SIM_OURS) &&
 	    (rv = simulate(&a, r->bytes, &cp, before, &r->simulated_s)) != 0)
 		snprintf(err, len, "simulating: %s", coll_strerror(rv));
+	r->packet_s = NAN;
+	if (rv == 0 && (sw->simulate & SWEEP_SIM_NS3))
+		rv = sweep_ns3_point(sw, &a, r->bytes, &cp, before,
+		                     &r->packet_s, err, len);
 out:
 	free(before);
 	reconf_free(&res);
 	a2a_fini(&a);
 	return (rv);
+}
+
+void
+sweep_hash(struct sweep *s)
+{
+	char extra[300];
+
+	snprintf(s->backend, sizeof(s->backend), "model%s%s%s%s%s",
+	         s->simulate & SWEEP_SIM_OURS ? "+sim" : "",
+	         s->simulate & SWEEP_SIM_NS3 ? "+ns3" : "",
+	         s->measure ? "+measure:" : "",
+	         !s->measure ? ""
+	         : s->netns  ? "netns:"
+	         : s->local  ? "local:"
+	                     : "ocsd:",
+	         !s->measure ? ""
+	         : s->local  ? s->rate
+	                     : s->ocsd);
+	snprintf(extra, sizeof(extra), "reconfig=%d|%s", (int)s->reconf,
+	         s->backend);
+	cmodel_hash(&s->m, extra, s->hash);
 }

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: ocs-sweep's readers of outside input, the value
  * lists (as sizes, times and counts), the CSV rows a resumed sweep
- * reads back and the model file (collectives/cmodel.c): no crash, and
+ * reads back, the model file (collectives/cmodel.c) and /proc's lines
+ * the CPU accounting reads (sweep_cpu.c): no crash, and
  * what is accepted is sorted, distinct and in range, a row written back
  * reads the same, and an accepted model has a positive bandwidth.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "collectives/cmodel.h"
+#include "testbed/sweep/sweep_cpu.h"
 #include "testbed/sweep/sweep_csv.h"
 #include "testbed/sweep/sweep_list.h"
 
@@ -53,11 +55,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		}
 	}
 	{
-		struct cmodel m = {"x", 1e9, 0, 0, 0, 0};
+		struct cmodel m = {.name = "x", .bps = 1e9};
 
 		if (cmodel_parse(&m, s, "fuzz", err, sizeof(err)) == 0 &&
 		    !(m.bps > 0 && m.alpha_s >= 0 && m.alpha_h >= 0 &&
 		      m.reconf_s >= 0))
+			abort();
+	}
+	{
+		char     name[16];
+		uint64_t t, b, a;
+
+		/* /proc's lines: a name is always terminated, busy never
+		 * above all. */
+		if (cpu_parse_stat(s, name, sizeof(name), &t) == 0 &&
+		    strlen(name) >= sizeof(name))
+			abort();
+		if (cpu_parse_host(s, &b, &a) == 0 && b > a)
 			abort();
 	}
 	free(s);

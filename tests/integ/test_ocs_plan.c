@@ -674,6 +674,71 @@ test_ocs_plan_help(void **state)
 	run(&r, "--help", NULL);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.o, "usage: ocs-plan"));
+	/* every planner --algo takes with --matrix is named */
+	assert_non_null(
+	    strstr(r.o, "fast|spreadout|solstice|eclipse|sorted|auto"));
+	out_free(&r);
+}
+
+/* A matrix file's own words (issue 40): one line each, naming the limit
+ * or the option, never "out of memory" or an invisible character. */
+static void
+matrix_file(const char *text, size_t len, const char *says, int status,
+            const char *extra)
+{
+	char       path[] = "/tmp/ocs-plan-matXXXXXX";
+	int        fd;
+	struct out r;
+
+	len = len ? len : strlen(text);
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	if (extra)
+		run(&r, "--algo", "eclipse", "--matrix", path, extra, "1MiB",
+		    NULL);
+	else
+		run(&r, "--algo", "eclipse", "--matrix", path, NULL);
+	if (r.status != status || !strstr(status ? r.e : r.o, says))
+		fprintf(stderr, "said: %s%s", r.o, r.e);
+	assert_int_equal(r.status, status);
+	assert_non_null(strstr(status ? r.e : r.o, says));
+	if (status)
+		assert_true(r.ne > 0 && strchr(r.e, '\n') == r.e + r.ne - 1);
+	out_free(&r);
+	unlink(path);
+}
+
+static void
+test_ocs_plan_matrix_messages(void **state)
+{
+	char      *wide = malloc(1025 * 2 + 1);
+	struct out r;
+	int        i;
+
+	(void)state;
+	for (i = 0; i < 1025; i++)
+		memcpy(wide + 2 * i, i < 1024 ? "1," : "1\n", 2);
+	matrix_file(wide, 1025 * 2, "1025 columns: at most 1024 nodes", 2,
+	            NULL);
+	free(wide);
+	matrix_file("0,2251799813685249\n1,0\n", 0, "over the cap of 1 PiB", 2,
+	            NULL);
+	matrix_file("{\"bytes\": [[0, 2251799813685249], [1, 0]]}", 0,
+	            "over the cap of 1 PiB", 2, NULL);
+	/* A byte-order mark is not part of the first count. */
+	matrix_file("\xef\xbb\xbf"
+	            "0,1KiB\n1KiB,0\n",
+	            0, "2 nodes, 1 stages", 0, NULL);
+	/* --bytes with a file changes nothing: refused, not ignored. */
+	matrix_file("0,1\n1,0\n", 0, "--bytes: not with --matrix", 2,
+	            "--bytes");
+	expect_usage_error("--bytes", "uniform", "--algo", "fast", "--matrix",
+	                   "uniform:8:1KiB", "--bytes", "1MiB", NULL);
+	/* fast is bounded (n^3 memory), by name and with what to use. */
+	run(&r, "--algo", "fast", "--matrix", "zipf:129:0.8:1", NULL);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.e, "at most 128 nodes"));
 	out_free(&r);
 }
 
@@ -692,6 +757,7 @@ main(void)
 	    cmocka_unit_test(test_ocs_plan_help),
 	    cmocka_unit_test(test_ocs_plan_matrix_json),
 	    cmocka_unit_test(test_ocs_plan_matrix_bad_input),
+	    cmocka_unit_test(test_ocs_plan_matrix_messages),
 	    cmocka_unit_test(test_ocs_plan_export_msccl),
 	    cmocka_unit_test(test_ocs_plan_export_chakra),
 	    cmocka_unit_test(test_ocs_plan_teccl_input),

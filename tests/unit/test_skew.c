@@ -8,6 +8,7 @@
  * one-way circuits.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -310,6 +311,77 @@ test_spreadout_meets_bound_on_uniform(void **state)
 	tmat_free(&m);
 }
 
+/* The bound takes the heaviest line and the widest line each at its worst
+ * (issue 40): node 0 sends 64 MiB to node 1 alone, node 2 sends 1 KiB to
+ * each of the 63 others.  Eclipse's plan is optimal (the big pair rides
+ * along one of node 2's 63 stages), and the bound says so; the per-line
+ * bound it replaces was half of it. */
+static void
+test_bound_heaviest_and_widest(void **state)
+{
+	struct skew_params sp = params(20e-6);
+	struct tmat        m;
+	struct skew_plan   pl;
+	double             a = sp.cp.alpha_s + sp.cp.alpha_h, lb, per_line;
+	uint32_t           j;
+	char               err[128];
+
+	(void)state;
+	assert_int_equal(tmat_alloc(&m, 64), 0);
+	m.b[1] = 64u << 20;
+	for (j = 0; j < 64; j++)
+		if (j != 2)
+			m.b[2 * 64 + j] = 1024;
+	lb = skew_lower_bound(&m, &sp.cp);
+	/* rho: column 1 (64 MiB + 1 KiB); 63 peers: row 2 */
+	assert_float_equal(lb,
+	                   sp.cp.beta * ((64u << 20) + 1024.0) + 63 * a +
+	                       62 * sp.cp.delta,
+	                   lb * 1e-12);
+	per_line = sp.cp.beta * ((64u << 20) + 1024.0) + a;
+	per_line =
+	    fmax(per_line, sp.cp.beta * 63 * 1024 + 63 * a + 62 * sp.cp.delta);
+	assert_true(lb / per_line > 1.9);
+	assert_int_equal(skew_plan("eclipse", &m, &sp, NULL, &pl, NULL, NULL),
+	                 0);
+	assert_int_equal(skew_check(&pl, &m, err, sizeof(err)), 0);
+	assert_int_equal(pl.nst, 63);
+	assert_true(skew_cost(&pl, &sp.cp) >= lb);
+	assert_true(skew_cost(&pl, &sp.cp) / lb < 1.001);
+	skew_plan_free(&pl);
+	tmat_free(&m);
+}
+
+/* Solstice's stages last as long as their matching's smallest entry, as
+ * published: a permutation is one stage, not slices of a power of two
+ * back to back (issue 40: 3 stages and 22). */
+static void
+test_solstice_stage_is_smallest_entry(void **state)
+{
+	static const uint64_t two[4] = {0, 7u << 20, 3u << 20, 0};
+	struct skew_params    sp = params(1e-3);
+	struct tmat           m;
+	struct skew_plan      pl;
+	char                  err[128];
+
+	(void)state;
+	mat(&m, 2, two);
+	assert_int_equal(skew_plan("solstice", &m, &sp, NULL, &pl, NULL, NULL),
+	                 0);
+	assert_int_equal(skew_check(&pl, &m, err, sizeof(err)), 0);
+	assert_int_equal(pl.nst, 1);
+	skew_plan_free(&pl);
+	tmat_free(&m);
+	assert_int_equal(
+	    tmat_generate("uniform:12:3MiB", 0, &m, err, sizeof(err)), 0);
+	assert_int_equal(skew_plan("solstice", &m, &sp, NULL, &pl, NULL, NULL),
+	                 0);
+	assert_int_equal(skew_check(&pl, &m, err, sizeof(err)), 0);
+	assert_int_equal(pl.nst, 11);
+	skew_plan_free(&pl);
+	tmat_free(&m);
+}
+
 /* The IR rules of explicit blocks and one-way circuits. */
 static void
 test_ir_alltoallv_rules(void **state)
@@ -382,6 +454,8 @@ main(void)
 	    cmocka_unit_test(test_spreadout_meets_bound_on_uniform),
 	    cmocka_unit_test(test_reuse_rides_instead_of_reconfiguring),
 	    cmocka_unit_test(test_ir_alltoallv_rules),
+	    cmocka_unit_test(test_bound_heaviest_and_widest),
+	    cmocka_unit_test(test_solstice_stage_is_smallest_entry),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
