@@ -50,8 +50,9 @@ restore(struct ocsd *d, int keep)
 	}
 	map_free(&rn->rjob.target);
 	memset(&rn->rjob, 0, sizeof(rn->rjob));
-	if (map_copy(&rn->rjob.target, keep ? &d->live : &rn->prerun) != 0 ||
-	    rn->rjob.target.n != d->nports) {
+	if (map_copy(&rn->rjob.target,
+	             keep ? &run_sw(d)->live : &rn->prerun) != 0 ||
+	    rn->rjob.target.n != run_sw(d)->nports) {
 		log_warnx(
 		    "after the run: cannot build the map to restore; the "
 		    "switch keeps the run's circuits");
@@ -60,7 +61,7 @@ restore(struct ocsd *d, int keep)
 	rn->rjob.op = SW_HOLD;
 	rn->rjob.transient = !keep;
 	rn->restoring = keep ? 2 : 1;
-	sw_submit_locked(d, &rn->rjob, rn->raio);
+	sw_submit_locked(run_sw(d), &rn->rjob, rn->raio);
 }
 
 /* The run's intent, once, before phase 0 changes anything: a restart
@@ -262,7 +263,7 @@ all_ready(struct ocsd *d, struct run *r)
 	/* Phase 0's circuits, or a reconfiguration: through the worker.
 	 * The deadline does not run while the switch moves. */
 	nng_aio_cancel(rn->timer);
-	if (!d->have_live) {
+	if (!run_sw(d)->have_live) {
 		run_abort(d, "switch state unknown (not read back yet)");
 		return;
 	}
@@ -282,7 +283,7 @@ all_ready(struct ocsd *d, struct run *r)
 	r->reconfiguring = 1;
 	rn->reconf_busy = 1;
 	rn->job.op = SW_HOLD;
-	sw_submit_locked(d, &rn->job, rn->reconf);
+	sw_submit_locked(run_sw(d), &rn->job, rn->reconf);
 }
 
 /* The switch has settled: release once every link the phase lights is
@@ -646,13 +647,22 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 		                  : "in progress");
 		return (-OCSD_EBUSY);
 	}
-	if (!d->connected || !d->have_live) {
+	/* Runs on one switch for now: a run whose reconfigurations span a
+	 * fabric's switches is issue 36's next step. */
+	if (d->nsw > 1) {
+		snprintf(err, errlen,
+		         "this ocsd drives %u switches: runs across several "
+		         "switches are not supported yet",
+		         d->nsw);
+		return (-OCSD_EREQUEST);
+	}
+	if (!run_sw(d)->connected || !run_sw(d)->have_live) {
 		/* The last fault may have cleared: look again now, rather
 		 * than refuse runs until the backoff ends. */
-		sw_kick_locked(d);
+		sw_kick_locked(run_sw(d));
 		snprintf(err, errlen,
 		         "the switch is not connected (trying again now)%s%s",
-		         d->sw_err[0] ? ": " : "", d->sw_err);
+		         run_sw(d)->sw_err[0] ? ": " : "", run_sw(d)->sw_err);
 		return (-OCSD_ESWITCH);
 	}
 	if ((rv = run_job_start(d, q, w, aio, err, errlen)) != 0)
@@ -670,11 +680,11 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 	uint32_t       i;
 	int            rv;
 
-	if (!d->connected || !d->have_live) {
+	if (!run_sw(d)->connected || !run_sw(d)->have_live) {
 		snprintf(err, len,
 		         "the switch went away while the run was "
 		         "planned%s%s",
-		         d->sw_err[0] ? ": " : "", d->sw_err);
+		         run_sw(d)->sw_err[0] ? ": " : "", run_sw(d)->sw_err);
 		return (-OCSD_ESWITCH);
 	}
 	if ((rv = run_bind(d, r, err, len)) != 0 ||
@@ -682,7 +692,8 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 		return (rv);
 	/* What the switch holds now is what it goes back to after; while
 	 * the last run's restore is still on its way, what it restores. */
-	if (rn->restoring != 1 && map_copy(&rn->prerun, &d->live) != 0) {
+	if (rn->restoring != 1 &&
+	    map_copy(&rn->prerun, &run_sw(d)->live) != 0) {
 		snprintf(err, len, "out of memory");
 		return (-ENOMEM);
 	}

@@ -14,6 +14,14 @@
 
 /* One agent of a run as it was when the run was asked for: planning reads
  * this copy, not the registry, which changes meanwhile. */
+/* The switch a run reconfigures: the first (a run on several switches
+ * of a fabric is not done yet; run_start refuses it). */
+static inline struct sw *
+run_sw(const struct ocsd *d)
+{
+	return (&d->sw[0]);
+}
+
 struct run_member {
 	uint32_t id, ntrx;
 	uint64_t mem_limit;

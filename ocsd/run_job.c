@@ -87,7 +87,7 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 	}
 	j->env = (struct run_env){.chunk = d->conf->run_chunk,
 	                          .deadline_ms = d->conf->run_deadline_ms,
-	                          .switch_ms = d->conf->switch_ms,
+	                          .switch_ms = d->conf->sw[0].switch_ms,
 	                          .bps = d->conf->run_bps,
 	                          .alpha_s = d->conf->run_alpha_s,
 	                          .alpha_h = d->conf->run_alpha_h,

@@ -493,7 +493,7 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 	uint32_t                i, p;
 	int                     rv;
 
-	if ((rv = map_copy(t, &d->live)) != 0)
+	if ((rv = map_copy(t, &run_sw(d)->live)) != 0)
 		return (rv);
 	if ((mine = calloc(2 * t->n + 1, 1)) == NULL)
 		return (-ENOMEM);

@@ -44,20 +44,20 @@ test_conf_good(void **state)
 
 	(void)state;
 	assert_int_equal(conf_parse(GOOD, "t.conf", &c, err, sizeof(err)), 0);
-	assert_string_equal(c->driver, "polatis");
-	assert_string_equal(c->address, "10.0.0.5:3082");
-	assert_int_equal(c->timeout_ms, 2000);
-	assert_int_equal(c->switch_ms, 25);
-	assert_int_equal(c->poll_ms, 10000);
+	assert_string_equal(c->sw[0].driver, "polatis");
+	assert_string_equal(c->sw[0].address, "10.0.0.5:3082");
+	assert_int_equal(c->sw[0].timeout_ms, 2000);
+	assert_int_equal(c->sw[0].switch_ms, 25);
+	assert_int_equal(c->sw[0].poll_ms, 10000);
 	assert_string_equal(c->control, "ipc:///tmp/x/ctl.sock");
 	assert_int_equal(c->reconcile, CONF_RECON_PUSH);
 	assert_int_equal(c->ntrx, 3);
 	assert_int_equal(conf_trx_find(c, "h0.1")->out, 66);
-	assert_int_equal(conf_trx_by_in(c, 3)->out, 67);
-	assert_string_equal(conf_trx_by_out(c, 65)->name, "h0.0");
+	assert_int_equal(conf_trx_by_in(c, 0, 3)->out, 67);
+	assert_string_equal(conf_trx_by_out(c, 0, 65)->name, "h0.0");
 	assert_null(conf_trx_find(c, "h9.9"));
-	assert_int_equal(conf_check_ports(c, 64, 64, err, sizeof(err)), 0);
-	assert_int_equal(conf_check_ports(c, 32, 32, err, sizeof(err)),
+	assert_int_equal(conf_check_ports(c, 0, 64, 64, err, sizeof(err)), 0);
+	assert_int_equal(conf_check_ports(c, 0, 32, 32, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "h0.0 = 1 65 does not fit a 32x32"));
 	conf_free(c);
@@ -239,14 +239,14 @@ test_conf_whole_file_checks(void **state)
 	                            "transport = ssh\nknown_hosts = kh\n",
 	                            "/etc/o/a.conf", &c, err, sizeof(err)),
 	                 0);
-	assert_int_equal(c->ssh, 1);
-	assert_string_equal(c->known_hosts, "/etc/o/kh");
+	assert_int_equal(c->sw[0].ssh, 1);
+	assert_string_equal(c->sw[0].known_hosts, "/etc/o/kh");
 	conf_free(c);
 	/* The emu driver needs nothing else. */
 	assert_int_equal(conf_parse("[switch]\ndriver = emu\nports = 8\n",
 	                            "a.conf", &c, err, sizeof(err)),
 	                 0);
-	assert_int_equal(c->ports, 8);
+	assert_int_equal(c->sw[0].ports, 8);
 	conf_free(c);
 	assert_int_equal(
 	    conf_load("/nonexistent/ocsd.conf", &c, err, sizeof(err)),
@@ -380,17 +380,19 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	/* Not yet looked up: no port can be checked. */
-	assert_int_equal(conf_check_ports(c, 4, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_check_ports(c, 0, 4, 4, err, sizeof(err)),
+	                 -EINVAL);
 	assert_non_null(strstr(err, "not yet looked up"));
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)), 0);
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)), 0);
 	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1);
 	assert_int_equal(conf_trx_find(c, "h0.0")->out, 4 + 2);
 	assert_int_equal(conf_trx_find(c, "h1.0")->in, 3);
 	assert_int_equal(conf_trx_find(c, "h1.0")->out, 4 + 3);
 	/* A switch that numbers its ports refuses names. */
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, &x, err, sizeof(err)), -EINVAL);
+	    conf_resolve_ports(c, 0, 4, 4, names, &x, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "numbers its ports"));
 	conf_free(c);
 	/* A name the switch does not have. */
@@ -398,7 +400,7 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "the switch has no port 2.1.1"));
 	conf_free(c);
@@ -408,7 +410,7 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "same port"));
 	conf_free(c);

@@ -182,10 +182,12 @@ setup(void **state)
 	if (f == NULL || mkdtemp(f->dir) == NULL ||
 	    conf_parse(CONF, "t.conf", &f->d.conf, err, sizeof(err)) != 0)
 		return (-1);
-	snprintf(f->d.desired_path, sizeof(f->d.desired_path),
-	         "%s/desired.map", f->dir);
+	snprintf(f->d.conf->state_dir, sizeof(f->d.conf->state_dir), "%s",
+	         f->dir);
 	snprintf(f->d.run_state_path, sizeof(f->d.run_state_path),
 	         "%s/run.state", f->dir);
+	if (sw_init(&f->d) != 0)
+		return (-1);
 	nng_mtx_alloc(&f->d.mtx);
 	nng_cv_alloc(&f->d.cv, f->d.mtx);
 	f->d.ag = (struct agents *)&ev; /* present; only its events matter */
@@ -193,7 +195,7 @@ setup(void **state)
 	    nng_aio_alloc(&f->aio, NULL, NULL) != 0)
 		return (-1);
 	run_listen(&f->d, f->d.ag);
-	for (i = 0; i < 200 && !f->d.have_live; i++)
+	for (i = 0; i < 200 && !f->d.sw[0].have_live; i++)
 		mono_sleep_ms(10);
 	memset(ag, 0, sizeof(ag));
 	for (i = 0; i < NAG; i++) {
@@ -208,7 +210,7 @@ setup(void **state)
 	memset(released, 0, sizeof(released));
 	abort_reason[0] = '\0';
 	*state = f;
-	return (f->d.have_live ? 0 : -1);
+	return (f->d.sw[0].have_live ? 0 : -1);
 }
 
 static int
@@ -222,8 +224,7 @@ teardown(void **state)
 	run_fini(&f->d);
 	nng_aio_free(f->aio);
 	reply_free(&f->p.rep);
-	map_free(&f->d.live);
-	map_free(&f->d.desired);
+	sw_free(&f->d);
 	conf_free(f->d.conf);
 	nng_cv_free(f->d.cv);
 	nng_mtx_free(f->d.mtx);
@@ -327,8 +328,8 @@ test_runner_whole_run(void **state)
 	/* The run's configurations are not the desired map: it stays
 	 * (checked outside the lock: a failed assertion jumps out). */
 	nng_mtx_lock(f->d.mtx);
-	k = map_count(&f->d.live);
-	kd = map_count(&f->d.desired);
+	k = map_count(&f->d.sw[0].live);
+	kd = map_count(&f->d.sw[0].desired);
 	nng_mtx_unlock(f->d.mtx);
 	assert_int_equal(k, 2 * NAG);
 	assert_int_equal(kd, 0);
@@ -352,7 +353,7 @@ test_runner_whole_run(void **state)
 	for (i = 0, k = 1; i < 200 && k != 0; i++) {
 		mono_sleep_ms(10);
 		nng_mtx_lock(f->d.mtx);
-		k = map_count(&f->d.live);
+		k = map_count(&f->d.sw[0].live);
 		nng_mtx_unlock(f->d.mtx);
 	}
 	assert_int_equal(k, 0);

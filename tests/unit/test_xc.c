@@ -53,7 +53,7 @@ test_xc_connect_transceivers_is_two_patches(void **state)
 	map_init(&d, 8);
 	map_init(&l, 8);
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
 	    0);
 	assert_int_equal(np, 2);
 	assert_int_equal(p[0].in, 1);   /* h0.0 TX */
@@ -62,13 +62,13 @@ test_xc_connect_transceivers_is_two_patches(void **state)
 	assert_int_equal(p[1].out, 9);
 	/* Ports, either order. */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "13", "5", p, &np, err, sizeof(err)), 0);
+	    xc_connect(c, 0, &d, &l, "13", "5", p, &np, err, sizeof(err)), 0);
 	assert_int_equal(np, 1);
 	assert_int_equal(p[0].in, 5);
 	assert_int_equal(p[0].out, 13);
 	/* A loopback is one patch. */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h0.0", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h0.0", p, &np, err, sizeof(err)),
 	    0);
 	assert_int_equal(np, 1);
 	assert_int_equal(p[0].out, 9);
@@ -89,7 +89,7 @@ test_xc_connect_refusals(void **state)
 	map_init(&l, 8);
 	l.out[1] = 11; /* live: h0.0 -> h1.0 */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
 	    -DRV_EBUSY);
 	assert_string_equal(
 	    err,
@@ -97,30 +97,30 @@ test_xc_connect_refusals(void **state)
 	    "map; disconnect it first");
 	d.out[2] = 12; /* desired: h0.1 -> h1.1 */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h1.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h1.0", "h1.1", p, &np, err, sizeof(err)),
 	    -DRV_EBUSY);
 	assert_string_equal(
 	    err,
 	    "egress 12 (h1.1 RX) is fed by ingress 2 (h0.1 TX) on the desired "
 	    "map; disconnect it first");
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h9.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h9.0", "h1.1", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "unknown transceiver \"h9.0\""));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "5", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "5", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "connect two transceivers"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "5", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "5", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "ingress port (1..8)"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "17", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "17", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "port 17 is not on a 8x8 switch"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "5x", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "5x", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	map_free(&d);
 	map_free(&l);
@@ -142,17 +142,17 @@ test_xc_disconnect_both_maps(void **state)
 	l.out[1] = 12; /* live has lost one direction, and an odd patch */
 	l.out[6] = 9;
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "h0.0", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "h0.0", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(ins[0], 1);
 	assert_int_equal(ins[1], 4);
 	assert_int_equal(ins[2], 6);
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "12", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "12", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(ins[0], 1);
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "h0.1", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "h0.1", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 0);
 	map_free(&d);
 	map_free(&l);
@@ -166,19 +166,19 @@ test_xc_build_whole_map(void **state)
 	char *a[3] = {"h0.0", "h0.1", "5"}, *b[3] = {"h1.1", "h1.0", "16"};
 	char  err[256];
 
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)), 0);
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)), 0);
 	assert_int_equal(map_count(&t), 5);
 	assert_int_equal(t.out[2], 11);
 	assert_int_equal(t.out[5], 16);
 	map_free(&t);
 	b[2] = "h1.0";
 	a[2] = "h0.0";
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "entry 3: h0.0 h1.0: port 1 (h0.0 TX) "
 	                            "is already used by entry 1"));
 	a[2] = "h7.0";
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "entry 3: unknown transceiver"));
 }
@@ -194,7 +194,7 @@ test_xc_circuits(void **state)
 	m.out[1] = 12;
 	m.out[4] = 9;  /* h0.0 <-> h1.1 */
 	m.out[2] = 11; /* h0.1 -> h1.0 only */
-	assert_int_equal(xc_circuits(c, &m, cv, 4), 2);
+	assert_int_equal(xc_circuits(c, 0, &m, cv, 4), 2);
 	assert_string_equal(cv[0].a->name, "h0.0");
 	assert_string_equal(cv[0].b->name, "h1.1");
 	assert_true(cv[0].complete);
