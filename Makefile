@@ -473,6 +473,7 @@ INTEG_TESTS := \
 	calient \
 	ocsd \
 	web_limits \
+	fabric \
 	faults \
 	security \
 	run \
@@ -561,6 +562,7 @@ INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
+INTEG_DEPS_fabric := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.

@@ -439,6 +439,120 @@ test_conf_named_cabling(void **state)
 	                            "polatis (it numbers its ports)"));
 }
 
+/* A fabric: [switch NAME] sections, each with its own driver and
+ * defaults, and cabling lines that name their switch; ports are a
+ * switch's own, so the same numbers on two switches do not clash. */
+#define FABRIC                                                                \
+	"[switch A]\ndriver = polatis\naddress = 10.0.0.5\nuser = u\n"        \
+	"password = p\nswitch_time = 10ms\n"                                  \
+	"[switch B]\ndriver = calient\naddress = http://10.0.0.6\nuser = u\n" \
+	"password = p\n"                                                      \
+	"[cabling]\nh0.0 = A 1 17\nh0.1 = B, 1.1.1 1.1.2\nh1.0 = A 2 18\n"    \
+	"h1.1 = B 1.1.3 1.1.4\n"
+
+static void
+test_conf_fabric(void **state)
+{
+	struct conf *c;
+	char         err[512], text[1024];
+
+	(void)state;
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(c->nsw, 2);
+	assert_string_equal(c->sw[0].name, "A");
+	assert_string_equal(c->sw[1].driver, "calient");
+	assert_int_equal(c->sw[0].switch_ms, 10);
+	assert_int_equal(c->sw[1].switch_ms, 25); /* its own default */
+	assert_int_equal(conf_switch_find(c, "B"), 1);
+	assert_int_equal(conf_switch_find(c, "C"), -1);
+	assert_string_equal(conf_switch_label(c, 1), "B");
+	assert_int_equal(conf_trx_find(c, "h0.1")->sw, 1);
+	assert_int_equal(conf_trx_find(c, "h1.0")->sw, 0);
+	assert_string_equal(conf_trx_by_in(c, 0, 2)->name, "h1.0");
+	assert_null(conf_trx_by_in(c, 1, 2));
+	/* Each switch's ports are checked against that switch alone. */
+	assert_int_equal(conf_check_ports(c, 0, 16, 16, err, sizeof(err)), 0);
+	assert_int_equal(
+	    conf_resolve_ports(c, 1, 4, 4, names, NULL, err, sizeof(err)), 0);
+	assert_int_equal(conf_trx_find(c, "h1.1")->out, 4 + 4);
+	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1); /* A's, kept */
+	conf_free(c);
+	/* The same ports on two switches are two ports. */
+	snprintf(text, sizeof(text), "%s",
+	         "[switch A]\ndriver = emu\n[switch B]\ndriver = emu\n"
+	         "[cabling]\nh0.0 = A 1 9\nh0.1 = B 1 9\n");
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)), 0);
+	conf_free(c);
+	/* Refused: a port twice on one switch, a lone and a named switch
+	 * mixed, a line without its switch, a switch that is not there, a
+	 * named switch on a lone one's cabling, a bad name, a section
+	 * twice. */
+	struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = A 1 9\n"
+	     "h0.1 = A 1 10\n",
+	     "t.conf:5: h0.1: \"A 1 10\": port 1 also cabled to h0.0"},
+	    {"[switch]\ndriver = emu\n[switch A]\ndriver = emu\n",
+	     "do not mix"},
+	    {"[switch A]\ndriver = emu\n[switch]\ndriver = emu\n",
+	     "do not mix"},
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = 1 9\n",
+	     "h0.0: the switches are named: write SWITCH INGRESS EGRESS"},
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = C 1 9\n",
+	     "h0.0: \"C\": no [switch C] section"},
+	    {"[switch]\ndriver = emu\n[cabling]\nh0.0 = A 1 9\n",
+	     "there is one [switch], unnamed"},
+	    {"[switch 9x]\ndriver = emu\n", "a switch's name is a letter"},
+	    {"[switch A]\ndriver = emu\n[switch A]\ndriver = emu\n",
+	     "given twice"},
+	    {"[switch A]\ndriver = emu\n[switch B]\nuser = u\n",
+	     "[switch B]: driver"},
+	    {"[switch A]\ndriver = emu\n[switch B]\ndriver = polatis\n",
+	     "[switch B]: address missing"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    conf_parse(bad[i].text, "t.conf", &c, err, sizeof(err)),
+		    -CONF_EPARSE);
+		if (strstr(err, bad[i].want) == NULL)
+			fail_msg("case %zu: error \"%s\" lacks \"%s\"", i, err,
+			         bad[i].want);
+	}
+}
+
+/* A reload keeps what the switches looked up for lines cabled alike. */
+static void
+test_conf_carry_ports(void **state)
+{
+	struct conf *a, *b;
+	char         err[512];
+
+	(void)state;
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &a, err, sizeof(err)),
+	                 0);
+	assert_int_equal(
+	    conf_resolve_ports(a, 1, 4, 4, names, NULL, err, sizeof(err)), 0);
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &b, err, sizeof(err)),
+	                 0);
+	assert_true(conf_same_switches(a, b));
+	assert_false(conf_switch_changed(&a->sw[1], &b->sw[1]));
+	assert_int_equal(conf_trx_find(b, "h0.1")->in, 0);
+	conf_carry_ports(b, a);
+	assert_int_equal(conf_trx_find(b, "h0.1")->in, 1);
+	assert_string_equal(conf_trx_by_out(b, 1, 4 + 2)->name, "h0.1");
+	conf_free(b);
+	assert_int_equal(conf_parse("[switch A]\ndriver = emu\n", "t.conf", &b,
+	                            err, sizeof(err)),
+	                 0);
+	assert_false(conf_same_switches(a, b));
+	conf_free(a);
+	conf_free(b);
+}
+
 int
 main(void)
 {
@@ -449,6 +563,8 @@ main(void)
 	    cmocka_unit_test(test_conf_whole_file_checks),
 	    cmocka_unit_test(test_conf_startup_checks),
 	    cmocka_unit_test(test_conf_named_cabling),
+	    cmocka_unit_test(test_conf_fabric),
+	    cmocka_unit_test(test_conf_carry_ports),
 	};
 
 	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));

@@ -203,6 +203,62 @@ test_xc_circuits(void **state)
 	map_free(&m);
 }
 
+/* A fabric: each switch's requests take its transceivers only, and a
+ * transceiver of another switch is refused with both switches named;
+ * circuits and port names are a switch's own (the same numbers on two
+ * switches are two ports). */
+static void
+test_xc_fabric(void **state)
+{
+	struct conf      *c;
+	struct map        d, l, t;
+	struct drv_patch  p[2];
+	struct xc_circuit cv[4];
+	size_t            np;
+	char              err[256], buf[64];
+	char             *a[] = {"h0.1"}, *b[] = {"h1.1"};
+
+	(void)state;
+	assert_int_equal(
+	    conf_parse("[switch A]\ndriver = emu\n[switch B]\ndriver = emu\n"
+	               "[cabling]\nh0.0 = A 1 9\nh1.0 = A 2 10\n"
+	               "h0.1 = B 1 9\nh1.1 = B 2 10\n",
+	               "x", &c, err, sizeof(err)),
+	    0);
+	map_init(&d, 8);
+	map_init(&l, 8);
+	assert_int_equal(
+	    xc_connect(c, 1, &d, &l, "h0.1", "h1.1", p, &np, err, sizeof(err)),
+	    0);
+	assert_int_equal(np, 2);
+	assert_int_equal(p[0].in, 1);
+	assert_int_equal(p[0].out, 10);
+	assert_int_equal(
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(
+	    strstr(err, "transceiver h1.1 is cabled to switch B, not A"));
+	assert_int_equal(xc_build(c, 0, 8, a, b, 1, &t, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "entry 1: "));
+	assert_int_equal(xc_build(c, 1, 8, a, b, 1, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.out[1], 10);
+	/* B's map holds h0.1 <-> h1.1: its circuit is B's transceivers'. */
+	t.out[2] = 9;
+	assert_int_equal(xc_circuits(c, 1, &t, cv, 4), 1);
+	assert_string_equal(cv[0].a->name, "h0.1");
+	assert_string_equal(cv[0].b->name, "h1.1");
+	assert_true(cv[0].complete);
+	assert_string_equal(xc_port_name(c, 0, 8, 1, buf, sizeof(buf)),
+	                    "1 (h0.0 TX)");
+	assert_string_equal(xc_port_name(c, 1, 8, 1, buf, sizeof(buf)),
+	                    "1 (h0.1 TX)");
+	map_free(&t);
+	map_free(&d);
+	map_free(&l);
+	conf_free(c);
+}
+
 static void
 test_map_batch_and_delta(void **state)
 {
@@ -283,6 +339,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_xc_build_whole_map, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_xc_circuits, setup, teardown),
+	    cmocka_unit_test(test_xc_fabric),
 	    cmocka_unit_test(test_map_batch_and_delta),
 	    cmocka_unit_test(test_map_save_load),
 	};
