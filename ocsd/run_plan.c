@@ -455,6 +455,33 @@ run_plan(const struct run_env *env, const struct run_req *q,
 	return (0);
 }
 
+/* A fabric: each circuit of the schedule on one switch (a circuit
+ * between planes cannot be made).  0 or -OCSD_EREQUEST naming it. */
+static int
+same_switch(const struct ocsd *d, const struct run *r, char *err, size_t len)
+{
+	uint32_t i;
+
+	if (d->nsw < 2)
+		return (0);
+	for (i = 0; i < r->s.ncirc; i++) {
+		const struct sched_circuit *e = &r->s.circ[i];
+		const struct agent *a = r->node[e->a], *b = r->node[e->b];
+
+		if (a->sw[e->pa] == b->sw[e->pb])
+			continue;
+		snprintf(err, len,
+		         "the schedule's circuit %s.%u - %s.%u joins switches "
+		         "%s and %s: a circuit is on one switch (cable each "
+		         "plane's transceivers to one switch)",
+		         a->host, e->pa, b->host, e->pb,
+		         conf_switch_label(d->conf, a->sw[e->pa]),
+		         conf_switch_label(d->conf, b->sw[e->pb]));
+		return (-OCSD_EREQUEST);
+	}
+	return (0);
+}
+
 int
 run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 {
@@ -481,19 +508,19 @@ run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 	}
 	for (i = 0; i < r->n; i++)
 		r->node[i] = agents_get(d, r->member[i].id);
-	return (0);
+	return (same_switch(d, r, err, len));
 }
 
 int
 run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
-              struct map *t)
+              uint32_t sw, struct map *t)
 {
 	const struct sched_cfg *c = &r->s.cfg[r->s.ph[k].cfg];
 	uint8_t                *mine;
 	uint32_t                i, p;
 	int                     rv;
 
-	if ((rv = map_copy(t, &run_sw(d)->live)) != 0)
+	if ((rv = map_copy(t, &d->sw[sw].live)) != 0)
 		return (rv);
 	if ((mine = calloc(2 * t->n + 1, 1)) == NULL)
 		return (-ENOMEM);
@@ -501,7 +528,9 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 	 * does not use stays as the operator left it. */
 	for (i = 0; i < r->n; i++)
 		for (p = 0; p < r->s.ports && p < r->node[i]->ntrx; p++)
-			mine[r->node[i]->in[p]] = mine[r->node[i]->out[p]] = 1;
+			if (r->node[i]->sw[p] == sw)
+				mine[r->node[i]->in[p]] =
+				    mine[r->node[i]->out[p]] = 1;
 	for (i = 1; i <= t->n; i++)
 		if (mine[i] || mine[t->out[i]])
 			t->out[i] = 0;
@@ -510,6 +539,8 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 		const struct sched_circuit *e = &r->s.circ[c->circ_off + i];
 		const struct agent *a = r->node[e->a], *b = r->node[e->b];
 
+		if (a->sw[e->pa] != sw) /* another plane's (same_switch) */
+			continue;
 		t->out[a->in[e->pa]] = b->out[e->pb];
 		if (!e->oneway)
 			t->out[b->in[e->pb]] = a->out[e->pa];
