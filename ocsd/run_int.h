@@ -59,8 +59,11 @@ struct run {
 	uint8_t             before[RUN_MAX_PHASES + 1];
 	struct cost_phase   pc[RUN_MAX_PHASES];
 	double              predicted;
-	struct agent      **node;   /* NULL once lost */
-	struct run_member  *member; /* node i as planned */
+	struct agent      **node; /* NULL once lost */
+	/* A fabric: per configuration, node and schedule port, the port
+	 * its light comes in at (run_fab.c); NULL on one switch. */
+	uint8_t           *rxmap;
+	struct run_member *member; /* node i as planned */
 	char (*host)[64];
 	/* Barriers: the phases that wait for everyone, then nph (the end);
 	 * bi is the one the run waits for now. */
@@ -163,6 +166,18 @@ void run_free(struct run *);
  * they touch a port of the run. */
 int run_phase_map(const struct ocsd *, const struct run *, uint32_t k,
                   uint32_t sw, struct map *t);
+
+/* run_fab.c: a run on a fabric, each circuit made as one-way patches on
+ * their senders' switches.  run_fab_bind (at bind, the nodes known)
+ * finds where every transfer comes in: 0, or -OCSD_EREQUEST / -ENOMEM
+ * with err set.  run_fab_rx: the port node receives at in configuration
+ * cfg for the schedule's port.  run_fab_plan: a node's plan with its
+ * receive ports moved. */
+struct plan;
+int run_fab_bind(const struct ocsd *, struct run *, char *err, size_t len);
+uint32_t run_fab_rx(const struct run *, uint32_t cfg, uint32_t node,
+                    uint32_t port);
+void     run_fab_plan(const struct run *, struct plan *);
 
 /* run_topo.c: a synthesised collective's request into r (the topology
  * loaded, *n its hosts, from the *n agents joined), then its schedule on

@@ -32,6 +32,7 @@ run_free(struct run *r)
 			r->node[i]->seen_ms = mono_ms();
 		}
 	sched_plans_free(r->plans, r->s.n);
+	free(r->rxmap);
 	sched_free(&r->s);
 	a2a_fini(&r->a);
 	if (r->has_topo)
@@ -455,33 +456,6 @@ run_plan(const struct run_env *env, const struct run_req *q,
 	return (0);
 }
 
-/* A fabric: each circuit of the schedule on one switch (a circuit
- * between planes cannot be made).  0 or -OCSD_EREQUEST naming it. */
-static int
-same_switch(const struct ocsd *d, const struct run *r, char *err, size_t len)
-{
-	uint32_t i;
-
-	if (d->nsw < 2)
-		return (0);
-	for (i = 0; i < r->s.ncirc; i++) {
-		const struct sched_circuit *e = &r->s.circ[i];
-		const struct agent *a = r->node[e->a], *b = r->node[e->b];
-
-		if (a->sw[e->pa] == b->sw[e->pb])
-			continue;
-		snprintf(err, len,
-		         "the schedule's circuit %s.%u - %s.%u joins switches "
-		         "%s and %s: a circuit is on one switch (cable each "
-		         "plane's transceivers to one switch)",
-		         a->host, e->pa, b->host, e->pb,
-		         conf_switch_label(d->conf, a->sw[e->pa]),
-		         conf_switch_label(d->conf, b->sw[e->pb]));
-		return (-OCSD_EREQUEST);
-	}
-	return (0);
-}
-
 int
 run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 {
@@ -508,14 +482,15 @@ run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 	}
 	for (i = 0; i < r->n; i++)
 		r->node[i] = agents_get(d, r->member[i].id);
-	return (same_switch(d, r, err, len));
+	return (run_fab_bind(d, r, err, len));
 }
 
 int
 run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
               uint32_t sw, struct map *t)
 {
-	const struct sched_cfg *c = &r->s.cfg[r->s.ph[k].cfg];
+	int32_t                 cfgi = r->s.ph[k].cfg;
+	const struct sched_cfg *c = &r->s.cfg[cfgi];
 	uint8_t                *mine;
 	uint32_t                i, p;
 	int                     rv;
@@ -539,11 +514,13 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 		const struct sched_circuit *e = &r->s.circ[c->circ_off + i];
 		const struct agent *a = r->node[e->a], *b = r->node[e->b];
 
-		if (a->sw[e->pa] != sw) /* another plane's (same_switch) */
-			continue;
-		t->out[a->in[e->pa]] = b->out[e->pb];
-		if (!e->oneway)
-			t->out[b->in[e->pb]] = a->out[e->pa];
+		/* Each direction on its sender's switch (run_fab.c). */
+		if (a->sw[e->pa] == sw)
+			t->out[a->in[e->pa]] =
+			    b->out[run_fab_rx(r, (uint32_t)cfgi, e->b, e->pb)];
+		if (!e->oneway && b->sw[e->pb] == sw)
+			t->out[b->in[e->pb]] =
+			    a->out[run_fab_rx(r, (uint32_t)cfgi, e->a, e->pa)];
 	}
 	return (0);
 }
