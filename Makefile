@@ -7,6 +7,7 @@
 #   make test     unit, golden and integration tests; ends "N passed, N failed"
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
+#   make run-fabric the demo on a fabric: two switches, a plane each
 #   make run-netns the demo on the namespace testbed (root)
 #   make web      the demo testbed with its live view (ocs-web), until Ctrl-C
 #   make bench    benchmarks, printed as tables
@@ -646,7 +647,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean web
+.PHONY: all test test-loaded check run run-fabric run-netns memcheck bench fuzz fmt lint clean web
 
 all: $(PROGS)
 
@@ -672,6 +673,11 @@ test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
+
+# make run on a fabric: two emulated switches of two dialects, a plane
+# each, under one ocsd.
+run-fabric: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-fabric.sh $(BIN)
 
 # The demo testbed with ocs-web beside ocsd, until Ctrl-C.
 web: $(PROGS) $(REAP)
