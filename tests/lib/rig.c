@@ -405,11 +405,14 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		    "[switch A]\ndriver = polatis\naddress = %s\nuser = root\n"
 		    "password = root\nswitch_time = %s\npoll = 0\n"
 		    "timeout = %s\n"
-		    "[switch B]\ndriver = calient\naddress = http://%s\n"
+		    "[switch B]\ndriver = %s\naddress = %s%s\n"
 		    "user = root\npassword = root\nswitch_time = %s\n"
 		    "poll = 0\ntimeout = %s\n",
-		    r->tl1, st, ro->timeout ? ro->timeout : "2s", r->rest_b,
-		    st, ro->timeout ? ro->timeout : "2s");
+		    r->tl1, st, ro->timeout ? ro->timeout : "2s",
+		    ro->fabric == 2 ? "polatis" : "calient",
+		    ro->fabric == 2 ? "" : "http://",
+		    ro->fabric == 2 ? r->tl1_b : r->rest_b, st,
+		    ro->timeout ? ro->timeout : "2s");
 	else
 		off = (size_t)snprintf(
 		    conf, cap,

@@ -52,7 +52,8 @@ struct rig_opts {
 	/* A fabric of two switches, a plane each: switch A is the first
 	 * ocs-emu through the polatis driver (TL1), switch B a second one
 	 * through the calient driver (REST); transceiver .0 of every host
-	 * is on A, .1 on B (two transceivers a host). */
+	 * is on A, .1 on B (two transceivers a host).  2: switch B over
+	 * Polatis TL1 too. */
 	int fabric;
 };
 
