@@ -777,21 +777,30 @@ static int
 p_fabric(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
          const struct out_opts *po)
 {
+	/* Show and status name each switch on their switch line; diff and
+	 * ports under a heading; a change's message is the whole's. */
+	int each = kind == OUT_SHOW || kind == OUT_STATUS ||
+	           kind == OUT_DIFF || kind == OUT_PORTS;
 	size_t i;
 
 	out_obj(o, "switches");
 	for (i = 0; i < r->n_switches; i++) {
 		const Ocs__CtlReply *sub = r->switches[i];
+		const char          *name =
+                    sub->sw && sub->sw->name ? sub->sw->name : "switch";
 
-		out_obj(o,
-		        sub->sw && sub->sw->name ? sub->sw->name : "switch");
+		out_obj(o, name);
+		muted(o, !each);
 		if (i > 0 && !o->brief)
 			out_text(o, "\n");
+		if ((kind == OUT_DIFF || kind == OUT_PORTS) && !o->brief)
+			out_text(o, "switch %s:\n", name);
 		print_one(o, kind, sub, po);
+		muted(o, 0);
 		out_end(o);
 	}
 	out_end(o);
-	if (!o->brief || kind != OUT_STATUS)
+	if (each && !o->brief)
 		out_text(o, "\n");
 	if (r->has_uptime_s)
 		out_u64(o, "uptime_s",
