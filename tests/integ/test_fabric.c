@@ -403,6 +403,20 @@ teardown_rig(void **state)
 	return (rig_down(*state) == 0 ? 0 : -1);
 }
 
+/* ocsctl ARGS on the rig succeeds. */
+static void
+ok_rig(struct rig *r, const char *a, const char *b, const char *c)
+{
+	char *o, *e;
+	int   rv = rig_ctl(r, &o, &e, a, b, c, NULL);
+
+	if (rv != 0)
+		fail_msg("ocsctl %s %s %s: exit %d, stderr \"%s\"", a, b, c,
+		         rv, e);
+	free(o);
+	free(e);
+}
+
 /* A run, -j; its report (the caller json_decrefs the whole). */
 static json_t *
 run_json(struct rig *r, const char *algo, int want, char **err)
@@ -519,6 +533,77 @@ test_fabric_switch_fault_mid_run(void **state)
 	json_decref(run_json(r, "retri", 1, NULL));
 }
 
+/* Both circuits, and nothing else, read from ocsd (-br show). */
+static int
+holds_only(struct rig *r, const char *c1, const char *c2)
+{
+	char *o, *e;
+	int   ok = rig_ctl(r, &o, &e, "-br", "show", NULL) == 0 &&
+	         strstr(o, c1) != NULL && strstr(o, c2) != NULL &&
+	         proc_nlines(o) == 2;
+
+	free(o);
+	free(e);
+	return (ok);
+}
+
+/*
+ * ocsd killed (-9) mid-run on a fabric: both switches keep the run's
+ * circuits, and the run's intent on disk explains them; the restarted
+ * ocsd reconciles every switch (each puts the operator's map back) and
+ * forgets the intent only once both have.
+ */
+static void
+test_fabric_ocsd_killed_mid_run(void **state)
+{
+	struct rig *r = *state;
+	struct proc run;
+	char        bin[256], log[300], intent[300], *o, *e;
+	char       *argv[] = {
+	          (char *)(uintptr_t)proc_bin("ocsctl", bin, sizeof(bin)),
+	          "-s",
+	          r->sock,
+	          "run",
+	          "--algo",
+	          "static",
+	          "--bytes",
+	          "256MiB",
+	          NULL};
+	int i, busy = 0;
+
+	ok_rig(r, "connect", "h00.0", "h01.0");
+	ok_rig(r, "connect", "h00.1", "h01.1");
+	assert_true(holds_only(r, "h00.0 <-> h01.0", "h00.1 <-> h01.1"));
+	snprintf(log, sizeof(log), "%s/run.err", r->dir);
+	assert_int_equal(proc_start(&run, argv, log), 0);
+	/* In the phase: the run's circuits on the switches. */
+	for (i = 0; i < 1000 && !busy; i++) {
+		busy = !holds_only(r, "h00.0 <-> h01.0", "h00.1 <-> h01.1");
+		if (!busy)
+			mono_sleep_ms(5);
+	}
+	assert_true(busy);
+	proc_stop(&r->ocsd, SIGKILL);
+	proc_wait(&run, 5000);
+	snprintf(intent, sizeof(intent), "%s/state/run.state", r->dir);
+	assert_int_equal(access(intent, F_OK), 0);
+	assert_int_equal(rig_ocsd_restart(r), 0);
+	for (i = 0; i < 300; i++) {
+		if (holds_only(r, "h00.0 <-> h01.0", "h00.1 <-> h01.1") &&
+		    access(intent, F_OK) == -1)
+			break;
+		mono_sleep_ms(20);
+	}
+	assert_true(holds_only(r, "h00.0 <-> h01.0", "h00.1 <-> h01.1"));
+	assert_int_equal(access(intent, F_OK), -1);
+	assert_int_equal(rig_ctl(r, &o, &e, "-br", "status", NULL), 0);
+	if (strstr(o, "A connected in-sync") == NULL ||
+	    strstr(o, "B connected in-sync") == NULL)
+		fail_msg("status: %s", o);
+	free(o);
+	free(e);
+}
+
 int
 main(void)
 {
@@ -536,6 +621,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_fabric_run_skewed, setup_rig,
 	                                    teardown_rig),
 	    cmocka_unit_test_setup_teardown(test_fabric_switch_fault_mid_run,
+	                                    setup_rig, teardown_rig),
+	    cmocka_unit_test_setup_teardown(test_fabric_ocsd_killed_mid_run,
 	                                    setup_rig, teardown_rig),
 	};
 
