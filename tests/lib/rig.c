@@ -345,6 +345,10 @@ rig_up_opts(int n, const struct rig_opts *ro)
 			eargv[i++] = (char *)(uintptr_t)ro->link_up;
 		}
 	}
+	if (!ro->netns && ro->rate) {
+		eargv[11] = "--rate";
+		eargv[12] = (char *)(uintptr_t)ro->rate;
+	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);
 	if (proc_start(&r->emu, eargv, log) != 0 ||

@@ -55,6 +55,9 @@ struct rig_opts {
 	 * is on A, .1 on B (two transceivers a host).  2: switch B over
 	 * Polatis TL1 too. */
 	int fabric;
+	/* The fibres' line rate on ocs-emu's relay (--rate), or NULL:
+	 * unmetered. */
+	const char *rate;
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra
