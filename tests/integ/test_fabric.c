@@ -384,6 +384,72 @@ test_fabric_one_switch_fails(void **state)
 	ok(f, "B connected in-sync", "-br", "status", NULL);
 }
 
+/* A reload (SIGHUP): a switch's changed section reaches that switch
+ * (its worker reconnects), the other keeps its session; a reload that
+ * adds or removes a switch is refused and the running configuration
+ * stays. */
+static void
+test_fabric_reload(void **state)
+{
+	struct fx *f = *state;
+	char       text[4096], line[512], *o, *e;
+	FILE      *c;
+	size_t     n;
+	int        i, seen = 0;
+
+	ok(f, NULL, "connect", "h0.1", "h1.1", NULL);
+	assert_non_null(c = fopen(f->conf, "r"));
+	n = fread(text, 1, sizeof(text) - 1, c);
+	fclose(c);
+	text[n] = '\0';
+	/* Switch B's switching time: 5 ms -> 7 ms. */
+	{
+		char *b = strstr(text, "[switch B]");
+		char *t = b ? strstr(b, "switch_time = 5ms") : NULL;
+
+		assert_non_null(t);
+		t[14] = '7';
+	}
+	assert_non_null(c = fopen(f->conf, "w"));
+	fputs(text, c);
+	fclose(c);
+	kill(f->ocsd.pid, SIGHUP);
+	for (i = 0; i < 100 && !seen; i++) {
+		assert_int_equal(ctl(f, &o, &e, "status", NULL), 0);
+		seen = strstr(o, "switching time 7 ms") != NULL &&
+		       strstr(o, "switching time 5 ms") != NULL;
+		free(o);
+		free(e);
+		if (!seen)
+			mono_sleep_ms(50);
+	}
+	assert_true(seen);
+	ok(f, "B connected in-sync", "-br", "status", NULL);
+	ok(f, "h0.1 <-> h1.1", "-br", "show", NULL);
+	/* Without switch B: refused, said, and B still driven. */
+	assert_non_null(c = fopen(f->conf, "w"));
+	fprintf(c,
+	        "[switch A]\ndriver = polatis\naddress = %s\nuser = root\n"
+	        "password = root\n[control]\nlisten = %s\n[state]\n"
+	        "dir = %s/state\n[cabling]\nh0.0 = A 1 17\n",
+	        f->tl1[0], f->sock, f->dir);
+	fclose(c);
+	kill(f->ocsd.pid, SIGHUP);
+	snprintf(text, sizeof(text), "%s/ocsd.log", f->dir);
+	for (i = 0, seen = 0; i < 100 && !seen; i++) {
+		assert_non_null(c = fopen(text, "r"));
+		while (!seen && fgets(line, sizeof(line), c) != NULL)
+			seen = strstr(line, "need a restart; keeping the "
+			                    "configuration") != NULL;
+		fclose(c);
+		if (!seen)
+			mono_sleep_ms(50);
+	}
+	assert_true(seen);
+	ok(f, "B connected in-sync", "-br", "status", NULL);
+	ok(f, "h0.1 <-> h1.1", "-br", "show", NULL);
+}
+
 /* ---- runs over the fabric: agents on both planes -------------------- */
 
 #define FAB_HOSTS 4
@@ -616,6 +682,8 @@ main(void)
 	        test_fabric_restart_reconciles_both, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_one_switch_fails,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fabric_reload, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_run_retri, setup_rig,
 	                                    teardown_rig),
 	    cmocka_unit_test_setup_teardown(test_fabric_run_skewed, setup_rig,
