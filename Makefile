@@ -7,6 +7,7 @@
 #   make test     unit, golden and integration tests; ends "N passed, N failed"
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
+#   make run-fabric the demo on a fabric: two switches, a plane each
 #   make run-netns the demo on the namespace testbed (root)
 #   make web      the demo testbed with its live view (ocs-web), until Ctrl-C
 #   make bench    benchmarks, printed as tables
@@ -241,6 +242,7 @@ OCSD_SRCS := \
 	ocsd/map.c \
 	ocsd/xc.c \
 	ocsd/sw.c \
+	ocsd/fab.c \
 	ocsd/ctl.c \
 	ocsd/ctl_check.c \
 	ocsd/ctl_plan.c \
@@ -253,6 +255,7 @@ OCSD_SRCS := \
 	ocsd/run.c \
 	ocsd/run_link.c \
 	ocsd/run_plan.c \
+	ocsd/run_fab.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
@@ -473,6 +476,7 @@ INTEG_TESTS := \
 	calient \
 	ocsd \
 	web_limits \
+	fabric \
 	faults \
 	security \
 	run \
@@ -536,8 +540,8 @@ TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o \
-	run_job.o run_topo.o run_report.o runs.o sw.o map.o xc.o conf.o err.o \
-	reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
+	run_fab.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
+	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \
 	agjoin.o aglink.o conf.o err.o ev.o \
@@ -561,6 +565,7 @@ INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
+INTEG_DEPS_fabric := $(DRV_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.
@@ -618,6 +623,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/lib/tl1dev.c tests/lib/wd.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
+	tests/bench/bench_fabric.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
 	tests/bench/bench_scale.c tests/bench/bench_web.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
@@ -642,7 +648,7 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 -include $(ALL_SRCS:%.c=$(BUILD)/%.d)
 
 # ---- goals -----------------------------------------------------------------
-.PHONY: all test test-loaded check run run-netns memcheck bench fuzz fmt lint clean web
+.PHONY: all test test-loaded check run run-fabric run-netns memcheck bench fuzz fmt lint clean web
 
 all: $(PROGS)
 
@@ -669,6 +675,11 @@ test-loaded: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
 run: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-demo.sh $(BIN)
 
+# make run on a fabric: two emulated switches of two dialects, a plane
+# each, under one ocsd.
+run-fabric: $(PROGS) $(REAP)
+	@$(REAP) sh testbed/run-fabric.sh $(BIN)
+
 # The demo testbed with ocs-web beside ocsd, until Ctrl-C.
 web: $(PROGS) $(REAP)
 	@$(REAP) sh testbed/run-web.sh $(BIN)
@@ -687,6 +698,14 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
+
+$(BUILD)/bench/bench_fabric: $(BUILD)/tests/bench/bench_fabric.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(JANSSON_LIBS) -lm
 
 $(BUILD)/bench/bench_run: $(BUILD)/tests/bench/bench_run.o \
 		$(BUILD)/tests/bench/nng_floor.o $(BUILD)/tests/bench/sock_floor.o \
@@ -842,7 +861,7 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep bench_soak bench_web
+	bench_skew bench_sweep bench_soak bench_web bench_fabric
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \

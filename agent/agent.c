@@ -66,7 +66,7 @@ usage(FILE *f, int rv)
 {
 	fprintf(f, "usage: ocs-agent [-dv] --controller URL --host NAME "
 	           "--secret-file FILE\n"
-	           "                 (--fibre ADDR:PORT|unix:PATH "
+	           "                 (--fibre ADDR:PORT|unix:PATH[,...] "
 	           "[--transceivers N] |\n"
 	           "                  --transport kernel --iface "
 	           "IF[,IF...]) [--timeout TIME]\n"
@@ -164,12 +164,46 @@ on_carrier(void *arg)
 	(void)session_links(&a->s);
 }
 
+/* The relay transceiver i plugs into: --fibre's i-th address (a fabric:
+ * each plane's switch), or its only one. */
+static const char *
+fibre_of(const struct agent *a, uint32_t i, char *buf, size_t len)
+{
+	const char *p = a->fibre;
+	size_t      k;
+
+	if (strchr(p, ',') == NULL)
+		return (p);
+	for (; i > 0 && (p = strchr(p, ',')) != NULL; i--)
+		p++;
+	if (p == NULL)
+		return ("");
+	k = strcspn(p, ",");
+	snprintf(buf, len, "%.*s", (int)k, p);
+	return (buf);
+}
+
+/* --fibre: one address, or one per transceiver, none empty. */
+static int
+fibres_ok(const struct agent *a)
+{
+	const char *p;
+	uint32_t    n = 1;
+
+	for (p = a->fibre; *p; p++)
+		n += *p == ',';
+	if (n == 1)
+		return (1);
+	return (n == a->s.ntrx && strstr(a->fibre, ",,") == NULL &&
+	        a->fibre[0] != ',' && a->fibre[strlen(a->fibre) - 1] != ',');
+}
+
 /* Open every transceiver not open yet, each on its own: those that
  * open are usable while another is out.  0 when all are open. */
 static int
 plug(struct agent *a)
 {
-	char     err[300];
+	char     err[300], fb[256];
 	uint32_t i, n = 0;
 	int      rv, first = 0;
 
@@ -178,10 +212,12 @@ plug(struct agent *a)
 			n++;
 			continue;
 		}
-		rv = xport_open(
-		    &a->x[i], a->ops,
-		    a->ops == &xport_kernel_ops ? a->iface[i] : a->fibre,
-		    a->s.ingress[i], a->s.egress[i], 5000, err, sizeof(err));
+		rv = xport_open(&a->x[i], a->ops,
+		                a->ops == &xport_kernel_ops
+		                    ? a->iface[i]
+		                    : fibre_of(a, i, fb, sizeof(fb)),
+		                a->s.ingress[i], a->s.egress[i], 5000, err,
+		                sizeof(err));
 		if (rv != 0) {
 			snprintf(a->why[i], sizeof(a->why[i]), "%.150s", err);
 			/* Said once, not at every retry while it lasts. */
@@ -595,6 +631,13 @@ parse_args(struct agent *a, int argc, char **argv, const char **secret,
 		            ? "--transport kernel takes --iface, not --fibre"
 		            : "--fibre names the switch's relay (--iface "
 		              "goes with --transport kernel)");
+		return (2);
+	}
+	if (a->ops != &xport_kernel_ops && !fibres_ok(a)) {
+		fprintf(stderr,
+		        "ocs-agent: --fibre \"%s\": one address, or one per "
+		        "transceiver (%u), comma-separated\n",
+		        a->fibre, a->s.ntrx);
 		return (2);
 	}
 	snprintf(a->s.transport, sizeof(a->s.transport), "%s", a->ops->name);

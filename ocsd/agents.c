@@ -215,6 +215,7 @@ agents_ports(const struct ocsd *d, struct agent *a)
 			return (-ENOENT);
 		a->in[i] = (uint16_t)t->in;
 		a->out[i] = (uint16_t)t->out;
+		a->sw[i] = (uint8_t)t->sw;
 	}
 	return (0);
 }

@@ -67,6 +67,7 @@ struct agent {
 	uint32_t ntrx;
 	uint16_t in[AGENT_MAX_TRX];  /* transceiver i's TX: ingress */
 	uint16_t out[AGENT_MAX_TRX]; /* and RX: egress (cabling) */
+	uint8_t  sw[AGENT_MAX_TRX];  /* and its switch (a fabric's plane) */
 	uint32_t pipe;               /* the join connection */
 	uint32_t fibres_up;          /* plugged, as its last Poll said */
 	uint64_t mem_limit;          /* buffers it may take, 0: unsaid */

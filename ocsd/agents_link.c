@@ -22,8 +22,10 @@ agents_link_word(const struct ocsd *d, const struct agent *a, uint32_t t)
 		return ("up");
 	case AGL_NO_CARRIER:
 		/* Dark is normal: nothing lights its receiver. */
-		if (d->have_live && a->out[t] != 0 &&
-		    map_in_of(&d->live, a->out[t]) == 0)
+		/* (On its own switch: a fabric's planes each have one.) */
+		if (a->sw[t] < d->nsw && d->sw[a->sw[t]].have_live &&
+		    a->out[t] != 0 &&
+		    map_in_of(&d->sw[a->sw[t]].live, a->out[t]) == 0)
 			return ("dark");
 		return ("no carrier");
 	case AGL_DOWN:

@@ -24,12 +24,18 @@ struct pctx {
 	char         why[400]; /* the first error, without the line */
 	int          failed;
 	size_t       cap;
-	int          have_pw, have_pwfile;
-	char         pwfile[PATH_MAX];
-	char         cur[32];     /* the section being read */
-	char         seen[8][32]; /* the sections read before it */
-	int          nseen;
-	uint64_t     keys; /* conf_keys[i] given: bit i */
+	/* Per switch: the password from the file or the key. */
+	int      have_pw[CONF_SWITCH_MAX], have_pwfile[CONF_SWITCH_MAX];
+	char     pwfile[CONF_SWITCH_MAX][PATH_MAX];
+	char     cur[48];      /* the section being read */
+	char     seen[16][48]; /* the sections read before it */
+	int      nseen;
+	uint64_t keys;  /* conf_keys[i] given in this section: bit i */
+	int      cursw; /* the [switch] being read: its index, or -1 */
+	int      lone;  /* a [switch] without a name was given */
+	/* Each transceiver's switch as the cabling names it ("": none),
+	 * numbered once the whole file is read. */
+	char (*swname)[CONF_SWNAME_MAX];
 };
 
 #define CONF_FMT(a, b) __attribute__((__format__(printf, a, b)))
@@ -126,7 +132,51 @@ cable_end(const char *s, uint32_t *num, char *name)
 static int
 named_ok(const struct conf *c, const char *pn)
 {
-	return (drv_port_name_ok(c->driver[0] ? c->driver : NULL, pn));
+	return (drv_port_name_ok(c->nsw == 1 && c->sw[0].name[0] == '\0' &&
+	                                 c->sw[0].driver[0]
+	                             ? c->sw[0].driver
+	                             : NULL,
+	                         pn));
+}
+
+/* A switch's name: a letter, then letters, digits, - and _. */
+static int
+sw_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= CONF_SWNAME_MAX ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return (0);
+	for (i = 1; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		      s[i] == '_'))
+			return (0);
+	return (1);
+}
+
+/* "SWITCH IN OUT": the switch's name and its length, else 0 (two
+ * words: the lone switch's ports). */
+static size_t
+cable_switch(const char *val, char *sw)
+{
+	size_t k = strcspn(val, " \t,"), w = 0, i = 0;
+
+	sw[0] = '\0';
+	while (val[i]) {
+		i += strspn(val + i, " \t,");
+		if (val[i] == '\0')
+			break;
+		w++;
+		i += strcspn(val + i, " \t,");
+	}
+	if (w != 3 || k >= CONF_SWNAME_MAX)
+		return (0);
+	memcpy(sw, val, k);
+	sw[k] = '\0';
+	return (k + strspn(val + k, " \t,"));
 }
 
 static int
@@ -134,67 +184,88 @@ cabling(struct pctx *p, const char *name, const char *val)
 {
 	struct conf    *c = p->c;
 	struct conf_trx t;
+	char            swn[CONF_SWNAME_MAX];
 	int             n1, n2;
-	size_t          i;
+	size_t          i, skip;
+	const char     *whole = val;
 
 	if (!trx_name_ok(name))
 		return (bad(p, name, val,
 		            "transceiver names are host.index (host: letters, "
 		            "digits, - and _)"));
 	memset(&t, 0, sizeof(t));
+	skip = cable_switch(val, swn);
+	if (skip > 0 && !sw_name_ok(swn, strlen(swn)))
+		return (bad(p, name, val,
+		            "expected \"INGRESS EGRESS\" (or \"SWITCH INGRESS "
+		            "EGRESS\"): \"%s\" is not a switch's name (a "
+		            "letter, then letters, digits, - and _)",
+		            swn));
+	val += skip;
 	if ((n1 = cable_end(val, &t.in, t.in_name)) < 0 ||
 	    (val[n1] != ' ' && val[n1] != '\t' && val[n1] != ','))
-		return (bad(p, name, val,
+		return (bad(p, name, whole,
 		            "expected \"INGRESS EGRESS\" port numbers, or the "
 		            "device's port names (1.1.1 2.1.1)"));
 	n1 += (int)strspn(val + n1, " \t,");
 	if ((n2 = cable_end(val + n1, &t.out, t.out_name)) < 0 ||
 	    val[n1 + n2] != '\0')
-		return (bad(p, name, val,
+		return (bad(p, name, whole,
 		            "expected \"INGRESS EGRESS\" port numbers, or the "
 		            "device's port names (1.1.1 2.1.1)"));
 	if (!t.in_name[0] != !t.out_name[0])
-		return (bad(p, name, val,
+		return (bad(p, name, whole,
 		            "both ends by number, or both by the device's "
 		            "names"));
 	if (t.in_name[0] &&
 	    (!named_ok(c, t.in_name) || !named_ok(c, t.out_name)))
-		return (bad(p, name, val,
+		return (bad(p, name, whole,
 		            "expected \"INGRESS EGRESS\" port numbers, or the "
 		            "device's port names (1.1.1 2.1.1 with driver "
 		            "calient)"));
 	if (!t.in_name[0] && t.in >= t.out)
 		return (
-		    bad(p, name, val,
+		    bad(p, name, whole,
 		        "the ingress port (TX) must be below the egress port "
 		        "(RX)"));
 	for (i = 0; i < c->ntrx; i++) {
 		if (strcmp(c->trx[i].name, name) == 0)
-			return (bad(p, name, val, "transceiver listed twice"));
+			return (
+			    bad(p, name, whole, "transceiver listed twice"));
+		/* Ports are a switch's own: only its cabling can clash. */
+		if (strcmp(p->swname[i], swn) != 0)
+			continue;
 		if (t.in_name[0] &&
 		    (strcmp(c->trx[i].in_name, t.in_name) == 0 ||
 		     strcmp(c->trx[i].out_name, t.out_name) == 0))
-			return (bad(p, name, val, "port also cabled to %s",
+			return (bad(p, name, whole, "port also cabled to %s",
 			            c->trx[i].name));
 		if (t.in_name[0])
 			continue;
 		if (c->trx[i].in == t.in || c->trx[i].out == t.in)
-			return (bad(p, name, val, "port %u also cabled to %s",
-			            t.in, c->trx[i].name));
+			return (bad(p, name, whole,
+			            "port %u also cabled to %s", t.in,
+			            c->trx[i].name));
 		if (c->trx[i].in == t.out || c->trx[i].out == t.out)
-			return (bad(p, name, val, "port %u also cabled to %s",
-			            t.out, c->trx[i].name));
+			return (bad(p, name, whole,
+			            "port %u also cabled to %s", t.out,
+			            c->trx[i].name));
 	}
 	if (c->ntrx == p->cap) {
 		size_t           nc = p->cap ? 2 * p->cap : 16;
 		struct conf_trx *nt = realloc(c->trx, nc * sizeof(*nt));
+		char(*ns)[CONF_SWNAME_MAX];
 
 		if (nt == NULL)
-			return (bad(p, name, val, "out of memory"));
+			return (bad(p, name, whole, "out of memory"));
 		c->trx = nt;
+		if ((ns = realloc(p->swname, nc * sizeof(*ns))) == NULL)
+			return (bad(p, name, whole, "out of memory"));
+		p->swname = ns;
 		p->cap = nc;
 	}
 	snprintf(t.name, CONF_NAME_MAX, "%s", name);
+	snprintf(p->swname[c->ntrx], CONF_SWNAME_MAX, "%s", swn);
 	c->trx[c->ntrx++] = t;
 	return (1);
 }
@@ -220,12 +291,17 @@ struct conf_key {
 	const char *section, *key;
 	conf_val_fn parse;
 	size_t      off, len; /* the field; len for strings */
+	int         sw;       /* off is into struct conf_switch */
 	double      min, max; /* numbers: bounds; times in seconds */
 	const char *low;      /* times: the reason below min (NULL: range) */
 };
 
-#define FIELD(f)  offsetof(struct conf, f), sizeof(((struct conf *)0)->f)
-#define NOFIELD   0, 0
+#define FIELD(f) offsetof(struct conf, f), sizeof(((struct conf *)0)->f), 0
+#define NOFIELD  0, 0, 0
+#define SWFIELD(f)                                                            \
+	offsetof(struct conf_switch, f),                                      \
+	    sizeof(((struct conf_switch *)0)->f), 1
+#define SWNOFIELD 0, 0, 1
 #define TIME_WHAT "expected a time up to 1h (ns, us, ms, s)"
 
 static int
@@ -425,7 +501,7 @@ v_reconcile(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 static int
 v_password(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
-	p->have_pw = 1;
+	p->have_pw[p->cursw] = 1;
 	return (copy(p, k->key, val, f, k->len));
 }
 
@@ -433,25 +509,26 @@ static int
 v_pwfile(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 {
 	(void)f;
-	p->have_pwfile = 1;
-	return (copy(p, k->key, val, p->pwfile, sizeof(p->pwfile)));
+	p->have_pwfile[p->cursw] = 1;
+	return (
+	    copy(p, k->key, val, p->pwfile[p->cursw], sizeof(p->pwfile[0])));
 }
 
 static const struct conf_key conf_keys[] = {
-    {"switch", "driver", v_driver, FIELD(driver), 0, 0, NULL},
-    {"switch", "address", v_str, FIELD(address), 0, 0, NULL},
-    {"switch", "light_check", v_yesno, FIELD(light_check), 0, 0, NULL},
-    {"switch", "ca_file", v_str, FIELD(ca_file), 0, 0, NULL},
-    {"switch", "transport", v_transport, FIELD(ssh), 0, 0, NULL},
-    {"switch", "known_hosts", v_str, FIELD(known_hosts), 0, 0, NULL},
-    {"switch", "user", v_str, FIELD(user), 0, 0, NULL},
-    {"switch", "password", v_password, FIELD(password), 0, 0, NULL},
-    {"switch", "password_file", v_pwfile, NOFIELD, 0, 0, NULL},
-    {"switch", "timeout", v_ms_int, FIELD(timeout_ms), 0.001, 3600,
+    {"switch", "driver", v_driver, SWFIELD(driver), 0, 0, NULL},
+    {"switch", "address", v_str, SWFIELD(address), 0, 0, NULL},
+    {"switch", "light_check", v_yesno, SWFIELD(light_check), 0, 0, NULL},
+    {"switch", "ca_file", v_str, SWFIELD(ca_file), 0, 0, NULL},
+    {"switch", "transport", v_transport, SWFIELD(ssh), 0, 0, NULL},
+    {"switch", "known_hosts", v_str, SWFIELD(known_hosts), 0, 0, NULL},
+    {"switch", "user", v_str, SWFIELD(user), 0, 0, NULL},
+    {"switch", "password", v_password, SWFIELD(password), 0, 0, NULL},
+    {"switch", "password_file", v_pwfile, SWNOFIELD, 0, 0, NULL},
+    {"switch", "timeout", v_ms_int, SWFIELD(timeout_ms), 0.001, 3600,
      "at least 1ms"},
-    {"switch", "poll", v_ms, FIELD(poll_ms), 0, 3600, ""},
-    {"switch", "switch_time", v_ms, FIELD(switch_ms), 0, 3600, ""},
-    {"switch", "ports", v_count, FIELD(ports), 1, DRV_MAX_PORTS, NULL},
+    {"switch", "poll", v_ms, SWFIELD(poll_ms), 0, 3600, ""},
+    {"switch", "switch_time", v_ms, SWFIELD(switch_ms), 0, 3600, ""},
+    {"switch", "ports", v_count, SWFIELD(ports), 1, DRV_MAX_PORTS, NULL},
     {"control", "secret_file", v_str, FIELD(ctl_secret_file), 0, 0, NULL},
     {"control", "tls_cert_key", v_str, FIELD(ctl_tls_cert_key), 0, 0, NULL},
     {"control", "listen", v_addr, FIELD(control), 0, 0, NULL},
@@ -489,10 +566,50 @@ given_before(const struct pctx *p, size_t i)
 
 	for (j = 0; j < sizeof(conf_keys) / sizeof(conf_keys[0]); j++)
 		if ((p->keys & 1ull << j) &&
-		    (j == i || (k->len && conf_keys[j].off == k->off &&
-		                conf_keys[j].len == k->len)))
+		    (j == i ||
+		     (k->len && conf_keys[j].off == k->off &&
+		      conf_keys[j].len == k->len && conf_keys[j].sw == k->sw)))
 			return (1);
 	return (0);
+}
+
+/* A switch's defaults, as a lone [switch] has always had them. */
+static void
+sw_defaults(struct conf_switch *s)
+{
+	s->timeout_ms = 5000;
+	s->switch_ms = 25;
+	s->poll_ms = 5000;
+	s->light_check = 1;
+}
+
+/* A new [switch] or [switch NAME] section: the switch it fills, or 0
+ * after saying why. */
+static int
+sw_section(struct pctx *p, const char *sec, const char *key, const char *val)
+{
+	const char         *nm = sec + 6;
+	struct conf_switch *s;
+
+	nm += strspn(nm, " \t");
+	if (nm[0] == '\0' ? p->c->nsw > 0 : p->lone)
+		return (bad(p, key, val,
+		            "[switch] and [switch NAME] sections do not mix "
+		            "(one switch, or every switch named)"));
+	if (nm[0] != '\0' && !sw_name_ok(nm, strlen(nm)))
+		return (bad(p, key, val,
+		            "[%s]: a switch's name is a letter, then letters, "
+		            "digits, - and _ (at most %d)",
+		            sec, CONF_SWNAME_MAX - 1));
+	if (p->c->nsw == CONF_SWITCH_MAX)
+		return (bad(p, key, val, "[%s]: more than %d switches", sec,
+		            CONF_SWITCH_MAX));
+	p->lone = nm[0] == '\0';
+	s = &p->c->sw[p->c->nsw];
+	sw_defaults(s);
+	snprintf(s->name, sizeof(s->name), "%s", nm);
+	p->cursw = (int)p->c->nsw++;
+	return (1);
 }
 
 static int
@@ -500,8 +617,11 @@ handler(void *user, const char *sec, const char *key, const char *val)
 {
 	struct pctx *p = user;
 	size_t       i;
-	int          known = 0;
+	int          known = 0, issw;
+	char        *base;
 
+	issw = strncmp(sec, "switch", 6) == 0 &&
+	       (sec[6] == '\0' || sec[6] == ' ' || sec[6] == '\t');
 	/* A section given twice would make which value wins depend on
 	 * the order of the file: refused. */
 	if (strcmp(sec, p->cur) != 0) {
@@ -511,22 +631,31 @@ handler(void *user, const char *sec, const char *key, const char *val)
 				            "[%s] given twice (one section "
 				            "each)",
 				            sec));
-		if (p->cur[0] && p->nseen < 8)
+		if (p->cur[0] && p->nseen < 16)
 			snprintf(p->seen[p->nseen++], sizeof(p->seen[0]), "%s",
 			         p->cur);
 		snprintf(p->cur, sizeof(p->cur), "%s", sec);
+		/* Keys are once a section; sections are once a file. */
+		p->keys = 0;
+		p->cursw = -1;
+		if (issw && !sw_section(p, sec, key, val))
+			return (0);
 	}
+	if (issw && p->cursw < 0)
+		return (0); /* the section's header was refused */
 	if (strcmp(sec, "cabling") == 0)
 		return (cabling(p, key, val));
 	for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
 		const struct conf_key *k = &conf_keys[i];
 
-		if (strcmp(k->section, sec) != 0)
+		if (strcmp(k->section, issw ? "switch" : sec) != 0)
 			continue;
 		known = 1;
 		if (strcmp(k->key, key) == 0) {
+			base =
+			    k->sw ? (char *)&p->c->sw[p->cursw] : (char *)p->c;
 			/* A bad value is the first thing to say. */
-			int rv = k->parse(p, k, val, (char *)p->c + k->off);
+			int rv = k->parse(p, k, val, base + k->off);
 
 			if (rv && given_before(p, i))
 				return (bad(p, key, val,
@@ -542,23 +671,25 @@ handler(void *user, const char *sec, const char *key, const char *val)
 }
 
 static int
-read_pwfile(struct pctx *p, char *err, size_t errlen, const char *name)
+read_pwfile(struct pctx *p, uint32_t i, char *err, size_t errlen,
+            const char *name)
 {
-	FILE  *f = fopen(p->pwfile, "re");
-	size_t n;
+	struct conf_switch *s = &p->c->sw[i];
+	FILE               *f = fopen(p->pwfile[i], "re");
+	size_t              n;
 
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: password_file: \"%s\": %s", name,
-		         p->pwfile, strerror(errno));
+		         p->pwfile[i], strerror(errno));
 		return (-CONF_EPARSE);
 	}
-	n = fread(p->c->password, 1, sizeof(p->c->password) - 1, f);
+	n = fread(s->password, 1, sizeof(s->password) - 1, f);
 	fclose(f);
-	p->c->password[n] = '\0';
-	p->c->password[strcspn(p->c->password, "\r\n")] = '\0';
-	if (p->c->password[0] == '\0') {
+	s->password[n] = '\0';
+	s->password[strcspn(s->password, "\r\n")] = '\0';
+	if (s->password[0] == '\0') {
 		snprintf(err, errlen, "%s: password_file: \"%s\": empty", name,
-		         p->pwfile);
+		         p->pwfile[i]);
 		return (-CONF_EPARSE);
 	}
 	return (0);
@@ -589,14 +720,11 @@ static int
 resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 {
 	struct conf *c = p->c;
-	struct {
+	struct rpath {
 		char  *path;
 		size_t len;
 		int    url; /* an address: only an ipc:// one is a path */
-	} f[] = {
-	    {p->pwfile, sizeof(p->pwfile), 0},
-	    {c->ca_file, sizeof(c->ca_file), 0},
-	    {c->known_hosts, sizeof(c->known_hosts), 0},
+	} f[3 * CONF_SWITCH_MAX + 9] = {
 	    {c->ctl_secret_file, sizeof(c->ctl_secret_file), 0},
 	    {c->ctl_tls_cert_key, sizeof(c->ctl_tls_cert_key), 0},
 	    {c->agents_tls, sizeof(c->agents_tls), 0},
@@ -609,9 +737,19 @@ resolve_paths(struct pctx *p, const char *name, char *err, size_t errlen)
 	    {c->events, sizeof(c->events), 1},
 	    {c->link, sizeof(c->link), 1},
 	};
-	size_t i, skip;
+	size_t i, skip, nf = 9;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+	for (i = 0; i < c->nsw; i++) {
+		f[nf++] =
+		    (struct rpath){p->pwfile[i], sizeof(p->pwfile[i]), 0};
+		f[nf++] = (struct rpath){c->sw[i].ca_file,
+		                         sizeof(c->sw[i].ca_file), 0};
+		f[nf++] = (struct rpath){c->sw[i].known_hosts,
+		                         sizeof(c->sw[i].known_hosts), 0};
+	}
+	for (i = 0; i < nf; i++) {
+		if (f[i].path == NULL)
+			continue;
 		skip = f[i].url ? 6 : 0;
 		if (f[i].url && strncmp(f[i].path, "ipc://", 6) != 0)
 			continue;
@@ -640,17 +778,56 @@ validate_names(const struct conf *c, const char *name, char *err,
 		for (end = 0; end < 2; end++) {
 			const char *pn =
 			    end ? c->trx[i].out_name : c->trx[i].in_name;
+			const char *drv = c->sw[c->trx[i].sw].driver;
 
-			if (pn[0] == '\0' || drv_port_name_ok(c->driver, pn))
+			if (pn[0] == '\0' || drv_port_name_ok(drv, pn))
 				continue;
 			snprintf(err, errlen,
 			         "%s: [cabling]: %s: \"%s\": not a port of "
 			         "driver %s (%s)",
-			         name, c->trx[i].name, pn, c->driver,
+			         name, c->trx[i].name, pn, drv,
 			         "it numbers its ports");
 			return (-CONF_EPARSE);
 		}
 	return (0);
+}
+
+/* Each transceiver's switch, by the name its cabling line gives: every
+ * line names one when the switches are named, none with a lone one. */
+static int
+validate_cabling(struct pctx *p, const char *name, char *err, size_t errlen)
+{
+	struct conf *c = p->c;
+	size_t       i;
+	int          k;
+
+	for (i = 0; i < c->ntrx; i++) {
+		const char *sn = p->swname[i];
+
+		if (p->lone && sn[0] != '\0') {
+			snprintf(err, errlen,
+			         "%s: [cabling]: %s: \"%s\": there is one "
+			         "[switch], unnamed: write INGRESS EGRESS",
+			         name, c->trx[i].name, sn);
+			return (-CONF_EPARSE);
+		}
+		if (!p->lone && sn[0] == '\0') {
+			snprintf(err, errlen,
+			         "%s: [cabling]: %s: the switches are named: "
+			         "write SWITCH INGRESS EGRESS",
+			         name, c->trx[i].name);
+			return (-CONF_EPARSE);
+		}
+		if ((k = conf_switch_find(c, sn)) < 0) {
+			snprintf(err, errlen,
+			         "%s: [cabling]: %s: \"%s\": no [switch %s] "
+			         "section",
+			         name, c->trx[i].name, sn, sn);
+			return (-CONF_EPARSE);
+		}
+		c->trx[i].sw = (uint32_t)k;
+	}
+	return (validate_names(c, name, err, errlen));
 }
 
 /* The agent link: with agents, not their join address, and TLS over the
@@ -706,93 +883,106 @@ validate_sockets(const struct conf *c, const char *name, char *err,
 	return (validate_link(c, name, err, errlen));
 }
 
+/* One switch's section: its driver, address and credentials. */
+static int
+validate_switch(struct pctx *p, uint32_t i, const char *name, char *err,
+                size_t errlen)
+{
+	const struct conf_switch *c = &p->c->sw[i];
+	char                      sec[48], h[256], port[16];
+	const char               *hp = c->address;
+	int web = strcmp(c->driver, "calient") == 0, http;
+
+	snprintf(sec, sizeof(sec), "[switch%s%s]", c->name[0] ? " " : "",
+	         c->name);
+	if (p->have_pw[i] && p->have_pwfile[i]) {
+		snprintf(err, errlen,
+		         "%s: %s: password and password_file both given", name,
+		         sec);
+		return (-CONF_EPARSE);
+	}
+	if (p->have_pwfile[i] && read_pwfile(p, i, err, errlen, name) != 0)
+		return (-CONF_EPARSE);
+	if (c->driver[0] == '\0') {
+		snprintf(err, errlen, "%s: %s: driver missing (%s)", name, sec,
+		         drv_names());
+		return (-CONF_EPARSE);
+	}
+	if (c->ports && strcmp(c->driver, "emu") != 0) {
+		snprintf(err, errlen,
+		         "%s: %s: ports: only the emu driver takes a size "
+		         "(a real switch reports its own)",
+		         name, sec);
+		return (-CONF_EPARSE);
+	}
+	if (strcmp(c->driver, "emu") == 0)
+		return (0);
+	if (c->address[0] == '\0') {
+		snprintf(err, errlen, "%s: %s: address missing", name, sec);
+		return (-CONF_EPARSE);
+	}
+	http =
+	    strncmp(hp, "http://", 7) == 0 || strncmp(hp, "https://", 8) == 0;
+	if (http != web) {
+		snprintf(err, errlen,
+		         "%s: %s: address: \"%s\": driver %s "
+		         "speaks %s: expected %s",
+		         name, sec, c->address, c->driver,
+		         web ? "REST" : "TL1",
+		         web ? "http[s]://HOST[:PORT]"
+		             : "HOST[:PORT] (http[s]:// is calient's)");
+		return (-CONF_EPARSE);
+	}
+	if (strncmp(hp, "tl1://", 6) == 0 && !web)
+		hp += 6;
+	else if (strncmp(hp, "http://", 7) == 0 && web)
+		hp += 7;
+	else if (strncmp(hp, "https://", 8) == 0 && web)
+		hp += 8;
+	if (c->ssh && strcmp(c->driver, "polatis") != 0) {
+		snprintf(err, errlen,
+		         "%s: %s: transport = ssh is the polatis "
+		         "driver's, not %s's",
+		         name, sec, c->driver);
+		return (-CONF_EPARSE);
+	}
+	if (net_hostport(hp,
+	                 web                                         ? "80"
+	                 : strcmp(c->driver, "calient-tl1") == 0     ? "3083"
+	                 : strcmp(c->driver, "polatis-netconf") == 0 ? "830"
+	                 : c->ssh                                    ? "22"
+	                                                             : "3082",
+	                 h, sizeof(h), port, sizeof(port)) != 0) {
+		snprintf(err, errlen, "%s: %s: address: \"%s\": expected %s",
+		         name, sec, c->address,
+		         web ? "http[s]://HOST[:PORT]" : "HOST[:PORT]");
+		return (-CONF_EPARSE);
+	}
+	if (c->user[0] == '\0' || c->password[0] == '\0') {
+		snprintf(err, errlen,
+		         "%s: %s: user and password (or "
+		         "password_file) are required by driver %s",
+		         name, sec, c->driver);
+		return (-CONF_EPARSE);
+	}
+	return (0);
+}
+
 static int
 validate(struct pctx *p, const char *name, char *err, size_t errlen)
 {
 	struct conf *c = p->c;
-	char         h[256], port[16];
+	uint32_t     i;
 
-	if (p->have_pw && p->have_pwfile) {
-		snprintf(err, errlen,
-		         "%s: [switch]: password and password_file both given",
-		         name);
-		return (-CONF_EPARSE);
-	}
-	if (p->have_pwfile && read_pwfile(p, err, errlen, name) != 0)
-		return (-CONF_EPARSE);
-	if (c->driver[0] == '\0') {
+	if (c->nsw == 0) {
 		snprintf(err, errlen, "%s: [switch]: driver missing (%s)",
 		         name, drv_names());
 		return (-CONF_EPARSE);
 	}
-	if (strcmp(c->driver, "emu") != 0) {
-		if (c->address[0] == '\0') {
-			snprintf(err, errlen, "%s: [switch]: address missing",
-			         name);
+	for (i = 0; i < c->nsw; i++)
+		if (validate_switch(p, i, name, err, errlen) != 0)
 			return (-CONF_EPARSE);
-		}
-		const char *hp = c->address;
-		int         web = strcmp(c->driver, "calient") == 0;
-		int         http = strncmp(hp, "http://", 7) == 0 ||
-		           strncmp(hp, "https://", 8) == 0;
-
-		if (http != web) {
-			snprintf(
-			    err, errlen,
-			    "%s: [switch]: address: \"%s\": driver %s "
-			    "speaks %s: expected %s",
-			    name, c->address, c->driver, web ? "REST" : "TL1",
-			    web ? "http[s]://HOST[:PORT]"
-			        : "HOST[:PORT] (http[s]:// is calient's)");
-			return (-CONF_EPARSE);
-		}
-		if (strncmp(hp, "tl1://", 6) == 0 && !web)
-			hp += 6;
-		else if (strncmp(hp, "http://", 7) == 0 && web)
-			hp += 7;
-		else if (strncmp(hp, "https://", 8) == 0 && web)
-			hp += 8;
-		if (c->ssh && strcmp(c->driver, "polatis") != 0) {
-			snprintf(
-			    err, errlen,
-			    "%s: [switch]: transport = ssh is the polatis "
-			    "driver's, not %s's",
-			    name, c->driver);
-			return (-CONF_EPARSE);
-		}
-		if (net_hostport(
-		        hp,
-		        web                                         ? "80"
-		        : strcmp(c->driver, "calient-tl1") == 0     ? "3083"
-		        : strcmp(c->driver, "polatis-netconf") == 0 ? "830"
-		        : c->ssh                                    ? "22"
-		                                                    : "3082",
-		        h, sizeof(h), port, sizeof(port)) != 0) {
-			snprintf(err, errlen,
-			         "%s: [switch]: address: \"%s\": expected "
-			         "%s",
-			         name, c->address,
-			         web ? "http[s]://HOST[:PORT]"
-			             : "HOST[:PORT]");
-			return (-CONF_EPARSE);
-		}
-		if (c->user[0] == '\0' || c->password[0] == '\0') {
-			snprintf(err, errlen,
-			         "%s: [switch]: user and password (or "
-			         "password_file) are required by driver %s",
-			         name, c->driver);
-			return (-CONF_EPARSE);
-		}
-	}
-	if (c->ports && strcmp(c->driver, "emu") != 0) {
-		snprintf(
-		    err, errlen,
-		    "%s: [switch]: ports: only the emu driver takes a size "
-		    "(a real switch reports its own)",
-		    name);
-		return (-CONF_EPARSE);
-	}
-	if (validate_names(c, name, err, errlen) != 0)
+	if (validate_cabling(p, name, err, errlen) != 0)
 		return (-CONF_EPARSE);
 	return (validate_sockets(c, name, err, errlen));
 }
@@ -809,11 +999,7 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	if ((p.c = calloc(1, sizeof(*p.c))) == NULL)
 		return (-ENOMEM);
 	snprintf(p.c->path, sizeof(p.c->path), "%s", name);
-	snprintf(p.c->address, sizeof(p.c->address), "%s", "");
-	p.c->timeout_ms = 5000;
-	p.c->switch_ms = 25;
-	p.c->poll_ms = 5000;
-	p.c->light_check = 1;
+	p.cursw = -1;
 	p.c->reconcile = CONF_RECON_HOLD;
 	p.c->heartbeat_ms = 2000;
 	p.c->run_bps = 10e9;
@@ -841,14 +1027,17 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 			         "%s:%d: syntax error (expected [section] or "
 			         "key = value)",
 			         name, line);
+		free(p.swname);
 		conf_free(p.c);
 		return (-CONF_EPARSE);
 	}
 	if (resolve_paths(&p, name, err, errlen) != 0 ||
 	    validate(&p, name, err, errlen) != 0) {
+		free(p.swname);
 		conf_free(p.c);
 		return (-CONF_EPARSE);
 	}
+	free(p.swname);
 	if (conf_index(p.c) != 0) {
 		conf_free(p.c);
 		snprintf(err, errlen, "%s: out of memory", name);
@@ -899,13 +1088,17 @@ conf_load(const char *path, struct conf **out, char *err, size_t errlen)
 void
 conf_free(struct conf *c)
 {
+	uint32_t i;
+
 	if (c == NULL)
 		return;
 	free(c->trx);
-	free(c->at_in);
-	free(c->at_out);
+	for (i = 0; i < CONF_SWITCH_MAX; i++) {
+		free(c->sw[i].at_in);
+		free(c->sw[i].at_out);
+		memset(c->sw[i].password, 0, sizeof(c->sw[i].password));
+	}
 	free(c->by_name);
-	memset(c->password, 0, sizeof(c->password));
 	free(c);
 }
 
@@ -922,21 +1115,29 @@ by_name(const void *a, const void *b, void *arg)
 static int
 conf_index(struct conf *c)
 {
-	uint32_t i, np = 2 * DRV_MAX_PORTS + 1;
+	uint32_t i, k, np = 2 * DRV_MAX_PORTS + 1;
 
-	if (c->at_in == NULL &&
-	    ((c->at_in = calloc(np, sizeof(*c->at_in))) == NULL ||
-	     (c->at_out = calloc(np, sizeof(*c->at_out))) == NULL ||
-	     (c->by_name = calloc(c->ntrx + 1, sizeof(*c->by_name))) == NULL))
+	for (k = 0; k < c->nsw; k++) {
+		struct conf_switch *s = &c->sw[k];
+
+		if (s->at_in == NULL &&
+		    ((s->at_in = calloc(np, sizeof(*s->at_in))) == NULL ||
+		     (s->at_out = calloc(np, sizeof(*s->at_out))) == NULL))
+			return (-ENOMEM);
+		memset(s->at_in, 0, np * sizeof(*s->at_in));
+		memset(s->at_out, 0, np * sizeof(*s->at_out));
+	}
+	if (c->by_name == NULL &&
+	    (c->by_name = calloc(c->ntrx + 1, sizeof(*c->by_name))) == NULL)
 		return (-ENOMEM);
-	memset(c->at_in, 0, np * sizeof(*c->at_in));
-	memset(c->at_out, 0, np * sizeof(*c->at_out));
 	/* Backwards, so that the first of any repeat is the one found. */
 	for (i = (uint32_t)c->ntrx; i-- > 0;) {
+		struct conf_switch *s = &c->sw[c->trx[i].sw];
+
 		if (c->trx[i].in < np)
-			c->at_in[c->trx[i].in] = i + 1;
+			s->at_in[c->trx[i].in] = i + 1;
 		if (c->trx[i].out < np)
-			c->at_out[c->trx[i].out] = i + 1;
+			s->at_out[c->trx[i].out] = i + 1;
 		c->by_name[i] = i;
 	}
 	qsort_r(c->by_name, c->ntrx, sizeof(*c->by_name), by_name, c->trx);
@@ -963,23 +1164,44 @@ conf_trx_find(const struct conf *c, const char *name)
 }
 
 const struct conf_trx *
-conf_trx_by_in(const struct conf *c, uint32_t in)
+conf_trx_by_in(const struct conf *c, uint32_t sw, uint32_t in)
 {
-	return (in > 0 && in <= 2 * DRV_MAX_PORTS && c->at_in[in]
-	            ? &c->trx[c->at_in[in] - 1]
+	return (sw < c->nsw && in > 0 && in <= 2 * DRV_MAX_PORTS &&
+	                c->sw[sw].at_in[in]
+	            ? &c->trx[c->sw[sw].at_in[in] - 1]
 	            : NULL);
 }
 
 const struct conf_trx *
-conf_trx_by_out(const struct conf *c, uint32_t out)
+conf_trx_by_out(const struct conf *c, uint32_t sw, uint32_t out)
 {
-	return (out > 0 && out <= 2 * DRV_MAX_PORTS && c->at_out[out]
-	            ? &c->trx[c->at_out[out] - 1]
+	return (sw < c->nsw && out > 0 && out <= 2 * DRV_MAX_PORTS &&
+	                c->sw[sw].at_out[out]
+	            ? &c->trx[c->sw[sw].at_out[out] - 1]
 	            : NULL);
 }
 
 int
-conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
+conf_switch_find(const struct conf *c, const char *name)
+{
+	uint32_t i;
+
+	if (strcmp(name, "-") == 0)
+		name = "";
+	for (i = 0; i < c->nsw; i++)
+		if (strcmp(c->sw[i].name, name) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+const char *
+conf_switch_label(const struct conf *c, uint32_t sw)
+{
+	return (sw < c->nsw && c->sw[sw].name[0] ? c->sw[sw].name : "switch");
+}
+
+int
+conf_resolve_ports(struct conf *c, uint32_t sw, uint32_t n, uint32_t m,
                    conf_lookup_fn lookup, void *arg, char *err, size_t len)
 {
 	uint32_t a, b;
@@ -989,7 +1211,7 @@ conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
 	for (i = 0; i < c->ntrx; i++) {
 		struct conf_trx *t = &c->trx[i];
 
-		if (!t->in_name[0])
+		if (!t->in_name[0] || t->sw != sw)
 			continue;
 		if ((rv = lookup(arg, t->in_name, &a)) == 0)
 			rv = lookup(arg, t->out_name, &b);
@@ -1016,8 +1238,9 @@ conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
 	/* Names and numbers may meet only now. */
 	for (i = 0; i < c->ntrx; i++)
 		for (j = 0; j < i; j++)
-			if (c->trx[i].in == c->trx[j].in ||
-			    c->trx[i].out == c->trx[j].out) {
+			if (c->trx[i].sw == sw && c->trx[j].sw == sw &&
+			    (c->trx[i].in == c->trx[j].in ||
+			     c->trx[i].out == c->trx[j].out)) {
 				snprintf(
 				    err, len,
 				    "cabling: %s and %s are cabled to the "
@@ -1029,18 +1252,20 @@ conf_resolve_ports(struct conf *c, uint32_t n, uint32_t m,
 		snprintf(err, len, "out of memory");
 		return (-ENOMEM);
 	}
-	return (conf_check_ports(c, n, m, err, len));
+	return (conf_check_ports(c, sw, n, m, err, len));
 }
 
 int
-conf_check_ports(const struct conf *c, uint32_t n, uint32_t m, char *err,
-                 size_t len)
+conf_check_ports(const struct conf *c, uint32_t sw, uint32_t n, uint32_t m,
+                 char *err, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < c->ntrx; i++) {
 		const struct conf_trx *t = &c->trx[i];
 
+		if (t->sw != sw)
+			continue;
 		if (t->in_name[0] && t->in == 0) {
 			snprintf(
 			    err, len,
@@ -1062,7 +1287,7 @@ conf_check_ports(const struct conf *c, uint32_t n, uint32_t m, char *err,
 }
 
 int
-conf_switch_changed(const struct conf *a, const struct conf *b)
+conf_switch_changed(const struct conf_switch *a, const struct conf_switch *b)
 {
 	return (strcmp(a->driver, b->driver) != 0 ||
 	        strcmp(a->address, b->address) != 0 ||
@@ -1072,4 +1297,37 @@ conf_switch_changed(const struct conf *a, const struct conf *b)
 	        strcmp(a->password, b->password) != 0 ||
 	        a->timeout_ms != b->timeout_ms || a->ports != b->ports ||
 	        a->switch_ms != b->switch_ms);
+}
+
+int
+conf_same_switches(const struct conf *a, const struct conf *b)
+{
+	uint32_t i;
+
+	if (a->nsw != b->nsw)
+		return (0);
+	for (i = 0; i < a->nsw; i++)
+		if (strcmp(a->sw[i].name, b->sw[i].name) != 0)
+			return (0);
+	return (1);
+}
+
+void
+conf_carry_ports(struct conf *c, const struct conf *old)
+{
+	const struct conf_trx *o;
+	size_t                 i;
+
+	for (i = 0; i < c->ntrx; i++) {
+		struct conf_trx *t = &c->trx[i];
+
+		if (!t->in_name[0] ||
+		    (o = conf_trx_find(old, t->name)) == NULL ||
+		    o->sw != t->sw || strcmp(o->in_name, t->in_name) != 0 ||
+		    strcmp(o->out_name, t->out_name) != 0)
+			continue;
+		t->in = o->in;
+		t->out = o->out;
+	}
+	(void)conf_index(c);
 }

@@ -2,7 +2,9 @@
 /*
  * ocsd's configuration file (INI, parsed with inih):
  *
- *   [switch]
+ *   [switch]                    ; one switch, or several named ones:
+ *                               ; [switch A], [switch B] (a fabric: one
+ *                               ; per transceiver plane)
  *   driver = polatis            ; polatis | calient | emu
  *   address = 127.0.0.1:3082    ; calient: http[s]://HOST[:PORT]
  *   ca_file = /etc/ocsd/ca.pem  ; calient https: verify the switch
@@ -57,6 +59,8 @@
  *   h1.0 = 1.1.2 2.1.2          ; or as a CALIENT names its ports: TX
  *                               ; into 1.1.2, RX from 2.1.2 (looked up
  *                               ; on the switch when it connects)
+ *   h2.1 = B 3 67               ; with named switches, each line names
+ *                               ; its switch first
  *
  * A fresh struct is filled and validated as a whole; errors read
  * "<file>:<line>: <key>: "<value>": <reason>".
@@ -72,6 +76,8 @@
 
 #define CONF_NAME_MAX      64
 #define CONF_PORT_NAME_MAX 32
+#define CONF_SWITCH_MAX    8 /* switches in a fabric */
+#define CONF_SWNAME_MAX    32
 
 enum conf_err {
 	CONF_EBASE = ERR_BASE_CONF,
@@ -87,25 +93,36 @@ enum conf_reconcile {
 
 struct conf_trx {
 	char     name[CONF_NAME_MAX]; /* "host.index" */
+	uint32_t sw;                  /* its switch: an index of conf.sw */
 	uint32_t in, out;             /* ingress (TX), egress (RX); 0 while
 	                                 named ends are not looked up */
 	char     in_name[CONF_PORT_NAME_MAX]; /* the device's names, or "" */
 	char     out_name[CONF_PORT_NAME_MAX];
 };
 
+/* One switch: a [switch] section, or a [switch NAME] one. */
+struct conf_switch {
+	char     name[CONF_SWNAME_MAX]; /* "" for a lone [switch] */
+	char     driver[16];
+	char     address[256];
+	char     ca_file[PATH_MAX];
+	int      ssh;                   /* polatis: TL1 over SSH */
+	char     known_hosts[PATH_MAX]; /* ssh; "": in state */
+	char     user[64], password[128];
+	int      timeout_ms;
+	uint32_t switch_ms;
+	uint32_t ports; /* emu driver */
+	uint32_t poll_ms;
+	int      light_check;
+	/* trx index + 1 by ingress and by egress port on this switch (0:
+	 * none), rebuilt whenever ports are resolved. */
+	uint32_t *at_in, *at_out;
+};
+
 struct conf {
 	char                path[PATH_MAX];
-	char                driver[16];
-	char                address[256];
-	char                ca_file[PATH_MAX];
-	int                 ssh;                   /* polatis: TL1 over SSH */
-	char                known_hosts[PATH_MAX]; /* ssh; "": in state */
-	char                user[64], password[128];
-	int                 timeout_ms;
-	uint32_t            switch_ms;
-	uint32_t            ports; /* emu driver */
-	uint32_t            poll_ms;
-	int                 light_check;
+	struct conf_switch  sw[CONF_SWITCH_MAX];
+	uint32_t            nsw; /* at least 1 */
 	char                control[PATH_MAX + 16];
 	char                ctl_secret_file[PATH_MAX];
 	char                ctl_tls_cert_key[PATH_MAX];
@@ -125,10 +142,9 @@ struct conf {
 	uint32_t            run_link_deadline_ms; /* links up after a switch */
 	struct conf_trx    *trx;
 	size_t              ntrx;
-	/* Lookups in O(1) and O(log n) for thousands of hosts: trx index
-	 * + 1 by ingress and by egress port (0: none), and trx indices
-	 * sorted by name.  Rebuilt whenever ports are resolved. */
-	uint32_t *at_in, *at_out, *by_name;
+	/* Lookups in O(log n) for thousands of hosts (O(1) by port, per
+	 * switch: conf_switch.at_in): trx indices sorted by name. */
+	uint32_t *by_name;
 };
 
 /* Parse and validate a file, or INI text (name is used in messages).
@@ -140,9 +156,16 @@ void conf_free(struct conf *);
 
 /* The transceiver called name, or NULL. */
 const struct conf_trx *conf_trx_find(const struct conf *, const char *name);
-/* The transceiver cabled to ingress `in` / egress `out`, or NULL. */
-const struct conf_trx *conf_trx_by_in(const struct conf *, uint32_t in);
-const struct conf_trx *conf_trx_by_out(const struct conf *, uint32_t out);
+/* The transceiver cabled to ingress `in` / egress `out` of switch sw, or
+ * NULL. */
+const struct conf_trx *conf_trx_by_in(const struct conf *, uint32_t sw,
+                                      uint32_t in);
+const struct conf_trx *conf_trx_by_out(const struct conf *, uint32_t sw,
+                                       uint32_t out);
+/* The switch called name ("" or "-": a lone [switch]): its index, or -1. */
+int conf_switch_find(const struct conf *, const char *name);
+/* A switch's name for people: its own, or "switch" for a lone one. */
+const char *conf_switch_label(const struct conf *, uint32_t sw);
 
 /* The duplex port a switch gives a name (drv_port_lookup's contract). */
 typedef int (*conf_lookup_fn)(void *arg, const char *name, uint32_t *p);
@@ -150,16 +173,23 @@ typedef int (*conf_lookup_fn)(void *arg, const char *name, uint32_t *p);
  * ingress p, RX from egress n + q), then conf_check_ports.  0 or -EINVAL
  * with the transceiver named in err.  Writes c->trx: the caller holds
  * whatever lock its readers take. */
-int conf_resolve_ports(struct conf *, uint32_t n, uint32_t m,
+int conf_resolve_ports(struct conf *, uint32_t sw, uint32_t n, uint32_t m,
                        conf_lookup_fn lookup, void *arg, char *err,
                        size_t len);
-/* Check the cabling against a switch of n ingress ports and m egress
- * ports the numbering uses (n + 1..n + m); 0 or -EINVAL
+/* Check switch sw's cabling against a switch of n ingress ports and m
+ * egress ports the numbering uses (n + 1..n + m); 0 or -EINVAL
  * with the first offending transceiver named in err. */
-int conf_check_ports(const struct conf *, uint32_t n, uint32_t m, char *err,
-                     size_t len);
+int conf_check_ports(const struct conf *, uint32_t sw, uint32_t n, uint32_t m,
+                     char *err, size_t len);
 
-/* Did the [switch] section change between two configs? */
-int conf_switch_changed(const struct conf *, const struct conf *);
+/* Did a switch's section change between two configs (reconnect)? */
+int conf_switch_changed(const struct conf_switch *,
+                        const struct conf_switch *);
+/* Do two configs have the same switches, by name and order? */
+int conf_same_switches(const struct conf *, const struct conf *);
+/* Carry the ports named ends were resolved to from old to c, for every
+ * transceiver cabled alike in both (a reload keeps them until the
+ * switch's worker looks them up again). */
+void conf_carry_ports(struct conf *c, const struct conf *old);
 
 #endif

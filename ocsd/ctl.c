@@ -51,7 +51,13 @@ struct work {
 	char                  peer[128];
 	uint32_t              pipe;
 	const struct ctl_cmd *cmd;
-	struct sw_job         job;  /* a switch request's, for the worker */
+	struct sw_job         job; /* a switch request's, for the worker */
+	struct sw            *sw;  /* the job's switch */
+	/* A request for every switch of a fabric: their jobs one after
+	 * the other, each switch's outcome in its part of fan. */
+	int            all;
+	uint32_t       next; /* the switch whose job is out */
+	struct reply   fan;
 	char           forced[600]; /* the run a --force aborted, said */
 	int            refreshed;   /* a run's look at an unconnected switch */
 	struct pending pend;        /* a run's outcome and report */
@@ -81,6 +87,8 @@ static void cmd_evict(struct work *);
 static void cmd_runs(struct work *);
 static void cmd_watch(struct work *);
 static int  run_guard(struct work *);
+static int  which_switch(struct work *, char *, size_t);
+static void submit_job(struct work *);
 
 static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__SHOW, "show", cmd_show, 0, NULL},
@@ -293,22 +301,112 @@ on_request(struct work *w)
 		send_error(w, rv, why);
 		return;
 	}
+	nng_mtx_lock(w->d->mtx);
+	rv = which_switch(w, why, sizeof(why));
+	nng_mtx_unlock(w->d->mtx);
+	if (rv != 0) {
+		log_info("ctl: %s from %s refused: %s", w->cmd->name, w->peer,
+		         why);
+		send_error(w, rv, why);
+		done(w);
+		return;
+	}
 	if (w->cmd->now != NULL) {
 		w->cmd->now(w);
 		return;
 	}
 	if (w->cmd->plan != NULL && run_guard(w) != 0)
 		return;
+	if (w->all) {
+		reply_init(&w->fan);
+		w->next = 0;
+		w->sw = &w->d->sw[0];
+	}
+	submit_job(w);
+}
+
+/* The request's job, for switch w->sw. */
+static void
+submit_job(struct work *w)
+{
+	map_free(&w->job.target);
 	memset(&w->job, 0, sizeof(w->job));
 	w->job.op = w->cmd->swop;
 	w->job.plan = w->cmd->plan;
-	w->parg = (struct ctl_plan_arg){w->req->ctl, 0};
+	w->parg = (struct ctl_plan_arg){w->req->ctl, 0, w->all};
 	w->job.arg = w->job.op == SW_FAULT ? (const void *)w->req->ctl->fault
 	             : w->job.op == SW_CAPTURE
 	                 ? (const void *)&w->req->ctl->run_id
 	                 : (const void *)&w->parg;
 	w->state = W_WAIT;
-	sw_submit(w->d, &w->job, w->aio);
+	sw_submit(w->sw, &w->job, w->aio);
+}
+
+/*
+ * The switch a request is for (the lock held): the one it names, the
+ * only one, the one its transceivers are cabled to, or in a fabric every
+ * switch (w->all) for what makes sense for all.  0 or -OCSD_EREQUEST.
+ */
+static int
+which_switch(struct work *w, char *why, size_t len)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	struct ocsd           *d = w->d;
+	const char            *end = NULL;
+	const struct conf_trx *t;
+	int                    op = w->cmd->op;
+
+	w->all = 0;
+	w->sw = NULL;
+	if (q->switch_name != NULL) {
+		if ((w->sw = sw_find(d, q->switch_name)) != NULL)
+			return (0);
+		snprintf(why, len, "switch \"%.32s\": no such switch (%s%s)",
+		         q->switch_name, d->conf->sw[0].name[0] ? "" : "one, ",
+		         d->conf->nsw > 1 ? "see ocsctl status" : "unnamed");
+		return (-OCSD_EREQUEST);
+	}
+	if (d->nsw == 1) {
+		w->sw = &d->sw[0];
+		return (0);
+	}
+	if (op == OCS__CTL_REQUEST__OP__CONNECT && q->n_pairs > 0)
+		end = conf_trx_find(d->conf, q->pairs[0]->a) ? q->pairs[0]->a
+		                                             : q->pairs[0]->b;
+	else if (op == OCS__CTL_REQUEST__OP__DISCONNECT && q->n_ports > 0)
+		end = q->ports[0];
+	if (end != NULL) {
+		if ((t = conf_trx_find(d->conf, end)) == NULL) {
+			snprintf(why, len,
+			         "%s %.64s: port numbers are a switch's own: "
+			         "name the switch (ocsctl -S NAME)",
+			         w->cmd->name, end);
+			return (-OCSD_EREQUEST);
+		}
+		w->sw = &d->sw[t->sw];
+		return (0);
+	}
+	switch (op) {
+	case OCS__CTL_REQUEST__OP__SHOW:
+	case OCS__CTL_REQUEST__OP__STATUS:
+	case OCS__CTL_REQUEST__OP__MAP_DIFF:
+	case OCS__CTL_REQUEST__OP__MAP_SYNC:
+	case OCS__CTL_REQUEST__OP__MAP_ADOPT:
+	case OCS__CTL_REQUEST__OP__CLEAR:
+	case OCS__CTL_REQUEST__OP__APPLY:
+		w->all = 1;
+		return (0);
+	case OCS__CTL_REQUEST__OP__PORTS:
+	case OCS__CTL_REQUEST__OP__FAULT:
+	case OCS__CTL_REQUEST__OP__CAPTURE:
+		snprintf(why, len,
+		         "%s: this ocsd drives %u switches: name one (ocsctl "
+		         "-S NAME)",
+		         w->cmd->name, d->nsw);
+		return (-OCSD_EREQUEST);
+	default:
+		return (0); /* not a switch's: agents, runs, ... */
+	}
 }
 
 /* The change as it would be made now, made nowhere: 0, or its refusal
@@ -316,15 +414,21 @@ on_request(struct work *w)
 static int
 dry_run(struct work *w, char *why, size_t len)
 {
-	struct ctl_plan_arg a = {w->req->ctl, 1};
+	struct ctl_plan_arg a = {w->req->ctl, 1, w->all};
 	struct sw_target    t;
-	int                 rv;
+	uint32_t            i;
+	int                 rv = 0;
 
-	memset(&t, 0, sizeof(t));
-	rv = w->cmd->plan(w->d, &a, w->cmd->swop == SW_ADOPT ? NULL : &t, why,
-	                  len);
-	map_free(&t.sw);
-	map_free(&t.desired);
+	for (i = 0; i < w->d->nsw && rv == 0; i++) {
+		if (!w->all && w->sw != &w->d->sw[i])
+			continue;
+		memset(&t, 0, sizeof(t));
+		rv = w->cmd->plan(w->d, &w->d->sw[i], &a,
+		                  w->cmd->swop == SW_ADOPT ? NULL : &t, why,
+		                  len);
+		map_free(&t.sw);
+		map_free(&t.desired);
+	}
 	return (rv);
 }
 
@@ -379,13 +483,14 @@ run_guard(struct work *w)
 
 /* Answer a read from the state, under the lock. */
 static void
-answer(struct work *w, void (*fill)(struct reply *, const struct ocsd *))
+answer(struct work *w,
+       void (*fill)(struct reply *, const struct ocsd *, const struct sw *))
 {
 	struct reply rp;
 
 	reply_init(&rp);
 	nng_mtx_lock(w->d->mtx);
-	fill(&rp, w->d);
+	fill(&rp, w->d, w->all ? NULL : w->sw);
 	nng_mtx_unlock(w->d->mtx);
 	send_reply(w, &rp);
 	reply_free(&rp);
@@ -618,19 +723,23 @@ cmd_run(struct work *w)
 {
 	struct run_req          q;
 	const struct run_waiter waiter = {.arg = w, .done = run_done};
+	uint32_t                i;
 	int                     rv;
 
 	/* An unconnected switch is looked at again first (the worker
 	 * reconnects at once for a job): a fault that cleared during the
 	 * backoff must not refuse the run with its stale error. */
 	nng_mtx_lock(w->d->mtx);
-	if (!w->d->connected && !w->refreshed) {
+	for (w->sw = NULL, i = 0; i < w->d->nsw && w->sw == NULL; i++)
+		if (!w->d->sw[i].connected)
+			w->sw = &w->d->sw[i];
+	if (w->sw != NULL && !w->refreshed) {
 		nng_mtx_unlock(w->d->mtx);
 		w->refreshed = 1;
 		memset(&w->job, 0, sizeof(w->job));
 		w->job.op = SW_REFRESH;
 		w->state = W_WAIT;
-		sw_submit(w->d, &w->job, w->aio);
+		sw_submit(w->sw, &w->job, w->aio);
 		return;
 	}
 	nng_mtx_unlock(w->d->mtx);
@@ -651,6 +760,69 @@ cmd_run(struct work *w)
 	}
 }
 
+/* A switch job's outcome into rp: its part for switch w->sw. */
+static void
+job_reply(struct work *w, struct reply *rp)
+{
+	Ocs__CtlReply *r;
+
+	nng_mtx_lock(w->d->mtx);
+	r = reply_for(rp, w->d, w->sw);
+	if (w->job.op == SW_HOLD && r != NULL) {
+		r->has_changed = 1;
+		r->changed = w->job.changed;
+		if (r != &rp->r) {
+			rp->r.has_changed = 1;
+			rp->r.changed += w->job.changed;
+		}
+		log_info("ctl: %s from %s: %s%u patch changes applied",
+		         w->cmd->name, w->peer, w->sw->pfx, w->job.changed);
+	} else if (w->job.op == SW_PORTS)
+		reply_ports(rp, w->d, w->sw, w->job.st, w->job.nst_ports,
+		            w->job.nst_egress);
+	else if (w->job.op == SW_CAPTURE)
+		reply_capture(rp, w->job.cap);
+	else if (w->job.op == SW_FAULT) {
+		reply_message(rp, "faults now: %s", w->job.note);
+		log_warnx("ctl: fault from %s: %sfaults now %s", w->peer,
+		          w->sw->pfx, w->job.note);
+	} else
+		reply_diff(rp, w->d, w->sw);
+	nng_mtx_unlock(w->d->mtx);
+}
+
+/* A request for every switch: the next switch's job, or 0 once all are
+ * done.  On a failure the switches done before it are said with it. */
+static int
+fan_next(struct work *w)
+{
+	int rv = w->job.rv;
+
+	if (rv != 0) {
+		char   err[sizeof(w->job.err)];
+		size_t l;
+
+		snprintf(err, sizeof(err), "%s", w->job.err);
+		l = (size_t)snprintf(w->job.err, sizeof(w->job.err),
+		                     "switch %s: %s", w->sw->label, err);
+		if (w->next > 0 && w->job.op == SW_HOLD &&
+		    l < sizeof(w->job.err))
+			snprintf(w->job.err + l, sizeof(w->job.err) - l,
+			         " (switches before it changed as asked: %u "
+			         "patch changes; after it: untouched)",
+			         w->fan.r.changed);
+		return (0);
+	}
+	job_reply(w, &w->fan);
+	if (++w->next >= w->d->nsw)
+		return (0);
+	w->sw = &w->d->sw[w->next];
+	free(w->job.st);
+	w->job.st = NULL;
+	submit_job(w);
+	return (1);
+}
+
 /* The worker or the run finished: answer with its outcome. */
 static void
 on_done(struct work *w)
@@ -665,7 +837,8 @@ on_done(struct work *w)
 		cmd_run(w);
 		return;
 	}
-
+	if (w->all && w->cmd->now == NULL && fan_next(w))
+		return;
 	if (rv != 0) {
 		log_warnx("ctl: %s from %s failed: %s", w->cmd->name, w->peer,
 		          err);
@@ -674,34 +847,22 @@ on_done(struct work *w)
 		send_reply(w, &w->pend.rep);
 	else {
 		reply_init(&rp);
-		if (w->job.op == SW_HOLD) {
-			rp.r.has_changed = 1;
-			rp.r.changed = w->job.changed;
+		if (w->all) {
+			reply_free(&rp);
+			rp = w->fan;
+			reply_init(&w->fan);
+		} else
+			job_reply(w, &rp);
+		if (w->job.op == SW_HOLD)
 			reply_message(
 			    &rp, "%s%u patch change%s applied and read back",
-			    w->forced, w->job.changed,
-			    w->job.changed == 1 ? "" : "s");
-			log_info("ctl: %s from %s: %u patch changes applied",
-			         w->cmd->name, w->peer, w->job.changed);
-		} else if (w->job.op == SW_PORTS) {
-			nng_mtx_lock(w->d->mtx);
-			reply_ports(&rp, w->d, w->job.st, w->job.nst_ports,
-			            w->job.nst_egress);
-			nng_mtx_unlock(w->d->mtx);
-		} else if (w->job.op == SW_CAPTURE) {
-			reply_capture(&rp, w->job.cap);
-		} else if (w->job.op == SW_FAULT) {
-			reply_message(&rp, "faults now: %s", w->job.note);
-			log_warnx("ctl: fault from %s: faults now %s", w->peer,
-			          w->job.note);
-		} else {
-			nng_mtx_lock(w->d->mtx);
-			reply_diff(&rp, w->d);
-			nng_mtx_unlock(w->d->mtx);
-		}
+			    w->forced, rp.r.changed,
+			    rp.r.changed == 1 ? "" : "s");
 		send_reply(w, &rp);
 		reply_free(&rp);
 	}
+	if (w->all && w->cmd->now == NULL)
+		reply_free(&w->fan);
 	if (w->cmd->now != NULL)
 		reply_free(&w->pend.rep);
 	done(w);
@@ -740,6 +901,8 @@ work_cb(void *arg)
 			w->refreshed = 0;
 			if (w->cmd->now != NULL)
 				reply_free(&w->pend.rep);
+			else if (w->all)
+				reply_free(&w->fan);
 			done(w);
 			return;
 		}

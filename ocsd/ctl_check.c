@@ -113,6 +113,11 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 		snprintf(why, len, "unknown operation %d", q->op);
 		return (-MSG_EFIELD);
 	}
+	if (q->switch_name != NULL &&
+	    (!msg_str_ok(q->switch_name) || strlen(q->switch_name) > 64)) {
+		snprintf(why, len, "switch_name bad");
+		return (-MSG_EFIELD);
+	}
 	/* A map longer than the switch has ports is refused later, at its
 	 * first entry that cannot be (out of range, or a port used twice),
 	 * which names the line; this only bounds the work. */

@@ -14,21 +14,17 @@
 /*
  * ctl.c refuses a change while a run is in progress, but a run may have
  * started while the change waited for the worker: it is refused here,
- * when it is about to be made, under the lock.
+ * when it is about to be made, under the lock (the caller's).
  */
 static int
 no_run(const struct ocsd *d, const void *arg, char *err, size_t len)
 {
 	uint64_t id;
 	uint32_t phase;
-	int      busy;
 
 	if (((const struct ctl_plan_arg *)arg)->dry)
 		return (0);
-	nng_mtx_lock(d->mtx);
-	busy = run_where(d, &id, &phase);
-	nng_mtx_unlock(d->mtx);
-	if (!busy)
+	if (!run_where(d, &id, &phase))
 		return (0);
 	snprintf(err, len,
 	         "run %llu started before this change; it waits "
@@ -44,13 +40,13 @@ no_run(const struct ocsd *d, const void *arg, char *err, size_t len)
  * patches even where the switch lost them.
  */
 static int
-delta(const struct ocsd *d, const uint16_t *ins, size_t nin,
+delta(const struct sw *s, const uint16_t *ins, size_t nin,
       const struct drv_patch *p, size_t np, struct sw_target *t)
 {
 	int rv;
 
-	if ((rv = map_copy(&t->desired, &d->desired)) != 0 ||
-	    (rv = map_copy(&t->sw, &d->live)) != 0)
+	if ((rv = map_copy(&t->desired, &s->desired)) != 0 ||
+	    (rv = map_copy(&t->sw, &s->live)) != 0)
 		return (rv);
 	xc_delta(&t->desired, ins, nin, p, np);
 	xc_delta(&t->sw, ins, nin, p, np);
@@ -58,8 +54,8 @@ delta(const struct ocsd *d, const uint16_t *ins, size_t nin,
 }
 
 int
-ctl_plan_connect(const struct ocsd *d, const void *arg, struct sw_target *t,
-                 char *err, size_t len)
+ctl_plan_connect(const struct ocsd *d, const struct sw *s, const void *arg,
+                 struct sw_target *t, char *err, size_t len)
 {
 	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	struct drv_patch       p[2];
@@ -74,14 +70,14 @@ ctl_plan_connect(const struct ocsd *d, const void *arg, struct sw_target *t,
 		         q->n_pairs);
 		return (-OCSD_EREQUEST);
 	}
-	rv = xc_connect(d->conf, &d->desired, &d->live, q->pairs[0]->a,
+	rv = xc_connect(d->conf, s->idx, &s->desired, &s->live, q->pairs[0]->a,
 	                q->pairs[0]->b, p, &np, err, len);
-	return (rv != 0 ? rv : delta(d, NULL, 0, p, np, t));
+	return (rv != 0 ? rv : delta(s, NULL, 0, p, np, t));
 }
 
 int
-ctl_plan_disconnect(const struct ocsd *d, const void *arg, struct sw_target *t,
-                    char *err, size_t len)
+ctl_plan_disconnect(const struct ocsd *d, const struct sw *s, const void *arg,
+                    struct sw_target *t, char *err, size_t len)
 {
 	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	uint16_t              *ins;
@@ -98,23 +94,23 @@ ctl_plan_disconnect(const struct ocsd *d, const void *arg, struct sw_target *t,
 	if ((ins = calloc(4 * q->n_ports, sizeof(*ins))) == NULL)
 		return (-ENOMEM);
 	for (i = 0; i < q->n_ports && rv == 0; i++) {
-		rv = xc_disconnect(d->conf, &d->desired, &d->live, q->ports[i],
-		                   ins + nin, &n1, err, len);
+		rv = xc_disconnect(d->conf, s->idx, &s->desired, &s->live,
+		                   q->ports[i], ins + nin, &n1, err, len);
 		nin += rv == 0 ? n1 : 0;
 	}
 	if (rv == 0)
-		rv = delta(d, ins, nin, NULL, 0, t);
+		rv = delta(s, ins, nin, NULL, 0, t);
 	free(ins);
 	return (rv);
 }
 
 int
-ctl_plan_apply(const struct ocsd *d, const void *arg, struct sw_target *t,
-               char *err, size_t len)
+ctl_plan_apply(const struct ocsd *d, const struct sw *s, const void *arg,
+               struct sw_target *t, char *err, size_t len)
 {
 	const Ocs__CtlRequest *q = ((const struct ctl_plan_arg *)arg)->q;
 	char                 **a, **b;
-	size_t                 i;
+	size_t                 i, k;
 	int                    rv;
 
 	if (no_run(d, arg, err, len) != 0)
@@ -126,40 +122,49 @@ ctl_plan_apply(const struct ocsd *d, const void *arg, struct sw_target *t,
 		free(b);
 		return (-ENOMEM);
 	}
-	for (i = 0; i < q->n_pairs; i++) {
-		a[i] = q->pairs[i]->a;
-		b[i] = q->pairs[i]->b;
+	/* For every switch at once, each takes the pairs whose first end
+	 * is cabled to it (the whole desired map is per switch). */
+	for (i = 0, k = 0; i < q->n_pairs; i++) {
+		const struct conf_trx *x =
+		    conf_trx_find(d->conf, q->pairs[i]->a);
+
+		if (((const struct ctl_plan_arg *)arg)->split && x != NULL &&
+		    x->sw != s->idx)
+			continue;
+		a[k] = q->pairs[i]->a;
+		b[k++] = q->pairs[i]->b;
 	}
-	rv = xc_build(d->conf, d->nports, a, b, q->n_pairs, &t->sw, err, len);
+	rv = xc_build(d->conf, s->idx, s->nports, a, b, k, &t->sw, err, len);
 	free(a);
 	free(b);
 	return (rv);
 }
 
 int
-ctl_plan_clear(const struct ocsd *d, const void *arg, struct sw_target *t,
-               char *err, size_t len)
+ctl_plan_clear(const struct ocsd *d, const struct sw *s, const void *arg,
+               struct sw_target *t, char *err, size_t len)
 {
 	(void)arg;
 	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
-	return (map_init(&t->sw, d->nports));
+	return (map_init(&t->sw, s->nports));
 }
 
 int
-ctl_plan_sync(const struct ocsd *d, const void *arg, struct sw_target *t,
-              char *err, size_t len)
+ctl_plan_sync(const struct ocsd *d, const struct sw *s, const void *arg,
+              struct sw_target *t, char *err, size_t len)
 {
 	(void)arg;
 	if (no_run(d, arg, err, len) != 0)
 		return (-OCSD_EBUSY);
-	return (map_copy(&t->sw, &d->desired));
+	return (map_copy(&t->sw, &s->desired));
 }
 
 int
-ctl_plan_adopt(const struct ocsd *d, const void *arg, struct sw_target *t,
-               char *err, size_t len)
+ctl_plan_adopt(const struct ocsd *d, const struct sw *s, const void *arg,
+               struct sw_target *t, char *err, size_t len)
 {
 	(void)t;
+	(void)s;
 	return (no_run(d, arg, err, len) != 0 ? -OCSD_EBUSY : 0);
 }

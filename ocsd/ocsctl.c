@@ -115,11 +115,13 @@ usage(FILE *f, int rv)
 {
 	size_t i;
 
-	fprintf(f, "usage: ocsctl [-j|--json] [-br|--brief] [-C CA_FILE] "
-	           "[-k SECRET_FILE]\n"
-	           "              [-s ADDRESS] [-t TIMEOUT] COMMAND [ARGS]\n"
-	           "       ocsctl help [COMMAND] | -h|--help | --version\n"
-	           "commands (any unique prefix will do):\n");
+	fprintf(f,
+	        "usage: ocsctl [-j|--json] [-br|--brief] [-C CA_FILE] "
+	        "[-k SECRET_FILE]\n"
+	        "              [-s ADDRESS] [-t TIMEOUT] [-S SWITCH] COMMAND "
+	        "[ARGS]\n"
+	        "       ocsctl help [COMMAND] | -h|--help | --version\n"
+	        "commands (any unique prefix will do):\n");
 	/* Each description whole: a line cut short misleads. */
 	for (i = 0; i < NCMDS; i++) {
 		const char *h = cmds[i].help;
@@ -206,6 +208,7 @@ help(const struct opts *o, int argc, char **argv)
 static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
     {"brief", no_argument, NULL, 'b'},
+    {"switch", required_argument, NULL, 'S'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -227,7 +230,7 @@ single_dash_words(const struct opts *o, int argc, char **argv)
 		    strcmp(argv[i], "-brief") == 0)
 			argv[i] = "--brief";
 		/* Options with a value take the next word too. */
-		if (strchr("Ckst", argv[i][1]) && argv[i][2] == '\0')
+		if (strchr("CkstS", argv[i][1]) && argv[i][2] == '\0')
 			i++;
 	}
 	return (0);
@@ -240,7 +243,7 @@ options(struct opts *o, int argc, char **argv, const char **secret)
 	double t;
 	int    ch;
 
-	while ((ch = getopt_long(argc, argv, "+hjbC:k:s:t:", longopts,
+	while ((ch = getopt_long(argc, argv, "+hjbC:k:s:S:t:", longopts,
 	                         NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -262,6 +265,10 @@ options(struct opts *o, int argc, char **argv, const char **secret)
 			break;
 		case 's':
 			o->url = optarg;
+			break;
+		case 'S':
+			/* A fabric's switch: ocsd checks the name. */
+			o->sw = optarg;
 			break;
 		case 't':
 			if (unit_parse_time(optarg, &t) != 0 || t < 0.001 ||

@@ -63,6 +63,7 @@ struct opts {
 	int             json; /* -j */
 	struct out_opts po;
 	int             force; /* --force: ocsctl_take_force */
+	const char     *sw;    /* -S: a fabric's switch, or NULL */
 };
 
 /* "ocsctl: " and the message on stderr (control bytes escaped), and

@@ -57,7 +57,11 @@ static void
 p_switch(struct out *o, const Ocs__SwitchInfo *s)
 {
 	out_obj(o, "switch");
-	out_str(o, "driver", "switch %s", s->driver);
+	if (s->name != NULL) {
+		out_str(o, "name", "switch %s:", s->name);
+		out_str(o, "driver", " %s", s->driver);
+	} else
+		out_str(o, "driver", "switch %s", s->driver);
 	out_str(o, "address", " %s", s->address);
 	out_bool(o, "connected", ": %s", s->connected, "connected",
 	         "NOT CONNECTED");
@@ -723,6 +727,8 @@ static void
 p_status(struct out *o, const Ocs__CtlReply *r)
 {
 	if (o->brief) {
+		if (r->sw && r->sw->name)
+			out_text(o, "%s ", r->sw->name);
 		out_text(o, "%s %s",
 		         r->sw && r->sw->connected ? "connected" : "down",
 		         !r->has_in_sync ? "unknown"
@@ -759,9 +765,67 @@ p_diff(struct out *o, const Ocs__CtlReply *r)
 	}
 }
 
+static int print_one(struct out *, enum out_kind, const Ocs__CtlReply *,
+                     const struct out_opts *);
+
+/*
+ * A fabric's reply: each switch's part under its name (JSON: "switches":
+ * {"A": {...}, "B": {...}}), then what is the daemon's (uptime, a run in
+ * progress, the changes in all).
+ */
+static int
+p_fabric(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
+         const struct out_opts *po)
+{
+	/* Show and status name each switch on their switch line; diff and
+	 * ports under a heading; a change's message is the whole's. */
+	int each = kind == OUT_SHOW || kind == OUT_STATUS ||
+	           kind == OUT_DIFF || kind == OUT_PORTS;
+	size_t i;
+
+	out_obj(o, "switches");
+	for (i = 0; i < r->n_switches; i++) {
+		const Ocs__CtlReply *sub = r->switches[i];
+		const char          *name =
+                    sub->sw && sub->sw->name ? sub->sw->name : "switch";
+
+		out_obj(o, name);
+		muted(o, !each);
+		if (i > 0 && !o->brief)
+			out_text(o, "\n");
+		if ((kind == OUT_DIFF || kind == OUT_PORTS) && !o->brief)
+			out_text(o, "switch %s:\n", name);
+		print_one(o, kind, sub, po);
+		muted(o, 0);
+		out_end(o);
+	}
+	out_end(o);
+	if (each && !o->brief)
+		out_text(o, "\n");
+	if (r->has_uptime_s)
+		out_u64(o, "uptime_s",
+		        kind == OUT_STATUS && !o->brief ? "ocsd up %llu s\n"
+		                                        : NULL,
+		        r->uptime_s);
+	if (r->has_changed)
+		out_u64(o, "changed", NULL, r->changed);
+	if (r->message)
+		out_str(o, "message", "%s\n", r->message);
+	return (0);
+}
+
 int
 ocsctl_print(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
              const struct out_opts *po)
+{
+	if (r->n_switches > 0)
+		return (p_fabric(o, kind, r, po));
+	return (print_one(o, kind, r, po));
+}
+
+static int
+print_one(struct out *o, enum out_kind kind, const Ocs__CtlReply *r,
+          const struct out_opts *po)
 {
 	unsigned m = po->show ? po->show : ~0u;
 

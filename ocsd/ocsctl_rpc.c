@@ -188,6 +188,7 @@ ocsctl_request(const struct opts *o, Ocs__CtlRequest *q, enum out_kind kind,
 		q->has_force = 1;
 		q->force = 1;
 	}
+	q->switch_name = (char *)(uintptr_t)o->sw;
 	if ((rv = call(o, q, what, &rep)) != 0)
 		return (rv);
 	rv = print_reply(o, kind, rep->ctl_reply);

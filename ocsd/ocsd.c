@@ -90,48 +90,29 @@ load_conf(const char *file, char *path, struct conf **c)
 	return (0);
 }
 
-/* Load the saved desired map; a missing one is fine, a bad one is not. */
+/* The state directory, the runs kept, and each switch's saved desired
+ * map (sw_init): a missing one is fine, a bad one is not. */
 static int
 load_state(struct ocsd *d)
 {
-	char err[600];
-	int  rv;
+	int rv;
 
 	if ((rv = path_mkdirs(d->conf->state_dir, 0750)) != 0) {
 		log_warnx("state: creating %s: %s", d->conf->state_dir,
 		          strerror(-rv));
 		return (rv);
 	}
-	if (strlen(d->conf->state_dir) + sizeof("/desired.map") >
-	    sizeof(d->desired_path)) {
+	if (strlen(d->conf->state_dir) + sizeof("/runs.jsonl") >
+	    sizeof(d->runs_path)) {
 		log_warnx("state: dir %s: path too long", d->conf->state_dir);
 		return (-ENAMETOOLONG);
 	}
-	memcpy(d->desired_path, d->conf->state_dir,
-	       strlen(d->conf->state_dir));
-	memcpy(d->desired_path + strlen(d->conf->state_dir), "/desired.map",
-	       sizeof("/desired.map"));
 	snprintf(d->run_state_path, sizeof(d->run_state_path), "%s/run.state",
 	         d->conf->state_dir);
 	snprintf(d->runs_path, sizeof(d->runs_path), "%s/runs.jsonl",
 	         d->conf->state_dir);
 	runs_recover(d);
-	rv = map_load(d->desired_path, &d->desired, err, sizeof(err));
-	if (rv == -ENOENT) {
-		log_info("state: no %s yet", d->desired_path);
-		return (0);
-	}
-	if (rv != 0) {
-		log_warnx("state: %s (fix or remove it; ocsd will not guess "
-		          "what the operator wanted)",
-		          err);
-		return (rv);
-	}
-	d->have_desired = 1;
-	log_info("state: desired map %s: %u patches on a %ux%u switch",
-	         d->desired_path, map_count(&d->desired), d->desired.n,
-	         d->desired.n);
-	return (0);
+	return (sw_init(d));
 }
 
 /*
@@ -170,7 +151,7 @@ wait_signals(struct ocsd *d, const char *file, const sigset_t *ss)
 			         d->conf->state_dir);
 			nng_mtx_unlock(d->mtx);
 			daemon_notify("RELOADING=1");
-			sw_submit_reload(d, nc);
+			(void)sw_reload(d, nc); /* says why it refused */
 			daemon_notify("READY=1");
 			continue;
 		}
@@ -200,7 +181,8 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 	if (ev_open(&d->ev) != 0)
 		fatalx("out of memory");
 	if ((rv = sw_start(d)) != 0)
-		fatalx("starting the switch worker: %s", nng_strerror(rv));
+		fatalx("starting the switch workers: %s",
+		       rv < 0 ? strerror(-rv) : nng_strerror(rv));
 	if ((rv = ctl_open(d, c->control, ctl)) != 0) {
 		sw_stop(d);
 		fatalx("control socket %s: %s", c->control, ocsd_strerror(rv));
@@ -217,9 +199,17 @@ start(struct ocsd *d, struct ctl **ctl, struct agents **ag)
 		log_warnx("[agents] events = %s: no longer used (aborts reach "
 		          "agents on their link); ignored",
 		          c->events);
-	log_info("ready: switch %s %s, control %s, %zu transceivers cabled",
-	         c->driver, c->address[0] ? c->address : "(in-process)",
-	         c->control, c->ntrx);
+	if (c->nsw == 1 && c->sw[0].name[0] == '\0')
+		log_info(
+		    "ready: switch %s %s, control %s, %zu transceivers cabled",
+		    c->sw[0].driver,
+		    c->sw[0].address[0] ? c->sw[0].address : "(in-process)",
+		    c->control, c->ntrx);
+	else
+		log_info("ready: %u switches (%s ... %s), control %s, %zu "
+		         "transceivers cabled",
+		         c->nsw, c->sw[0].name, c->sw[c->nsw - 1].name,
+		         c->control, c->ntrx);
 	return (0);
 }
 
@@ -346,8 +336,7 @@ main(int argc, char **argv)
 	sw_stop(&d);
 	run_fini(&d);
 	ev_close(d.ev);
-	map_free(&d.live);
-	map_free(&d.desired);
+	sw_free(&d);
 	conf_free(d.conf);
 	nng_cv_free(d.cv);
 	nng_mtx_free(d.mtx);

@@ -17,6 +17,7 @@
 #include "proto/base/mono.h"
 
 static void *reply_alloc(struct reply *, size_t);
+static void  reply_switch(struct reply *, Ocs__CtlReply *, const struct sw *);
 static char *reply_str(struct reply *, const char *);
 
 void
@@ -103,14 +104,15 @@ reply_run_json(const struct run_report *o, const char *aborted)
 /* Every port: its monitor's reading, the device's failed state, what it
  * is patched to and the transceiver cabled to it. */
 void
-reply_ports(struct reply *rp, const struct ocsd *d,
+reply_ports(struct reply *rp, const struct ocsd *d, const struct sw *s,
             const struct drv_port_state *st, uint32_t n, uint32_t m_eg)
 {
-	const struct map *m = d->have_live ? &d->live : NULL;
+	const struct map *m = s->have_live ? &s->live : NULL;
+	Ocs__CtlReply    *r = reply_for(rp, d, s);
 	uint32_t          p;
 
-	if ((rp->r.ports = reply_alloc(rp, (n + m_eg) * sizeof(void *))) ==
-	    NULL)
+	if (r == NULL ||
+	    (r->ports = reply_alloc(rp, (n + m_eg) * sizeof(void *))) == NULL)
 		return;
 	for (p = 1; p <= n + m_eg; p++) {
 		const struct conf_trx *t;
@@ -128,11 +130,11 @@ reply_ports(struct reply *rp, const struct ocsd *d,
 			pi->peer = p <= n ? m->out[p] : map_in_of(m, p);
 			pi->has_peer = pi->peer != 0;
 		}
-		t = p <= n ? conf_trx_by_in(d->conf, p)
-		           : conf_trx_by_out(d->conf, p);
+		t = p <= n ? conf_trx_by_in(d->conf, s->idx, p)
+		           : conf_trx_by_out(d->conf, s->idx, p);
 		if (t != NULL)
 			pi->trx = reply_str(rp, t->name);
-		rp->r.ports[rp->r.n_ports++] = pi;
+		r->ports[r->n_ports++] = pi;
 	}
 }
 
@@ -180,47 +182,79 @@ reply_message(struct reply *rp, const char *fmt, ...)
 	rp->r.message = reply_str(rp, buf);
 }
 
+Ocs__CtlReply *
+reply_for(struct reply *rp, const struct ocsd *d, const struct sw *s)
+{
+	Ocs__CtlReply *r;
+	size_t         i;
+
+	if (d->nsw == 1 && d->conf->sw[0].name[0] == '\0')
+		return (&rp->r);
+	for (i = 0; i < rp->r.n_switches; i++)
+		if (rp->r.switches[i]->sw != NULL &&
+		    rp->r.switches[i]->sw->name != NULL &&
+		    strcmp(rp->r.switches[i]->sw->name, s->cf.name) == 0)
+			return (rp->r.switches[i]);
+	if (rp->r.switches == NULL &&
+	    (rp->r.switches = reply_alloc(rp, d->nsw * sizeof(void *))) ==
+	        NULL)
+		return (NULL);
+	if (rp->r.n_switches >= d->nsw ||
+	    (r = reply_alloc(rp, sizeof(*r))) == NULL)
+		return (NULL);
+	ocs__ctl_reply__init(r);
+	/* Named at once: the reply is found by it, and says whose it is
+	 * even when nothing else of the switch goes in it. */
+	reply_switch(rp, r, s);
+	rp->r.switches[rp->r.n_switches++] = r;
+	return (r);
+}
+
 /* The switch's part of show, status and diff. */
 static void
-reply_switch(struct reply *rp, const struct ocsd *d)
+reply_switch(struct reply *rp, Ocs__CtlReply *r, const struct sw *sw)
 {
 	Ocs__SwitchInfo *s = reply_alloc(rp, sizeof(*s));
 
 	if (s == NULL)
 		return;
 	ocs__switch_info__init(s);
-	s->driver = reply_str(rp, d->conf->driver);
-	s->address = reply_str(rp, d->conf->address[0] ? d->conf->address
-	                                               : "in-process");
-	s->connected = d->connected;
-	if (d->nports) {
+	s->driver = reply_str(rp, sw->cf.driver);
+	s->address =
+	    reply_str(rp, sw->cf.address[0] ? sw->cf.address : "in-process");
+	if (sw->cf.name[0])
+		s->name = reply_str(rp, sw->cf.name);
+	s->connected = sw->connected;
+	if (sw->nports) {
 		s->has_ports = 1;
-		s->ports = d->nports;
+		s->ports = sw->nports;
 	}
-	if (d->nout && d->nout != d->nports) {
+	if (sw->nout && sw->nout != sw->nports) {
 		s->has_egress = 1;
-		s->egress = d->nout;
+		s->egress = sw->nout;
 	}
 	s->has_switch_ms = 1;
-	s->switch_ms = d->conf->switch_ms;
-	if (d->sw_err[0])
-		s->last_error = reply_str(rp, d->sw_err);
-	if (d->sw_warn[0])
-		s->warning = reply_str(rp, d->sw_warn);
+	s->switch_ms = sw->cf.switch_ms;
+	if (sw->sw_err[0])
+		s->last_error = reply_str(rp, sw->sw_err);
+	if (sw->sw_warn[0])
+		s->warning = reply_str(rp, sw->sw_warn);
 	s->has_last_op_ms = 1;
-	s->last_op_ms = d->last_op_ms;
-	if (d->conf->poll_ms) {
+	s->last_op_ms = sw->last_op_ms;
+	if (sw->cf.poll_ms) {
 		s->has_poll_ms = 1;
-		s->poll_ms = d->conf->poll_ms;
+		s->poll_ms = sw->cf.poll_ms;
 	}
 	if (s->driver && s->address)
-		rp->r.sw = s;
+		r->sw = s;
 }
 
-/* Patches of m (only those not in `not`, if given) into a repeated field. */
+/* Patches of switch sw's m (only those not in `not`, if given) into a
+ * repeated field. */
 static void
-patches(struct reply *rp, const struct ocsd *d, const struct map *m,
-        const struct map * not, Ocs__Patch ***field, size_t *nfield)
+patches(struct reply *rp, const struct ocsd *d, uint32_t sw,
+        const struct map *m, const struct map * not, Ocs__Patch ***field,
+        size_t *nfield)
 {
 	Ocs__Patch **v;
 	uint32_t     i, k = 0;
@@ -240,9 +274,9 @@ patches(struct reply *rp, const struct ocsd *d, const struct map *m,
 		ocs__patch__init(p);
 		p->in = i;
 		p->out = m->out[i];
-		if ((t = conf_trx_by_in(d->conf, i)) != NULL)
+		if ((t = conf_trx_by_in(d->conf, sw, i)) != NULL)
 			p->from = reply_str(rp, t->name);
-		if ((t = conf_trx_by_out(d->conf, m->out[i])) != NULL)
+		if ((t = conf_trx_by_out(d->conf, sw, m->out[i])) != NULL)
 			p->to = reply_str(rp, t->name);
 		v[k++] = p;
 	}
@@ -250,49 +284,36 @@ patches(struct reply *rp, const struct ocsd *d, const struct map *m,
 	*nfield = k;
 }
 
-void
-reply_show(struct reply *rp, const struct ocsd *d)
+/* Unconnected, what the switch holds is not known: no verdict. */
+static void
+sync_state(Ocs__CtlReply *r, const struct sw *s)
 {
-	const struct map  *m = d->have_live ? &d->live : &d->desired;
+	if (s->connected && s->have_live && s->have_desired) {
+		r->has_in_sync = 1;
+		r->in_sync = map_equal(&s->live, &s->desired);
+	}
+	if (s->connected && s->have_live) {
+		r->has_live_age_ms = 1;
+		r->live_age_ms = mono_ms() - s->live_ms;
+	}
+}
+
+static void
+circuits(struct reply *rp, Ocs__CtlReply *r, const struct ocsd *d,
+         const struct sw *s, const struct map *m)
+{
 	struct xc_circuit *cv;
 	size_t             i, n;
 
-	reply_switch(rp, d);
-	if (d->have_live)
-		patches(rp, d, &d->live, NULL, &rp->r.live, &rp->r.n_live);
-	if (d->have_desired)
-		patches(rp, d, &d->desired, NULL, &rp->r.desired,
-		        &rp->r.n_desired);
-	/* Unconnected, what the switch holds is not known: no verdict. */
-	if (d->connected && d->have_live && d->have_desired) {
-		rp->r.has_in_sync = 1;
-		rp->r.in_sync = map_equal(&d->live, &d->desired);
-	}
-	if (d->connected && d->have_live) {
-		rp->r.has_live_age_ms = 1;
-		rp->r.live_age_ms = mono_ms() - d->live_ms;
-	}
-	rp->r.cabling = reply_alloc(rp, d->conf->ntrx * sizeof(void *));
-	for (i = 0; rp->r.cabling && i < d->conf->ntrx; i++) {
-		Ocs__Transceiver *t = reply_alloc(rp, sizeof(*t));
-
-		if (t == NULL)
-			break;
-		ocs__transceiver__init(t);
-		t->name = reply_str(rp, d->conf->trx[i].name);
-		t->in = d->conf->trx[i].in;
-		t->out = d->conf->trx[i].out;
-		rp->r.cabling[rp->r.n_cabling++] = t;
-	}
 	if (m->n == 0 || d->conf->ntrx == 0)
 		return;
 	cv = calloc(d->conf->ntrx, sizeof(*cv));
-	rp->r.circuits = reply_alloc(rp, d->conf->ntrx * sizeof(void *));
-	if (cv == NULL || rp->r.circuits == NULL) {
+	r->circuits = reply_alloc(rp, d->conf->ntrx * sizeof(void *));
+	if (cv == NULL || r->circuits == NULL) {
 		free(cv);
 		return;
 	}
-	n = xc_circuits(d->conf, m, cv, d->conf->ntrx);
+	n = xc_circuits(d->conf, s->idx, m, cv, d->conf->ntrx);
 	for (i = 0; i < n; i++) {
 		Ocs__Circuit *c = reply_alloc(rp, sizeof(*c));
 
@@ -302,19 +323,70 @@ reply_show(struct reply *rp, const struct ocsd *d)
 		c->a = reply_str(rp, cv[i].a->name);
 		c->b = reply_str(rp, cv[i].b->name);
 		c->complete = cv[i].complete;
-		rp->r.circuits[rp->r.n_circuits++] = c;
+		r->circuits[r->n_circuits++] = c;
 	}
 	free(cv);
 }
 
-void
-reply_status(struct reply *rp, const struct ocsd *d)
+static void
+show_one(struct reply *rp, const struct ocsd *d, const struct sw *s)
 {
-	uint64_t id;
-	uint32_t phase;
-	char     plan[256];
+	const struct map *m = s->have_live ? &s->live : &s->desired;
+	Ocs__CtlReply    *r = reply_for(rp, d, s);
+	size_t            i;
 
-	reply_switch(rp, d);
+	if (r == NULL)
+		return;
+	reply_switch(rp, r, s);
+	if (s->have_live)
+		patches(rp, d, s->idx, &s->live, NULL, &r->live, &r->n_live);
+	if (s->have_desired)
+		patches(rp, d, s->idx, &s->desired, NULL, &r->desired,
+		        &r->n_desired);
+	sync_state(r, s);
+	r->cabling = reply_alloc(rp, d->conf->ntrx * sizeof(void *));
+	for (i = 0; r->cabling && i < d->conf->ntrx; i++) {
+		Ocs__Transceiver *t;
+
+		if (d->conf->trx[i].sw != s->idx)
+			continue;
+		if ((t = reply_alloc(rp, sizeof(*t))) == NULL)
+			break;
+		ocs__transceiver__init(t);
+		t->name = reply_str(rp, d->conf->trx[i].name);
+		t->in = d->conf->trx[i].in;
+		t->out = d->conf->trx[i].out;
+		r->cabling[r->n_cabling++] = t;
+	}
+	circuits(rp, r, d, s, m);
+}
+
+void
+reply_show(struct reply *rp, const struct ocsd *d, const struct sw *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nsw; i++)
+		if (s == NULL || s == &d->sw[i])
+			show_one(rp, d, &d->sw[i]);
+}
+
+void
+reply_status(struct reply *rp, const struct ocsd *d, const struct sw *s)
+{
+	Ocs__CtlReply *r;
+	uint64_t       id;
+	uint32_t       phase, i;
+	char           plan[256];
+
+	for (i = 0; i < d->nsw; i++) {
+		if (s != NULL && s != &d->sw[i])
+			continue;
+		if ((r = reply_for(rp, d, &d->sw[i])) == NULL)
+			continue;
+		reply_switch(rp, r, &d->sw[i]);
+		sync_state(r, &d->sw[i]);
+	}
 	rp->r.has_uptime_s = 1;
 	rp->r.uptime_s = (mono_ms() - d->start_ms) / 1000;
 	if (run_where(d, &id, &phase))
@@ -322,28 +394,34 @@ reply_status(struct reply *rp, const struct ocsd *d)
 		              (unsigned long long)id, phase);
 	else if (run_planning(d, plan, sizeof(plan)))
 		reply_message(rp, "%s", plan);
-	if (d->connected && d->have_live && d->have_desired) {
-		rp->r.has_in_sync = 1;
-		rp->r.in_sync = map_equal(&d->live, &d->desired);
-	}
-	if (d->connected && d->have_live) {
-		rp->r.has_live_age_ms = 1;
-		rp->r.live_age_ms = mono_ms() - d->live_ms;
-	}
+}
+
+static void
+diff_one(struct reply *rp, const struct ocsd *d, const struct sw *s)
+{
+	Ocs__CtlReply *r = reply_for(rp, d, s);
+
+	if (r == NULL)
+		return;
+	reply_switch(rp, r, s);
+	if (!s->have_live || !s->have_desired)
+		return;
+	patches(rp, d, s->idx, &s->live, &s->desired, &r->only_live,
+	        &r->n_only_live);
+	patches(rp, d, s->idx, &s->desired, &s->live, &r->only_desired,
+	        &r->n_only_desired);
+	r->has_in_sync = 1;
+	r->in_sync = map_equal(&s->live, &s->desired);
 }
 
 void
-reply_diff(struct reply *rp, const struct ocsd *d)
+reply_diff(struct reply *rp, const struct ocsd *d, const struct sw *s)
 {
-	reply_switch(rp, d);
-	if (!d->have_live || !d->have_desired)
-		return;
-	patches(rp, d, &d->live, &d->desired, &rp->r.only_live,
-	        &rp->r.n_only_live);
-	patches(rp, d, &d->desired, &d->live, &rp->r.only_desired,
-	        &rp->r.n_only_desired);
-	rp->r.has_in_sync = 1;
-	rp->r.in_sync = map_equal(&d->live, &d->desired);
+	uint32_t i;
+
+	for (i = 0; i < d->nsw; i++)
+		if (s == NULL || s == &d->sw[i])
+			diff_one(rp, d, &d->sw[i]);
 }
 
 /* Each agent's setup, per-phase data, verification and barrier wait. */

@@ -15,6 +15,7 @@
 #include "proto/msg.h"
 
 struct ocsd;
+struct sw;
 struct run_report;
 struct agent_info;
 struct drv_port_state;
@@ -35,10 +36,18 @@ struct reply {
 /* reply.c: building replies (lock held by the caller where it reads d). */
 void reply_init(struct reply *);
 void reply_free(struct reply *);
-void reply_show(struct reply *, const struct ocsd *);
-void reply_status(struct reply *, const struct ocsd *);
-void reply_diff(struct reply *, const struct ocsd *);
-void reply_run(struct reply *, const struct run_report *);
+/* Show, status and diff of switch s, or of every switch (s NULL).  A
+ * lone switch fills the reply itself, a fabric's switches each their
+ * own in r.switches (reply_for). */
+void reply_show(struct reply *, const struct ocsd *, const struct sw *s);
+void reply_status(struct reply *, const struct ocsd *, const struct sw *s);
+void reply_diff(struct reply *, const struct ocsd *, const struct sw *s);
+/* Where switch s's part of the reply goes: the reply itself for a lone
+ * switch, else its own in r.switches (made on first use, named); NULL
+ * when out of memory. */
+Ocs__CtlReply *reply_for(struct reply *, const struct ocsd *,
+                         const struct sw *s);
+void           reply_run(struct reply *, const struct run_report *);
 /* CAPTURE: what the switch's capture saw. */
 struct drv_capture;
 void reply_capture(struct reply *, const struct drv_capture *);
@@ -50,7 +59,7 @@ int reply_runs(struct reply *, const json_t *runs, int whole);
  * of memory. */
 json_t *reply_run_json(const struct run_report *, const char *aborted);
 /* Ports 1..nports + negress (st[p]), for ocsctl show ports. */
-void reply_ports(struct reply *, const struct ocsd *,
+void reply_ports(struct reply *, const struct ocsd *, const struct sw *,
                  const struct drv_port_state *st, uint32_t nports,
                  uint32_t negress);
 /* AGENTS: the registry's snapshot (agents_snapshot). */

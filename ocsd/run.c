@@ -43,24 +43,26 @@ static void
 restore(struct ocsd *d, int keep)
 {
 	struct runner *rn = d->runner;
+	uint32_t       i;
 
 	if (rn->restoring) {
 		rn->restore_again = keep ? 2 : 1;
 		return;
 	}
-	map_free(&rn->rjob.target);
-	memset(&rn->rjob, 0, sizeof(rn->rjob));
-	if (map_copy(&rn->rjob.target, keep ? &d->live : &rn->prerun) != 0 ||
-	    rn->rjob.target.n != d->nports) {
-		log_warnx(
-		    "after the run: cannot build the map to restore; the "
-		    "switch keeps the run's circuits");
-		return;
-	}
-	rn->rjob.op = SW_HOLD;
+	fab_reset(&rn->rjob);
+	for (i = 0; i < d->nsw; i++)
+		if (map_copy(&rn->rjob.target[i],
+		             keep ? &d->sw[i].live : &rn->prerun[i]) != 0 ||
+		    rn->rjob.target[i].n != d->sw[i].nports) {
+			log_warnx("after the run: cannot build the map to "
+			          "restore; %s keeps the run's circuits",
+			          d->nsw > 1 ? "every switch" : "the switch");
+			fab_reset(&rn->rjob);
+			return;
+		}
 	rn->rjob.transient = !keep;
 	rn->restoring = keep ? 2 : 1;
-	sw_submit_locked(d, &rn->rjob, rn->raio);
+	fab_submit_locked(&rn->rjob, rn->raio);
 }
 
 /* The run's intent, once, before phase 0 changes anything: a restart
@@ -176,7 +178,8 @@ send_plan(struct ocsd *d, struct run *r, struct agent *a)
 	/* The agent's transceivers are the schedule's ports. */
 	if (plan_from_sched(&r->s, &r->plans[a->node], r->id, r->chunk,
 	                    r->deadline_ms, r->s.ports, &p) != 0 ||
-	    agents_send_plan(d, a, r->id, &p, r->algo) != 0) {
+	    (run_fab_plan(r, &p),
+	     agents_send_plan(d, a, r->id, &p, r->algo)) != 0) {
 		plan_free(&p);
 		run_abort(d, "out of memory building the plan of %s", a->host);
 		return;
@@ -247,7 +250,7 @@ static void
 all_ready(struct ocsd *d, struct run *r)
 {
 	struct runner *rn = d->runner;
-	uint32_t       k = r->bar[r->bi];
+	uint32_t       k = r->bar[r->bi], i;
 	char           why[400];
 	int            rv;
 
@@ -262,27 +265,33 @@ all_ready(struct ocsd *d, struct run *r)
 	/* Phase 0's circuits, or a reconfiguration: through the worker.
 	 * The deadline does not run while the switch moves. */
 	nng_aio_cancel(rn->timer);
-	if (!d->have_live) {
-		run_abort(d, "switch state unknown (not read back yet)");
-		return;
-	}
+	for (i = 0; i < d->nsw; i++)
+		if (!d->sw[i].have_live) {
+			run_abort(d, "%s%s state unknown (not read back yet)",
+			          d->nsw > 1 ? "switch " : "switch",
+			          d->nsw > 1 ? d->sw[i].label : "");
+			return;
+		}
 	if (k == 0 && (rv = save_intent(d, r, why, sizeof(why))) != 0) {
 		run_abort(d, "%s; nothing changed on the switch", why);
 		return;
 	}
-	map_free(&rn->job.target);
-	memset(&rn->job, 0, sizeof(rn->job));
+	/* Every switch at once (a worker each); the phase is released
+	 * when all have settled and passed their light checks. */
+	fab_reset(&rn->job);
 	rn->job.transient = 1;
-	if ((rv = run_phase_map(d, r, k, &rn->job.target)) != 0) {
-		run_abort(d, "cannot build the switch map of phase %u: %s", k,
-		          ocsd_strerror(rv));
-		return;
-	}
-	run_links_plan(d, r, &rn->job.target);
+	for (i = 0; i < d->nsw; i++)
+		if ((rv = run_phase_map(d, r, k, i, &rn->job.target[i])) !=
+		    0) {
+			run_abort(
+			    d, "cannot build the switch map of phase %u: %s",
+			    k, ocsd_strerror(rv));
+			return;
+		}
+	run_links_plan(d, r, rn->job.target);
 	r->reconfiguring = 1;
 	rn->reconf_busy = 1;
-	rn->job.op = SW_HOLD;
-	sw_submit_locked(d, &rn->job, rn->reconf);
+	fab_submit_locked(&rn->job, rn->reconf);
 }
 
 /* The switch has settled: release once every link the phase lights is
@@ -627,6 +636,7 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
           nng_aio *aio, char *err, size_t errlen)
 {
 	struct runner *rn = d->runner;
+	uint32_t       i;
 	uint64_t       id;
 	int            rv;
 
@@ -646,13 +656,19 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 		                  : "in progress");
 		return (-OCSD_EBUSY);
 	}
-	if (!d->connected || !d->have_live) {
+	for (i = 0; i < d->nsw; i++) {
+		struct sw *s = &d->sw[i];
+
+		if (s->connected && s->have_live)
+			continue;
 		/* The last fault may have cleared: look again now, rather
 		 * than refuse runs until the backoff ends. */
-		sw_kick_locked(d);
+		sw_kick_locked(s);
 		snprintf(err, errlen,
-		         "the switch is not connected (trying again now)%s%s",
-		         d->sw_err[0] ? ": " : "", d->sw_err);
+		         "%s%s is not connected (trying again now)%s%s",
+		         d->nsw > 1 ? "switch " : "the switch",
+		         d->nsw > 1 ? s->label : "", s->sw_err[0] ? ": " : "",
+		         s->sw_err);
 		return (-OCSD_ESWITCH);
 	}
 	if ((rv = run_job_start(d, q, w, aio, err, errlen)) != 0)
@@ -670,21 +686,27 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 	uint32_t       i;
 	int            rv;
 
-	if (!d->connected || !d->have_live) {
-		snprintf(err, len,
-		         "the switch went away while the run was "
-		         "planned%s%s",
-		         d->sw_err[0] ? ": " : "", d->sw_err);
-		return (-OCSD_ESWITCH);
-	}
+	for (i = 0; i < d->nsw; i++)
+		if (!d->sw[i].connected || !d->sw[i].have_live) {
+			snprintf(
+			    err, len,
+			    "%s%s went away while the run was planned%s%s",
+			    d->nsw > 1 ? "switch " : "the switch",
+			    d->nsw > 1 ? d->sw[i].label : "",
+			    d->sw[i].sw_err[0] ? ": " : "", d->sw[i].sw_err);
+			return (-OCSD_ESWITCH);
+		}
 	if ((rv = run_bind(d, r, err, len)) != 0 ||
 	    (rv = run_links_mtu(r, err, len)) != 0)
 		return (rv);
 	/* What the switch holds now is what it goes back to after; while
 	 * the last run's restore is still on its way, what it restores. */
-	if (rn->restoring != 1 && map_copy(&rn->prerun, &d->live) != 0) {
-		snprintf(err, len, "out of memory");
-		return (-ENOMEM);
+	for (i = 0; i < d->nsw && rn->restoring != 1; i++) {
+		map_free(&rn->prerun[i]);
+		if (map_copy(&rn->prerun[i], &d->sw[i].live) != 0) {
+			snprintf(err, len, "out of memory");
+			return (-ENOMEM);
+		}
 	}
 	r->id = id;
 	r->t_req = t_req;
@@ -745,6 +767,12 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 
 	if ((rn = calloc(1, sizeof(*rn))) == NULL)
 		return (-ENOMEM);
+	if (fab_init(&rn->job, d) != 0 || fab_init(&rn->rjob, d) != 0) {
+		fab_fini(&rn->job);
+		fab_fini(&rn->rjob);
+		free(rn);
+		return (-ENOMEM);
+	}
 	if ((rv = nng_aio_alloc(&rn->reconf, reconf_cb, d)) != 0 ||
 	    (rv = nng_aio_alloc(&rn->raio, restore_cb, d)) != 0 ||
 	    (rv = nng_aio_alloc(&rn->timer, timer_cb, d)) != 0 ||
@@ -752,6 +780,8 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 		nng_aio_free(rn->reconf);
 		nng_aio_free(rn->raio);
 		nng_aio_free(rn->timer);
+		fab_fini(&rn->job);
+		fab_fini(&rn->rjob);
 		free(rn);
 		return (msg_nngerr(rv));
 	}
@@ -774,6 +804,7 @@ void
 run_fini(struct ocsd *d)
 {
 	struct runner *rn = d->runner;
+	uint32_t       i;
 
 	if (rn == NULL)
 		return;
@@ -789,9 +820,10 @@ run_fini(struct ocsd *d)
 	nng_aio_free(rn->ltimer);
 	nng_aio_free(rn->reconf);
 	nng_aio_free(rn->raio);
-	map_free(&rn->job.target);
-	map_free(&rn->rjob.target);
-	map_free(&rn->prerun);
+	fab_fini(&rn->job);
+	fab_fini(&rn->rjob);
+	for (i = 0; i < CONF_SWITCH_MAX; i++)
+		map_free(&rn->prerun[i]);
 	free(rn);
 	d->runner = NULL;
 }

@@ -7,6 +7,7 @@
 #include "collectives/skew.h"
 #include "collectives/topo.h"
 #include "collectives/tsyn.h"
+#include "ocsd/fab.h"
 #include "ocsd/run.h"
 
 #define RUN_MAX_BLOCKS ((uint64_t)1 << 24)
@@ -58,8 +59,11 @@ struct run {
 	uint8_t             before[RUN_MAX_PHASES + 1];
 	struct cost_phase   pc[RUN_MAX_PHASES];
 	double              predicted;
-	struct agent      **node;   /* NULL once lost */
-	struct run_member  *member; /* node i as planned */
+	struct agent      **node; /* NULL once lost */
+	/* A fabric: per configuration, node and schedule port, the port
+	 * its light comes in at (run_fab.c); NULL on one switch. */
+	uint8_t           *rxmap;
+	struct run_member *member; /* node i as planned */
 	char (*host)[64];
 	/* Barriers: the phases that wait for everyone, then nph (the end);
 	 * bi is the one the run waits for now. */
@@ -92,20 +96,23 @@ struct run {
 int run_is_skew(const char *algo);
 
 struct runner {
-	struct run   *run; /* at most one at a time */
-	uint64_t      last_id;
-	char          last_abort[512]; /* why the last run ended early */
-	nng_aio      *timer;           /* the current barrier's deadline */
-	uint64_t      due_us;          /* when it is due (mono) */
-	nng_aio      *ltimer;          /* the links' deadline after a switch */
-	uint64_t      ldue_us;
-	nng_aio      *reconf; /* the reconfiguration job's */
-	struct sw_job job;
-	int           reconf_busy; /* the job is queued or running */
-	struct map    prerun;      /* the switch before the run */
-	/* Putting the switch back after a run: a job of its own, so that
-	 * the next run need not wait for it (the worker keeps the order). */
-	struct sw_job    rjob;
+	struct run *run; /* at most one at a time */
+	uint64_t    last_id;
+	char        last_abort[512]; /* why the last run ended early */
+	nng_aio    *timer;           /* the current barrier's deadline */
+	uint64_t    due_us;          /* when it is due (mono) */
+	nng_aio    *ltimer;          /* the links' deadline after a switch */
+	uint64_t    ldue_us;
+	nng_aio    *reconf; /* the reconfiguration job's */
+	/* A reconfiguration moves every switch of a fabric at once (a
+	 * worker each) and is done when all have settled. */
+	struct fab_job job;
+	int            reconf_busy; /* the job is queued or running */
+	struct map     prerun[CONF_SWITCH_MAX]; /* each switch before */
+	/* Putting the switches back after a run: a job of its own, so
+	 * that the next run need not wait for it (the workers keep the
+	 * order). */
+	struct fab_job   rjob;
 	nng_aio         *raio;
 	int              restoring; /* 1 putting back, 2 keeping (--keep) */
 	int              restore_again; /* another run ended meanwhile: 1, 2 */
@@ -148,14 +155,29 @@ int run_plan(const struct run_env *env, const struct run_req *q,
              const struct skew_watch *hook, struct run **out, char *err,
              size_t len);
 /* The planned run's nodes: each member its live agent again (by id: one
- * lost or joined anew meanwhile fails it), ports from the cabling.  With
- * d->mtx held.  0 or -OCSD_EABORT with err set. */
+ * lost or joined anew meanwhile fails it), ports from the cabling; in a
+ * fabric every circuit of the schedule joins two transceivers of one
+ * switch.  With d->mtx held.  0 or -OCSD_EABORT / -OCSD_EREQUEST with err
+ * set. */
 int  run_bind(struct ocsd *d, struct run *r, char *err, size_t len);
 void run_free(struct run *);
-/* The switch map for phase k's circuits; other patches stay as they are
- * unless they touch a port of the run. */
+/* Switch sw's map for phase k's circuits (a fabric: the circuits whose
+ * transceivers are cabled to it); other patches stay as they are unless
+ * they touch a port of the run. */
 int run_phase_map(const struct ocsd *, const struct run *, uint32_t k,
-                  struct map *t);
+                  uint32_t sw, struct map *t);
+
+/* run_fab.c: a run on a fabric, each circuit made as one-way patches on
+ * their senders' switches.  run_fab_bind (at bind, the nodes known)
+ * finds where every transfer comes in: 0, or -OCSD_EREQUEST / -ENOMEM
+ * with err set.  run_fab_rx: the port node receives at in configuration
+ * cfg for the schedule's port.  run_fab_plan: a node's plan with its
+ * receive ports moved. */
+struct plan;
+int run_fab_bind(const struct ocsd *, struct run *, char *err, size_t len);
+uint32_t run_fab_rx(const struct run *, uint32_t cfg, uint32_t node,
+                    uint32_t port);
+void     run_fab_plan(const struct run *, struct plan *);
 
 /* run_topo.c: a synthesised collective's request into r (the topology
  * loaded, *n its hosts, from the *n agents joined), then its schedule on
@@ -166,9 +188,10 @@ int run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
 int run_topo_build(struct run *r, const struct run_req *q,
                    const struct run_member *m, char *err, size_t len);
 
-/* run_link.c, with d->mtx held.  Before the switch is asked for phase
- * k's map t: which links the phase lights, and which must retrain. */
-void run_links_plan(struct ocsd *, struct run *, const struct map *t);
+/* run_link.c, with d->mtx held.  Before the switches are asked for
+ * phase k's maps tm (one a switch, by index): which links the phase
+ * lights, and which must retrain. */
+void run_links_plan(struct ocsd *, struct run *, const struct map *tm);
 /* Is every link the phase lights up (those that retrain, up again)?  1,
  * else 0 with the first that is not named in why. */
 int run_links_up(const struct run *, char *why, size_t len);

@@ -56,6 +56,7 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 {
 	struct run_job *j = calloc(1, sizeof(*j));
 	struct agent   *act[RUN_MAX_NODES];
+	uint32_t        swms;
 	uint32_t        i;
 
 	if (j == NULL ||
@@ -85,9 +86,13 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 		snprintf(j->m[i].host, sizeof(j->m[i].host), "%s",
 		         act[i]->host);
 	}
+	/* A fabric's switches move at once: the slowest is the delta. */
+	for (i = 0, swms = 0; i < d->conf->nsw; i++)
+		if (d->conf->sw[i].switch_ms > swms)
+			swms = d->conf->sw[i].switch_ms;
 	j->env = (struct run_env){.chunk = d->conf->run_chunk,
 	                          .deadline_ms = d->conf->run_deadline_ms,
-	                          .switch_ms = d->conf->switch_ms,
+	                          .switch_ms = swms,
 	                          .bps = d->conf->run_bps,
 	                          .alpha_s = d->conf->run_alpha_s,
 	                          .alpha_h = d->conf->run_alpha_h,

@@ -45,14 +45,19 @@ run_links_plan(struct ocsd *d, struct run *r, const struct map *tm)
 		if (a == NULL || !a->has_links)
 			continue;
 		for (t = 0; t < a->ntrx && t < AGENT_MAX_TRX; t++) {
+			const struct sw *s;
+
 			eg = a->out[t];
-			/* Egress ports are numbered past the ingresses. */
-			if (eg == 0 || (in = map_in_of(tm, eg)) == 0)
+			/* Egress ports are numbered past the ingresses, on
+			 * the transceiver's own switch (a fabric's plane). */
+			if (eg == 0 || a->sw[t] >= d->nsw ||
+			    (in = map_in_of(&tm[a->sw[t]], eg)) == 0)
 				continue;
+			s = &d->sw[a->sw[t]];
 			lk->lit |= 1u << t;
 			/* Light from another sender, or none before: the
 			 * receiver loses lock and trains again. */
-			if (!d->have_live || map_in_of(&d->live, eg) != in)
+			if (!s->have_live || map_in_of(&s->live, eg) != in)
 				lk->chg |= 1u << t;
 			lk->ups[t] = a->links[t].ups;
 		}

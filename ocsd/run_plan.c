@@ -32,6 +32,7 @@ run_free(struct run *r)
 			r->node[i]->seen_ms = mono_ms();
 		}
 	sched_plans_free(r->plans, r->s.n);
+	free(r->rxmap);
 	sched_free(&r->s);
 	a2a_fini(&r->a);
 	if (r->has_topo)
@@ -481,19 +482,20 @@ run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 	}
 	for (i = 0; i < r->n; i++)
 		r->node[i] = agents_get(d, r->member[i].id);
-	return (0);
+	return (run_fab_bind(d, r, err, len));
 }
 
 int
 run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
-              struct map *t)
+              uint32_t sw, struct map *t)
 {
-	const struct sched_cfg *c = &r->s.cfg[r->s.ph[k].cfg];
+	int32_t                 cfgi = r->s.ph[k].cfg;
+	const struct sched_cfg *c = &r->s.cfg[cfgi];
 	uint8_t                *mine;
 	uint32_t                i, p;
 	int                     rv;
 
-	if ((rv = map_copy(t, &d->live)) != 0)
+	if ((rv = map_copy(t, &d->sw[sw].live)) != 0)
 		return (rv);
 	if ((mine = calloc(2 * t->n + 1, 1)) == NULL)
 		return (-ENOMEM);
@@ -501,7 +503,9 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 	 * does not use stays as the operator left it. */
 	for (i = 0; i < r->n; i++)
 		for (p = 0; p < r->s.ports && p < r->node[i]->ntrx; p++)
-			mine[r->node[i]->in[p]] = mine[r->node[i]->out[p]] = 1;
+			if (r->node[i]->sw[p] == sw)
+				mine[r->node[i]->in[p]] =
+				    mine[r->node[i]->out[p]] = 1;
 	for (i = 1; i <= t->n; i++)
 		if (mine[i] || mine[t->out[i]])
 			t->out[i] = 0;
@@ -510,9 +514,13 @@ run_phase_map(const struct ocsd *d, const struct run *r, uint32_t k,
 		const struct sched_circuit *e = &r->s.circ[c->circ_off + i];
 		const struct agent *a = r->node[e->a], *b = r->node[e->b];
 
-		t->out[a->in[e->pa]] = b->out[e->pb];
-		if (!e->oneway)
-			t->out[b->in[e->pb]] = a->out[e->pa];
+		/* Each direction on its sender's switch (run_fab.c). */
+		if (a->sw[e->pa] == sw)
+			t->out[a->in[e->pa]] =
+			    b->out[run_fab_rx(r, (uint32_t)cfgi, e->b, e->pb)];
+		if (!e->oneway && b->sw[e->pb] == sw)
+			t->out[b->in[e->pb]] =
+			    a->out[run_fab_rx(r, (uint32_t)cfgi, e->a, e->pa)];
 	}
 	return (0);
 }

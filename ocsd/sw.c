@@ -49,12 +49,12 @@ trace(void *arg, const char *fmt, ...)
 
 /* The switch's own words for the last failure, after ours. */
 static void
-sw_error(struct ocsd *d, int rv, const char *what, char *err, size_t len)
+sw_error(struct sw *s, int rv, const char *what, char *err, size_t len)
 {
-	const char *dev = d->drv ? drv_last_error(d->drv) : NULL;
+	const char *dev = s->drv ? drv_last_error(s->drv) : NULL;
 
-	snprintf(err, len, "switch %s %s: %s: %s%s%s", d->conf->driver,
-	         d->conf->address[0] ? d->conf->address : "in-process", what,
+	snprintf(err, len, "switch %s %s: %s: %s%s%s", s->tag,
+	         s->cf.address[0] ? s->cf.address : "in-process", what,
 	         drv_strerror(rv), dev ? ": " : "", dev ? dev : "");
 }
 
@@ -67,81 +67,81 @@ transport_error(int rv)
 }
 
 static void
-set_down(struct ocsd *d, const char *err)
+set_down(struct sw *s, const char *err)
 {
-	nng_mtx_lock(d->mtx);
-	if (d->connected) {
+	nng_mtx_lock(s->d->mtx);
+	if (s->connected) {
 		log_warnx("%s", err);
-		ev_say(d->ev, "switch", "down", NULL, 0, -1, "%s", err);
+		ev_say(s->d->ev, "switch", "down", NULL, 0, -1, "%s", err);
 	}
-	d->connected = 0;
-	snprintf(d->sw_err, sizeof(d->sw_err), "%s", err);
-	nng_mtx_unlock(d->mtx);
+	s->connected = 0;
+	snprintf(s->sw_err, sizeof(s->sw_err), "%s", err);
+	nng_mtx_unlock(s->d->mtx);
 }
 
-/* A read-back's outcome: m becomes d->live, or the error is said (and
+/* A read-back's outcome: m becomes s->live, or the error is said (and
  * m freed). */
 static int
-live_set(struct ocsd *d, struct map *m, int rv, char *err, size_t len)
+live_set(struct sw *s, struct map *m, int rv, char *err, size_t len)
 {
 	if (rv != 0) {
-		sw_error(d, rv, "reading the cross-connects back", err, len);
+		sw_error(s, rv, "reading the cross-connects back", err, len);
 		if (transport_error(rv))
-			set_down(d, err);
+			set_down(s, err);
 		map_free(m);
 		return (rv);
 	}
-	nng_mtx_lock(d->mtx);
+	nng_mtx_lock(s->d->mtx);
 	/* Watchers hear of circuits that changed, not of every read. */
-	if (!d->have_live || !map_equal(&d->live, m))
-		ev_say(d->ev, "switch", "circuits", NULL, 0, -1,
+	if (!s->have_live || !map_equal(&s->live, m))
+		ev_say(s->d->ev, "switch", "circuits", NULL, 0, -1,
 		       "%u patches on the switch", map_count(m));
-	map_free(&d->live);
-	d->live = *m;
-	d->have_live = 1;
-	d->live_ms = mono_ms();
-	d->last_op_ms = d->drv->last_ns / 1e6;
-	nng_mtx_unlock(d->mtx);
+	map_free(&s->live);
+	s->live = *m;
+	s->have_live = 1;
+	s->live_ms = mono_ms();
+	s->last_op_ms = s->drv->last_ns / 1e6;
+	nng_mtx_unlock(s->d->mtx);
 	return (0);
 }
 
-/* Read the switch back into d->live.  0 or a driver error (err set). */
+/* Read the switch back into s->live.  0 or a driver error (err set). */
 static int
-refresh(struct ocsd *d, char *err, size_t len)
+refresh(struct sw *s, char *err, size_t len)
 {
 	struct map m;
 	int        rv, srv;
 
-	if ((rv = map_init(&m, d->nports)) != 0)
+	if ((rv = map_init(&m, s->nports)) != 0)
 		return (rv);
-	rv = drv_read_map_state(d->drv, m.out, d->nports, NULL, 0, NULL, &srv);
-	return (live_set(d, &m, rv, err, len));
+	rv = drv_read_map_state(s->drv, m.out, s->nports, NULL, 0, NULL, &srv);
+	return (live_set(s, &m, rv, err, len));
 }
 
 static void
-log_differences(struct ocsd *d, const char *why)
+log_differences(struct sw *s, const char *why)
 {
 	uint32_t i, nd = 0;
 
-	for (i = 1; i <= d->nports; i++) {
-		if (d->live.out[i] == d->desired.out[i])
+	for (i = 1; i <= s->nports; i++) {
+		if (s->live.out[i] == s->desired.out[i])
 			continue;
 		if (nd++ < 16)
 			log_warnx("%s: ingress %u: switch has %u, desired %u",
-			          why, i, d->live.out[i], d->desired.out[i]);
+			          why, i, s->live.out[i], s->desired.out[i]);
 	}
 	if (nd > 16)
 		log_warnx("%s: ... %u differences in all", why, nd);
 }
 
 static int
-save_map(struct ocsd *d, const struct map *m, char *err, size_t len)
+save_map(struct sw *s, const struct map *m, char *err, size_t len)
 {
-	int rv = map_save(d->desired_path, m);
+	int rv = map_save(s->desired_path, m);
 
 	if (rv != 0) {
 		snprintf(err, len, "saving the desired map to %.300s: %s",
-		         d->desired_path, strerror(-rv));
+		         s->desired_path, strerror(-rv));
 		log_warnx("%s", err);
 		return (-OCSD_ESTATE);
 	}
@@ -149,16 +149,16 @@ save_map(struct ocsd *d, const struct map *m, char *err, size_t len)
 }
 
 static int
-save_desired(struct ocsd *d, char *err, size_t len)
+save_desired(struct sw *s, char *err, size_t len)
 {
-	return (save_map(d, &d->desired, err, len));
+	return (save_map(s, &s->desired, err, len));
 }
 
 /* One new patch's light: 0, or -DRV_ELIGHT and why.  Its ports are
  * named (a search of the cabling) only then, so that a batch of
  * thousands of patches is checked in time linear in its size. */
 static int
-light_ok(const struct ocsd *d, const struct drv_patch *p,
+light_ok(const struct sw *s, const struct drv_patch *p,
          const struct drv_port_state *in, const struct drv_port_state *out,
          char *err, size_t len)
 {
@@ -172,26 +172,27 @@ light_ok(const struct ocsd *d, const struct drv_patch *p,
 
 	if (!failed && !dark_in && !dark_out)
 		return (0);
-	xc_port_name(d->conf, d->nports, p->in, a, sizeof(a));
-	xc_port_name(d->conf, d->nports, p->out, b, sizeof(b));
+	/* The cabling is read under the lock (a reload swaps it). */
+	nng_mtx_lock(s->d->mtx);
+	xc_port_name(s->d->conf, s->idx, s->nports, p->in, a, sizeof(a));
+	xc_port_name(s->d->conf, s->idx, s->nports, p->out, b, sizeof(b));
+	nng_mtx_unlock(s->d->mtx);
 	if (failed)
 		snprintf(err, len,
 		         "switch %s %s: circuit %s -> %s: port %s is FAILED "
 		         "on the device",
-		         d->conf->driver, d->conf->address, a, b,
-		         in->failed ? a : b);
+		         s->tag, s->cf.address, a, b, in->failed ? a : b);
 	else if (dark_in)
 		snprintf(err, len,
 		         "switch %s %s: circuit %s -> %s: no light into "
 		         "ingress %s (%.1f dBm): the port failed or its host "
 		         "is not transmitting",
-		         d->conf->driver, d->conf->address, a, b, a, in->dbm);
+		         s->tag, s->cf.address, a, b, a, in->dbm);
 	else
 		snprintf(err, len,
 		         "switch %s %s: circuit %s -> %s carries no light: "
 		         "ingress reads %.1f dBm, egress %.1f dBm",
-		         d->conf->driver, d->conf->address, a, b, in->dbm,
-		         out->dbm);
+		         s->tag, s->cf.address, a, b, in->dbm, out->dbm);
 	return (-DRV_ELIGHT);
 }
 
@@ -238,7 +239,7 @@ light_free(struct sw_light *lc)
  * switching time, is read alone.
  */
 static int
-check_light(struct ocsd *d, const struct drv_patch *p, size_t np,
+check_light(struct sw *s, const struct drv_patch *p, size_t np,
             struct sw_light *lc, char *err, size_t len)
 {
 	size_t i;
@@ -248,23 +249,23 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np,
 		return (0);
 	for (tries = 0; tries < 2; tries++) {
 		if (tries > 0)
-			rv = drv_ports_state(d->drv, lc->ports, lc->n, lc->st);
+			rv = drv_ports_state(s->drv, lc->ports, lc->n, lc->st);
 		if (rv == -ENOTSUP) {
 			rv = 0;
 			break;
 		}
 		if (rv != 0) {
-			sw_error(d, rv, "reading port power", err, len);
+			sw_error(s, rv, "reading port power", err, len);
 			break;
 		}
 		for (i = 0; i < np && rv == 0; i++)
-			rv = light_ok(d, &p[i], &lc->st[2 * i],
+			rv = light_ok(s, &p[i], &lc->st[2 * i],
 			              &lc->st[2 * i + 1], err, len);
 		if (rv == 0)
 			break;
 		/* A slow mirror may still be settling: one more look. */
 		if (tries == 0 &&
-		    net_sleep(d->conf->switch_ms + 10, d->cancel_fd) != 0) {
+		    net_sleep(s->cf.switch_ms + 10, s->cancel_fd) != 0) {
 			snprintf(err, len, "ocsd is stopping");
 			rv = -ECANCELED;
 			break;
@@ -280,59 +281,57 @@ check_light(struct ocsd *d, const struct drv_patch *p, size_t np,
  * warning, which lasts only as long as the slowness.
  */
 static void
-note_speed(struct ocsd *d, int rv)
+note_speed(struct sw *s, int rv)
 {
-	double took_ms = d->drv->last_ns / 1e6;
-	int    slow =
-	    d->conf->switch_ms > 0 && took_ms > 3.0 * d->conf->switch_ms + 2;
+	double took_ms = s->drv->last_ns / 1e6;
+	int slow = s->cf.switch_ms > 0 && took_ms > 3.0 * s->cf.switch_ms + 2;
 
-	nng_mtx_lock(d->mtx);
-	d->last_op_ms = took_ms;
-	if (rv == 0 && !slow && strncmp(d->sw_warn, "slow:", 5) == 0)
-		d->sw_warn[0] = '\0';
+	nng_mtx_lock(s->d->mtx);
+	s->last_op_ms = took_ms;
+	if (rv == 0 && !slow && strncmp(s->sw_warn, "slow:", 5) == 0)
+		s->sw_warn[0] = '\0';
 	if (rv == 0 && slow)
-		snprintf(d->sw_warn, sizeof(d->sw_warn),
+		snprintf(s->sw_warn, sizeof(s->sw_warn),
 		         "slow: last reconfiguration took %.0f ms, "
 		         "switch_time is %u ms",
-		         took_ms, d->conf->switch_ms);
-	nng_mtx_unlock(d->mtx);
+		         took_ms, s->cf.switch_ms);
+	nng_mtx_unlock(s->d->mtx);
 	if (rv == 0 && slow)
 		log_warnx(
 		    "switch %s %s: a reconfiguration took %.0f ms, %.1fx "
 		    "the configured switch_time of %u ms",
-		    d->conf->driver, d->conf->address, took_ms,
-		    took_ms / d->conf->switch_ms, d->conf->switch_ms);
+		    s->tag, s->cf.address, took_ms, took_ms / s->cf.switch_ms,
+		    s->cf.switch_ms);
 }
 
 /* The switch said it did: does its read-back say so too?  0 or
  * -OCSD_EMISMATCH naming the first port that differs. */
 static int
-read_back_is(struct ocsd *d, const struct map *target, char *err, size_t len)
+read_back_is(struct sw *s, const struct map *target, char *err, size_t len)
 {
 	uint32_t i;
 
-	if (map_equal(&d->live, target))
+	if (map_equal(&s->live, target))
 		return (0);
-	for (i = 1; i <= d->nports; i++)
-		if (d->live.out[i] != target->out[i])
+	for (i = 1; i <= s->nports; i++)
+		if (s->live.out[i] != target->out[i])
 			break;
 	snprintf(err, len,
 	         "switch %s %s: reported success, but reads back ingress "
 	         "%u -> %u where %u was asked for",
-	         d->conf->driver, d->conf->address, i, d->live.out[i],
-	         target->out[i]);
+	         s->tag, s->cf.address, i, s->live.out[i], target->out[i]);
 	return (-OCSD_EMISMATCH);
 }
 
 /*
  * One batch from the live map to target, then a read-back.  0 only if the
- * switch now holds exactly target; *known says whether d->live is what
+ * switch now holds exactly target; *known says whether s->live is what
  * the switch holds now (the read-back worked).  The new patches go to
  * *newp (malloc'd) for the light check, and with it on, their ports'
  * power, read with the map, to *lc.
  */
 static int
-apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
+apply_once(struct sw *s, const struct map *target, uint32_t *changed,
            struct drv_patch **newp, size_t *nnew, struct sw_light *lc,
            int *known, char *err, size_t len)
 {
@@ -346,7 +345,7 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	*newp = NULL;
 	*nnew = 0;
 	memset(lc, 0, sizeof(*lc));
-	if ((rv = map_batch(&d->live, target, &mb)) != 0)
+	if ((rv = map_batch(&s->live, target, &mb)) != 0)
 		return (rv);
 	*changed = (uint32_t)(mb.b.ndisconnect + mb.b.nconnect);
 	if (*changed == 0) {
@@ -360,40 +359,39 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 		memcpy(*newp, mb.b.connect, mb.b.nconnect * sizeof(**newp));
 		*nnew = mb.b.nconnect;
 	}
-	if (d->conf->light_check && light_init(lc, *newp, *nnew) != 0) {
+	if (s->cf.light_check && light_init(lc, *newp, *nnew) != 0) {
 		map_batch_free(&mb);
 		return (-ENOMEM);
 	}
-	if ((rv = map_init(&m, d->nports)) != 0) {
+	if ((rv = map_init(&m, s->nports)) != 0) {
 		map_batch_free(&mb);
 		return (rv);
 	}
-	nng_mtx_lock(d->mtx);
-	d->applying = 1; /* a stop lets it finish, for a while */
-	nng_mtx_unlock(d->mtx);
+	nng_mtx_lock(s->d->mtx);
+	s->applying = 1; /* a stop lets it finish, for a while */
+	nng_mtx_unlock(s->d->mtx);
 	/* The read-back (and the new paths' power) after every apply,
 	 * whatever it said, in the batch's last exchange where it can. */
-	rv = drv_apply_read(d->drv, &mb.b, m.out, d->nports, lc->ports, lc->n,
+	rv = drv_apply_read(s->drv, &mb.b, m.out, s->nports, lc->ports, lc->n,
 	                    lc->st, &rb, &lc->srv);
-	nng_mtx_lock(d->mtx);
-	d->applying = 0;
-	nng_mtx_unlock(d->mtx);
+	nng_mtx_lock(s->d->mtx);
+	s->applying = 0;
+	nng_mtx_unlock(s->d->mtx);
 	map_batch_free(&mb);
-	note_speed(d, rv);
-	if (rv == -DRV_EPARTIAL && d->drv && drv_last_error(d->drv))
+	note_speed(s, rv);
+	if (rv == -DRV_EPARTIAL && s->drv && drv_last_error(s->drv))
 		/* The device's words say how far it got; the read-back
 		 * below tells what is on the switch. */
-		snprintf(err, len,
-		         "switch %s %s: the batch stopped part way: %s",
-		         d->conf->driver,
-		         d->conf->address[0] ? d->conf->address : "in-process",
-		         drv_last_error(d->drv));
+		snprintf(
+		    err, len, "switch %s %s: the batch stopped part way: %s",
+		    s->tag, s->cf.address[0] ? s->cf.address : "in-process",
+		    drv_last_error(s->drv));
 	else if (rv != 0)
-		sw_error(d, rv, "applying the batch", err, len);
+		sw_error(s, rv, "applying the batch", err, len);
 	if (rb == -ENOTSUP)
-		rb = drv_read_map_state(d->drv, m.out, d->nports, lc->ports,
+		rb = drv_read_map_state(s->drv, m.out, s->nports, lc->ports,
 		                        rv ? 0 : lc->n, lc->st, &lc->srv);
-	rb = live_set(d, &m, rb, rv ? rberr : err, rv ? sizeof(rberr) : len);
+	rb = live_set(s, &m, rb, rv ? rberr : err, rv ? sizeof(rberr) : len);
 	*known = rb == 0;
 	/* Why the outcome is unknown: the read-back's own failure (a
 	 * refused login, say) after the batch's. */
@@ -404,10 +402,10 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
 	}
 	if (rv != 0) {
 		if (transport_error(rv))
-			set_down(d, err);
+			set_down(s, err);
 		return (rv);
 	}
-	return (rb != 0 ? rb : read_back_is(d, target, err, len));
+	return (rb != 0 ? rb : read_back_is(s, target, err, len));
 }
 
 /*
@@ -416,18 +414,39 @@ apply_once(struct ocsd *d, const struct map *target, uint32_t *changed,
  * interrupted run) tells a restarted ocsd to do the same.
  */
 static void
-mark_interrupted(struct ocsd *d)
+mark_interrupted(struct sw *s)
 {
 	static const char mark[] = "# ocsd: a batch was cut off; on a "
 	                           "restart the desired map is restored\n"
 	                           "interrupted\n";
 	int               rv;
 
-	d->interrupted = 1;
-	if ((rv = path_write_atomic(d->run_state_path, mark, sizeof(mark) - 1,
+	nng_mtx_lock(s->d->mtx);
+	s->interrupted = 1;
+	nng_mtx_unlock(s->d->mtx);
+	if ((rv = path_write_atomic(s->mark_path, mark, sizeof(mark) - 1,
 	                            0640)) != 0)
-		log_warnx("cannot write %s: %s", d->run_state_path,
-		          strerror(-rv));
+		log_warnx("cannot write %s: %s", s->mark_path, strerror(-rv));
+}
+
+/* The switch holds the desired map again: its marker goes, and a run's
+ * intent once no switch still has to be put back. */
+static void
+clear_interrupted(struct sw *s)
+{
+	struct ocsd *d = s->d;
+	uint32_t     i;
+	int          any = 0;
+
+	nng_mtx_lock(d->mtx);
+	s->interrupted = 0;
+	for (i = 0; i < d->nsw; i++)
+		any |= d->sw[i].interrupted;
+	nng_mtx_unlock(d->mtx);
+	if (strcmp(s->mark_path, d->run_state_path) != 0)
+		unlink(s->mark_path);
+	if (!any)
+		unlink(d->run_state_path);
 }
 
 /*
@@ -437,7 +456,7 @@ mark_interrupted(struct ocsd *d)
  * target and its new paths carry light.
  */
 static int
-apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
+apply_target(struct sw *s, const struct map *target, uint32_t *changed,
              char *err, size_t len)
 {
 	struct drv_patch *newp = NULL, *np2 = NULL;
@@ -449,16 +468,16 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 	int               rv, rb, known, k2;
 
 	memset(&before, 0, sizeof(before));
-	if ((rv = map_copy(&before, &d->live)) != 0)
+	if ((rv = map_copy(&before, &s->live)) != 0)
 		return (rv);
-	rv = apply_once(d, target, changed, &newp, &nnew, &lc, &known, err,
+	rv = apply_once(s, target, changed, &newp, &nnew, &lc, &known, err,
 	                len);
 	if (rv == 0)
-		rv = check_light(d, newp, nnew, &lc, err, len);
-	if (rv != 0 && known && !map_equal(&d->live, &before)) {
+		rv = check_light(s, newp, nnew, &lc, err, len);
+	if (rv != 0 && known && !map_equal(&s->live, &before)) {
 		size_t l = strlen(err);
 
-		rb = apply_once(d, &before, &c2, &np2, &n2, &lc2, &k2, rberr,
+		rb = apply_once(s, &before, &c2, &np2, &n2, &lc2, &k2, rberr,
 		                sizeof(rberr));
 		light_free(&lc2);
 		if (rb == 0)
@@ -478,11 +497,11 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
 
 		/* Finished on reconnection, or by the next ocsd: see
 		 * reconcile(). */
-		mark_interrupted(d);
+		mark_interrupted(s);
 		snprintf(err + l, len - l,
 		         "; the switch state is unknown until it answers "
 		         "again, then the desired map is restored");
-		set_down(d, err);
+		set_down(s, err);
 	}
 	/* Not logged here: whoever asked logs it once, with who asked. */
 	free(newp);
@@ -499,83 +518,96 @@ apply_target(struct ocsd *d, const struct map *target, uint32_t *changed,
  * left, pushed over or adopted as `reconcile` says.
  */
 static int
-reconcile(struct ocsd *d, char *err, size_t len)
+reconcile(struct sw *s, char *err, size_t len)
 {
-	struct map dm;
-	uint32_t   changed;
-	int        rv;
+	struct map          dm;
+	uint32_t            changed;
+	enum conf_reconcile policy;
+	int                 rv;
 
-	if (!d->have_desired) {
-		nng_mtx_lock(d->mtx);
-		rv = map_copy(&d->desired, &d->live);
-		d->have_desired = rv == 0;
-		nng_mtx_unlock(d->mtx);
-		if (rv == 0 && save_desired(d, err, len) == 0)
-			log_info("no saved map: adopted the switch's %u "
+	if (!s->have_desired) {
+		nng_mtx_lock(s->d->mtx);
+		rv = map_copy(&s->desired, &s->live);
+		s->have_desired = rv == 0;
+		nng_mtx_unlock(s->d->mtx);
+		if (rv == 0 && save_desired(s, err, len) == 0)
+			log_info("%sno saved map: adopted the switch's %u "
 			         "patches as desired",
-			         map_count(&d->live));
+			         s->pfx, map_count(&s->live));
 		return (0);
 	}
-	if (map_equal(&d->live, &d->desired)) {
-		d->interrupted = 0;
-		unlink(d->run_state_path);
+	if (map_equal(&s->live, &s->desired)) {
+		clear_interrupted(s);
 		return (0);
 	}
 	/* A run was in progress when ocsd stopped: its circuits are not
 	 * anyone's intent, so the desired map returns whatever the policy
 	 * for changes made by others. */
-	if (access(d->run_state_path, F_OK) == 0) {
-		log_warnx("a run or a batch was in progress when ocsd "
+	if (access(s->d->run_state_path, F_OK) == 0 ||
+	    access(s->mark_path, F_OK) == 0) {
+		log_warnx("%sa run or a batch was in progress when ocsd "
 		          "stopped (%s): restoring the desired map",
-		          d->run_state_path);
-		d->interrupted = 1;
+		          s->pfx,
+		          access(s->mark_path, F_OK) == 0
+		              ? s->mark_path
+		              : s->d->run_state_path);
+		nng_mtx_lock(s->d->mtx);
+		s->interrupted = 1;
+		nng_mtx_unlock(s->d->mtx);
 	}
-	if (d->interrupted) {
+	if (s->interrupted) {
 		/* Our own batch was cut off half way: undo it whatever the
 		 * reconcile policy for changes made by others. */
-		log_differences(d, "after an interrupted batch");
-		if (map_init(&dm, d->nports) != 0)
+		log_differences(s, "after an interrupted batch");
+		if (map_init(&dm, s->nports) != 0)
 			return (-ENOMEM);
-		memcpy(dm.out, d->desired.out,
-		       (d->nports + 1) * sizeof(*dm.out));
-		rv = apply_target(d, &dm, &changed, err, len);
+		memcpy(dm.out, s->desired.out,
+		       (s->nports + 1) * sizeof(*dm.out));
+		rv = apply_target(s, &dm, &changed, err, len);
 		map_free(&dm);
 		if (rv != 0) {
-			log_warnx("undoing an interrupted batch: %s", err);
+			log_warnx("%sundoing an interrupted batch: %s", s->pfx,
+			          err);
 			return (rv);
 		}
-		d->interrupted = 0;
-		unlink(d->run_state_path);
-		log_info("interrupted batch undone: %u changes, the switch "
+		clear_interrupted(s);
+		log_info("%sinterrupted batch undone: %u changes, the switch "
 		         "holds the desired map",
-		         changed);
+		         s->pfx, changed);
 		return (0);
 	}
-	log_differences(d, "switch differs from the desired map");
-	switch (d->conf->reconcile) {
+	log_differences(s, "switch differs from the desired map");
+	nng_mtx_lock(s->d->mtx);
+	policy = s->d->conf->reconcile;
+	nng_mtx_unlock(s->d->mtx);
+	switch (policy) {
 	case CONF_RECON_HOLD:
-		log_warnx("live circuits left as they are: 'ocsctl map diff' "
-		          "shows, 'ocsctl map sync' pushes the desired map, "
-		          "'ocsctl map adopt' keeps the switch's");
+		log_warnx(
+		    "%slive circuits left as they are: 'ocsctl map diff' "
+		    "shows, 'ocsctl map sync' pushes the desired map, "
+		    "'ocsctl map adopt' keeps the switch's",
+		    s->pfx);
 		break;
 	case CONF_RECON_PUSH:
-		if (map_init(&dm, d->nports) == 0) {
-			memcpy(dm.out, d->desired.out,
-			       (d->nports + 1) * sizeof(*dm.out));
-			if (apply_target(d, &dm, &changed, err, len) != 0)
-				log_warnx("reconcile=push: %s", err);
+		if (map_init(&dm, s->nports) == 0) {
+			memcpy(dm.out, s->desired.out,
+			       (s->nports + 1) * sizeof(*dm.out));
+			if (apply_target(s, &dm, &changed, err, len) != 0)
+				log_warnx("%sreconcile=push: %s", s->pfx, err);
 			else
-				log_info("reconcile=push: %u changes applied",
-				         changed);
+				log_info(
+				    "%sreconcile=push: %u changes applied",
+				    s->pfx, changed);
 			map_free(&dm);
 		}
 		break;
 	case CONF_RECON_ADOPT:
-		nng_mtx_lock(d->mtx);
-		rv = map_copy(&d->desired, &d->live);
-		nng_mtx_unlock(d->mtx);
-		if (rv == 0 && save_desired(d, err, len) == 0)
-			log_info("reconcile=adopt: took the switch's map");
+		nng_mtx_lock(s->d->mtx);
+		rv = map_copy(&s->desired, &s->live);
+		nng_mtx_unlock(s->d->mtx);
+		if (rv == 0 && save_desired(s, err, len) == 0)
+			log_info("%sreconcile=adopt: took the switch's map",
+			         s->pfx);
 		break;
 	}
 	return (0);
@@ -589,127 +621,121 @@ port_lookup(void *arg, const char *name, uint32_t *p)
 
 /* Connect (or reconnect), learn the size, read back, reconcile. */
 static int
-connect_switch(struct ocsd *d, char *err, size_t len)
+connect_switch(struct sw *s, char *err, size_t len)
 {
 	struct drv_opts o;
 	struct drv_caps c;
-	char            kh[PATH_MAX + 16];
 	int             rv;
 
-	if (d->drv == NULL) {
+	if (s->drv == NULL) {
 		memset(&o, 0, sizeof(o));
-		o.user = d->conf->user;
-		o.password = d->conf->password;
-		o.timeout_ms = d->conf->timeout_ms;
-		o.cancel_fd = d->cancel_fd;
-		o.ports = d->conf->ports;
-		o.switch_ms = d->conf->switch_ms;
-		o.ca_file = d->conf->ca_file;
-		o.ssh = d->conf->ssh;
-		/* Host keys beside the desired map, unless told. */
-		snprintf(kh, sizeof(kh), "%s%s",
-		         d->conf->known_hosts[0] ? d->conf->known_hosts
-		                                 : d->conf->state_dir,
-		         d->conf->known_hosts[0] ? "" : "/known_hosts");
-		o.known_hosts = kh;
+		o.user = s->cf.user;
+		o.password = s->cf.password;
+		o.timeout_ms = s->cf.timeout_ms;
+		o.cancel_fd = s->cancel_fd;
+		o.ports = s->cf.ports;
+		o.switch_ms = s->cf.switch_ms;
+		o.ca_file = s->cf.ca_file;
+		o.ssh = s->cf.ssh;
+		o.known_hosts = s->known_hosts;
 		o.trace = trace;
-		rv = drv_open(&d->drv, d->conf->driver, d->conf->address, &o);
-		if (d->drv == NULL) {
-			snprintf(err, len, "switch %s %s: %s", d->conf->driver,
-			         d->conf->address, drv_strerror(rv));
+		rv = drv_open(&s->drv, s->cf.driver, s->cf.address, &o);
+		if (s->drv == NULL) {
+			snprintf(err, len, "switch %s %s: %s", s->tag,
+			         s->cf.address, drv_strerror(rv));
 			return (rv);
 		}
 	}
-	if ((rv = drv_caps(d->drv, &c)) != 0) {
-		sw_error(d, rv, "connecting", err, len);
+	if ((rv = drv_caps(s->drv, &c)) != 0) {
+		sw_error(s, rv, "connecting", err, len);
 		return (rv);
 	}
-	nng_mtx_lock(d->mtx);
-	rv = conf_resolve_ports(d->conf, c.nports, drv_nout(&c), port_lookup,
-	                        d->drv, err, len);
-	nng_mtx_unlock(d->mtx);
+	nng_mtx_lock(s->d->mtx);
+	rv = conf_resolve_ports(s->d->conf, s->idx, c.nports, drv_nout(&c),
+	                        port_lookup, s->drv, err, len);
+	nng_mtx_unlock(s->d->mtx);
 	if (rv != 0)
 		return (rv);
-	if (d->have_desired && d->desired.n != c.nports) {
+	if (s->have_desired && s->desired.n != c.nports) {
 		snprintf(
 		    err, len,
 		    "switch %s %s has %u ports per side, the saved map %.300s "
 		    "has %u: refusing to guess",
-		    d->conf->driver, d->conf->address, c.nports,
-		    d->desired_path, d->desired.n);
+		    s->tag, s->cf.address, c.nports, s->desired_path,
+		    s->desired.n);
 		return (-OCSD_ESTATE);
 	}
-	d->nports = c.nports;
-	d->nout = c.nout ? c.nout : c.nports;
-	if ((rv = refresh(d, err, len)) != 0)
+	s->nports = c.nports;
+	s->nout = c.nout ? c.nout : c.nports;
+	if ((rv = refresh(s, err, len)) != 0)
 		return (rv);
-	nng_mtx_lock(d->mtx);
-	d->connected = 1;
-	d->sw_err[0] = '\0';
-	ev_say(d->ev, "switch", "connected", NULL, 0, -1, "switch %s %s",
-	       d->conf->driver, d->conf->address);
-	nng_mtx_unlock(d->mtx);
-	log_info("switch %s %s: connected, %ux%u, %u patches", d->conf->driver,
-	         d->conf->address, c.nports, d->nout, map_count(&d->live));
+	nng_mtx_lock(s->d->mtx);
+	s->connected = 1;
+	s->sw_err[0] = '\0';
+	ev_say(s->d->ev, "switch", "connected", NULL, 0, -1, "switch %s %s",
+	       s->tag, s->cf.address);
+	nng_mtx_unlock(s->d->mtx);
+	log_info("switch %s %s: connected, %ux%u, %u patches", s->tag,
+	         s->cf.address, c.nports, s->nout, map_count(&s->live));
 
-	return (reconcile(d, err, len));
+	return (reconcile(s, err, len));
 }
 
 /* Connected, or an error naming the switch. */
 static int
-ensure(struct ocsd *d, char *err, size_t len)
+ensure(struct sw *s, char *err, size_t len)
 {
 	int rv;
 
-	if (d->connected)
+	if (s->connected)
 		return (0);
-	if ((rv = connect_switch(d, err, len)) != 0) {
-		set_down(d, err);
+	if ((rv = connect_switch(s, err, len)) != 0) {
+		set_down(s, err);
 		return (rv);
 	}
-	d->backoff_ms = 0;
-	d->next_poll_ms =
-	    mono_ms() + (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
+	s->backoff_ms = 0;
+	s->next_poll_ms =
+	    mono_ms() + (s->cf.poll_ms ? s->cf.poll_ms : UINT32_MAX);
 	return (0);
 }
 
 /* Read back; for an adopt, the switch's map becomes the desired one. */
 static int
-do_read(struct ocsd *d, struct sw_job *j)
+do_read(struct sw *s, struct sw_job *j)
 {
 	int rv;
 
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0 ||
-	    (rv = refresh(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(s, j->err, sizeof(j->err))) != 0 ||
+	    (rv = refresh(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
 	if (j->op != SW_ADOPT)
 		return (0);
 	/* Whoever asked may refuse it now (a run started meanwhile). */
-	if (j->plan != NULL &&
-	    (rv = j->plan(d, j->arg, NULL, j->err, sizeof(j->err))) != 0)
+	nng_mtx_lock(s->d->mtx);
+	if (j->plan != NULL)
+		rv = j->plan(s->d, s, j->arg, NULL, j->err, sizeof(j->err));
+	if (rv == 0)
+		rv = map_copy(&s->desired, &s->live);
+	nng_mtx_unlock(s->d->mtx);
+	if (rv != 0 || (rv = save_desired(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	nng_mtx_lock(d->mtx);
-	rv = map_copy(&d->desired, &d->live);
-	nng_mtx_unlock(d->mtx);
-	if (rv != 0 || (rv = save_desired(d, j->err, sizeof(j->err))) != 0)
-		return (rv);
-	log_info("desired map: adopted the switch's %u patches",
-	         map_count(&d->live));
+	log_info("%sdesired map: adopted the switch's %u patches", s->pfx,
+	         map_count(&s->live));
 	return (0);
 }
 
 /* Every port's power and state, ingress 1..N and egress N+1..2N. */
 static int
-do_ports(struct ocsd *d, struct sw_job *j)
+do_ports(struct sw *s, struct sw_job *j)
 {
 	uint16_t *ports;
 	uint32_t  i, n;
 	int       rv;
 
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
 	/* Every egress the numbering has on this switch (N x M: min). */
-	n = d->nports + (d->nout && d->nout < d->nports ? d->nout : d->nports);
+	n = s->nports + (s->nout && s->nout < s->nports ? s->nout : s->nports);
 	ports = calloc(n, sizeof(*ports));
 	j->st = calloc(n + 1, sizeof(*j->st));
 	if (ports == NULL || j->st == NULL) {
@@ -718,9 +744,9 @@ do_ports(struct ocsd *d, struct sw_job *j)
 	}
 	for (i = 0; i < n; i++)
 		ports[i] = (uint16_t)(i + 1);
-	j->nst_ports = d->nports;
-	j->nst_egress = n - d->nports;
-	rv = drv_ports_state(d->drv, ports, n, j->st + 1);
+	j->nst_ports = s->nports;
+	j->nst_egress = n - s->nports;
+	rv = drv_ports_state(s->drv, ports, n, j->st + 1);
 	free(ports);
 	if (rv == -ENOTSUP) {
 		/* No monitor: every port without a reading. */
@@ -728,54 +754,52 @@ do_ports(struct ocsd *d, struct sw_job *j)
 			j->st[i] = (struct drv_port_state){DRV_NO_READING, 0};
 		rv = 0;
 	} else if (rv != 0)
-		sw_error(d, rv, "reading port power", j->err, sizeof(j->err));
+		sw_error(s, rv, "reading port power", j->err, sizeof(j->err));
 	if (rv == 0)
-		rv = refresh(d, j->err, sizeof(j->err));
+		rv = refresh(s, j->err, sizeof(j->err));
 	return (rv);
 }
 
 /* A run's capture: only an emulated switch on the namespace testbed
  * knows the command. */
 static int
-do_capture(struct ocsd *d, struct sw_job *j)
+do_capture(struct sw *s, struct sw_job *j)
 {
 	uint64_t run = *(const uint64_t *)j->arg;
 	int      rv;
 
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
 	if ((j->cap = malloc(sizeof(*j->cap))) == NULL)
 		return (-ENOMEM);
-	rv = drv_capture(d->drv, (uint32_t)run, j->cap);
+	rv = drv_capture(s->drv, (uint32_t)run, j->cap);
 	if (rv == -ENOTSUP)
 		snprintf(j->err, sizeof(j->err),
 		         "the %s driver cannot ask for a capture",
-		         d->conf->driver);
+		         s->cf.driver);
 	else if (rv == -DRV_EDENIED)
 		snprintf(j->err, sizeof(j->err),
 		         "switch %s %s has no capture of run %llu (ocs-emu "
 		         "--datapath netns:P --capture has): %s",
-		         d->conf->driver, d->conf->address,
-		         (unsigned long long)run,
-		         drv_last_error(d->drv) ? drv_last_error(d->drv) : "");
+		         s->tag, s->cf.address, (unsigned long long)run,
+		         drv_last_error(s->drv) ? drv_last_error(s->drv) : "");
 	else if (rv != 0)
-		sw_error(d, rv, "reading the capture", j->err, sizeof(j->err));
+		sw_error(s, rv, "reading the capture", j->err, sizeof(j->err));
 	return (rv);
 }
 
 /* Faults for a rehearsal: only an emulated switch knows the command. */
 static int
-do_fault(struct ocsd *d, struct sw_job *j)
+do_fault(struct sw *s, struct sw_job *j)
 {
 	int rv;
 
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	rv = drv_inject(d->drv, j->arg, j->note, sizeof(j->note));
+	rv = drv_inject(s->drv, j->arg, j->note, sizeof(j->note));
 	if (rv == -ENOTSUP)
 		snprintf(j->err, sizeof(j->err),
-		         "the %s driver cannot inject faults",
-		         d->conf->driver);
+		         "the %s driver cannot inject faults", s->cf.driver);
 	else if (rv == -EINVAL)
 		snprintf(j->err, sizeof(j->err),
 		         "fault \"%.100s\": blanks or TL1 separators",
@@ -784,13 +808,13 @@ do_fault(struct ocsd *d, struct sw_job *j)
 		snprintf(j->err, sizeof(j->err),
 		         "switch %s %s refused the faults (only ocs-emu "
 		         "takes them): %s",
-		         d->conf->driver, d->conf->address,
-		         drv_last_error(d->drv) ? drv_last_error(d->drv) : "");
+		         s->tag, s->cf.address,
+		         drv_last_error(s->drv) ? drv_last_error(s->drv) : "");
 	else if (rv != 0)
-		sw_error(d, rv, "injecting faults", j->err, sizeof(j->err));
+		sw_error(s, rv, "injecting faults", j->err, sizeof(j->err));
 	else
-		log_warnx("faults armed on switch %s %s: %s", d->conf->driver,
-		          d->conf->address, j->note);
+		log_warnx("faults armed on switch %s %s: %s", s->tag,
+		          s->cf.address, j->note);
 	return (rv);
 }
 
@@ -801,34 +825,36 @@ do_fault(struct ocsd *d, struct sw_job *j)
  * switch holds the target.
  */
 static int
-do_hold(struct ocsd *d, struct sw_job *j)
+do_hold(struct sw *s, struct sw_job *j)
 {
 	struct sw_target t;
 	uint64_t         t0 = mono_us();
 	int              rv;
 
 	memset(&t, 0, sizeof(t));
-	if ((rv = ensure(d, j->err, sizeof(j->err))) != 0)
+	if ((rv = ensure(s, j->err, sizeof(j->err))) != 0)
 		return (rv);
-	if (j->plan != NULL)
-		rv = j->plan(d, j->arg, &t, j->err, sizeof(j->err));
-	else
+	if (j->plan != NULL) {
+		nng_mtx_lock(s->d->mtx);
+		rv = j->plan(s->d, s, j->arg, &t, j->err, sizeof(j->err));
+		nng_mtx_unlock(s->d->mtx);
+	} else
 		rv = map_copy(&t.sw, &j->target);
 	if (rv == 0 && t.desired.n == 0)
 		rv = map_copy(&t.desired, &t.sw);
 	if (rv != 0)
 		goto out;
-	if (t.sw.n != d->nports || t.desired.n != d->nports) {
+	if (t.sw.n != s->nports || t.desired.n != s->nports) {
 		snprintf(j->err, sizeof(j->err),
 		         "target map for %u ports, the switch has %u", t.sw.n,
-		         d->nports);
+		         s->nports);
 		rv = -OCSD_EREQUEST;
 		goto out;
 	}
 	/* A run's configurations are transient: its intent (run.state) was
 	 * written once before phase 0, and the desired map stays. */
 	if (j->transient) {
-		rv = apply_target(d, &t.sw, &j->changed, j->err,
+		rv = apply_target(s, &t.sw, &j->changed, j->err,
 		                  sizeof(j->err));
 		j->took_ms = (mono_us() - t0) / 1e3;
 		goto out;
@@ -837,32 +863,32 @@ do_hold(struct ocsd *d, struct sw_job *j)
 	 * restart finds what was asked for; when it cannot be written the
 	 * switch is left alone, and a change is never reported failed once
 	 * it is on the switch. */
-	if ((rv = save_map(d, &t.desired, j->err, sizeof(j->err))) != 0) {
+	if ((rv = save_map(s, &t.desired, j->err, sizeof(j->err))) != 0) {
 		size_t l = strlen(j->err);
 
 		snprintf(j->err + l, sizeof(j->err) - l,
 		         "; nothing changed on the switch");
 		goto out;
 	}
-	if ((rv = apply_target(d, &t.sw, &j->changed, j->err,
+	if ((rv = apply_target(s, &t.sw, &j->changed, j->err,
 	                       sizeof(j->err))) != 0) {
 		/* Not made (rolled back, refused, or the switch went down
 		 * and gets the desired map back when it answers): the file
 		 * goes back to the desired map as it was. */
 		char e2[512];
 
-		if (save_desired(d, e2, sizeof(e2)) != 0)
+		if (save_desired(s, e2, sizeof(e2)) != 0)
 			log_warnx("the desired map on disk is the refused "
 			          "change's: %s",
 			          e2);
 		goto out;
 	}
-	nng_mtx_lock(d->mtx);
-	map_free(&d->desired);
-	d->desired = t.desired;
-	d->have_desired = 1;
+	nng_mtx_lock(s->d->mtx);
+	map_free(&s->desired);
+	s->desired = t.desired;
+	s->have_desired = 1;
 	memset(&t.desired, 0, sizeof(t.desired));
-	nng_mtx_unlock(d->mtx);
+	nng_mtx_unlock(s->d->mtx);
 	j->took_ms = (mono_us() - t0) / 1e3;
 	log_debug("hold: %u changes in %.1f ms", j->changed, j->took_ms);
 out:
@@ -871,32 +897,60 @@ out:
 	return (rv);
 }
 
+/* The worker's own copy of its section (d->mtx held). */
 static void
-run_reload(struct ocsd *d, struct conf *nc)
+take_conf(struct sw *s)
 {
-	int  reopen = conf_switch_changed(d->conf, nc);
+	const struct conf *c = s->d->conf;
+
+	s->cf = c->sw[s->idx];
+	s->cf.at_in = s->cf.at_out = NULL; /* the conf's, not ours */
+	snprintf(s->label, sizeof(s->label), "%s",
+	         conf_switch_label(c, s->idx));
+	if (s->cf.name[0]) {
+		snprintf(s->tag, sizeof(s->tag), "%s (%s)", s->cf.name,
+		         s->cf.driver);
+		snprintf(s->pfx, sizeof(s->pfx), "%s: ", s->cf.name);
+	} else {
+		snprintf(s->tag, sizeof(s->tag), "%s", s->cf.driver);
+		s->pfx[0] = '\0';
+	}
+	/* Host keys beside the desired map, unless told. */
+	snprintf(s->known_hosts, sizeof(s->known_hosts), "%s%s",
+	         s->cf.known_hosts[0] ? s->cf.known_hosts : c->state_dir,
+	         s->cf.known_hosts[0] ? "" : "/known_hosts");
+}
+
+/* The new configuration is in d->conf (sw_reload): this switch's
+ * section, and its cabling's names numbered again. */
+static void
+run_reload(struct sw *s)
+{
+	int  reopen;
 	char err[512];
 
-	if (reopen && d->drv) {
-		drv_close(d->drv);
-		d->drv = NULL;
+	nng_mtx_lock(s->d->mtx);
+	reopen = conf_switch_changed(&s->cf, &s->d->conf->sw[s->idx]);
+	take_conf(s);
+	nng_mtx_unlock(s->d->mtx);
+	if (reopen && s->drv) {
+		drv_close(s->drv);
+		s->drv = NULL;
 	}
-	nng_mtx_lock(d->mtx);
-	conf_free(d->conf);
-	d->conf = nc;
+	nng_mtx_lock(s->d->mtx);
 	if (reopen)
-		d->connected = 0;
+		s->connected = 0;
 	/* The same switch: its names number the new cabling now. */
-	if (!reopen && d->connected &&
-	    conf_resolve_ports(d->conf, d->nports,
-	                       d->nout < d->nports ? d->nout : d->nports,
-	                       port_lookup, d->drv, err, sizeof(err)) != 0) {
-		log_warnx("reload: %s", err);
-		d->connected = 0;
+	if (!reopen && s->connected &&
+	    conf_resolve_ports(s->d->conf, s->idx, s->nports,
+	                       s->nout < s->nports ? s->nout : s->nports,
+	                       port_lookup, s->drv, err, sizeof(err)) != 0) {
+		log_warnx("%sreload: %s", s->pfx, err);
+		s->connected = 0;
 	}
-	nng_mtx_unlock(d->mtx);
-	d->next_try_ms = 0;
-	log_info("configuration reloaded%s",
+	nng_mtx_unlock(s->d->mtx);
+	s->next_try_ms = 0;
+	log_info("%sconfiguration reloaded%s", s->pfx,
 	         reopen ? "; reconnecting to the switch" : "");
 }
 
@@ -904,211 +958,373 @@ static void
 cancel(nng_aio *aio, void *arg, int rv)
 {
 	struct sw_job  *j = arg;
-	struct ocsd    *d = nng_aio_get_input(aio, 0);
+	struct sw      *s = nng_aio_get_input(aio, 0);
 	struct sw_job **pp;
 
-	nng_mtx_lock(d->mtx);
+	nng_mtx_lock(s->d->mtx);
 	if (!j->started) {
-		for (pp = &d->qhead; *pp; pp = &(*pp)->next)
+		for (pp = &s->qhead; *pp; pp = &(*pp)->next)
 			if (*pp == j) {
 				*pp = j->next;
 				break;
 			}
-		d->qtail = NULL;
-		for (pp = &d->qhead; *pp; pp = &(*pp)->next)
-			d->qtail = *pp;
+		s->qtail = NULL;
+		for (pp = &s->qhead; *pp; pp = &(*pp)->next)
+			s->qtail = *pp;
 		j->started = 1; /* never run */
-		nng_mtx_unlock(d->mtx);
+		nng_mtx_unlock(s->d->mtx);
 		nng_aio_finish(aio, rv);
 		return;
 	}
-	nng_mtx_unlock(d->mtx);
+	nng_mtx_unlock(s->d->mtx);
 }
 
+/* Every worker sleeps on the one condition: all of them wake, and each
+ * looks at its own queue and timers. */
 static void
-enqueue(struct ocsd *d, struct sw_job *j)
+enqueue(struct sw *s, struct sw_job *j)
 {
 	j->next = NULL;
-	if (d->qtail)
-		d->qtail->next = j;
+	if (s->qtail)
+		s->qtail->next = j;
 	else
-		d->qhead = j;
-	d->qtail = j;
-	nng_cv_wake(d->cv);
+		s->qhead = j;
+	s->qtail = j;
+	nng_cv_wake(s->d->cv);
 }
 
 static void
-submit(struct ocsd *d, struct sw_job *j, nng_aio *aio, int locked)
+submit(struct sw *s, struct sw_job *j, nng_aio *aio, int locked)
 {
 	if (!nng_aio_begin(aio))
 		return;
 	j->aio = aio;
 	j->started = 0;
-	nng_aio_set_input(aio, 0, d);
+	nng_aio_set_input(aio, 0, s);
 	if (!locked)
-		nng_mtx_lock(d->mtx);
+		nng_mtx_lock(s->d->mtx);
 	nng_aio_defer(aio, cancel, j);
-	enqueue(d, j);
+	enqueue(s, j);
 	if (!locked)
-		nng_mtx_unlock(d->mtx);
+		nng_mtx_unlock(s->d->mtx);
 }
 
 void
-sw_submit(struct ocsd *d, struct sw_job *j, nng_aio *aio)
+sw_submit(struct sw *s, struct sw_job *j, nng_aio *aio)
 {
-	submit(d, j, aio, 0);
+	submit(s, j, aio, 0);
 }
 
 void
-sw_submit_locked(struct ocsd *d, struct sw_job *j, nng_aio *aio)
+sw_submit_locked(struct sw *s, struct sw_job *j, nng_aio *aio)
 {
-	submit(d, j, aio, 1);
+	submit(s, j, aio, 1);
 }
 
 void
-sw_kick_locked(struct ocsd *d)
+sw_kick_locked(struct sw *s)
 {
-	if (!d->connected) {
-		d->next_try_ms = 0;
-		nng_cv_wake(d->cv);
+	if (!s->connected) {
+		s->next_try_ms = 0;
+		nng_cv_wake(s->d->cv);
 	}
 }
 
-void
-sw_submit_reload(struct ocsd *d, struct conf *nc)
+struct sw *
+sw_find(struct ocsd *d, const char *name)
 {
-	struct sw_job *j = calloc(1, sizeof(*j));
+	int k;
 
-	if (j == NULL) {
-		log_warnx("reload: out of memory, keeping the configuration");
+	if (name == NULL || name[0] == '\0')
+		return (d->nsw == 1 ? &d->sw[0] : NULL);
+	k = conf_switch_find(d->conf, name);
+	return (k < 0 || (uint32_t)k >= d->nsw ? NULL : &d->sw[k]);
+}
+
+int
+sw_reload(struct ocsd *d, struct conf *nc)
+{
+	struct sw_job *j[CONF_SWITCH_MAX];
+	uint32_t       i;
+
+	if (!conf_same_switches(d->conf, nc)) {
+		log_warnx("reload: switches added, removed or renamed need a "
+		          "restart; keeping the configuration");
 		conf_free(nc);
+		return (-EBUSY);
+	}
+	for (i = 0; i < d->nsw; i++)
+		if ((j[i] = calloc(1, sizeof(*j[i]))) == NULL) {
+			while (i-- > 0)
+				free(j[i]);
+			log_warnx("reload: out of memory, keeping the "
+			          "configuration");
+			conf_free(nc);
+			return (-ENOMEM);
+		}
+	/* Every reader of the configuration holds the lock, the workers
+	 * too (they keep their own copy of their section): the swap is
+	 * whole, and names already looked up stay numbered until each
+	 * worker looks them up again. */
+	nng_mtx_lock(d->mtx);
+	conf_carry_ports(nc, d->conf);
+	conf_free(d->conf);
+	d->conf = nc;
+	for (i = 0; i < d->nsw; i++) {
+		j[i]->op = SW_RELOAD;
+		enqueue(&d->sw[i], j[i]);
+	}
+	nng_mtx_unlock(d->mtx);
+	return (0);
+}
+
+/* The next job, or NULL for a timer or a stop (*stop set). */
+static struct sw_job *
+next_job(struct sw *s, int *stop)
+{
+	struct sw_job *j;
+	uint64_t       now, due;
+
+	nng_mtx_lock(s->d->mtx);
+	for (;;) {
+		now = mono_ms();
+		due = s->connected ? s->next_poll_ms : s->next_try_ms;
+		if (s->stop || s->qhead || now >= due)
+			break;
+		/* Sleep until the timer, at most a minute. */
+		nng_cv_until(s->d->cv,
+		             nng_clock() +
+		                 (due - now > 60000 ? 60000 : due - now));
+	}
+	*stop = s->stop && s->qhead == NULL;
+	if (*stop) {
+		s->worker_done = 1;
+		nng_cv_wake(s->d->cv);
+		nng_mtx_unlock(s->d->mtx);
+		return (NULL);
+	}
+	j = s->qhead;
+	if (j) {
+		s->qhead = j->next;
+		if (s->qhead == NULL)
+			s->qtail = NULL;
+		j->started = 1;
+	}
+	nng_mtx_unlock(s->d->mtx);
+	return (j);
+}
+
+/* Timers: reconnect, or the periodic read-back. */
+static void
+on_timer(struct sw *s)
+{
+	char       err[768];
+	struct map before;
+
+	if (!s->connected) {
+		if (ensure(s, err, sizeof(err)) != 0) {
+			s->backoff_ms =
+			    s->backoff_ms ? s->backoff_ms * 2 : SW_BACKOFF_MIN;
+			if (s->backoff_ms > SW_BACKOFF_MAX)
+				s->backoff_ms = SW_BACKOFF_MAX;
+			s->next_try_ms = mono_ms() + s->backoff_ms;
+			log_debug("%s; next try in %u ms", err, s->backoff_ms);
+		}
 		return;
 	}
-	j->op = SW_RELOAD;
-	j->newconf = nc;
-	nng_mtx_lock(d->mtx);
-	enqueue(d, j);
-	nng_mtx_unlock(d->mtx);
+	memset(&before, 0, sizeof(before));
+	if (map_copy(&before, &s->live) == 0 &&
+	    refresh(s, err, sizeof(err)) == 0 && !map_equal(&before, &s->live))
+		log_warnx("%sswitch changed outside ocsd: %u patches now (was "
+		          "%u)",
+		          s->pfx, map_count(&s->live), map_count(&before));
+	map_free(&before);
+	s->next_poll_ms =
+	    mono_ms() + (s->cf.poll_ms ? s->cf.poll_ms : UINT32_MAX);
 }
 
 static void
 worker(void *arg)
 {
-	struct ocsd   *d = arg;
+	struct sw     *s = arg;
 	struct sw_job *j;
-	char           err[768];
-	uint64_t       now, due;
+	int            stop;
 
 	for (;;) {
-		nng_mtx_lock(d->mtx);
-		for (;;) {
-			now = mono_ms();
-			due = d->connected ? d->next_poll_ms : d->next_try_ms;
-			if (d->stop || d->qhead || now >= due)
-				break;
-			/* Sleep until the timer, at most a minute. */
-			nng_cv_until(d->cv, nng_clock() + (due - now > 60000
-			                                       ? 60000
-			                                       : due - now));
-		}
-		if (d->stop && d->qhead == NULL) {
-			d->worker_done = 1;
-			nng_cv_wake(d->cv);
-			nng_mtx_unlock(d->mtx);
+		j = next_job(s, &stop);
+		if (stop)
 			break;
-		}
-		j = d->qhead;
-		if (j) {
-			d->qhead = j->next;
-			if (d->qhead == NULL)
-				d->qtail = NULL;
-			j->started = 1;
-		}
-		nng_mtx_unlock(d->mtx);
-
 		if (j && j->op == SW_RELOAD) {
-			run_reload(d, j->newconf);
+			run_reload(s);
 			free(j);
 			continue;
 		}
 		if (j) {
-			j->rv = j->op == SW_HOLD      ? do_hold(d, j)
-			        : j->op == SW_PORTS   ? do_ports(d, j)
-			        : j->op == SW_FAULT   ? do_fault(d, j)
-			        : j->op == SW_CAPTURE ? do_capture(d, j)
-			                              : do_read(d, j);
+			j->rv = j->op == SW_HOLD      ? do_hold(s, j)
+			        : j->op == SW_PORTS   ? do_ports(s, j)
+			        : j->op == SW_FAULT   ? do_fault(s, j)
+			        : j->op == SW_CAPTURE ? do_capture(s, j)
+			                              : do_read(s, j);
 			nng_aio_finish(j->aio, 0);
 			continue;
 		}
-		/* Timers: reconnect, or the periodic read-back. */
-		if (!d->connected) {
-			if (ensure(d, err, sizeof(err)) != 0) {
-				d->backoff_ms = d->backoff_ms
-				                    ? d->backoff_ms * 2
-				                    : SW_BACKOFF_MIN;
-				if (d->backoff_ms > SW_BACKOFF_MAX)
-					d->backoff_ms = SW_BACKOFF_MAX;
-				d->next_try_ms = mono_ms() + d->backoff_ms;
-				log_debug("%s; next try in %u ms", err,
-				          d->backoff_ms);
-			}
-		} else {
-			struct map before;
-
-			memset(&before, 0, sizeof(before));
-			if (map_copy(&before, &d->live) == 0 &&
-			    refresh(d, err, sizeof(err)) == 0 &&
-			    !map_equal(&before, &d->live))
-				log_warnx("switch changed outside ocsd: %u "
-				          "patches now (was %u)",
-				          map_count(&d->live),
-				          map_count(&before));
-			map_free(&before);
-			d->next_poll_ms =
-			    mono_ms() +
-			    (d->conf->poll_ms ? d->conf->poll_ms : UINT32_MAX);
-		}
+		on_timer(s);
 	}
+}
+
+/* One switch's saved desired map: a missing one is fine, a bad one is
+ * not. */
+static int
+load_desired(struct sw *s)
+{
+	char err[600];
+	int  rv;
+
+	rv = map_load(s->desired_path, &s->desired, err, sizeof(err));
+	if (rv == -ENOENT) {
+		log_info("%sstate: no %s yet", s->pfx, s->desired_path);
+		return (0);
+	}
+	if (rv != 0) {
+		log_warnx("%sstate: %s (fix or remove it; ocsd will not guess "
+		          "what the operator wanted)",
+		          s->pfx, err);
+		return (rv);
+	}
+	s->have_desired = 1;
+	log_info("%sstate: desired map %s: %u patches on a %ux%u switch",
+	         s->pfx, s->desired_path, map_count(&s->desired), s->desired.n,
+	         s->desired.n);
+	return (0);
+}
+
+/*
+ * A lone switch keeps the names it always had (desired.map, and a cut
+ * batch marked in run.state); a fabric's switch has its own
+ * (desired-NAME.map, interrupted-NAME).
+ */
+int
+sw_init(struct ocsd *d)
+{
+	const char *dir = d->conf->state_dir;
+	uint32_t    i;
+	int         rv, n1, n2;
+
+	if ((d->sw = calloc(d->conf->nsw, sizeof(*d->sw))) == NULL)
+		return (-ENOMEM);
+	d->nsw = d->conf->nsw;
+	for (i = 0; i < d->nsw; i++) {
+		struct sw  *s = &d->sw[i];
+		const char *nm = d->conf->sw[i].name;
+
+		s->d = d;
+		s->idx = i;
+		s->cancel_fd = -1;
+		take_conf(s);
+		n1 = snprintf(s->desired_path, sizeof(s->desired_path),
+		              "%s/desired%s%s.map", dir, nm[0] ? "-" : "", nm);
+		n2 = nm[0] ? snprintf(s->mark_path, sizeof(s->mark_path),
+		                      "%s/interrupted-%s", dir, nm)
+		           : snprintf(s->mark_path, sizeof(s->mark_path), "%s",
+		                      d->run_state_path);
+		if (n1 < 0 || (size_t)n1 >= sizeof(s->desired_path) ||
+		    n2 < 0 || (size_t)n2 >= sizeof(s->mark_path)) {
+			log_warnx("state: dir %s: path too long", dir);
+			return (-ENAMETOOLONG);
+		}
+		if ((rv = load_desired(s)) != 0)
+			return (rv);
+	}
+	return (0);
+}
+
+void
+sw_free(struct ocsd *d)
+{
+	uint32_t i;
+
+	for (i = 0; d->sw != NULL && i < d->nsw; i++) {
+		map_free(&d->sw[i].live);
+		map_free(&d->sw[i].desired);
+	}
+	free(d->sw);
+	d->sw = NULL;
+	d->nsw = 0;
 }
 
 int
 sw_start(struct ocsd *d)
 {
-	d->next_try_ms = 0;
-	d->next_poll_ms = UINT64_MAX;
-	d->worker_done = 0;
-	if ((d->cancel_fd = eventfd(0, EFD_CLOEXEC)) < 0)
-		return (-errno);
-	return (nng_thread_create(&d->thr, worker, d));
+	uint32_t i;
+	int      rv, intent = access(d->run_state_path, F_OK) == 0;
+
+	for (i = 0; i < d->nsw; i++) {
+		struct sw *s = &d->sw[i];
+
+		s->next_try_ms = 0;
+		s->next_poll_ms = UINT64_MAX;
+		s->worker_done = 0;
+		/* A run's intent left by the last ocsd: every switch puts
+		 * its desired map back before run.state goes. */
+		s->interrupted = intent;
+		if ((s->cancel_fd = eventfd(0, EFD_CLOEXEC)) < 0)
+			return (-errno);
+	}
+	for (i = 0; i < d->nsw; i++)
+		if ((rv = nng_thread_create(&d->sw[i].thr, worker,
+		                            &d->sw[i])) != 0)
+			return (rv);
+	return (0);
 }
 
 /*
  * Queued jobs are still run (each answers its caller, quickly); a batch
- * on its way to the switch gets a grace period, then the driver's waits
- * are cut short
- * (an unreachable switch would otherwise hold the stop for its whole
- * timeout and backoff).
+ * on its way to a switch gets a grace period, then the driver's waits
+ * are cut short (an unreachable switch would otherwise hold the stop for
+ * its whole timeout and backoff).  Every worker is told first, so that
+ * the grace periods run side by side.
  */
 void
 sw_stop(struct ocsd *d)
 {
 	uint64_t one = 1;
 	nng_time until = nng_clock() + SW_STOP_GRACE_MS;
+	uint32_t i;
+	int      busy;
 
 	nng_mtx_lock(d->mtx);
-	d->stop = 1;
+	for (i = 0; i < d->nsw; i++)
+		d->sw[i].stop = 1;
 	nng_cv_wake(d->cv);
-	while (!d->worker_done && d->applying && nng_clock() < until)
+	for (;;) {
+		for (busy = 0, i = 0; i < d->nsw; i++)
+			busy |= d->sw[i].thr && !d->sw[i].worker_done &&
+			        d->sw[i].applying;
+		if (!busy || nng_clock() >= until)
+			break;
 		nng_cv_until(d->cv, until);
-	if (!d->worker_done && write(d->cancel_fd, &one, sizeof(one)) < 0)
-		log_warnx("stopping the switch worker: %s", strerror(errno));
-	nng_mtx_unlock(d->mtx);
-	nng_thread_destroy(d->thr);
-	d->thr = NULL;
-	if (d->drv) {
-		drv_close(d->drv);
-		d->drv = NULL;
 	}
-	close(d->cancel_fd);
-	d->cancel_fd = -1;
+	for (i = 0; i < d->nsw; i++) {
+		struct sw *s = &d->sw[i];
+
+		if (s->thr && !s->worker_done && s->cancel_fd >= 0 &&
+		    write(s->cancel_fd, &one, sizeof(one)) < 0)
+			log_warnx("stopping the switch worker: %s",
+			          strerror(errno));
+	}
+	nng_mtx_unlock(d->mtx);
+	for (i = 0; i < d->nsw; i++) {
+		struct sw *s = &d->sw[i];
+
+		if (s->thr != NULL)
+			nng_thread_destroy(s->thr);
+		s->thr = NULL;
+		if (s->drv) {
+			drv_close(s->drv);
+			s->drv = NULL;
+		}
+		if (s->cancel_fd >= 0)
+			close(s->cancel_fd);
+		s->cancel_fd = -1;
+	}
 }

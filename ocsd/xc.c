@@ -8,8 +8,8 @@
 #include "ocsd/xc.h"
 
 int
-xc_resolve(const struct conf *c, uint32_t n, const char *s, struct xc_ep *ep,
-           char *err, size_t errlen)
+xc_resolve(const struct conf *c, uint32_t sw, uint32_t n, const char *s,
+           struct xc_ep *ep, char *err, size_t errlen)
 {
 	const char *p;
 	uint64_t    v = 0;
@@ -43,15 +43,23 @@ xc_resolve(const struct conf *c, uint32_t n, const char *s, struct xc_ep *ep,
 		         s);
 		return (-EINVAL);
 	}
+	if (ep->trx->sw != sw) {
+		snprintf(err, errlen,
+		         "transceiver %.64s is cabled to switch %s, not %s", s,
+		         conf_switch_label(c, ep->trx->sw),
+		         conf_switch_label(c, sw));
+		ep->trx = NULL;
+		return (-EINVAL);
+	}
 	return (0);
 }
 
 const char *
-xc_port_name(const struct conf *c, uint32_t n, uint32_t port, char *buf,
-             size_t len)
+xc_port_name(const struct conf *c, uint32_t sw, uint32_t n, uint32_t port,
+             char *buf, size_t len)
 {
-	const struct conf_trx *t =
-	    port <= n ? conf_trx_by_in(c, port) : conf_trx_by_out(c, port);
+	const struct conf_trx *t = port <= n ? conf_trx_by_in(c, sw, port)
+	                                     : conf_trx_by_out(c, sw, port);
 
 	if (t)
 		snprintf(buf, len, "%u (%s %s)", port, t->name,
@@ -63,8 +71,8 @@ xc_port_name(const struct conf *c, uint32_t n, uint32_t port, char *buf,
 
 /* Is the patch in -> out free to make in m?  0 or -DRV_EBUSY. */
 static int
-free_in(const struct conf *c, const struct map *m, const char *what,
-        uint32_t in, uint32_t out, char *err, size_t errlen)
+free_in(const struct conf *c, uint32_t sw, const struct map *m,
+        const char *what, uint32_t in, uint32_t out, char *err, size_t errlen)
 {
 	char     b1[96], b2[96];
 	uint32_t other;
@@ -76,8 +84,9 @@ free_in(const struct conf *c, const struct map *m, const char *what,
 		    err, errlen,
 		    "ingress %s is patched to %s on the %s map; disconnect "
 		    "it first",
-		    xc_port_name(c, m->n, in, b1, sizeof(b1)),
-		    xc_port_name(c, m->n, m->out[in], b2, sizeof(b2)), what);
+		    xc_port_name(c, sw, m->n, in, b1, sizeof(b1)),
+		    xc_port_name(c, sw, m->n, m->out[in], b2, sizeof(b2)),
+		    what);
 		return (-DRV_EBUSY);
 	}
 	other = map_in_of(m, out);
@@ -85,8 +94,9 @@ free_in(const struct conf *c, const struct map *m, const char *what,
 		snprintf(err, errlen,
 		         "egress %s is fed by ingress %s on the %s map; "
 		         "disconnect it first",
-		         xc_port_name(c, m->n, out, b1, sizeof(b1)),
-		         xc_port_name(c, m->n, other, b2, sizeof(b2)), what);
+		         xc_port_name(c, sw, m->n, out, b1, sizeof(b1)),
+		         xc_port_name(c, sw, m->n, other, b2, sizeof(b2)),
+		         what);
 		return (-DRV_EBUSY);
 	}
 	return (0);
@@ -94,14 +104,15 @@ free_in(const struct conf *c, const struct map *m, const char *what,
 
 /* Patches of one endpoint pair, without the busy checks. */
 static int
-pair_patches(const struct conf *c, uint32_t n, const char *a, const char *b,
-             struct drv_patch p[2], size_t *np, char *err, size_t errlen)
+pair_patches(const struct conf *c, uint32_t sw, uint32_t n, const char *a,
+             const char *b, struct drv_patch p[2], size_t *np, char *err,
+             size_t errlen)
 {
 	struct xc_ep ea, eb;
 	int          rv;
 
-	if ((rv = xc_resolve(c, n, a, &ea, err, errlen)) != 0 ||
-	    (rv = xc_resolve(c, n, b, &eb, err, errlen)) != 0)
+	if ((rv = xc_resolve(c, sw, n, a, &ea, err, errlen)) != 0 ||
+	    (rv = xc_resolve(c, sw, n, b, &eb, err, errlen)) != 0)
 		return (rv);
 	if (ea.trx && eb.trx) {
 		p[0].in = ea.trx->in;
@@ -141,7 +152,7 @@ pair_patches(const struct conf *c, uint32_t n, const char *a, const char *b,
 }
 
 int
-xc_connect(const struct conf *c, const struct map *desired,
+xc_connect(const struct conf *c, uint32_t sw, const struct map *desired,
            const struct map *live, const char *a, const char *b,
            struct drv_patch p[2], size_t *np, char *err, size_t errlen)
 {
@@ -149,13 +160,13 @@ xc_connect(const struct conf *c, const struct map *desired,
 	int    rv;
 
 	*np = 0;
-	if ((rv = pair_patches(c, live->n, a, b, p, np, err, errlen)) != 0)
+	if ((rv = pair_patches(c, sw, live->n, a, b, p, np, err, errlen)) != 0)
 		return (rv);
 	for (i = 0; i < *np; i++) {
-		if ((rv = free_in(c, desired, "desired", p[i].in, p[i].out,
+		if ((rv = free_in(c, sw, desired, "desired", p[i].in, p[i].out,
 		                  err, errlen)) != 0 ||
-		    (rv = free_in(c, live, "switch's", p[i].in, p[i].out, err,
-		                  errlen)) != 0)
+		    (rv = free_in(c, sw, live, "switch's", p[i].in, p[i].out,
+		                  err, errlen)) != 0)
 			return (rv);
 	}
 	return (0);
@@ -175,7 +186,7 @@ add_in(uint16_t *ins, size_t *nin, uint32_t in)
 }
 
 int
-xc_disconnect(const struct conf *c, const struct map *desired,
+xc_disconnect(const struct conf *c, uint32_t sw, const struct map *desired,
               const struct map *live, const char *a, uint16_t *ins,
               size_t *nin, char *err, size_t errlen)
 {
@@ -185,7 +196,7 @@ xc_disconnect(const struct conf *c, const struct map *desired,
 	int               rv;
 
 	*nin = 0;
-	if ((rv = xc_resolve(c, live->n, a, &e, err, errlen)) != 0)
+	if ((rv = xc_resolve(c, sw, live->n, a, &e, err, errlen)) != 0)
 		return (rv);
 	for (k = 0; k < 2; k++) {
 		const struct map *m = maps[k];
@@ -204,8 +215,9 @@ xc_disconnect(const struct conf *c, const struct map *desired,
 }
 
 int
-xc_build(const struct conf *c, uint32_t n, char *const *a, char *const *b,
-         size_t npairs, struct map *target, char *err, size_t errlen)
+xc_build(const struct conf *c, uint32_t sw, uint32_t n, char *const *a,
+         char *const *b, size_t npairs, struct map *target, char *err,
+         size_t errlen)
 {
 	struct drv_patch p[2];
 	uint32_t        *owner;
@@ -220,8 +232,8 @@ xc_build(const struct conf *c, uint32_t n, char *const *a, char *const *b,
 		return (-ENOMEM);
 	}
 	for (i = 0; i < npairs; i++) {
-		if (pair_patches(c, n, a[i], b[i], p, &np, why, sizeof(why)) !=
-		    0) {
+		if (pair_patches(c, sw, n, a[i], b[i], p, &np, why,
+		                 sizeof(why)) != 0) {
 			snprintf(err, errlen, "entry %zu: %s", i + 1, why);
 			rv = -EINVAL;
 			goto fail;
@@ -235,7 +247,7 @@ xc_build(const struct conf *c, uint32_t n, char *const *a, char *const *b,
 				    "entry %zu: %s %s: port %s is already "
 				    "used by entry %u",
 				    i + 1, a[i], b[i],
-				    xc_port_name(c, n, pt, b1, sizeof(b1)),
+				    xc_port_name(c, sw, n, pt, b1, sizeof(b1)),
 				    owner[pt]);
 				rv = -EINVAL;
 				goto fail;
@@ -269,8 +281,8 @@ xc_delta(struct map *m, const uint16_t *ins, size_t nin,
 }
 
 size_t
-xc_circuits(const struct conf *c, const struct map *m, struct xc_circuit *out,
-            size_t cap)
+xc_circuits(const struct conf *c, uint32_t sw, const struct map *m,
+            struct xc_circuit *out, size_t cap)
 {
 	size_t i, j, k = 0;
 
@@ -278,9 +290,9 @@ xc_circuits(const struct conf *c, const struct map *m, struct xc_circuit *out,
 		const struct conf_trx *a = &c->trx[i], *b;
 		int                    dup = 0;
 
-		if (a->in > m->n || m->out[a->in] == 0)
+		if (a->sw != sw || a->in > m->n || m->out[a->in] == 0)
 			continue;
-		if ((b = conf_trx_by_out(c, m->out[a->in])) == NULL)
+		if ((b = conf_trx_by_out(c, sw, m->out[a->in])) == NULL)
 			continue;
 		for (j = 0; j < k; j++)
 			if (out[j].a == b && out[j].b == a)

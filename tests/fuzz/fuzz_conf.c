@@ -20,11 +20,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(text, data, len);
 	text[len] = '\0';
 	if (conf_parse(text, "fuzz.conf", &c, err, sizeof(err)) == 0) {
-		/* What is accepted is consistent. */
-		for (i = 0; i < c->ntrx; i++)
-			if (c->trx[i].in >= c->trx[i].out ||
-			    conf_trx_find(c, c->trx[i].name) != &c->trx[i])
+		/* What is accepted is consistent: each transceiver on a
+		 * switch there is, found by its name and (numbered) by its
+		 * switch's ports. */
+		for (i = 0; i < c->ntrx; i++) {
+			const struct conf_trx *t = &c->trx[i];
+
+			if (t->sw >= c->nsw || c->nsw == 0 ||
+			    conf_trx_find(c, t->name) != t)
 				abort();
+			if (t->in_name[0] == '\0' &&
+			    (t->in >= t->out ||
+			     conf_trx_by_in(c, t->sw, t->in) != t))
+				abort();
+		}
 		conf_free(c);
 	} else if (err[0] == '\0')
 		abort();

@@ -62,17 +62,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		abort();
 	for (i = 0; i < q->n_ports; i++) {
 		err[0] = '\0';
-		if (xc_resolve(c, 16, q->ports[i], &ep, err, sizeof(err)) !=
+		if (xc_resolve(c, 0, 16, q->ports[i], &ep, err, sizeof(err)) !=
 		        0 &&
 		    err[0] == '\0')
 			abort();
-		rv = xc_disconnect(c, &desired, &live, q->ports[i], ins, &nin,
-		                   err, sizeof(err));
+		rv = xc_disconnect(c, 0, &desired, &live, q->ports[i], ins,
+		                   &nin, err, sizeof(err));
 		if (rv == 0 && nin > 4)
 			abort();
 	}
 	if (q->n_pairs == 1) {
-		rv = xc_connect(c, &desired, &live, q->pairs[0]->a,
+		rv = xc_connect(c, 0, &desired, &live, q->pairs[0]->a,
 		                q->pairs[0]->b, p, &np, err, sizeof(err));
 		if (rv == 0 && (np < 1 || np > 2))
 			abort();
@@ -87,7 +87,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			b[i] = q->pairs[i]->b;
 		}
 		err[0] = '\0';
-		rv = xc_build(c, 16, a, b, q->n_pairs, &target, err,
+		rv = xc_build(c, 0, 16, a, b, q->n_pairs, &target, err,
 		              sizeof(err));
 		if (rv == 0)
 			map_free(&target);

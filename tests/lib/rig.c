@@ -91,7 +91,7 @@ rig_agent_opt(struct rig *r, int h, const char *secret, const char *opt,
 			                        i ? "," : "", i);
 	} else {
 		argv[n++] = "--fibre";
-		argv[n++] = r->fibre;
+		argv[n++] = r->fibres[0] ? r->fibres : r->fibre;
 	}
 	if (r->ca[0]) {
 		argv[n++] = "--tls-ca";
@@ -206,6 +206,16 @@ rig_fault(struct rig *r, const char *spec)
 /* ocsd again with the same configuration and state directory, once the
  * last one is gone (stopped by the caller, any way); 0 once it answers
  * and holds the switch, -1 otherwise. */
+/* ocsctl status says ocsd holds its switch (a fabric: both). */
+static int
+up(const struct rig *r, const char *o)
+{
+	const char *c = strstr(o, ": connected");
+
+	return (c != NULL &&
+	        (!r->fibres[0] || strstr(c + 1, ": connected") != NULL));
+}
+
 int
 rig_ocsd_restart(struct rig *r)
 {
@@ -223,8 +233,7 @@ rig_ocsd_restart(struct rig *r)
 	if (proc_start(&r->ocsd, argv, log) != 0)
 		return (-1);
 	for (i = 0; i < 100 && !ok; i++) {
-		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 &&
-		     strstr(o, ": connected") != NULL;
+		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 && up(r, o);
 		free(o);
 		free(e);
 		if (!ok)
@@ -263,6 +272,27 @@ rig_emu_restart(struct rig *r)
 		usleep(100000);
 	}
 	return (-1);
+}
+
+/* A fabric's switch B: a second ocs-emu started as the first was. */
+static int
+fabric_emu(struct rig *r, char **eargv)
+{
+	char line[256], log[300];
+
+	snprintf(log, sizeof(log), "%s/emu-b.log", r->dir);
+	if (proc_start(&r->emu_b, eargv, log) != 0 ||
+	    proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
+		return (-1);
+	snprintf(r->tl1_b, sizeof(r->tl1_b), "%.60s", line + 13);
+	if (proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
+		return (-1);
+	snprintf(r->fibre_b, sizeof(r->fibre_b), "%.60s", line + 15);
+	if (proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
+		return (-1);
+	snprintf(r->rest_b, sizeof(r->rest_b), "%.60s", line + 14);
+	snprintf(r->fibres, sizeof(r->fibres), "%s,%s", r->fibre, r->fibre_b);
+	return (0);
 }
 
 struct rig *
@@ -315,6 +345,10 @@ rig_up_opts(int n, const struct rig_opts *ro)
 			eargv[i++] = (char *)(uintptr_t)ro->link_up;
 		}
 	}
+	if (!ro->netns && ro->rate) {
+		eargv[11] = "--rate";
+		eargv[12] = (char *)(uintptr_t)ro->rate;
+	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);
 	if (proc_start(&r->emu, eargv, log) != 0 ||
@@ -329,6 +363,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
+	if (ro->fabric && fabric_emu(r, eargv) != 0)
+		goto fail;
 	snprintf(r->emu_ports, sizeof(r->emu_ports), "%s", ports);
 	snprintf(r->emu_st, sizeof(r->emu_st), "%s", st);
 	if (strcmp(driver, "calient") == 0)
@@ -367,16 +403,34 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		snprintf(tlsconf, sizeof(tlsconf), "tls_cert_key = %s\n",
 		         r->ca);
 	}
-	off = (size_t)snprintf(
-	    conf, cap,
-	    "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
-	    "password = root\nswitch_time = %s\npoll = 0\ntimeout = %s\n"
+	if (ro->fabric)
+		off = (size_t)snprintf(
+		    conf, cap,
+		    "[switch A]\ndriver = polatis\naddress = %s\nuser = root\n"
+		    "password = root\nswitch_time = %s\npoll = 0\n"
+		    "timeout = %s\n"
+		    "[switch B]\ndriver = %s\naddress = %s%s\n"
+		    "user = root\npassword = root\nswitch_time = %s\n"
+		    "poll = 0\ntimeout = %s\n",
+		    r->tl1, st, ro->timeout ? ro->timeout : "2s",
+		    ro->fabric == 2 ? "polatis" : "calient",
+		    ro->fabric == 2 ? "" : "http://",
+		    ro->fabric == 2 ? r->tl1_b : r->rest_b, st,
+		    ro->timeout ? ro->timeout : "2s");
+	else
+		off = (size_t)snprintf(
+		    conf, cap,
+		    "[switch]\ndriver = %s\naddress = %s\nuser = root\n"
+		    "password = root\nswitch_time = %s\npoll = 0\n"
+		    "timeout = %s\n",
+		    driver, addr, st, ro->timeout ? ro->timeout : "2s");
+	off += (size_t)snprintf(
+	    conf + off, cap - off,
 	    "[control]\nlisten = %s\n[state]\ndir = %s/state\n"
 	    "[agents]\nlisten = %s\n"
 	    "%ssecret_file = %s/secret\n"
 	    "heartbeat = 1s\n[run]\n%s%s[cabling]\n",
-	    driver, addr, st, ro->timeout ? ro->timeout : "2s", r->sock,
-	    r->dir, r->join, tlsconf, r->dir,
+	    r->sock, r->dir, r->join, tlsconf, r->dir,
 	    /* A key once: the test's deadline, if it gives one. */
 	    run_conf && strstr(run_conf, "deadline") ? "" : "deadline = 30s\n",
 	    run_conf ? run_conf : "");
@@ -385,8 +439,11 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	for (h = 0; h < n; h++)
 		for (i = 0; i < T; i++)
 			off += (size_t)snprintf(
-			    conf + off, cap - off, "h%02d.%d = %d %d\n", h, i,
-			    T * h + i + 1, T * h + i + 1 + P);
+			    conf + off, cap - off, "h%02d.%d = %s%s%d %d\n", h,
+			    i, ro->fabric ? (i ? "B" : "A") : "",
+			    ro->fabric ? " " : "",
+			    ro->fabric ? h + 1 : T * h + i + 1,
+			    ro->fabric ? h + 1 + P : T * h + i + 1 + P);
 	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
 	write_file(cpath, conf, 0644);
 	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));
@@ -399,8 +456,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (proc_start(&r->ocsd, oargv, log) != 0)
 		goto fail;
 	for (i = 0; i < 100 && !ok; i++) {
-		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 &&
-		     strstr(o, ": connected") != NULL;
+		ok = rig_ctl(r, &o, &e, "status", NULL) == 0 && up(r, o);
 		free(o);
 		free(e);
 		if (!ok)
@@ -438,7 +494,10 @@ rig_down(struct rig *r)
 		proc_stop(&r->ocsd, SIGTERM);
 	if (r->emu.pid)
 		proc_stop(&r->emu, SIGTERM);
-	dirty |= proc_log_dirty(&r->ocsd) | proc_log_dirty(&r->emu);
+	if (r->emu_b.pid)
+		proc_stop(&r->emu_b, SIGTERM);
+	dirty |= proc_log_dirty(&r->ocsd) | proc_log_dirty(&r->emu) |
+	         proc_log_dirty(&r->emu_b);
 	if (r->netns[0])
 		netns_sh("down", r->netns, 0, 0);
 	/* OCS_TEST_KEEP: the logs stay for a flake to be read. */

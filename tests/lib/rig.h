@@ -23,6 +23,10 @@ struct rig {
 	char        ca[300];   /* with TLS: the CA file agents verify with */
 	char        trx[12];   /* transceivers a host, "" for 2 */
 	char        netns[24]; /* the namespace testbed's prefix, or "" */
+	/* A fabric (rig_opts.fabric): switch B's ocs-emu and its faces,
+	 * and the agents' two relays ("FIBRE_A,FIBRE_B"). */
+	struct proc emu_b;
+	char        tl1_b[64], fibre_b[64], rest_b[64], fibres[140];
 };
 
 struct rig_opts {
@@ -45,6 +49,15 @@ struct rig_opts {
 	/* ocsd logs at info level, as in service (benches: a debug line
 	 * per phase is time on the path they measure). */
 	int quiet;
+	/* A fabric of two switches, a plane each: switch A is the first
+	 * ocs-emu through the polatis driver (TL1), switch B a second one
+	 * through the calient driver (REST); transceiver .0 of every host
+	 * is on A, .1 on B (two transceivers a host).  2: switch B over
+	 * Polatis TL1 too. */
+	int fabric;
+	/* The fibres' line rate on ocs-emu's relay (--rate), or NULL:
+	 * unmetered. */
+	const char *rate;
 };
 
 /* Bring it up; switch_time for ocs-emu and ocsd ("1ms"), run_conf extra

@@ -44,20 +44,20 @@ test_conf_good(void **state)
 
 	(void)state;
 	assert_int_equal(conf_parse(GOOD, "t.conf", &c, err, sizeof(err)), 0);
-	assert_string_equal(c->driver, "polatis");
-	assert_string_equal(c->address, "10.0.0.5:3082");
-	assert_int_equal(c->timeout_ms, 2000);
-	assert_int_equal(c->switch_ms, 25);
-	assert_int_equal(c->poll_ms, 10000);
+	assert_string_equal(c->sw[0].driver, "polatis");
+	assert_string_equal(c->sw[0].address, "10.0.0.5:3082");
+	assert_int_equal(c->sw[0].timeout_ms, 2000);
+	assert_int_equal(c->sw[0].switch_ms, 25);
+	assert_int_equal(c->sw[0].poll_ms, 10000);
 	assert_string_equal(c->control, "ipc:///tmp/x/ctl.sock");
 	assert_int_equal(c->reconcile, CONF_RECON_PUSH);
 	assert_int_equal(c->ntrx, 3);
 	assert_int_equal(conf_trx_find(c, "h0.1")->out, 66);
-	assert_int_equal(conf_trx_by_in(c, 3)->out, 67);
-	assert_string_equal(conf_trx_by_out(c, 65)->name, "h0.0");
+	assert_int_equal(conf_trx_by_in(c, 0, 3)->out, 67);
+	assert_string_equal(conf_trx_by_out(c, 0, 65)->name, "h0.0");
 	assert_null(conf_trx_find(c, "h9.9"));
-	assert_int_equal(conf_check_ports(c, 64, 64, err, sizeof(err)), 0);
-	assert_int_equal(conf_check_ports(c, 32, 32, err, sizeof(err)),
+	assert_int_equal(conf_check_ports(c, 0, 64, 64, err, sizeof(err)), 0);
+	assert_int_equal(conf_check_ports(c, 0, 32, 32, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "h0.0 = 1 65 does not fit a 32x32"));
 	conf_free(c);
@@ -239,14 +239,14 @@ test_conf_whole_file_checks(void **state)
 	                            "transport = ssh\nknown_hosts = kh\n",
 	                            "/etc/o/a.conf", &c, err, sizeof(err)),
 	                 0);
-	assert_int_equal(c->ssh, 1);
-	assert_string_equal(c->known_hosts, "/etc/o/kh");
+	assert_int_equal(c->sw[0].ssh, 1);
+	assert_string_equal(c->sw[0].known_hosts, "/etc/o/kh");
 	conf_free(c);
 	/* The emu driver needs nothing else. */
 	assert_int_equal(conf_parse("[switch]\ndriver = emu\nports = 8\n",
 	                            "a.conf", &c, err, sizeof(err)),
 	                 0);
-	assert_int_equal(c->ports, 8);
+	assert_int_equal(c->sw[0].ports, 8);
 	conf_free(c);
 	assert_int_equal(
 	    conf_load("/nonexistent/ocsd.conf", &c, err, sizeof(err)),
@@ -380,17 +380,19 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	/* Not yet looked up: no port can be checked. */
-	assert_int_equal(conf_check_ports(c, 4, 4, err, sizeof(err)), -EINVAL);
+	assert_int_equal(conf_check_ports(c, 0, 4, 4, err, sizeof(err)),
+	                 -EINVAL);
 	assert_non_null(strstr(err, "not yet looked up"));
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)), 0);
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)), 0);
 	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1);
 	assert_int_equal(conf_trx_find(c, "h0.0")->out, 4 + 2);
 	assert_int_equal(conf_trx_find(c, "h1.0")->in, 3);
 	assert_int_equal(conf_trx_find(c, "h1.0")->out, 4 + 3);
 	/* A switch that numbers its ports refuses names. */
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, &x, err, sizeof(err)), -EINVAL);
+	    conf_resolve_ports(c, 0, 4, 4, names, &x, err, sizeof(err)),
+	    -EINVAL);
 	assert_non_null(strstr(err, "numbers its ports"));
 	conf_free(c);
 	/* A name the switch does not have. */
@@ -398,7 +400,7 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "the switch has no port 2.1.1"));
 	conf_free(c);
@@ -408,7 +410,7 @@ test_conf_named_cabling(void **state)
 	                            "t.conf", &c, err, sizeof(err)),
 	                 0);
 	assert_int_equal(
-	    conf_resolve_ports(c, 4, 4, names, NULL, err, sizeof(err)),
+	    conf_resolve_ports(c, 0, 4, 4, names, NULL, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "same port"));
 	conf_free(c);
@@ -437,6 +439,120 @@ test_conf_named_cabling(void **state)
 	                            "polatis (it numbers its ports)"));
 }
 
+/* A fabric: [switch NAME] sections, each with its own driver and
+ * defaults, and cabling lines that name their switch; ports are a
+ * switch's own, so the same numbers on two switches do not clash. */
+#define FABRIC                                                                \
+	"[switch A]\ndriver = polatis\naddress = 10.0.0.5\nuser = u\n"        \
+	"password = p\nswitch_time = 10ms\n"                                  \
+	"[switch B]\ndriver = calient\naddress = http://10.0.0.6\nuser = u\n" \
+	"password = p\n"                                                      \
+	"[cabling]\nh0.0 = A 1 17\nh0.1 = B, 1.1.1 1.1.2\nh1.0 = A 2 18\n"    \
+	"h1.1 = B 1.1.3 1.1.4\n"
+
+static void
+test_conf_fabric(void **state)
+{
+	struct conf *c;
+	char         err[512], text[1024];
+
+	(void)state;
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &c, err, sizeof(err)),
+	                 0);
+	assert_int_equal(c->nsw, 2);
+	assert_string_equal(c->sw[0].name, "A");
+	assert_string_equal(c->sw[1].driver, "calient");
+	assert_int_equal(c->sw[0].switch_ms, 10);
+	assert_int_equal(c->sw[1].switch_ms, 25); /* its own default */
+	assert_int_equal(conf_switch_find(c, "B"), 1);
+	assert_int_equal(conf_switch_find(c, "C"), -1);
+	assert_string_equal(conf_switch_label(c, 1), "B");
+	assert_int_equal(conf_trx_find(c, "h0.1")->sw, 1);
+	assert_int_equal(conf_trx_find(c, "h1.0")->sw, 0);
+	assert_string_equal(conf_trx_by_in(c, 0, 2)->name, "h1.0");
+	assert_null(conf_trx_by_in(c, 1, 2));
+	/* Each switch's ports are checked against that switch alone. */
+	assert_int_equal(conf_check_ports(c, 0, 16, 16, err, sizeof(err)), 0);
+	assert_int_equal(
+	    conf_resolve_ports(c, 1, 4, 4, names, NULL, err, sizeof(err)), 0);
+	assert_int_equal(conf_trx_find(c, "h1.1")->out, 4 + 4);
+	assert_int_equal(conf_trx_find(c, "h0.0")->in, 1); /* A's, kept */
+	conf_free(c);
+	/* The same ports on two switches are two ports. */
+	snprintf(text, sizeof(text), "%s",
+	         "[switch A]\ndriver = emu\n[switch B]\ndriver = emu\n"
+	         "[cabling]\nh0.0 = A 1 9\nh0.1 = B 1 9\n");
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)), 0);
+	conf_free(c);
+	/* Refused: a port twice on one switch, a lone and a named switch
+	 * mixed, a line without its switch, a switch that is not there, a
+	 * named switch on a lone one's cabling, a bad name, a section
+	 * twice. */
+	struct {
+		const char *text, *want;
+	} bad[] = {
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = A 1 9\n"
+	     "h0.1 = A 1 10\n",
+	     "t.conf:5: h0.1: \"A 1 10\": port 1 also cabled to h0.0"},
+	    {"[switch]\ndriver = emu\n[switch A]\ndriver = emu\n",
+	     "do not mix"},
+	    {"[switch A]\ndriver = emu\n[switch]\ndriver = emu\n",
+	     "do not mix"},
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = 1 9\n",
+	     "h0.0: the switches are named: write SWITCH INGRESS EGRESS"},
+	    {"[switch A]\ndriver = emu\n[cabling]\nh0.0 = C 1 9\n",
+	     "h0.0: \"C\": no [switch C] section"},
+	    {"[switch]\ndriver = emu\n[cabling]\nh0.0 = A 1 9\n",
+	     "there is one [switch], unnamed"},
+	    {"[switch 9x]\ndriver = emu\n", "a switch's name is a letter"},
+	    {"[switch A]\ndriver = emu\n[switch A]\ndriver = emu\n",
+	     "given twice"},
+	    {"[switch A]\ndriver = emu\n[switch B]\nuser = u\n",
+	     "[switch B]: driver"},
+	    {"[switch A]\ndriver = emu\n[switch B]\ndriver = polatis\n",
+	     "[switch B]: address missing"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(
+		    conf_parse(bad[i].text, "t.conf", &c, err, sizeof(err)),
+		    -CONF_EPARSE);
+		if (strstr(err, bad[i].want) == NULL)
+			fail_msg("case %zu: error \"%s\" lacks \"%s\"", i, err,
+			         bad[i].want);
+	}
+}
+
+/* A reload keeps what the switches looked up for lines cabled alike. */
+static void
+test_conf_carry_ports(void **state)
+{
+	struct conf *a, *b;
+	char         err[512];
+
+	(void)state;
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &a, err, sizeof(err)),
+	                 0);
+	assert_int_equal(
+	    conf_resolve_ports(a, 1, 4, 4, names, NULL, err, sizeof(err)), 0);
+	assert_int_equal(conf_parse(FABRIC, "t.conf", &b, err, sizeof(err)),
+	                 0);
+	assert_true(conf_same_switches(a, b));
+	assert_false(conf_switch_changed(&a->sw[1], &b->sw[1]));
+	assert_int_equal(conf_trx_find(b, "h0.1")->in, 0);
+	conf_carry_ports(b, a);
+	assert_int_equal(conf_trx_find(b, "h0.1")->in, 1);
+	assert_string_equal(conf_trx_by_out(b, 1, 4 + 2)->name, "h0.1");
+	conf_free(b);
+	assert_int_equal(conf_parse("[switch A]\ndriver = emu\n", "t.conf", &b,
+	                            err, sizeof(err)),
+	                 0);
+	assert_false(conf_same_switches(a, b));
+	conf_free(a);
+	conf_free(b);
+}
+
 int
 main(void)
 {
@@ -447,6 +563,8 @@ main(void)
 	    cmocka_unit_test(test_conf_whole_file_checks),
 	    cmocka_unit_test(test_conf_startup_checks),
 	    cmocka_unit_test(test_conf_named_cabling),
+	    cmocka_unit_test(test_conf_fabric),
+	    cmocka_unit_test(test_conf_carry_ports),
 	};
 
 	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));

@@ -81,6 +81,7 @@ agents_ports(const struct ocsd *d, struct agent *a)
 			return (-ENOENT);
 		a->in[i] = t->in;
 		a->out[i] = t->out;
+		a->sw[i] = (uint8_t)t->sw;
 	}
 	return (0);
 }
@@ -145,6 +146,17 @@ agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
 	"h0.0 = 1 9\nh0.1 = 2 10\nh1.0 = 3 11\nh1.1 = 4 12\n"                 \
 	"h2.0 = 5 13\nh2.1 = 6 14\nh3.0 = 7 15\nh3.1 = 8 16\n"
 
+/* A fabric of two switches, a plane each: transceiver .0 of every host
+ * on A, .1 on B, on the same port numbers. */
+#define CONF_FAB                                                              \
+	"[switch A]\ndriver = emu\nports = 8\nswitch_time = 0\n"              \
+	"light_check = no\npoll = 0\n"                                        \
+	"[switch B]\ndriver = emu\nports = 8\nswitch_time = 0\n"              \
+	"light_check = no\npoll = 0\n"                                        \
+	"[cabling]\n"                                                         \
+	"h0.0 = A 1 9\nh0.1 = B 1 9\nh1.0 = A 2 10\nh1.1 = B 2 10\n"          \
+	"h2.0 = A 3 11\nh2.1 = B 3 11\nh3.0 = A 4 12\nh3.1 = B 4 12\n"
+
 /* The run's outcome, as the operator's request hears it. */
 struct pending {
 	int          rv;
@@ -172,20 +184,22 @@ run_done(void *arg, int rv, const char *why, const struct run_report *rep)
 }
 
 static int
-setup(void **state)
+setup_conf(void **state, const char *conf)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	char       err[256];
-	uint32_t   i;
+	uint32_t   i, k, up;
 
 	snprintf(f->dir, sizeof(f->dir), "/tmp/ocs-test-runner-XXXXXX");
 	if (f == NULL || mkdtemp(f->dir) == NULL ||
-	    conf_parse(CONF, "t.conf", &f->d.conf, err, sizeof(err)) != 0)
+	    conf_parse(conf, "t.conf", &f->d.conf, err, sizeof(err)) != 0)
 		return (-1);
-	snprintf(f->d.desired_path, sizeof(f->d.desired_path),
-	         "%s/desired.map", f->dir);
+	snprintf(f->d.conf->state_dir, sizeof(f->d.conf->state_dir), "%s",
+	         f->dir);
 	snprintf(f->d.run_state_path, sizeof(f->d.run_state_path),
 	         "%s/run.state", f->dir);
+	if (sw_init(&f->d) != 0)
+		return (-1);
 	nng_mtx_alloc(&f->d.mtx);
 	nng_cv_alloc(&f->d.cv, f->d.mtx);
 	f->d.ag = (struct agents *)&ev; /* present; only its events matter */
@@ -193,8 +207,13 @@ setup(void **state)
 	    nng_aio_alloc(&f->aio, NULL, NULL) != 0)
 		return (-1);
 	run_listen(&f->d, f->d.ag);
-	for (i = 0; i < 200 && !f->d.have_live; i++)
+	for (i = 0, up = 0; i < 200 && !up; i++) {
 		mono_sleep_ms(10);
+		nng_mtx_lock(f->d.mtx);
+		for (k = 0, up = 1; k < f->d.nsw; k++)
+			up &= f->d.sw[k].have_live;
+		nng_mtx_unlock(f->d.mtx);
+	}
 	memset(ag, 0, sizeof(ag));
 	for (i = 0; i < NAG; i++) {
 		snprintf(ag[i].host, sizeof(ag[i].host), "h%u", i);
@@ -208,7 +227,19 @@ setup(void **state)
 	memset(released, 0, sizeof(released));
 	abort_reason[0] = '\0';
 	*state = f;
-	return (f->d.have_live ? 0 : -1);
+	return (up ? 0 : -1);
+}
+
+static int
+setup(void **state)
+{
+	return (setup_conf(state, CONF));
+}
+
+static int
+setup_fab(void **state)
+{
+	return (setup_conf(state, CONF_FAB));
 }
 
 static int
@@ -222,8 +253,7 @@ teardown(void **state)
 	run_fini(&f->d);
 	nng_aio_free(f->aio);
 	reply_free(&f->p.rep);
-	map_free(&f->d.live);
-	map_free(&f->d.desired);
+	sw_free(&f->d);
 	conf_free(f->d.conf);
 	nng_cv_free(f->d.cv);
 	nng_mtx_free(f->d.mtx);
@@ -233,12 +263,25 @@ teardown(void **state)
 }
 
 static void
-start(struct fx *f, const char *reconfig)
+start_algo(struct fx *f, const char *algo, const char *reconfig)
 {
-	struct run_req          q = {.algo = "retri", .bytes = 4096};
+	struct run_req          q = {.bytes = 4096};
+	static uint64_t         m[NAG * NAG];
+	uint32_t                k;
 	const struct run_waiter w = {.arg = &f->p, .done = run_done};
 	int                     i, started;
 
+	snprintf(q.algo, sizeof(q.algo), "%s", algo);
+	if (run_is_skew(algo)) {
+		/* A skewed planner takes a matrix: node i sends 1 KiB
+		 * times (1 + i + j) % NAG to node j. */
+		for (k = 0; k < NAG * NAG; k++)
+			m[k] = k / NAG == k % NAG
+			           ? 0
+			           : 1024 * (1 + (k / NAG + k % NAG) % NAG);
+		q.matrix = m;
+		q.mn = NAG;
+	}
 	snprintf(q.reconfig, sizeof(q.reconfig), "%s", reconfig);
 	reply_init(&f->p.rep);
 	nng_mtx_lock(f->d.mtx);
@@ -254,6 +297,12 @@ start(struct fx *f, const char *reconfig)
 	nng_mtx_unlock(f->d.mtx);
 	if (!started)
 		fail_msg("not started: %s", f->p.err);
+}
+
+static void
+start(struct fx *f, const char *reconfig)
+{
+	start_algo(f, "retri", reconfig);
 }
 
 /* What an agent's Poll and Ready look like to the runner. */
@@ -327,8 +376,8 @@ test_runner_whole_run(void **state)
 	/* The run's configurations are not the desired map: it stays
 	 * (checked outside the lock: a failed assertion jumps out). */
 	nng_mtx_lock(f->d.mtx);
-	k = map_count(&f->d.live);
-	kd = map_count(&f->d.desired);
+	k = map_count(&f->d.sw[0].live);
+	kd = map_count(&f->d.sw[0].desired);
 	nng_mtx_unlock(f->d.mtx);
 	assert_int_equal(k, 2 * NAG);
 	assert_int_equal(kd, 0);
@@ -352,7 +401,7 @@ test_runner_whole_run(void **state)
 	for (i = 0, k = 1; i < 200 && k != 0; i++) {
 		mono_sleep_ms(10);
 		nng_mtx_lock(f->d.mtx);
-		k = map_count(&f->d.live);
+		k = map_count(&f->d.sw[0].live);
 		nng_mtx_unlock(f->d.mtx);
 	}
 	assert_int_equal(k, 0);
@@ -410,6 +459,119 @@ test_runner_lost_agent_aborts(void **state)
 		assert_int_equal(ag[i].node, -1);
 }
 
+/* Patches on switch k (the lock taken). */
+static uint32_t
+count(struct fx *f, uint32_t k)
+{
+	uint32_t n;
+
+	nng_mtx_lock(f->d.mtx);
+	n = map_count(&f->d.sw[k].live);
+	nng_mtx_unlock(f->d.mtx);
+	return (n);
+}
+
+/*
+ * A run over a fabric: each phase's circuits go to the switches of their
+ * transceivers, both switches move before the release, and both go back
+ * to what they held once the run is over.  *used gets the patches each
+ * switch held, phase by phase, in all.
+ */
+static void
+fabric_run(struct fx *f, const char *algo, int every_phase_both)
+{
+	char     err[256];
+	uint32_t i, ph, nph, a, b, ports, used[2] = {0, 0};
+
+	start_algo(f, algo, "all");
+	nng_mtx_lock(f->d.mtx);
+	nph = f->d.runner->run->nph;
+	ports = f->d.runner->run->s.ports;
+	nng_mtx_unlock(f->d.mtx);
+	for (i = 0; i < NAG; i++)
+		poll_(f, (int)i);
+	assert_int_equal(nplans, NAG);
+	for (ph = 0; ph < nph; ph++) {
+		for (i = 0; i < NAG; i++)
+			assert_int_equal(ready(f, (int)i, ph, ph ? ph - 1 : 0,
+			                       err, sizeof(err)),
+			                 0);
+		wait_released(f, ph + 1);
+		/* A switch holds one-way patches from its own plane's
+		 * transmitters: a node sends at most one stream into each
+		 * plane. */
+		a = count(f, 0);
+		b = count(f, 1);
+		assert_true(a + b > 0 && a <= NAG && b <= NAG);
+		if (every_phase_both)
+			assert_int_equal(a, b);
+		used[0] += a;
+		used[1] += b;
+	}
+	if (ports > 1) {
+		assert_true(used[0] > 0);
+		assert_true(used[1] > 0);
+	}
+	for (i = 0; i < NAG; i++)
+		assert_int_equal(
+		    ready(f, (int)i, nph, nph - 1, err, sizeof(err)), 0);
+	nng_aio_wait(f->aio);
+	if (f->p.rv != 0)
+		fail_msg("run: %s", f->p.err);
+	assert_int_equal(nabort, 0);
+	for (i = 0, a = b = 1; i < 200 && (a || b); i++) {
+		mono_sleep_ms(10);
+		a = count(f, 0);
+		b = count(f, 1);
+	}
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 0);
+}
+
+static void
+test_runner_fabric_skewed(void **state)
+{
+	fabric_run(*state, "spreadout", 0);
+}
+
+/* ReTri's rings join port 0 of a node to port 1 of its neighbour: on a
+ * fabric each direction is a one-way patch on its sender's plane (a ring
+ * clockwise on A, counter-clockwise on B), the same count on each. */
+static void
+test_runner_fabric_retri(void **state)
+{
+	fabric_run(*state, "retri", 1);
+}
+
+/* The receive ports follow: a node hears its ring neighbour on the
+ * transceiver of the plane the neighbour sent into. */
+static void
+test_runner_fabric_rx_ports(void **state)
+{
+	struct fx  *f = *state;
+	struct run *r;
+	uint32_t    c, i, rx;
+
+	start_algo(f, "retri", "all");
+	for (i = 0; i < NAG; i++)
+		poll_(f, (int)i);
+	nng_mtx_lock(f->d.mtx);
+	r = f->d.runner->run;
+	assert_non_null(r->rxmap);
+	for (c = 0; c < r->s.ncfg; c++)
+		for (i = 0; i < r->s.cfg[c].ncirc; i++) {
+			const struct sched_circuit *e =
+			    &r->s.circ[r->s.cfg[c].circ_off + i];
+
+			rx = run_fab_rx(r, c, e->b, e->pb);
+			assert_int_equal(r->node[e->b]->sw[rx],
+			                 r->node[e->a]->sw[e->pa]);
+		}
+	run_abort(&f->d, "test over");
+	nng_mtx_unlock(f->d.mtx);
+	nng_aio_wait(f->aio);
+}
+
 int
 main(void)
 {
@@ -420,6 +582,12 @@ main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runner_lost_agent_aborts,
 	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_runner_fabric_skewed,
+	                                    setup_fab, teardown),
+	    cmocka_unit_test_setup_teardown(test_runner_fabric_retri,
+	                                    setup_fab, teardown),
+	    cmocka_unit_test_setup_teardown(test_runner_fabric_rx_ports,
+	                                    setup_fab, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("runner", tests, NULL, NULL));

@@ -53,7 +53,7 @@ test_xc_connect_transceivers_is_two_patches(void **state)
 	map_init(&d, 8);
 	map_init(&l, 8);
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
 	    0);
 	assert_int_equal(np, 2);
 	assert_int_equal(p[0].in, 1);   /* h0.0 TX */
@@ -62,13 +62,13 @@ test_xc_connect_transceivers_is_two_patches(void **state)
 	assert_int_equal(p[1].out, 9);
 	/* Ports, either order. */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "13", "5", p, &np, err, sizeof(err)), 0);
+	    xc_connect(c, 0, &d, &l, "13", "5", p, &np, err, sizeof(err)), 0);
 	assert_int_equal(np, 1);
 	assert_int_equal(p[0].in, 5);
 	assert_int_equal(p[0].out, 13);
 	/* A loopback is one patch. */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h0.0", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h0.0", p, &np, err, sizeof(err)),
 	    0);
 	assert_int_equal(np, 1);
 	assert_int_equal(p[0].out, 9);
@@ -89,7 +89,7 @@ test_xc_connect_refusals(void **state)
 	map_init(&l, 8);
 	l.out[1] = 11; /* live: h0.0 -> h1.0 */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
 	    -DRV_EBUSY);
 	assert_string_equal(
 	    err,
@@ -97,30 +97,30 @@ test_xc_connect_refusals(void **state)
 	    "map; disconnect it first");
 	d.out[2] = 12; /* desired: h0.1 -> h1.1 */
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h1.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h1.0", "h1.1", p, &np, err, sizeof(err)),
 	    -DRV_EBUSY);
 	assert_string_equal(
 	    err,
 	    "egress 12 (h1.1 RX) is fed by ingress 2 (h0.1 TX) on the desired "
 	    "map; disconnect it first");
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h9.0", "h1.1", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h9.0", "h1.1", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "unknown transceiver \"h9.0\""));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "h0.0", "5", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "h0.0", "5", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "connect two transceivers"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "5", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "5", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "ingress port (1..8)"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "17", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "17", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	assert_non_null(strstr(err, "port 17 is not on a 8x8 switch"));
 	assert_int_equal(
-	    xc_connect(c, &d, &l, "5x", "6", p, &np, err, sizeof(err)),
+	    xc_connect(c, 0, &d, &l, "5x", "6", p, &np, err, sizeof(err)),
 	    -EINVAL);
 	map_free(&d);
 	map_free(&l);
@@ -142,17 +142,17 @@ test_xc_disconnect_both_maps(void **state)
 	l.out[1] = 12; /* live has lost one direction, and an odd patch */
 	l.out[6] = 9;
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "h0.0", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "h0.0", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(ins[0], 1);
 	assert_int_equal(ins[1], 4);
 	assert_int_equal(ins[2], 6);
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "12", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "12", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(ins[0], 1);
 	assert_int_equal(
-	    xc_disconnect(c, &d, &l, "h0.1", ins, &n, err, sizeof(err)), 0);
+	    xc_disconnect(c, 0, &d, &l, "h0.1", ins, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 0);
 	map_free(&d);
 	map_free(&l);
@@ -166,19 +166,19 @@ test_xc_build_whole_map(void **state)
 	char *a[3] = {"h0.0", "h0.1", "5"}, *b[3] = {"h1.1", "h1.0", "16"};
 	char  err[256];
 
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)), 0);
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)), 0);
 	assert_int_equal(map_count(&t), 5);
 	assert_int_equal(t.out[2], 11);
 	assert_int_equal(t.out[5], 16);
 	map_free(&t);
 	b[2] = "h1.0";
 	a[2] = "h0.0";
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "entry 3: h0.0 h1.0: port 1 (h0.0 TX) "
 	                            "is already used by entry 1"));
 	a[2] = "h7.0";
-	assert_int_equal(xc_build(c, 8, a, b, 3, &t, err, sizeof(err)),
+	assert_int_equal(xc_build(c, 0, 8, a, b, 3, &t, err, sizeof(err)),
 	                 -EINVAL);
 	assert_non_null(strstr(err, "entry 3: unknown transceiver"));
 }
@@ -194,13 +194,69 @@ test_xc_circuits(void **state)
 	m.out[1] = 12;
 	m.out[4] = 9;  /* h0.0 <-> h1.1 */
 	m.out[2] = 11; /* h0.1 -> h1.0 only */
-	assert_int_equal(xc_circuits(c, &m, cv, 4), 2);
+	assert_int_equal(xc_circuits(c, 0, &m, cv, 4), 2);
 	assert_string_equal(cv[0].a->name, "h0.0");
 	assert_string_equal(cv[0].b->name, "h1.1");
 	assert_true(cv[0].complete);
 	assert_string_equal(cv[1].a->name, "h0.1");
 	assert_false(cv[1].complete);
 	map_free(&m);
+}
+
+/* A fabric: each switch's requests take its transceivers only, and a
+ * transceiver of another switch is refused with both switches named;
+ * circuits and port names are a switch's own (the same numbers on two
+ * switches are two ports). */
+static void
+test_xc_fabric(void **state)
+{
+	struct conf      *c;
+	struct map        d, l, t;
+	struct drv_patch  p[2];
+	struct xc_circuit cv[4];
+	size_t            np;
+	char              err[256], buf[64];
+	char             *a[] = {"h0.1"}, *b[] = {"h1.1"};
+
+	(void)state;
+	assert_int_equal(
+	    conf_parse("[switch A]\ndriver = emu\n[switch B]\ndriver = emu\n"
+	               "[cabling]\nh0.0 = A 1 9\nh1.0 = A 2 10\n"
+	               "h0.1 = B 1 9\nh1.1 = B 2 10\n",
+	               "x", &c, err, sizeof(err)),
+	    0);
+	map_init(&d, 8);
+	map_init(&l, 8);
+	assert_int_equal(
+	    xc_connect(c, 1, &d, &l, "h0.1", "h1.1", p, &np, err, sizeof(err)),
+	    0);
+	assert_int_equal(np, 2);
+	assert_int_equal(p[0].in, 1);
+	assert_int_equal(p[0].out, 10);
+	assert_int_equal(
+	    xc_connect(c, 0, &d, &l, "h0.0", "h1.1", p, &np, err, sizeof(err)),
+	    -EINVAL);
+	assert_non_null(
+	    strstr(err, "transceiver h1.1 is cabled to switch B, not A"));
+	assert_int_equal(xc_build(c, 0, 8, a, b, 1, &t, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "entry 1: "));
+	assert_int_equal(xc_build(c, 1, 8, a, b, 1, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.out[1], 10);
+	/* B's map holds h0.1 <-> h1.1: its circuit is B's transceivers'. */
+	t.out[2] = 9;
+	assert_int_equal(xc_circuits(c, 1, &t, cv, 4), 1);
+	assert_string_equal(cv[0].a->name, "h0.1");
+	assert_string_equal(cv[0].b->name, "h1.1");
+	assert_true(cv[0].complete);
+	assert_string_equal(xc_port_name(c, 0, 8, 1, buf, sizeof(buf)),
+	                    "1 (h0.0 TX)");
+	assert_string_equal(xc_port_name(c, 1, 8, 1, buf, sizeof(buf)),
+	                    "1 (h0.1 TX)");
+	map_free(&t);
+	map_free(&d);
+	map_free(&l);
+	conf_free(c);
 }
 
 static void
@@ -283,6 +339,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_xc_build_whole_map, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_xc_circuits, setup, teardown),
+	    cmocka_unit_test(test_xc_fabric),
 	    cmocka_unit_test(test_map_batch_and_delta),
 	    cmocka_unit_test(test_map_save_load),
 	};

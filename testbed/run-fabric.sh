@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# make run-fabric: make run's fabric variant.  Two emulated switches, one
+# per transceiver plane, of different dialects: switch A an ocs-emu that
+# ocsd drives over Polatis TL1, switch B another driven over CALIENT
+# REST; every host's transceiver 0 is cabled to A and transceiver 1 to B,
+# and each agent plugs each transceiver into its plane's switch.  Runs an
+# All-to-All with ReTri, Bridge and the static ring (a ring across the two
+# planes runs as one direction on each: every circuit is one-way on its
+# sender's switch) and a skewed one (spreadout), every block verified;
+# then arms a fault on switch B (a batch refused half way) and runs again:
+# the run ends naming switch B and what switch A holds, and once the fault
+# is cleared both switches are back in sync.  Everything is on this
+# machine, without root, and cleaned up on every way out.
+#
+# usage: run-fabric.sh BINDIR [NODES] [BYTES]
+
+set -u
+BIN=${1:-bin}
+NODES=${2:-9}
+BYTES=${3:-1MiB}
+RATE=${OCS_RATE:-100Mbps}
+
+what="make run-fabric"
+. "$(dirname "$0")/demo-lib.sh"
+
+ports=$((NODES + 2))
+for sw in a b; do
+	"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 \
+		--rest 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
+		--rate "$RATE" >"$dir/emu-$sw.out" 2>"$dir/emu-$sw.log" &
+	pids="$pids $!"
+	wait_for "grep -q rest $dir/emu-$sw.out" 50 ||
+		fail "ocs-emu ($sw) did not start"
+done
+tl1_a=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu-a.out")
+fibre_a=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-a.out")
+rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
+fibre_b=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-b.out")
+
+# The model as make run's (its calibration on a 2-core VM); the switches
+# move side by side, so a reconfiguration costs one switching time.
+{
+	printf '[switch A]\ndriver = polatis\naddress = %s\n' "$tl1_a"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
+	printf '[switch B]\ndriver = calient\naddress = http://%s\n' "$rest_b"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
+	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
+	printf '[state]\ndir = %s/state\n' "$dir"
+	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
+	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	printf '[run]\nbandwidth = %s\nalpha_s = 1.5ms\nalpha_h = 0\n' \
+		"$(awk -v r="$RATE" 'BEGIN { sub(/bps$/, "", r); u = 1;
+			if (r ~ /G$/) u = 1e9; else if (r ~ /M$/) u = 1e6;
+			else if (r ~ /K$/) u = 1e3; sub(/[GMK]$/, "", r);
+			printf "%.0fbps", r * u * 0.97 }')"
+	printf 'reconf_overhead = 560us\ndeadline = 20s\n'
+	printf '[cabling]\n'
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
+		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
+		h=$((h + 1))
+	done
+} >"$dir/ocsd.conf"
+
+ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
+
+"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
+	fail "ocsd rejected the generated configuration"
+"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
+pids="$pids $!"
+wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock -br status | \
+	grep -c 'connected') -eq 2" 50 || fail "ocsd did not reach both switches"
+
+h=0
+while [ "$h" -lt "$NODES" ]; do
+	host=$(printf 'h%02d' "$h")
+	"$BIN/ocs-agent" --controller "ipc://$dir/agents.sock" --host "$host" \
+		--secret-file "$dir/secret" --fibre "$fibre_a,$fibre_b" \
+		2>"$dir/agent-$host.log" &
+	pids="$pids $!"
+	h=$((h + 1))
+done
+wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
+	-eq $NODES" 100 || fail "the agents did not all join"
+
+echo "make run-fabric: switch A, ocs-emu on $tl1_a (Polatis TL1), fibres $fibre_a"
+echo "                 switch B, ocs-emu on $rest_b (CALIENT REST), fibres $fibre_b"
+echo "                 1 ms switching, fibres at $RATE; $NODES agents, .0 on A, .1 on B"
+echo
+ctl status
+echo
+
+total=0
+run() {
+	ctl run "$@" >"$dir/run.out" 2>&1 ||
+		{ cat "$dir/run.out"; fail "the run $* failed"; }
+	cat "$dir/run.out"
+	echo
+	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
+		"$dir/run.out")
+	[ -n "$v" ] || fail "the run $* did not verify"
+	total=$((total + v))
+}
+for algo in retri bridge static; do
+	run --algo "$algo" --bytes "$BYTES"
+done
+run --algo spreadout --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5"
+
+# A fault on one plane mid-run: switch B refuses the next batch half way.
+echo "switch B: fault deny-half (its next batch is refused half way)"
+ctl -S B fault deny-half >/dev/null || fail "could not arm the fault"
+if ctl run --algo retri --bytes "$BYTES" >"$dir/run.out" 2>&1; then
+	cat "$dir/run.out"
+	fail "the run went on through switch B's fault"
+fi
+cat "$dir/run.out"
+grep -q 'switch B' "$dir/run.out" || fail "the failure did not name switch B"
+ctl -S B fault none >/dev/null || fail "could not clear the fault"
+ctl map sync >/dev/null || fail "map sync after the fault failed"
+echo
+ctl -br status
+echo "verified: $total blocks, 0 errors"
+exit 0

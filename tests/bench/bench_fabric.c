@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bench_fabric: the cost of a fabric's second switch on the barrier.  9
+ * hosts with 2 transceivers, 16 MiB a node, fibres at 100 Mbps, ReTri
+ * with a reconfiguration before every phase, switching time 1 ms and
+ * 10 ms: the planes on one
+ * ocs-emu (a lone [switch]) against one ocs-emu each, moved side by side
+ * by their workers: both over Polatis TL1 (the second switch's own cost)
+ * and switch B over CALIENT REST (with its dialect's), measured and
+ * predicted in the same run.  The goal: the second switch adds at most
+ * 10% to a phase's barrier (reconfiguration and control).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "tests/lib/rig.h"
+
+#define RUNS 3
+/* The fibres at 100 Mbps, and make run's model of them (ocs-sweep
+ * --calibrate --local on a 2-core VM: 97 Mbps of payload, 1.5 ms a
+ * phase, 0.56 ms a reconfiguration beyond the switching time). */
+#define MODEL                                                                 \
+	"bandwidth = 97Mbps\nalpha_s = 1.5ms\nalpha_h = 0\n"                  \
+	"reconf_overhead = 560us\ndeadline = 60s\n"
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y ? -1 : x > y);
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	return (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+}
+
+static double
+jnum(json_t *o, const char *k)
+{
+	return (json_number_value(json_object_get(o, k)));
+}
+
+struct meas {
+	double reconf, barrier; /* median per phase, s */
+	double total, predicted;
+};
+
+/* RUNS ReTri runs on r: the medians over every phase of every run. */
+static int
+measure(struct rig *r, struct meas *m)
+{
+	double rc[512], br[512], tot[RUNS], pr[RUNS];
+	int    n = 0, run;
+
+	for (run = 0; run < RUNS; run++) {
+		char   *o, *e;
+		json_t *j, *rep, *ph;
+		size_t  p;
+
+		if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "retri",
+		            "--bytes", "16MiB", "--reconfig", "all",
+		            NULL) != 0) {
+			fprintf(stderr, "run failed: %s", e);
+			free(o);
+			free(e);
+			return (-1);
+		}
+		j = json_loads(o, 0, NULL);
+		free(o);
+		free(e);
+		rep = json_object_get(j, "report");
+		ph = json_object_get(rep, "phases");
+		for (p = 0; p < json_array_size(ph) && n < 512; p++) {
+			json_t *x = json_array_get(ph, p);
+
+			rc[n] = jnum(x, "reconf_s");
+			br[n++] = jnum(x, "reconf_s") + jnum(x, "control_s");
+		}
+		tot[run] = jnum(rep, "total_s");
+		pr[run] = jnum(rep, "predicted_s");
+		json_decref(j);
+	}
+	m->reconf = median(rc, n);
+	m->barrier = median(br, n);
+	m->total = median(tot, RUNS);
+	m->predicted = median(pr, RUNS);
+	return (0);
+}
+
+static double
+pct(double a, double b)
+{
+	return (100 * (a - b) / b);
+}
+
+int
+main(void)
+{
+	const char *deltas[] = {"1ms", "10ms"};
+	const char *kind[] = {"1", "2 TL1+TL1", "2 TL1+REST"};
+	const int   fabric[] = {0, 2, 1}; /* rig_opts.fabric */
+	struct meas m[2][3];
+	int         d, f;
+
+	printf("bench_fabric: 9 hosts x 2 transceivers, 16 MiB a node, fibres "
+	       "at 100 Mbps, ReTri\n   reconfiguring before every phase; one "
+	       "ocs-emu for both "
+	       "planes against one each (A Polatis TL1,\n   B Polatis TL1 or "
+	       "CALIENT REST); medians over the phases of %d runs;\n"
+	       "   barrier = reconf + control\n",
+	       RUNS);
+	printf("   %6s %-11s %10s %10s %10s %10s %7s\n", "delta", "switches",
+	       "reconf", "barrier", "total", "predicted", "meas/pr");
+	for (d = 0; d < 2; d++)
+		for (f = 0; f < 3; f++) {
+			struct rig_opts o = {.switch_time = deltas[d],
+			                     .fabric = fabric[f],
+			                     .quiet = 1,
+			                     .rate = "100Mbps",
+			                     .run_conf = MODEL};
+			struct rig     *r = rig_up_opts(9, &o);
+			struct meas    *x = &m[d][f];
+
+			if (r == NULL || measure(r, x) != 0) {
+				if (r)
+					rig_down(r);
+				return (1);
+			}
+			rig_down(r);
+			printf(
+			    "   %6s %-11s %7.2f ms %7.2f ms %7.1f ms %7.1f ms "
+			    "%7.2f\n",
+			    deltas[d], kind[f], x->reconf * 1e3,
+			    x->barrier * 1e3, x->total * 1e3,
+			    x->predicted * 1e3, x->total / x->predicted);
+		}
+	for (d = 0; d < 2; d++)
+		printf("   delta %s: a second switch adds %+.1f%% to the "
+		       "reconfiguration, %+.1f%% to the\n   barrier with the "
+		       "same dialect; %+.1f%% and %+.1f%% when it speaks REST "
+		       "(goal: 10%%)\n",
+		       deltas[d], pct(m[d][1].reconf, m[d][0].reconf),
+		       pct(m[d][1].barrier, m[d][0].barrier),
+		       pct(m[d][2].reconf, m[d][0].reconf),
+		       pct(m[d][2].barrier, m[d][0].barrier));
+	return (0);
+}
