@@ -256,6 +256,7 @@ OCSD_SRCS := \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
 	ocsd/runs.c \
+	ocsd/runs_index.c \
 	ocsd/runs_keep.c \
 	ocsd/ev.c
 # What ocsctl and ocs-web share: the control client and the output (one
@@ -334,6 +335,7 @@ WEB_SRCS := \
 	ocsd/web_srv.c \
 	ocsd/web_http.c \
 	ocsd/web_api.c \
+	ocsd/web_assets.c \
 	ocsd/web_feed.c
 $(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
 $(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
@@ -510,7 +512,7 @@ TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	emu_user.o) \
 	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
-TEST_DEPS_runs := $(BUILD)/ocsd/runs.o
+TEST_DEPS_runs := $(BUILD)/ocsd/runs.o $(BUILD)/ocsd/runs_index.o
 TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)

@@ -43,6 +43,7 @@ struct ocsd {
 	char       desired_path[PATH_MAX];
 	char       run_state_path[PATH_MAX + 16]; /* a run's intent */
 	char       runs_path[PATH_MAX + 16];      /* runs.jsonl */
+	struct runs_index *runs_ix;               /* its index (runs.h) */
 
 	/* What changed, for watchers (ev.c). */
 	struct ev *ev;
