@@ -260,6 +260,7 @@ OCSD_SRCS := \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
 	ocsd/runs.c \
+	ocsd/runs_index.c \
 	ocsd/runs_keep.c \
 	ocsd/ev.c
 # What ocsctl and ocs-web share: the control client and the output (one
@@ -350,6 +351,7 @@ WEB_SRCS := \
 	ocsd/web_srv.c \
 	ocsd/web_http.c \
 	ocsd/web_api.c \
+	ocsd/web_assets.c \
 	ocsd/web_feed.c
 $(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
 $(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
@@ -533,7 +535,7 @@ TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 	emu_user.o) \
 	$(DRV_LIB)
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
-TEST_DEPS_runs := $(BUILD)/ocsd/runs.o
+TEST_DEPS_runs := $(BUILD)/ocsd/runs.o $(BUILD)/ocsd/runs_index.o
 TEST_DEPS_drv := $(DRV_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
@@ -784,7 +786,8 @@ SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
 MAN1 := collectives/ocs-plan.1 testbed/sweep/ocs-sweep.1 testbed/load/ocs-load.1
 MAN5 := ocsd/ocsd.conf.5
-MAN8 := ocsd/ocsd.8 ocsd/ocsctl.8 agent/ocs-agent.8 testbed/ocs-emu/ocs-emu.8
+MAN8 := ocsd/ocsd.8 ocsd/ocsctl.8 agent/ocs-agent.8 testbed/ocs-emu/ocs-emu.8 \
+	ocsd/ocs-web.8
 UNITS := ocsd/ocsd.service.in agent/ocs-agent.service.in \
 	testbed/ocs-emu/ocs-emu.service.in
 EXAMPLES := ocsd/ocsd.conf.example agent/ocs-agent.conf.example \
@@ -811,16 +814,33 @@ $(BUILD)/install/ocs-plan: $(BUILD)/collectives/ocs-plan.o \
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) \
 		$(INIH_LIBS) $(PROTOBUF_LIBS) -lm
 
+# The installed ocs-web serves its page from DATADIR/www.
+$(BUILD)/install/web_main.o: ocsd/web_main.c $(BUILD)/install/datadir \
+		| $(PROTO_H)
+	@mkdir -p $(@D)
+	@echo "  CC      $< (install)"
+	$(Q)$(CC) $(ALL_CFLAGS) -DOCS_WEB_DIR='"$(DATADIR)/www"' -c -o $@ $<
+$(BUILD)/install/ocs-web: $(BUILD)/install/web_main.o \
+		$(filter-out $(BUILD)/ocsd/web_main.o,$(WEB_SRCS:%.c=$(BUILD)/%.o)) \
+		$(CTLC_SRCS:%.c=$(BUILD)/%.o) $(MSG_LIB) $(BASE_LIB)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(NNG_LIBS) \
+		$(PROTOBUF_LIBS) $(JANSSON_LIBS) -lm
+
 .PHONY: install uninstall
-install: $(PROGS) $(BUILD)/install/ocs-plan
+install: $(PROGS) $(BUILD)/install/ocs-plan $(BUILD)/install/ocs-web
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(DATADIR)/topologies $(DESTDIR)$(DOCDIR)/examples
+		$(DESTDIR)$(DATADIR)/topologies $(DESTDIR)$(DATADIR)/www \
+		$(DESTDIR)$(DOCDIR)/examples
 	$(Q)install -m 755 $(BIN)/ocsctl $(BIN)/ocs-emu $(BIN)/ocs-sweep \
 		$(BIN)/ocs-load $(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
-	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent $(DESTDIR)$(SBINDIR)
+	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent \
+		$(BUILD)/install/ocs-web $(DESTDIR)$(SBINDIR)
+	$(Q)install -m 644 ocsd/www/index.html ocsd/www/app.js \
+		ocsd/www/style.css $(DESTDIR)$(DATADIR)/www
 	$(Q)install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(Q)install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 	$(Q)install -m 644 $(MAN8) $(DESTDIR)$(MANDIR)/man8
@@ -840,7 +860,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ocsctl $(DESTDIR)$(BINDIR)/ocs-emu \
 		$(DESTDIR)$(BINDIR)/ocs-plan $(DESTDIR)$(BINDIR)/ocs-sweep \
 		$(DESTDIR)$(BINDIR)/ocs-load $(DESTDIR)$(SBINDIR)/ocsd \
-		$(DESTDIR)$(SBINDIR)/ocs-agent
+		$(DESTDIR)$(SBINDIR)/ocs-agent $(DESTDIR)$(SBINDIR)/ocs-web
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8)))

@@ -586,11 +586,15 @@ cmd_runs(struct work *w)
 	struct reply           rp;
 	json_t                *runs;
 	char                   err[400] = "";
+	uint64_t               id;
 	int                    rv;
 
 	reply_init(&rp);
-	rv = runs_read(w->d->runs_path, q->has_run_id ? q->run_id : 0, &runs,
-	               err, sizeof(err));
+	id = q->has_run_id ? q->run_id : 0;
+	/* Through the index: one line read for a run, not the history. */
+	rv = w->d->runs_ix
+	         ? runs_index_read(w->d->runs_ix, id, &runs, err, sizeof(err))
+	         : runs_read(w->d->runs_path, id, &runs, err, sizeof(err));
 	if (rv == 0) {
 		rv = reply_runs(&rp, runs, q->has_run_id);
 		json_decref(runs);

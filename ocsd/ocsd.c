@@ -112,6 +112,11 @@ load_state(struct ocsd *d)
 	snprintf(d->runs_path, sizeof(d->runs_path), "%s/runs.jsonl",
 	         d->conf->state_dir);
 	runs_recover(d);
+	/* After the recovery: the index is of the file as it stays. */
+	if ((d->runs_ix = runs_index_new(d->runs_path)) == NULL)
+		log_warnx("%s: no index (out of memory): `runs ID` reads it "
+		          "whole",
+		          d->runs_path);
 	return (sw_init(d));
 }
 
@@ -337,6 +342,7 @@ main(int argc, char **argv)
 	run_fini(&d);
 	ev_close(d.ev);
 	sw_free(&d);
+	runs_index_free(d.runs_ix);
 	conf_free(d.conf);
 	nng_cv_free(d.cv);
 	nng_mtx_free(d.mtx);

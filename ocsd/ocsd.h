@@ -28,10 +28,11 @@ struct ocsd {
 	uint64_t     start_ms;
 
 	/* The switches (sw.h), one per [switch] section. */
-	struct sw *sw;
-	uint32_t   nsw;
-	char       run_state_path[PATH_MAX + 16]; /* a run's intent */
-	char       runs_path[PATH_MAX + 16];      /* runs.jsonl */
+	struct sw         *sw;
+	uint32_t           nsw;
+	char               run_state_path[PATH_MAX + 16]; /* a run's intent */
+	char               runs_path[PATH_MAX + 16];      /* runs.jsonl */
+	struct runs_index *runs_ix; /* its index (runs.h) */
 
 	/* What changed, for watchers (ev.c). */
 	struct ev *ev;

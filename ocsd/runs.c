@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ocsd/runs.h"
+#include "ocsd/runs_int.h"
 #include "proto/base/log.h"
 
 /* The file's last byte, or '\n' for an empty one; -errno. */
@@ -47,6 +48,15 @@ write_whole(int fd, off_t was, const char *buf, size_t n)
 int
 runs_append(const char *path, const json_t *report)
 {
+	off_t  at;
+	size_t len;
+
+	return (runs_append_at(path, report, &at, &len));
+}
+
+int
+runs_append_at(const char *path, const json_t *report, off_t *at, size_t *len)
+{
 	json_t *r = json_deep_copy(report);
 	char   *line = NULL;
 	size_t  n = 0;
@@ -80,8 +90,11 @@ runs_append(const char *path, const json_t *report)
 		rv = c;
 	else if (c != '\n' && (rv = write_whole(fd, size, "\n", 1)) != 0)
 		;
-	else
-		rv = write_whole(fd, c != '\n' ? size + 1 : size, line, n);
+	else {
+		*at = c != '\n' ? size + 1 : size;
+		*len = n;
+		rv = write_whole(fd, *at, line, n);
+	}
 	if (fd >= 0 && close(fd) != 0 && rv == 0)
 		rv = -errno;
 	free(line);
@@ -128,9 +141,8 @@ runs_repair(const char *path, size_t *cut)
 	return (rv);
 }
 
-/* One line: a report object with a run id, or NULL after a warning. */
-static json_t *
-parse_line(const char *path, unsigned lineno, const char *line, size_t n)
+json_t *
+runs_parse_line(const char *path, unsigned lineno, const char *line, size_t n)
 {
 	json_error_t je;
 	json_t      *o = json_loadb(line, n, 0, &je);
@@ -147,13 +159,8 @@ parse_line(const char *path, unsigned lineno, const char *line, size_t n)
 	return (NULL);
 }
 
-/*
- * The next line into *b (grown up to RUNS_LINE_MAX): its length, 0 at
- * the end, -E2BIG for a longer one (read past and dropped, never held
- * whole), -ENOMEM.
- */
-static long
-next_line(FILE *f, char **b, size_t *cap)
+long
+runs_next_line(FILE *f, char **b, size_t *cap)
 {
 	size_t n = 0;
 	int    big = 0;
@@ -192,6 +199,13 @@ next_line(FILE *f, char **b, size_t *cap)
 int
 runs_read(const char *path, uint64_t id, json_t **out, char *err, size_t len)
 {
+	return (runs_read_from(path, 0, id, out, err, len));
+}
+
+int
+runs_read_from(const char *path, off_t from, uint64_t id, json_t **out,
+               char *err, size_t len)
+{
 	json_t  *all = json_array(), *o;
 	FILE    *f;
 	char    *line = NULL;
@@ -206,7 +220,12 @@ runs_read(const char *path, uint64_t id, json_t **out, char *err, size_t len)
 		json_decref(all);
 		return (-errno);
 	}
-	while (f && (n = next_line(f, &line, &cap)) != 0) {
+	if (f && from > 0 && fseeko(f, from, SEEK_SET) != 0) {
+		fclose(f);
+		json_decref(all);
+		return (-EIO);
+	}
+	while (f && (n = runs_next_line(f, &line, &cap)) != 0) {
 		++lineno;
 		if (n == -ENOMEM)
 			break;
@@ -215,7 +234,8 @@ runs_read(const char *path, uint64_t id, json_t **out, char *err, size_t len)
 			          lineno, RUNS_LINE_MAX);
 			continue;
 		}
-		if ((o = parse_line(path, lineno, line, (size_t)n)) == NULL)
+		if ((o = runs_parse_line(path, lineno, line, (size_t)n)) ==
+		    NULL)
 			continue;
 		if (id != 0 && (uint64_t)json_integer_value(
 		                   json_object_get(o, "run_id")) != id) {

@@ -46,4 +46,22 @@ void runs_recover(struct ocsd *);
 int runs_read(const char *path, uint64_t id, json_t **out, char *err,
               size_t len);
 
+/*
+ * An index of the file (runs_index.c): each run id's line, where it
+ * starts and how long, made by reading the file once (at ocsd's start)
+ * and kept as runs_index_append adds to it, so `runs ID` reads one line
+ * and a listing the newest RUNS_LIST_MAX lines only, however long the
+ * history.  The file is the operator's to trim: a line that is no longer
+ * where the index says, or a file of another size than the index
+ * knows, has it made again.  Any thread (it has its own lock).
+ */
+struct runs_index;
+struct runs_index *runs_index_new(const char *path); /* NULL: no memory */
+void               runs_index_free(struct runs_index *);
+/* runs_append, and the line indexed. */
+int runs_index_append(struct runs_index *, const json_t *report);
+/* runs_read through the index. */
+int runs_index_read(struct runs_index *, uint64_t id, json_t **out, char *err,
+                    size_t len);
+
 #endif

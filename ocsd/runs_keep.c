@@ -29,7 +29,8 @@ runs_keep(void *arg, const struct run_report *rep, const char *aborted)
 	if ((j = reply_run_json(rep, aborted)) == NULL)
 		rv = -ENOMEM;
 	else
-		rv = runs_append(d->runs_path, j);
+		rv = d->runs_ix ? runs_index_append(d->runs_ix, j)
+		                : runs_append(d->runs_path, j);
 	json_decref(j);
 	if (rv != 0)
 		log_warnx("run %llu: keeping its report in %s: %s",

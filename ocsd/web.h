@@ -34,11 +34,12 @@
                             * (--head-timeout) */
 #define WEB_IDLE_MS 60000 /* a kept-alive connection idle this long */
 #define WEB_SSE_PEND                                                          \
-	(4u << 20)               /* unsent stream bytes before a slow
+	(4u << 20)                /* unsent stream bytes before a slow
                                    * reader is dropped */
-#define WEB_FILE_MAX (32u << 20) /* a sweep or plan file served */
-#define WEB_LIST_MAX 16          /* --sweep and --plan each */
-#define WEB_HISTORY  200         /* events kept for pages that come later */
+#define WEB_FILE_MAX  (32u << 20) /* a sweep or plan file served */
+#define WEB_LIST_MAX  16          /* --sweep and --plan each */
+#define WEB_HISTORY   200         /* events kept for pages that come later */
+#define WEB_RUNS_KEEP 8 /* records of finished runs kept (they never change) */
 #define WEB_PORTS_MS                                                          \
 	2000 /* a reading of the switch's ports served
                                   * this long to every page: ocsd reads the
@@ -75,6 +76,7 @@ struct web_asset {
 	const char *type;
 	char       *data;
 	size_t      len;
+	char        etag[24]; /* "\"HASH\"": its content's */
 };
 
 struct wjob;
@@ -111,6 +113,12 @@ struct web {
 	uint64_t     feed_seq;  /* ocsd's last event seen */
 	char        *ports;     /* /api/ports's last body, and when */
 	nng_time     ports_at;
+	struct {
+		uint64_t id; /* 0: none */
+		char    *body;
+		uint64_t used; /* the least recently used goes first */
+	} runs[WEB_RUNS_KEEP];
+	uint64_t runs_tick;
 };
 
 /* web_srv.c: listen (0 or -1 with the error said), serve until SIGINT or
@@ -121,6 +129,16 @@ void web_close(struct web *);
 /* Wake the loop (any thread). */
 void web_wake(struct web *);
 
+/* web_assets.c: the page's files read from dir once (0, or -1 said),
+ * index.html's links to the others made /NAME?v=HASH so a browser keeps
+ * them for good (a new file is a new URL) and revalidates index.html
+ * alone; freed.  web_asset_route answers a request for one of them (0
+ * with *resp) or says it is none (404). */
+int  web_assets_load(struct web *, const char *dir);
+void web_assets_free(struct web *);
+int  web_asset_route(struct web *, const struct web_req *r, char **resp,
+                     size_t *len);
+
 /* web_api.c: the endpoints.  web_route answers r on conn id: 0 when
  * answered or queued (the loop gets the answer from web_take_done),
  * else an HTTP status to answer with and why (naming the parameter and
@@ -129,13 +147,16 @@ int  web_route(struct web *, uint64_t conn_id, const struct web_req *r,
                char **resp, size_t *len, char *why, size_t wl);
 int  web_workers_start(struct web *);
 void web_workers_stop(struct web *);
+/* The records of runs kept forgotten: ocsd was away, and one that
+ * restarted with its history gone may give an id to another run. */
+void web_runs_forget(struct web *);
 /* A finished job: its connection and its whole response (malloc'd), or
  * 0 when none is left.  Under no lock (takes mtx). */
 uint64_t web_take_done(struct web *, char **resp, size_t *len);
 /* A whole response: head and body (malloc'd) into *resp. 0 or -ENOMEM. */
 int web_response(int status, const char *type, const char *body, size_t blen,
-                 int keep_alive, int head_only, const char *extra, char **resp,
-                 size_t *len);
+                 int keep_alive, int head_only, const char *cache,
+                 const char *extra, char **resp, size_t *len);
 
 /* web_feed.c: the feed's thread; it stops with w->stop. */
 int  web_feed_start(struct web *);
@@ -146,5 +167,9 @@ char *web_take_bcast(struct web *, size_t *len);
 /* What a new stream is sent first: every snapshot and the history
  * (malloc'd), or NULL when out of memory. */
 char *web_stream_start(struct web *, size_t *len);
+/* /api/snap: every snapshot the feed holds as one object, {"show": ...,
+ * "status": ..., ...} (malloc'd), or NULL when out of memory.  From
+ * memory: a page draws from it while its event stream connects. */
+char *web_snap_all(struct web *);
 
 #endif

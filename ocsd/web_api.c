@@ -34,14 +34,14 @@ struct wjob {
 
 int
 web_response(int status, const char *type, const char *body, size_t blen,
-             int keep_alive, int head_only, const char *extra, char **resp,
-             size_t *len)
+             int keep_alive, int head_only, const char *cache,
+             const char *extra, char **resp, size_t *len)
 {
 	char   head[1024];
 	size_t hl;
 
 	hl = web_head(head, sizeof(head), status, type, blen, keep_alive,
-	              extra);
+	              cache, extra);
 	if (hl == 0 ||
 	    (*resp = malloc(hl + (head_only ? 0 : blen) + 1)) == NULL)
 		return (-ENOMEM);
@@ -57,7 +57,7 @@ json_response(int status, const char *body, const struct web_req *r,
               char **resp, size_t *len)
 {
 	return (web_response(status, "application/json", body, strlen(body),
-	                     r->keep_alive, r->head, NULL, resp, len));
+	                     r->keep_alive, r->head, NULL, NULL, resp, len));
 }
 
 /* A whole file of at most WEB_FILE_MAX bytes (malloc'd): 0, or -errno. */
@@ -151,10 +151,11 @@ given_file(const char *const *names, int n, const struct web_req *r, int sweep,
 		         strerror(-rv));
 		return (404);
 	}
-	rv = web_response(200,
-	                  sweep && file[0] == 's' ? "text/csv; charset=utf-8"
-	                                          : "application/json",
-	                  b, bl, r->keep_alive, r->head, NULL, resp, len);
+	rv =
+	    web_response(200,
+	                 sweep && file[0] == 's' ? "text/csv; charset=utf-8"
+	                                         : "application/json",
+	                 b, bl, r->keep_alive, r->head, NULL, NULL, resp, len);
 	free(b);
 	return (rv == 0 ? 0 : 503);
 }
@@ -211,18 +212,18 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 	char       *e;
 	uint64_t    id;
 	size_t      i;
+	int         st;
 
 	*resp = NULL;
-	for (i = 0; i < (size_t)w->nassets; i++)
-		if (strcmp(p, w->assets[i].name) == 0 ||
-		    (strcmp(p, "/") == 0 &&
-		     strcmp(w->assets[i].name, "/index.html") == 0))
-			return (web_response(200, w->assets[i].type,
-			                     w->assets[i].data,
-			                     w->assets[i].len, r->keep_alive,
-			                     r->head, NULL, resp, len) == 0
-			            ? 0
-			            : 503);
+	if ((st = web_asset_route(w, r, resp, len)) != 404)
+		return (st);
+	if (strcmp(p, "/api/snap") == 0) {
+		if ((e = web_snap_all(w)) == NULL)
+			return (503);
+		st = json_response(200, e, r, resp, len);
+		free(e);
+		return (st == 0 ? 0 : 503);
+	}
 	for (i = 0; i < sizeof(api) / sizeof(api[0]); i++)
 		if (strcmp(p, api[i].path) == 0)
 			return (queue(w, conn, api[i].op, api[i].kind, 0, r));
@@ -277,6 +278,63 @@ ports_keep(struct web *w, const char *body)
 	nng_mtx_unlock(w->mtx);
 }
 
+/* Run id's record as last answered (a copy), or NULL: ask ocsd.  A run
+ * in runs.jsonl has ended: its record is what it will always be. */
+static char *
+run_cached(struct web *w, uint64_t id)
+{
+	char *s = NULL;
+	int   i;
+
+	nng_mtx_lock(w->mtx);
+	for (i = 0; i < WEB_RUNS_KEEP; i++)
+		if (w->runs[i].id == id && w->runs[i].body != NULL) {
+			s = strdup(w->runs[i].body);
+			w->runs[i].used = ++w->runs_tick;
+			break;
+		}
+	nng_mtx_unlock(w->mtx);
+	return (s);
+}
+
+static void
+run_keep(struct web *w, uint64_t id, const char *body)
+{
+	char *s = strdup(body);
+	int   i, old = 0;
+
+	if (s == NULL)
+		return;
+	nng_mtx_lock(w->mtx);
+	for (i = 0; i < WEB_RUNS_KEEP; i++) {
+		if (w->runs[i].id == id) { /* two pages asked at once */
+			old = i;
+			break;
+		}
+		if (w->runs[i].used < w->runs[old].used)
+			old = i;
+	}
+	free(w->runs[old].body);
+	w->runs[old].id = id;
+	w->runs[old].body = s;
+	w->runs[old].used = ++w->runs_tick;
+	nng_mtx_unlock(w->mtx);
+}
+
+void
+web_runs_forget(struct web *w)
+{
+	int i;
+
+	nng_mtx_lock(w->mtx);
+	for (i = 0; i < WEB_RUNS_KEEP; i++) {
+		free(w->runs[i].body);
+		w->runs[i].body = NULL;
+		w->runs[i].id = 0;
+	}
+	nng_mtx_unlock(w->mtx);
+}
+
 /* Ask ocsd for j and make its answer: ocsctl -j's JSON, or its error
  * ({"error": ...}, 502 when ocsd could not be asked, 404 when it
  * refused a run id, 400 otherwise). */
@@ -292,6 +350,8 @@ answer(struct web *w, struct wjob *j)
 
 	if (j->op == OCS__CTL_REQUEST__OP__PORTS &&
 	    (body = ports_cached(w)) != NULL)
+		goto respond;
+	if (j->run_id && (body = run_cached(w, j->run_id)) != NULL)
 		goto respond;
 	ocs__ctl_request__init(&q);
 	q.op = j->op;
@@ -310,15 +370,17 @@ answer(struct web *w, struct wjob *j)
 		status = !refused ? 502 : j->run_id ? 404 : 400;
 		out_str(&out, "error", NULL, err);
 	}
-	if ((body = out_dump(&out, 0)) == NULL) {
+	if ((body = out_dump(&out, 1)) == NULL) {
 		status = 503;
 		body = strdup("{\"error\": \"out of memory\"}\n");
 	} else if (rv == 0 && j->op == OCS__CTL_REQUEST__OP__PORTS)
 		ports_keep(w, body);
+	else if (rv == 0 && j->run_id)
+		run_keep(w, j->run_id, body);
 respond:
 	if (body == NULL ||
 	    web_response(status, "application/json", body, strlen(body),
-	                 j->keep_alive, j->head_only, NULL, &j->resp,
+	                 j->keep_alive, j->head_only, NULL, NULL, &j->resp,
 	                 &j->len) != 0)
 		j->resp = NULL;
 	free(body);
@@ -384,6 +446,7 @@ web_workers_stop(struct web *w)
 	}
 	free(w->ports);
 	w->ports = NULL;
+	web_runs_forget(w);
 }
 
 uint64_t

@@ -202,6 +202,7 @@ away(struct web *w, const char *err, int *down)
 
 	if (!*down) {
 		log_warnx("web: ocsd: %s", err);
+		web_runs_forget(w);
 		if ((o = json_pack("{s:s}", "error", err)) != NULL &&
 		    (s = json_dumps(o, JSON_COMPACT)) != NULL) {
 			broadcast(w, "ocsd", WEB_SNAP_OCSD, s);
@@ -352,4 +353,36 @@ web_stream_start(struct web *w, size_t *len)
 		all = calloc(1, 1);
 	*len = n;
 	return (all);
+}
+
+char *
+web_snap_all(struct web *w)
+{
+	size_t n = 3, at = 1;
+	char  *s;
+	int    k;
+
+	nng_mtx_lock(w->mtx);
+	for (k = 0; k < WEB_NSNAP; k++)
+		if (w->snap[k] != NULL)
+			n += strlen(snap_name[k]) + strlen(w->snap[k]) + 4;
+	if ((s = malloc(n)) != NULL) {
+		s[0] = '{';
+		for (k = 0; k < WEB_NSNAP; k++) {
+			size_t jl;
+
+			if (w->snap[k] == NULL)
+				continue;
+			/* A snapshot is compact JSON; its newline dropped. */
+			jl = strcspn(w->snap[k], "\n");
+			at += (size_t)snprintf(s + at, n - at, "%s\"%s\":%.*s",
+			                       at > 1 ? "," : "", snap_name[k],
+			                       (int)jl, w->snap[k]);
+		}
+		s[at++] = '}';
+		s[at++] = '\n';
+		s[at] = '\0';
+	}
+	nng_mtx_unlock(w->mtx);
+	return (s);
 }

@@ -154,7 +154,13 @@ header(const char *l, size_t n, struct web_req *r, char *why, size_t whylen)
 		COPY(r->auth);
 	else if (IS("Last-Event-ID"))
 		COPY(r->last_id);
-	else if (IS("Connection")) {
+	else if (IS("If-None-Match")) {
+		/* Only a validator of ours matters: a longer one is none. */
+		if (vl < sizeof(r->inm)) {
+			memcpy(r->inm, v, vl);
+			r->inm[vl] = '\0';
+		}
+	} else if (IS("Connection")) {
 		if (vl == 5 && strncasecmp(v, "close", 5) == 0)
 			r->keep_alive = 0;
 		else if (vl == 10 && strncasecmp(v, "keep-alive", 10) == 0)
@@ -295,17 +301,18 @@ web_reason(int status)
 
 size_t
 web_head(char *out, size_t len, int status, const char *type, size_t length,
-         int keep_alive, const char *extra)
+         int keep_alive, const char *cache, const char *extra)
 {
 	int n;
 
 	/* Every answer: no sniffing, no framing, scripts and styles from
-	 * here only (the page has no inline script), nothing cached. */
+	 * here only (the page has no inline script), nothing cached but
+	 * what the caller says may be (the page's files). */
 	n = snprintf(out, len,
 	             "HTTP/1.1 %d %s\r\n"
 	             "Content-Type: %s\r\n"
 	             "Content-Length: %zu\r\n"
-	             "Cache-Control: no-store\r\n"
+	             "Cache-Control: %s\r\n"
 	             "X-Content-Type-Options: nosniff\r\n"
 	             "X-Frame-Options: DENY\r\n"
 	             "Referrer-Policy: no-referrer\r\n"
@@ -314,6 +321,7 @@ web_head(char *out, size_t len, int status, const char *type, size_t length,
 	             "Connection: %s\r\n"
 	             "%s\r\n",
 	             status, web_reason(status), type, length,
+	             cache ? cache : "no-store",
 	             keep_alive ? "keep-alive" : "close", extra ? extra : "");
 	return (n > 0 && (size_t)n < len ? (size_t)n : 0);
 }

@@ -19,6 +19,8 @@ struct web_req {
 	char   host[128];
 	char   auth[256];   /* the Authorization header's value */
 	char   last_id[24]; /* Last-Event-ID (an event stream resumed) */
+	char   inm[64];     /* If-None-Match, when short enough to be one of
+	                 * ours (longer: "", the whole answer is sent) */
 	int    keep_alive;
 	int    head; /* HEAD: the head of the GET answer only */
 	size_t body; /* Content-Length said (refused when not 0) */
@@ -43,9 +45,10 @@ int web_query(const char *query, const char *key, char *out, size_t len);
 const char *web_reason(int status);
 
 /* A whole response's head into out (status, type, length, the security
- * headers every answer carries, keep-alive or close).  Its length, or 0
- * when it does not fit. */
+ * headers every answer carries, Cache-Control (cache, or "no-store" when
+ * NULL), keep-alive or close).  Its length, or 0 when it does not fit. */
 size_t web_head(char *out, size_t len, int status, const char *type,
-                size_t length, int keep_alive, const char *extra);
+                size_t length, int keep_alive, const char *cache,
+                const char *extra);
 
 #endif

@@ -28,57 +28,16 @@
 #endif
 
 static void
-usage(void)
+usage(FILE *out, int rv)
 {
-	fprintf(stderr,
+	fprintf(out,
 	        "usage: ocs-web [-v] [-s CONTROL] [-k SECRET] [-C CA] "
 	        "[-l ADDR:PORT]\n"
 	        "               [--assets DIR] [--tls CERTKEY --auth FILE] "
 	        "[--sweep DIR]... [--plan FILE]...\n"
-	        "               [--head-timeout TIME]\n");
-	exit(2);
-}
-
-/* The page's files, read once: what is served is what was there. */
-static int
-load_assets(struct web *w, const char *dir)
-{
-	static const struct {
-		const char *name, *type;
-	} files[] = {
-	    {"/index.html", "text/html; charset=utf-8"},
-	    {"/app.js", "text/javascript; charset=utf-8"},
-	    {"/style.css", "text/css; charset=utf-8"},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char  path[4200];
-		FILE *f;
-		long  n;
-
-		snprintf(path, sizeof(path), "%s%s", dir, files[i].name);
-		if ((f = fopen(path, "re")) == NULL) {
-			log_warnx("web: %s: %s", path, strerror(errno));
-			return (-1);
-		}
-		fseek(f, 0, SEEK_END);
-		n = ftell(f);
-		fseek(f, 0, SEEK_SET);
-		w->assets[i].name = files[i].name;
-		w->assets[i].type = files[i].type;
-		if (n < 0 ||
-		    (w->assets[i].data = malloc((size_t)n + 1)) == NULL ||
-		    fread(w->assets[i].data, 1, (size_t)n, f) != (size_t)n) {
-			fclose(f);
-			log_warnx("web: reading %s failed", path);
-			return (-1);
-		}
-		w->assets[i].len = (size_t)n;
-		fclose(f);
-		w->nassets++;
-	}
-	return (0);
+	        "               [--head-timeout TIME]\n"
+	        "       ocs-web -h | --help | -V | --version\n");
+	exit(rv);
 }
 
 /* --auth FILE: one line user:password, readable by its owner only; the
@@ -222,12 +181,15 @@ parse(int argc, char **argv, struct web_opts *o, char *defurl, size_t dl,
 		case 'V':
 			printf("ocs-web %s\n", OCS_VERSION);
 			exit(0);
+		case 'h':
+			usage(stdout, 0);
+			break;
 		default:
-			usage();
+			usage(stderr, 2);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(stderr, 2);
 	if (o->ctl.url == NULL || !o->ctl.url[0]) {
 		path_default_control(defurl, dl);
 		o->ctl.url = defurl;
@@ -276,7 +238,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	w.o = &o;
 	w.lfd = w.wake_fd = w.sig_fd = -1;
-	if (load_assets(&w, o.assets) != 0)
+	if (web_assets_load(&w, o.assets) != 0)
 		return (1);
 	if (o.tls && alink_tls_server(o.tls, &w.tls, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-web: --tls %s: %s\n", o.tls, err);
@@ -296,8 +258,7 @@ main(int argc, char **argv)
 	web_workers_stop(&w);
 	web_close(&w);
 	alink_tls_free(w.tls);
-	while (w.nassets > 0)
-		free(w.assets[--w.nassets].data);
+	web_assets_free(&w);
 	nng_cv_free(w.cv);
 	nng_mtx_free(w.mtx);
 	return (rv);

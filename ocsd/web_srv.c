@@ -104,7 +104,7 @@ conn_error(struct wconn *c, int status, const char *why)
 	n = snprintf(body, sizeof(body), "%d %s: %s\n", status,
 	             web_reason(status), why);
 	if (web_response(status, "text/plain; charset=utf-8", body,
-	                 (size_t)(n > 0 ? n : 0), 0, 0,
+	                 (size_t)(n > 0 ? n : 0), 0, 0, NULL,
 	                 status == 401 ? "WWW-Authenticate: Basic "
 	                                 "realm=\"ocs-web\"\r\n"
 	                               : NULL,

@@ -30,15 +30,21 @@ fi
 ok
 
 progs="bin/ocsctl bin/ocs-emu bin/ocs-plan bin/ocs-sweep bin/ocs-load \
-sbin/ocsd sbin/ocs-agent"
+sbin/ocsd sbin/ocs-agent sbin/ocs-web"
 mans="man1/ocs-plan.1 man1/ocs-sweep.1 man1/ocs-load.1 man5/ocsd.conf.5 man8/ocsd.8 man8/ocsctl.8 \
-man8/ocs-agent.8 man8/ocs-emu.8"
+man8/ocs-agent.8 man8/ocs-emu.8 man8/ocs-web.8"
 units="ocsd.service ocs-agent.service ocs-emu.service"
 for f in $progs; do [ -x "$pre/$f" ] && ok || no "$f missing"; done
 for f in $mans; do [ -f "$pre/share/man/$f" ] && ok || no "$f missing"; done
 for f in $units; do
 	[ -f "$pre/lib/systemd/system/$f" ] && ok || no "$f missing"
 done
+# ocs-web's page, where the installed ocs-web reads it.
+for f in index.html app.js style.css; do
+	[ -f "$pre/share/ocsd/www/$f" ] && ok || no "www/$f missing"
+done
+strings "$pre/sbin/ocs-web" | grep -qx "$pre/share/ocsd/www" && ok ||
+	no "ocs-web does not read its page from $pre/share/ocsd/www"
 for f in ocsd.conf.example ocs-agent.conf.example ocs-emu.conf.example; do
 	[ -f "$pre/share/doc/ocsd/examples/$f" ] && ok || no "$f missing"
 done

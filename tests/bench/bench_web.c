@@ -14,10 +14,15 @@
  *      ocsd writes it; ocsd reads the file at each request), the Runs
  *      page loaded, from navigation to the timeline painted (its record
  *      asked for through /api/runs/ID, i.e. ocsd, on the way);
- *   3. the feed: a circuit changed with ocsctl, from just before ocsctl
+ *   3. the Agents page with AGENTS agents (ocs-load's, joined before
+ *      ocs-web starts): its first render as the Switch page's, and a
+ *      sort (a column's header clicked) and a filter (typed into the
+ *      box) each from the event to the frame after the redraw, median
+ *      and worst of LOADS;
+ *   4. the feed: a circuit changed with ocsctl, from just before ocsctl
  *      starts to the wall clock at which the page drew the changed matrix
  *      (ocs.matrixAt, Date.now(): the same clock), CHANGES times;
- *   4. ocsd's CPU (utime + stime, /proc) over windows of WINDOW_S with a
+ *   5. ocsd's CPU (utime + stime, /proc) over windows of WINDOW_S with a
  *      circuit changed every 500 ms: no page open, 10 pages open (two
  *      more browsers of 5 tabs each: Chromium holds 6 connections a
  *      host, and each page holds one for its event stream), no page
@@ -44,6 +49,7 @@
 #define PAGES    10
 #define TL_NODES 81
 #define TL_PHASE 256
+#define AGENTS   1000
 
 struct web {
 	struct proc proc;
@@ -177,6 +183,106 @@ switch_at(struct wd *wd, int ports, struct stat3 *s)
 		snprintf(url, sizeof(url), "%s#switch", w.url);
 		rv = load_times(wd, url, "switch", s);
 	}
+	if (w.proc.pid)
+		proc_stop(&w.proc, SIGTERM);
+	if (rig_down(r) != 0)
+		rv = -1;
+	return (rv);
+}
+
+/* script (which changes the Agents page) timed to the frame after the
+ * redraw, LOADS times: median and worst (ms) into s->med, s->max. */
+static int
+agents_op(struct wd *wd, const char *const script[2], struct stat3 *s)
+{
+	double t[LOADS];
+	char   js[600];
+	int    i;
+
+	for (i = 0; i < LOADS; i++) {
+		snprintf(js, sizeof(js),
+		         "ocs.opMs = undefined; const t = performance.now(); "
+		         "%s; requestAnimationFrame(() => setTimeout(() => "
+		         "{ ocs.opMs = performance.now() - t; }, 0)); "
+		         "return 1",
+		         script[i % 2]);
+		if (wd_num(wd, js) != 1 ||
+		    wd_wait(wd, "return ocs.opMs !== undefined", 10000) < 0)
+			return (-1);
+		t[i] = wd_num(wd, "return ocs.opMs");
+	}
+	qsort(t, LOADS, sizeof(t[0]), cmp_d);
+	s->med = t[LOADS / 2];
+	s->max = t[LOADS - 1];
+	return (0);
+}
+
+/* The Agents page with AGENTS of ocs-load's agents: first render,
+ * then a sort and a filter. */
+static int
+agents_page(struct wd *wd, struct stat3 *s, struct stat3 *sort,
+            struct stat3 *filter)
+{
+	static const char *const sorts[2] = {
+	    "document.querySelector('#ag-head button[data-key=state]')"
+	    ".click()",
+	    "document.querySelector('#ag-head button[data-key=host]')"
+	    ".click()"};
+	static const char *const filters[2] = {
+	    "const e = document.getElementById('ag-filter'); "
+	    "e.value = 'h05'; e.dispatchEvent(new Event('input'))",
+	    "const e = document.getElementById('ag-filter'); "
+	    "e.value = ''; e.dispatchEvent(new Event('input'))"};
+	struct rig_opts o = {.switch_time = "1ms", .no_agents = 1, .quiet = 1};
+	struct rig     *r = rig_up_opts(AGENTS, &o);
+	struct web      w = {0};
+	struct proc     load = {0};
+	char            bin[256], sec[300], log[300], line[256], url[200];
+	char            n[16], js[200];
+	char           *argv[] = {
+	              (char *)(uintptr_t)proc_bin("ocs-load", bin, sizeof(bin)),
+	              "--controller",
+	              NULL,
+	              "--secret",
+	              sec,
+	              "--agents",
+	              n,
+	              "--duration",
+	              "600s",
+	              NULL};
+	int rv = -1;
+
+	if (r == NULL)
+		return (-1);
+	argv[2] = r->join;
+	snprintf(n, sizeof(n), "%d", AGENTS);
+	snprintf(sec, sizeof(sec), "%s/secret", r->dir);
+	snprintf(log, sizeof(log), "%s/load.log", r->dir);
+	snprintf(js, sizeof(js),
+	         "return window.ocs && !!ocs.state.agents && "
+	         "ocs.state.agents.agents.length === %d",
+	         AGENTS);
+	if (proc_start(&load, argv, log) != 0 ||
+	    proc_line(&load, line, sizeof(line), 120000) != 0 ||
+	    strncmp(line, "ocs-load: ", 10) != 0) {
+		fprintf(stderr, "bench_web: ocs-load did not join\n");
+		goto out;
+	}
+	if (web_up(r, &w) != 0)
+		goto out;
+	snprintf(url, sizeof(url), "%s#agents", w.url);
+	if (wd_get(wd, url) != 0 || wd_wait(wd, js, 30000) < 0) {
+		fprintf(stderr, "bench_web: never %d agents on the page\n",
+		        AGENTS);
+		goto out;
+	}
+	if (load_times(wd, url, "agents", s) == 0 &&
+	    wd_wait(wd, js, 30000) >= 0 && agents_op(wd, sorts, sort) == 0 &&
+	    agents_op(wd, filters, filter) == 0)
+		rv = 0;
+out:
+	if (load.pid)
+		proc_stop(&load, SIGTERM);
 	if (w.proc.pid)
 		proc_stop(&w.proc, SIGTERM);
 	if (rig_down(r) != 0)
@@ -449,7 +555,7 @@ int
 main(void)
 {
 	static const int ports[] = {48, 384, 1024};
-	struct stat3     sw[3], tl, feed;
+	struct stat3     sw[3], tl, feed, ag, sort, filter;
 	struct cpu       c;
 	struct wd        wd;
 	char             log[300], *dir;
@@ -473,6 +579,9 @@ main(void)
 		if (switch_at(&wd, ports[i], &sw[i]) != 0)
 			goto fail;
 	}
+	fprintf(stderr, "bench_web: the Agents page with %d agents\n", AGENTS);
+	if (agents_page(&wd, &ag, &sort, &filter) != 0)
+		goto fail;
 	if (small_rig(&wd, &tl, &feed, &c) != 0)
 		goto fail;
 	wd_stop(&wd);
@@ -497,6 +606,13 @@ main(void)
 		print_row(what, &sw[i]);
 	}
 	print_row("Runs timeline, 81 agents x 256 phases", &tl);
+	print_row("Agents page, 1000 agents", &ag);
+	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
+	       "  a sort, to the frame after", sort.med, sort.max, "< 100 ms",
+	       verdict(sort.med < 100));
+	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
+	       "  a filter, to the frame after", filter.med, filter.max,
+	       "< 100 ms", verdict(filter.med < 100));
 	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
 	       "Feed: a circuit change to the page", feed.med, feed.max,
 	       "< 1000 ms", verdict(feed.max < 1000));

@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	/* An answer's head fits its buffer whatever the path (the longest
 	 * a type could be here). */
 	if (web_head(head, sizeof(head), 200, r.path, strlen(r.query),
-	             r.keep_alive, NULL) == 0)
+	             r.keep_alive, r.inm, r.inm) == 0)
 		abort();
 	return (0);
 }

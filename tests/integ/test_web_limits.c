@@ -10,7 +10,11 @@
  * served; 1 000 connections at once: those over the limit get a 503, and
  * ocs-web answers once they are gone; a non-local bind without --tls and
  * --auth does not start, one with them serves over TLS to curl with the
- * password only; --auth asks for the password.  After each,
+ * password only; --auth asks for the password.  The page's files carry
+ * ETags (If-None-Match gets a 304 and no body), index.html links to them
+ * by version (those URLs immutable, any other revalidated), /api/snap
+ * holds every snapshot of the feed and the API's JSON is compact.  After
+ * each,
  * ocsd still answers ocsctl and ocs-web its pages.
  */
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "proto/base/mono.h"
 #include "proto/base/net.h"
@@ -181,6 +186,95 @@ both_up(struct fx *f)
 	assert_true(proc_alive(&f->r->ocsd) && f->r->ocsd.pid == ocsd);
 	assert_int_equal(get(f, "/api/status", buf, sizeof(buf)), 200);
 	assert_non_null(strstr(buf, "\"switch\""));
+}
+
+/* The HASH of index.html's link "/NAME?v=HASH" into v[17]. */
+static void
+linked_version(const char *page, const char *name, char *v)
+{
+	char        want[64];
+	const char *p;
+
+	snprintf(want, sizeof(want), "\"%s?v=", name);
+	assert_non_null(p = strstr(page, want));
+	p += strlen(want);
+	assert_true(strspn(p, "0123456789abcdef") == 16 && p[16] == '"');
+	memcpy(v, p, 16);
+	v[16] = '\0';
+}
+
+/* The body of an answer in buf (after its head). */
+static const char *
+body_of(const char *buf)
+{
+	const char *b = strstr(buf, "\r\n\r\n");
+
+	assert_non_null(b);
+	return (b + 4);
+}
+
+static void
+test_web_cache(void **state)
+{
+	struct fx  *f = *state;
+	static char buf[1 << 18];
+	char        v[17], path[64], req[512], etag[40];
+	json_t     *j = NULL;
+	uint64_t    end = mono_ms() + 10000;
+	int         n;
+
+	/* index.html: never stored, linking to versioned files. */
+	assert_int_equal(get(f, "/", buf, sizeof(buf)), 200);
+	assert_non_null(strstr(buf, "Cache-Control: no-store\r\n"));
+	assert_non_null(strstr(buf, "ETag: \""));
+	linked_version(buf, "/app.js", v);
+	linked_version(buf, "/style.css", path);
+	/* The versioned URL is kept for good, and its ETag is the hash. */
+	snprintf(path, sizeof(path), "/app.js?v=%s", v);
+	assert_int_equal(get(f, path, buf, sizeof(buf)), 200);
+	assert_non_null(strstr(buf, "immutable\r\n"));
+	snprintf(etag, sizeof(etag), "ETag: \"%s\"\r\n", v);
+	assert_non_null(strstr(buf, etag));
+	assert_non_null(strstr(body_of(buf), "'use strict'"));
+	/* Unversioned or an old version: asked again each time. */
+	assert_int_equal(get(f, "/app.js", buf, sizeof(buf)), 200);
+	assert_non_null(strstr(buf, "Cache-Control: no-cache\r\n"));
+	assert_int_equal(
+	    get(f, "/app.js?v=0123456789abcdef", buf, sizeof(buf)), 200);
+	assert_null(strstr(buf, "immutable"));
+	/* Its validator: 304 and no body; another validator: the file. */
+	n = snprintf(req, sizeof(req),
+	             "GET /app.js HTTP/1.1\r\nHost: %s\r\n"
+	             "If-None-Match: \"x\", \"%s\"\r\n"
+	             "Connection: close\r\n\r\n",
+	             f->host, v);
+	assert_int_equal(ask_raw(f, req, (size_t)n, buf, sizeof(buf)), 304);
+	assert_string_equal(body_of(buf), "");
+	n = snprintf(req, sizeof(req),
+	             "GET /app.js HTTP/1.1\r\nHost: %s\r\n"
+	             "If-None-Match: \"0123456789abcdef\"\r\n"
+	             "Connection: close\r\n\r\n",
+	             f->host);
+	assert_int_equal(ask_raw(f, req, (size_t)n, buf, sizeof(buf)), 200);
+	assert_non_null(strstr(body_of(buf), "'use strict'"));
+	/* /api/snap: the feed's snapshots, from memory, never cached. */
+	while (j == NULL || json_object_get(j, "show") == NULL) {
+		json_decref(j);
+		assert_true(mono_ms() < end);
+		mono_sleep_ms(50);
+		assert_int_equal(get(f, "/api/snap", buf, sizeof(buf)), 200);
+		assert_non_null(strstr(buf, "Cache-Control: no-store\r\n"));
+		assert_non_null(j = json_loads(body_of(buf), 0, NULL));
+		assert_true(json_is_object(j));
+	}
+	assert_non_null(json_object_get(json_object_get(j, "show"), "switch"));
+	json_decref(j);
+	/* The API's JSON is compact (one line and its newline). */
+	assert_int_equal(get(f, "/api/status", buf, sizeof(buf)), 200);
+	assert_null(strstr(body_of(buf), "\n "));
+	assert_true(strchr(body_of(buf), '\n') ==
+	            body_of(buf) + strlen(body_of(buf)) - 1);
+	both_up(f);
 }
 
 static void
@@ -607,6 +701,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_web_bad_requests),
+	    cmocka_unit_test(test_web_cache),
 	    cmocka_unit_test(test_web_huge_heads),
 	    cmocka_unit_test(test_web_slow_clients),
 	    cmocka_unit_test(test_web_many_connections),

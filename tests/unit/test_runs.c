@@ -4,7 +4,9 @@
  * after a torn last line (a crash mid-write) is not glued to it and lost,
  * the torn tail is cut at start, a line too long to keep is read past
  * without being held, and a record too long to read back is kept without
- * its timeline.
+ * its timeline.  The index (runs_index.c) answers as the file does: a
+ * run's record, the newest RUNS_LIST_MAX, the last of an id written
+ * twice, after the file was trimmed, rewritten or added to by hand.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -143,6 +145,110 @@ test_runs_long_lines(void **state)
 	json_decref(all);
 }
 
+/* The algo of run id through the index, or "" when it is not there. */
+static const char *
+algo_of(struct runs_index *ix, uint64_t id, char *buf, size_t len)
+{
+	json_t *all = NULL;
+	char    err[256];
+	int     rv = runs_index_read(ix, id, &all, err, sizeof(err));
+
+	buf[0] = '\0';
+	if (rv == -ENOENT) {
+		assert_non_null(strstr(err, "not in"));
+		return (buf);
+	}
+	assert_int_equal(rv, 0);
+	assert_int_equal(json_array_size(all), 1);
+	assert_int_equal(json_integer_value(json_object_get(
+	                     json_array_get(all, 0), "run_id")),
+	                 id);
+	snprintf(buf, len, "%s",
+	         json_string_value(
+	             json_object_get(json_array_get(all, 0), "algo")));
+	json_decref(all);
+	return (buf);
+}
+
+static json_t *
+rec_algo(uint64_t id, const char *algo)
+{
+	json_t *o = rec(id);
+
+	json_object_set_new(o, "algo", json_string(algo));
+	return (o);
+}
+
+static void
+test_runs_index(void **state)
+{
+	struct runs_index *ix;
+	json_t            *r, *all, *want;
+	char               b[64], err[256];
+	uint64_t           i;
+
+	(void)state;
+	/* Made from a file that was there, then kept as it grows. */
+	r = rec_algo(1, "one");
+	assert_int_equal(runs_append(path, r), 0);
+	json_decref(r);
+	append_text("not json\n");
+	assert_non_null(ix = runs_index_new(path));
+	assert_string_equal(algo_of(ix, 1, b, sizeof(b)), "one");
+	for (i = 2; i <= RUNS_LIST_MAX + 10; i++) {
+		r = rec_algo(i, i % 2 ? "odd" : "even");
+		assert_int_equal(runs_index_append(ix, r), 0);
+		json_decref(r);
+	}
+	assert_string_equal(algo_of(ix, 7, b, sizeof(b)), "odd");
+	assert_string_equal(algo_of(ix, RUNS_LIST_MAX + 10, b, sizeof(b)),
+	                    "even");
+	assert_string_equal(algo_of(ix, RUNS_LIST_MAX + 11, b, sizeof(b)), "");
+	/* The listing is the file's newest, as read whole. */
+	assert_int_equal(runs_index_read(ix, 0, &all, err, sizeof(err)), 0);
+	assert_int_equal(runs_read(path, 0, &want, err, sizeof(err)), 0);
+	assert_int_equal(json_array_size(all), RUNS_LIST_MAX);
+	assert_true(json_equal(all, want));
+	json_decref(all);
+	json_decref(want);
+	/* Twice the same id (by hand): the last. */
+	r = rec_algo(7, "again");
+	assert_int_equal(runs_index_append(ix, r), 0);
+	json_decref(r);
+	assert_string_equal(algo_of(ix, 7, b, sizeof(b)), "again");
+	/* Added to by another hand: found. */
+	append_text("{\"run_id\": 500, \"algo\": \"hand\"}\n");
+	assert_string_equal(algo_of(ix, 500, b, sizeof(b)), "hand");
+	/* Trimmed to fewer, shorter lines: each where it now is. */
+	unlink(path);
+	append_text("{\"run_id\": 9, \"algo\": \"nine\"}\n"
+	            "{\"run_id\": 1, \"algo\": \"1\"}\n");
+	assert_string_equal(algo_of(ix, 1, b, sizeof(b)), "1");
+	assert_string_equal(algo_of(ix, 7, b, sizeof(b)), "");
+	/* Rewritten to the same size, other ids at the same places. */
+	unlink(path);
+	append_text("{\"run_id\": 3, \"algo\": \"nine\"}\n"
+	            "{\"run_id\": 2, \"algo\": \"1\"}\n");
+	assert_string_equal(algo_of(ix, 2, b, sizeof(b)), "1");
+	assert_string_equal(algo_of(ix, 1, b, sizeof(b)), "");
+	/* Appended to again through the index after all that. */
+	r = rec_algo(4, "four");
+	assert_int_equal(runs_index_append(ix, r), 0);
+	json_decref(r);
+	assert_string_equal(algo_of(ix, 4, b, sizeof(b)), "four");
+	assert_string_equal(algo_of(ix, 3, b, sizeof(b)), "nine");
+	runs_index_free(ix);
+	/* No file yet: nothing, then the first record. */
+	unlink(path);
+	assert_non_null(ix = runs_index_new(path));
+	assert_string_equal(algo_of(ix, 1, b, sizeof(b)), "");
+	r = rec_algo(1, "first");
+	assert_int_equal(runs_index_append(ix, r), 0);
+	json_decref(r);
+	assert_string_equal(algo_of(ix, 1, b, sizeof(b)), "first");
+	runs_index_free(ix);
+}
+
 int
 main(void)
 {
@@ -151,6 +257,7 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_runs_long_lines, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_runs_index, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("runs", tests, NULL, NULL));
