@@ -59,5 +59,6 @@ struct kx {
 
 uint32_t kx_get_be32(const uint8_t *);
 ssize_t  kx_recv(void *priv, void *buf, size_t len);
+uint32_t kx_gap(void *priv, char *what, size_t len);
 
 #endif

@@ -338,6 +338,38 @@ recv_held(struct kx *k)
 	return (hold(k, &s, k->stash + i * k->seg) == 0 ? 1 : k->err);
 }
 
+/* A stream that stops short (its last segments lost: nothing comes after
+ * them to open a gap) is named by the executor, which knows how many
+ * bytes the phase needs, after the same quiet as a gap. */
+uint32_t
+kx_gap(void *priv, char *what, size_t len)
+{
+	struct kx           *k = priv;
+	struct tpacket_stats ts = {0};
+	socklen_t            tl = sizeof(ts);
+	char                 mac[18];
+
+	/* Reading the statistics resets them: only for the error. */
+	if (what == NULL || len == 0)
+		return (KX_GAP_MS);
+	(void)getsockopt(k->fd, SOL_PACKET, PACKET_STATISTICS, &ts, &tl);
+	if (k->have_stream) {
+		fmt_mac(k->from, mac, sizeof(mac));
+		snprintf(
+		    what, len,
+		    "interface %s: nothing came for %u ms after byte %llu "
+		    "of the stream from %s; this socket dropped %u "
+		    "frames",
+		    k->ifname, KX_GAP_MS, (unsigned long long)k->expect, mac,
+		    ts.tp_drops);
+	} else
+		snprintf(what, len,
+		         "interface %s: nothing came for %u ms; this socket "
+		         "dropped %u frames",
+		         k->ifname, KX_GAP_MS, ts.tp_drops);
+	return (KX_GAP_MS);
+}
+
 ssize_t
 kx_recv(void *priv, void *buf, size_t len)
 {

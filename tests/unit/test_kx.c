@@ -171,6 +171,27 @@ test_gap_is_loss(void **state)
 	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EBADMSG);
 }
 
+/* A stream that stops short: the transport says where it stopped, for
+ * the executor's error (which knows that bytes are missing). */
+static void
+test_gap_names_where_it_stopped(void **state)
+{
+	struct fx *f = *state;
+	char       what[256];
+
+	assert_int_equal(kx_gap(&f->k, NULL, 0), KX_GAP_MS);
+	assert_int_equal(kx_gap(&f->k, what, sizeof(what)), KX_GAP_MS);
+	assert_non_null(strstr(what, "interface t9: nothing came"));
+	put(f, 3, 4, 0, SEG);
+	put(f, 3, 4, SEG, 40);
+	assert_int_equal(take(f, 4, 0, SEG + 40, 64 * SEG), SEG + 40);
+	kx_gap(&f->k, what, sizeof(what));
+	if (strstr(what, "interface t9: nothing came for ") == NULL ||
+	    strstr(what, "after byte 140 of the stream from "
+	                 "03:03:03:03:03:03") == NULL)
+		fail_msg("%s", what);
+}
+
 /* More early segments than the stash holds: a loss at once. */
 static void
 test_stash_full(void **state)
@@ -226,6 +247,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_new_stream_late_start, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_gap_is_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gap_names_where_it_stopped,
+	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stash_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_repeat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
