@@ -53,8 +53,16 @@ struct kx {
 	uint8_t      *stash;
 	uint64_t      progress_ms;
 	uint8_t       rhdr[KX_HDR];
-	int           err; /* a loss seen: every later call says it */
-	char          why[320];
+	/* The stash overflowed (a segment had to be dropped): from
+	 * ovf_ms on, arrivals are only looked at for the missing bytes,
+	 * to tell reordering deeper than the stash (they come) from a loss
+	 * (they do not, within KX_GAP_MS); ovf_late counts the later
+	 * segments seen meanwhile. */
+	int      ovf;
+	uint64_t ovf_ms;
+	uint32_t ovf_late;
+	int      err; /* a loss seen: every later call says it */
+	char     why[320];
 };
 
 uint32_t kx_get_be32(const uint8_t *);
