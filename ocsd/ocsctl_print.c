@@ -545,10 +545,14 @@ p_report(struct out *o, const Ocs__CtlReply *r)
 	    "the collective\n",
 	    unit_fmt_time(rr->total_s, a, sizeof(a)),
 	    unit_fmt_time(rr->predicted_s, b, sizeof(b)));
+	/* Only a run that ended well waited for the switch to be put
+	 * back (an aborted one may have lost it). */
 	if (rr->has_wall_s)
-		out_text(
-		    o, "end to end %s (plans, buffers, the switch put back)\n",
-		    unit_fmt_time(rr->wall_s, a, sizeof(a)));
+		out_text(o, "end to end %s%s\n",
+		         unit_fmt_time(rr->wall_s, a, sizeof(a)),
+		         rr->aborted
+		             ? ""
+		             : " (plans, buffers, the switch put back)");
 	p_timeline(o, rr);
 	if (rr->aborted)
 		out_str(o, NULL, "aborted: %s\n", rr->aborted);

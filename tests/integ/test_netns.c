@@ -643,6 +643,51 @@ test_carrier_cut(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
+/* ocs-emu killed -9 mid-run: the kernel keeps its circuits and the data
+ * comes through, but the switch is gone.  The run fails saying so and
+ * that its map was not put back; it is never reported restored. */
+static void
+test_emu_killed(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .netns_rate = "50Mbps",
+	                     .run_conf = "deadline = 60s\n"};
+	struct rig     *r;
+	struct proc     run;
+	char            bin[256], log[300], cmd[900], *text;
+	char           *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int             st;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
+	snprintf(log, sizeof(log), "%s/run.out", r->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
+	         proc_bin("ocsctl", bin, sizeof(bin)), r->sock, log);
+	assert_int_equal(proc_start(&run, argv, NULL), 0);
+	/* Phase 0 lit (one configuration: no reconfiguration left to
+	 * fail), the data flowing for 1.3 s: the switch dies. */
+	assert_int_equal(carrier_of(r, 1, "t1", 1), 1);
+	mono_sleep_ms(300);
+	assert_int_equal(kill(r->emu.pid, SIGKILL), 0);
+	st = proc_wait(&run, 60000);
+	text = slurp(log);
+	if (st <= 0 || !strstr(text, "the switch is gone") ||
+	    !strstr(text, "not restored"))
+		fprintf(stderr, "run: exit %d: %s\n", st, text ? text : "");
+	assert_true(st > 0);
+	assert_non_null(strstr(text, "every block verified, but the switch "
+	                             "is gone"));
+	assert_non_null(strstr(text, "its map was not restored"));
+	assert_null(strstr(text, "the switch put back"));
+	free(text);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
 /* A failed assertion leaves the test early: its testbed goes here. */
 static int
 down(void **state)
@@ -665,6 +710,7 @@ main(void)
 	    cmocka_unit_test_teardown(test_second_emu, down),
 	    cmocka_unit_test_teardown(test_link_up, down),
 	    cmocka_unit_test_teardown(test_carrier_cut, down),
+	    cmocka_unit_test_teardown(test_emu_killed, down),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
