@@ -21,6 +21,11 @@
 #define KX_SNDBUF    (4 << 20)
 #define KX_STASH     64  /* segments held while a gap may still fill */
 #define KX_GAP_MS    200 /* a gap no segment fills by then is a loss */
+/* A stream that stops short of what the phase needs (its last segments
+ * lost: no later one shows a gap) is lost after this much quiet.  Longer
+ * than a gap: the silence is no proof (a sender descheduled on a busy
+ * host is as quiet), where a gap is (later bytes came). */
+#define KX_QUIET_MS 1000
 
 /* A segment that arrived ahead of its turn. */
 struct kx_seg {

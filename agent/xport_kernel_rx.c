@@ -395,7 +395,7 @@ recv_held(struct kx *k)
 
 /* A stream that stops short (its last segments lost: nothing comes after
  * them to open a gap) is named by the executor, which knows how many
- * bytes the phase needs, after the same quiet as a gap. */
+ * bytes the phase needs, after KX_QUIET_MS of quiet. */
 uint32_t
 kx_gap(void *priv, char *what, size_t len)
 {
@@ -410,7 +410,7 @@ kx_gap(void *priv, char *what, size_t len)
 		return (0);
 	/* Reading the statistics resets them: only for the error. */
 	if (what == NULL || len == 0)
-		return (KX_GAP_MS);
+		return (KX_QUIET_MS);
 	(void)getsockopt(k->fd, SOL_PACKET, PACKET_STATISTICS, &ts, &tl);
 	if (k->have_stream) {
 		fmt_mac(k->from, mac, sizeof(mac));
@@ -419,14 +419,14 @@ kx_gap(void *priv, char *what, size_t len)
 		    "interface %s: nothing came for %u ms after byte %llu "
 		    "of the stream from %s; this socket dropped %u "
 		    "frames",
-		    k->ifname, KX_GAP_MS, (unsigned long long)k->expect, mac,
+		    k->ifname, KX_QUIET_MS, (unsigned long long)k->expect, mac,
 		    ts.tp_drops);
 	} else
 		snprintf(what, len,
 		         "interface %s: nothing came for %u ms; this socket "
 		         "dropped %u frames",
-		         k->ifname, KX_GAP_MS, ts.tp_drops);
-	return (KX_GAP_MS);
+		         k->ifname, KX_QUIET_MS, ts.tp_drops);
+	return (KX_QUIET_MS);
 }
 
 ssize_t

@@ -179,8 +179,8 @@ test_gap_names_where_it_stopped(void **state)
 	struct fx *f = *state;
 	char       what[256];
 
-	assert_int_equal(kx_gap(&f->k, NULL, 0), KX_GAP_MS);
-	assert_int_equal(kx_gap(&f->k, what, sizeof(what)), KX_GAP_MS);
+	assert_int_equal(kx_gap(&f->k, NULL, 0), KX_QUIET_MS);
+	assert_int_equal(kx_gap(&f->k, what, sizeof(what)), KX_QUIET_MS);
 	assert_non_null(strstr(what, "interface t9: nothing came"));
 	put(f, 3, 4, 0, SEG);
 	put(f, 3, 4, SEG, 40);
