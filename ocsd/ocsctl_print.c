@@ -456,6 +456,9 @@ p_capture(struct out *o, const Ocs__CaptureReport *c, const Ocs__RunReport *rr)
 		        c->unlit ? ", from node %llu)" : NULL,
 		        c->first_unlit_node);
 	}
+	/* The capture's own losses: the counts are short by as many. */
+	if (c->has_drops)
+		out_u64(o, "capture_drops", "; capture drops: %llu", c->drops);
 	out_arr(o, "gaps");
 	for (i = 0; i < c->n_gaps; i++) {
 		out_text(o, "%s",
