@@ -555,6 +555,7 @@ test_link_up(void **state)
 	json_t         *j, *rep, *ph, *p;
 	json_error_t    je;
 	size_t          k, n = 0;
+	double          rl;
 
 	if (!need_root())
 		skip();
@@ -583,11 +584,17 @@ test_link_up(void **state)
 		if (!json_is_true(json_object_get(p, "reconfigured")))
 			continue;
 		n++;
-		if (json_real_value(json_object_get(p, "link_s")) < 0.005)
-			fprintf(stderr, "phase %zu: link-up %.6f s\n", k,
-			        json_real_value(json_object_get(p, "link_s")));
-		assert_true(json_real_value(json_object_get(p, "link_s")) >=
-		            0.005);
+		/* The links retrain from the light's return, which comes
+		 * after the switching time (1 ms), inside the reconfiguration:
+		 * the release is at least 6 ms after it began.  link_s alone
+		 * starts after ocsd's read-back and light check, which a busy
+		 * machine can make longer than the retraining. */
+		rl = json_real_value(json_object_get(p, "reconf_s")) +
+		     json_real_value(json_object_get(p, "link_s"));
+		if (rl < 0.006)
+			fprintf(stderr, "phase %zu: reconf + link-up %.6f s\n",
+			        k, rl);
+		assert_true(rl >= 0.006);
 	}
 	assert_true(n > 0);
 	json_decref(j);
@@ -692,6 +699,67 @@ test_emu_killed(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
+/* ocsctl check until its output has want (up to 10 s): its exit status,
+ * the output in *out (the caller frees it). */
+static int
+check_until(struct rig *r, const char *want, char **out)
+{
+	char *err = NULL;
+	int   i, rv = -1;
+
+	*out = NULL;
+	for (i = 0; i < 100; i++) {
+		free(*out);
+		free(err);
+		rv = rig_ctl(r, out, &err, "check", NULL);
+		if (*out && strstr(*out, want))
+			break;
+		mono_sleep_ms(100);
+	}
+	if (*out == NULL || !strstr(*out, want))
+		fprintf(stderr, "check: exit %d, no \"%s\": %s%s\n", rv, want,
+		        *out ? *out : "", err ? err : "");
+	free(err);
+	return (rv);
+}
+
+/* ocsctl check: every transceiver, the switch's side beside the host's;
+ * a healthy testbed has no problem, an interface down and an MTU that
+ * differs are named, and the exit status says so. */
+static void
+test_check(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .trx = 1, .quiet = 1};
+	struct rig *r;
+	char       *out, *err;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
+	assert_int_equal(
+	    rig_ctl(r, &out, &err, "connect", "h00.0", "h01.0", NULL), 0);
+	free(out);
+	free(err);
+	/* h00, h01 lit and up; h02 dark (nothing patched): no problem. */
+	assert_int_equal(check_until(r, "0 transceivers with problems", &out),
+	                 0);
+	assert_non_null(strstr(out, "h02.0"));
+	assert_non_null(strstr(out, " dark "));
+	free(out);
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 down"), 0);
+	assert_int_equal(check_until(r, "interface t0 is down", &out), 1);
+	assert_non_null(strstr(out, "1 transceivers with problems"));
+	free(out);
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 up"), 0);
+	assert_int_equal(rig_host_sh(r, 2, "ip link set t0 mtu 1500"), 0);
+	assert_int_equal(check_until(r, "MTU 1500, most have 9000", &out), 1);
+	free(out);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
 /* A failed assertion leaves the test early: its testbed goes here. */
 static int
 down(void **state)
@@ -715,7 +783,11 @@ main(void)
 	    cmocka_unit_test_teardown(test_link_up, down),
 	    cmocka_unit_test_teardown(test_carrier_cut, down),
 	    cmocka_unit_test_teardown(test_emu_killed, down),
+	    cmocka_unit_test_teardown(test_check, down),
 	};
 
+	/* OCS_TEST_FILTER=test_check: those tests only (a glob). */
+	if (getenv("OCS_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("OCS_TEST_FILTER"));
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }
