@@ -268,6 +268,7 @@ OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
 	ocsd/ocsctl_cmd.c \
+	ocsd/ocsctl_check.c \
 	$(CTLC_SRCS)
 
 # ---- programs --------------------------------------------------------------
