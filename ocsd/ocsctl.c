@@ -55,10 +55,6 @@ static const struct cmd {
     {"agents", ocsctl_agents, "[evict HOST]",
      "the joined host agents, their state and fibres; evict: forget one\n"
      "(a live one joins again)"},
-    {"check", ocsctl_check, "",
-     "every transceiver of the cabling: light in from its transmitter\n"
-     "and out to its receiver at the switch, its host's link and MTU;\n"
-     "every problem named (exit 1 if any)"},
     {"run", ocsctl_run,
      "--algo retri|bridge|static|bruck|bruck2 --bytes SIZE [--reconfig "
      "auto|none|all|k,...]\n"
@@ -97,6 +93,10 @@ static const struct cmd {
      "what ocsd does as it happens, a line an event: circuits changed,\n"
      "agents joined, lost or dark, runs started, phases, runs ended\n"
      "(-j: a JSON answer a line); --count: stop after N events"},
+    {"check", ocsctl_check, "",
+     "every transceiver of the cabling: light in from its transmitter\n"
+     "and out to its receiver at the switch, its host's link and MTU;\n"
+     "every problem named (exit 1 if any)"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

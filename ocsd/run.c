@@ -134,12 +134,12 @@ conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 		if (rn->restoring)
 			return;
 		rn->ending = NULL;
-		snprintf(
-		    rn->last_abort, sizeof(rn->last_abort),
-		    "run %llu: every block verified, but the switch could "
-		    "not be put back (out of memory)",
-		    (unsigned long long)r->id);
-		end_run(d, r, -ENOMEM, rn->last_abort);
+		snprintf(rn->last_abort, sizeof(rn->last_abort),
+		         "run %llu: every block verified, but the switch "
+		         "could not be put back (the map to restore could not "
+		         "be built): it keeps the run's circuits",
+		         (unsigned long long)r->id);
+		end_run(d, r, -OCSD_ESTATE, rn->last_abort);
 		return;
 	}
 	restore(d, r->keep && rv == 0);
