@@ -273,6 +273,7 @@ OCSCTL_SRCS := \
 	ocsd/ocsctl.c \
 	ocsd/ocsctl_rpc.c \
 	ocsd/ocsctl_cmd.c \
+	ocsd/ocsctl_check.c \
 	$(CTLC_SRCS)
 
 # ---- programs --------------------------------------------------------------
@@ -469,7 +470,8 @@ UNIT_TESTS := \
 	chakra \
 	idmap \
 	runs \
-	links
+	links \
+	emu_cap
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -508,6 +510,7 @@ TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
+TEST_DEPS_emu_cap := $(BUILD)/testbed/ocs-emu/emu_cap.o
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
 	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o sweep_fit.o) \
 	$(COLL_LIB)
@@ -549,7 +552,7 @@ TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_vie
 	agjoin.o aglink.o conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
-	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) -lcrypt -lm
+	$(PROTOBUF_LIBS) $(DRV_LDLIBS) $(ISAL_LIBS) $(PCAP_LIBS) -lcrypt -lm
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \

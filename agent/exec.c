@@ -600,9 +600,14 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	 * buffer, where polling its descriptor would not see it. */
 	if (e->ab.fd >= 0 && e->ab.check(e->ab.arg, why, sizeof(why)))
 		return (ex_fail(e, -ECANCELED, "aborted: %s", why));
-	for (i = 0; i < e->p.nports; i++)
+	for (i = 0; i < e->p.nports; i++) {
 		xport_epoch(e->port[i].x, e->run32, (uint16_t)k,
 		            (uint16_t)e->p.node);
+		/* Frames of this phase that came early count as its first
+		 * bytes. */
+		e->port[i].fed = e->port[i].in.tail != e->port[i].in.head;
+		e->port[i].last_in_ns = t0;
+	}
 	for (;;) {
 		moved = 0;
 		for (i = 0; i < e->p.nports; i++) {
@@ -639,6 +644,8 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 		}
 		if (moved)
 			continue;
+		if ((rv = ex_stalled(e, now)) < 0)
+			return (rv);
 		for (n = 0, i = 0; i < e->p.nports; i++) {
 			struct port *pt = &e->port[i];
 

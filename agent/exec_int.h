@@ -29,6 +29,10 @@ struct port {
 	int           synced; /* a frame of this run has been seen here */
 	int           burst;  /* own frames sent in this inject pass */
 	uint64_t      skipped;
+	/* This phase: whether any bytes came, and when they last did (a
+	 * stream that stops short is named after the transport's gap). */
+	int      fed;
+	uint64_t last_in_ns;
 };
 
 struct slot {
@@ -119,5 +123,6 @@ int64_t ex_sum_check(struct exec *e, uint32_t b, const uint8_t *p,
                      uint32_t off, uint32_t len);
 int     ex_consume(struct exec *e, uint32_t q);
 int     ex_pull(struct exec *e, uint32_t q);
+int     ex_stalled(struct exec *e, uint64_t now);
 
 #endif

@@ -283,5 +283,113 @@ ex_pull(struct exec *e, uint32_t q)
 		return (ex_fail(e, -EPIPE, "fibre of port %s: %s", ex_pname(q),
 		                strerror((int)-r)));
 	in->tail += (size_t)r;
+	e->port[q].fed = 1;
+	e->port[q].last_in_ns = mono_ns();
 	return (1);
+}
+
+/* Bytes (and blocks) of this phase's receives on port q not yet here;
+ * the first sender they are from, and how many senders. */
+static uint64_t
+short_by(const struct exec *e, uint32_t q, uint32_t *blocks, uint32_t *src,
+         uint32_t *nsrc)
+{
+	const struct plan_phase *ph = &e->p.ph[e->k];
+	uint64_t                 bytes = 0;
+	uint32_t                 i, j, b, have, sl;
+
+	*blocks = *nsrc = 0;
+	for (i = 0; i < ph->nrecv; i++) {
+		if (ph->recv[i].port != q ||
+		    e->recv_done[i] == ph->recv[i].nblk)
+			continue;
+		if ((*nsrc)++ == 0)
+			*src = ph->recv[i].src;
+		for (j = 0; j < ph->recv[i].nblk; j++) {
+			const struct expect *x;
+
+			b = ph->recv[i].blk[j];
+			if (ex_is_coll(&e->p))
+				have = (x = expected(e, b, ph->recv[i].src,
+				                     q)) != NULL
+				           ? x->have
+				           : 0;
+			else
+				have = (sl = ex_find(e, b)) != NONE
+				           ? e->slots[sl].have
+				           : 0;
+			if (have < ex_blk_size(e, b)) {
+				bytes += ex_blk_size(e, b) - have;
+				(*blocks)++;
+			}
+		}
+	}
+	return (bytes);
+}
+
+/* Blocks still to come in on port q to be relayed, and for whom. */
+static uint32_t
+relays_short(const struct exec *e, uint32_t q, uint32_t *dst)
+{
+	const struct plan_phase *ph = &e->p.ph[e->k];
+	uint32_t                 i, m = 0;
+
+	for (i = 0; i < ph->nrelay; i++)
+		if (ph->relay[i].in_port == q &&
+		    e->relay_done[i] < ph->relay[i].nblk) {
+			m += ph->relay[i].nblk - e->relay_done[i];
+			*dst = ph->relay[i].dst;
+		}
+	return (m);
+}
+
+/*
+ * A stream whose last bytes were lost: nothing comes after them to show
+ * a gap, so the transport cannot tell; the executor knows what the phase
+ * still needs on each port.  A port that has had bytes this phase, still
+ * waits for some and has been quiet longer than its transport's gap
+ * fails naming the missing bytes, the sender and the interface.  0, or
+ * the failure.
+ */
+int
+ex_stalled(struct exec *e, uint64_t now)
+{
+	struct port *pt;
+	uint64_t     bytes;
+	uint32_t     q, gap, blocks, relays, src = 0, nsrc, dst = 0;
+	char         where[256], rel[64], more[32];
+
+	for (q = 0; q < e->p.nports; q++) {
+		pt = &e->port[q];
+		if (!pt->fed || (gap = xport_gap(pt->x, NULL, 0)) == 0 ||
+		    now - pt->last_in_ns < (uint64_t)gap * 1000000u)
+			continue;
+		bytes = short_by(e, q, &blocks, &src, &nsrc);
+		relays = relays_short(e, q, &dst);
+		if (blocks == 0 && relays == 0)
+			continue;
+		xport_gap(pt->x, where, sizeof(where));
+		rel[0] = '\0';
+		if (relays)
+			snprintf(rel, sizeof(rel),
+			         "%s%u blocks to relay (the last for node %u)",
+			         blocks ? " and " : "", relays, dst);
+		if (blocks == 0)
+			return (ex_fail(
+			    e, -EBADMSG,
+			    "port %s: the end of phase %u's stream did not "
+			    "come: %s; %s",
+			    ex_pname(q), e->k, rel, where));
+		more[0] = '\0';
+		if (nsrc > 1)
+			snprintf(more, sizeof(more), " and %u other senders",
+			         nsrc - 1);
+		return (ex_fail(e, -EBADMSG,
+		                "port %s: the end of phase %u's stream did "
+		                "not come: %llu bytes (%u blocks) from node "
+		                "%u%s%s; %s",
+		                ex_pname(q), e->k, (unsigned long long)bytes,
+		                blocks, src, more, rel, where));
+	}
+	return (0);
 }

@@ -40,6 +40,12 @@ struct xport_ops {
 	              uint16_t node);
 	/* Optional: the last error in words, or NULL. */
 	const char *(*why)(void *priv);
+	/* Optional: how long (ms) a stream that stopped short of what the
+	 * phase needs may stay quiet before its rest counts as lost, and in
+	 * what where it stopped ("interface h1-0: ... after byte N of the
+	 * stream from <mac>").  0 (or absent) for a transport that loses
+	 * nothing unnoticed: a byte stream that is whole or broken. */
+	uint32_t (*gap)(void *priv, char *what, size_t len);
 	void (*close)(void *priv);
 };
 
@@ -82,6 +88,11 @@ xport_epoch(struct xport *x, uint32_t run32, uint16_t phase, uint16_t node)
 {
 	if (x->ops->epoch)
 		x->ops->epoch(x->priv, run32, phase, node);
+}
+static inline uint32_t
+xport_gap(struct xport *x, char *what, size_t len)
+{
+	return (x->ops->gap ? x->ops->gap(x->priv, what, len) : 0);
 }
 static inline const char *
 xport_why(struct xport *x)

@@ -331,5 +331,6 @@ const struct xport_ops xport_kernel_ops = {
     .recv = kx_recv,
     .epoch = kx_epoch,
     .why = kx_why,
+    .gap = kx_gap,
     .close = kx_close,
 };

@@ -21,6 +21,11 @@
 #define KX_SNDBUF    (4 << 20)
 #define KX_STASH     64  /* segments held while a gap may still fill */
 #define KX_GAP_MS    200 /* a gap no segment fills by then is a loss */
+/* A stream that stops short of what the phase needs (its last segments
+ * lost: no later one shows a gap) is lost after this much quiet.  Longer
+ * than a gap: the silence is no proof (a sender descheduled on a busy
+ * host is as quiet), where a gap is (later bytes came). */
+#define KX_QUIET_MS 1000
 
 /* A segment that arrived ahead of its turn. */
 struct kx_seg {
@@ -53,11 +58,20 @@ struct kx {
 	uint8_t      *stash;
 	uint64_t      progress_ms;
 	uint8_t       rhdr[KX_HDR];
-	int           err; /* a loss seen: every later call says it */
-	char          why[320];
+	/* The stash overflowed (a segment had to be dropped): from
+	 * ovf_ms on, arrivals are only looked at for the missing bytes,
+	 * to tell reordering deeper than the stash (they come) from a loss
+	 * (they do not, within KX_GAP_MS); ovf_late counts the later
+	 * segments seen meanwhile. */
+	int      ovf;
+	uint64_t ovf_ms;
+	uint32_t ovf_late;
+	int      err; /* a loss seen: every later call says it */
+	char     why[320];
 };
 
 uint32_t kx_get_be32(const uint8_t *);
 ssize_t  kx_recv(void *priv, void *buf, size_t len);
+uint32_t kx_gap(void *priv, char *what, size_t len);
 
 #endif

@@ -6,9 +6,11 @@
  * hands frames to the backlog of whichever CPU sends them, so a sender
  * that moves between CPUs can overtake itself.  A segment that arrives
  * ahead of its turn is therefore held (up to KX_STASH of them) until the
- * bytes before it come; if they have not come after KX_GAP_MS, or the
- * stash is full, they are lost and the error says which bytes and from
- * whom.  Either the stream comes out whole and in order, or the run ends
+ * bytes before it come; if they have not come after KX_GAP_MS they are
+ * lost and the error says which bytes and from whom.  A stash that
+ * overflows breaks the stream either way; what comes next tells whether
+ * the bytes were reordered deeper than the stash or lost, and the error
+ * says which.  Either the stream comes out whole and in order, or the run ends
  * with that error: never a silent wrong result (the frames inside still
  * carry their CRC32C).
  *
@@ -125,23 +127,68 @@ continues(const struct kx *k, const struct seg_id *s)
 	return (s->off == 0);
 }
 
-/* Hold a segment's payload; <0 if the stash is full (a loss).  The last
- * slot is kept for the segment that continues the stream, so the one
- * that fills a gap always has room. */
+/* After an overflow: does s bring the missing bytes?  Then the stream was
+ * reordered deeper than the stash: said, as an error.  0 otherwise. */
+static int
+ovf_see(struct kx *k, const struct seg_id *s)
+{
+	char mac[18], what[200];
+
+	if (!is_current(k, s->mac, s->stream) || s->off != k->expect) {
+		k->ovf_late++;
+		return (0);
+	}
+	fmt_mac(k->from, mac, sizeof(mac));
+	snprintf(what, sizeof(what),
+	         "reordered beyond %u segments: the bytes at offset %llu "
+	         "from %s came after %u later segments (the stash holds %u)",
+	         KX_STASH - 1, (unsigned long long)k->expect, mac, k->ovf_late,
+	         KX_STASH - 1);
+	return (lost(k, what));
+}
+
+/* After an overflow, the headers of what comes: the missing bytes
+ * (reordered), or KX_GAP_MS without them (lost).  -EAGAIN meanwhile. */
+static int
+ovf_watch(struct kx *k)
+{
+	struct seg_id s;
+	ssize_t       r;
+	char          mac[18], what[200];
+
+	while ((r = recv(k->fd, k->rhdr, KX_HDR, MSG_DONTWAIT | MSG_TRUNC)) >=
+	       0)
+		if (parse(k->rhdr, (size_t)r, &s) == 0 && ovf_see(k, &s) < 0)
+			return (k->err);
+	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+		snprintf(k->why, sizeof(k->why), "interface %s: %s", k->ifname,
+		         strerror(errno));
+		return (k->err = -errno);
+	}
+	if (mono_ms() - k->ovf_ms < KX_GAP_MS)
+		return (-EAGAIN);
+	fmt_mac(k->from, mac, sizeof(mac));
+	snprintf(what, sizeof(what),
+	         "lost bytes from %s at offset %llu (%u later segments came "
+	         "without them in %u ms)",
+	         mac, (unsigned long long)k->expect, k->ovf_late, KX_GAP_MS);
+	return (lost(k, what));
+}
+
+/* Hold a segment's payload; -EAGAIN if the stash is full (the segment is
+ * dropped and the stream is judged by ovf_watch).  The last slot is kept
+ * for the segment that continues the stream, so the one that fills a gap
+ * always has room. */
 static int
 hold(struct kx *k, const struct seg_id *s, const uint8_t *payload)
 {
-	char     mac[18], what[160];
 	uint32_t i;
 
 	if (k->nst >= KX_STASH - 1 && !continues(k, s)) {
-		fmt_mac(k->from, mac, sizeof(mac));
-		snprintf(
-		    what, sizeof(what),
-		    "lost bytes from %s at offset %llu (%u later segments "
-		    "came without them)",
-		    mac, (unsigned long long)k->expect, KX_STASH - 1);
-		return (lost(k, what));
+		k->ovf = 1;
+		k->ovf_ms = mono_ms();
+		k->ovf_late = KX_STASH;
+		return (-EAGAIN);
 	}
 	for (i = 0; k->st[i].used; i++)
 		;
@@ -294,10 +341,17 @@ recv_batch(struct kx *k, uint8_t *buf, size_t room, int *came)
 			k->expect += s.len;
 			continue;
 		}
-		if ((rv = hold(k, &s, iov[i][1].iov_base)) != 0)
-			return (w ? (ssize_t)w : rv);
+		if (k->ovf) { /* the rest is only looked at */
+			if (ovf_see(k, &s) < 0)
+				return (w ? (ssize_t)w : k->err);
+			continue;
+		}
+		if ((rv = hold(k, &s, iov[i][1].iov_base)) == -EAGAIN)
+			continue;
 		held = 1;
 	}
+	if (k->ovf)
+		return ((ssize_t)w);
 	w += drain(k, buf + w, room - w);
 	return ((ssize_t)w);
 }
@@ -334,8 +388,45 @@ recv_held(struct kx *k)
 	if (parse(k->rhdr, (size_t)r, &s) != 0)
 		return (1);
 	if (is_current(k, s.mac, s.stream) && s.off < k->expect)
-		return (in_order(k, &s)); /* a repeat: the error */
-	return (hold(k, &s, k->stash + i * k->seg) == 0 ? 1 : k->err);
+		return (in_order(k, &s));         /* a repeat: the error */
+	(void)hold(k, &s, k->stash + i * k->seg); /* full: ovf_watch */
+	return (1);
+}
+
+/* A stream that stops short (its last segments lost: nothing comes after
+ * them to open a gap) is named by the executor, which knows how many
+ * bytes the phase needs, after KX_QUIET_MS of quiet. */
+uint32_t
+kx_gap(void *priv, char *what, size_t len)
+{
+	struct kx           *k = priv;
+	struct tpacket_stats ts = {0};
+	socklen_t            tl = sizeof(ts);
+	char                 mac[18];
+
+	/* Segments held behind a gap, or an overflow being judged: the
+	 * transport names that itself. */
+	if (k->nst || k->ovf)
+		return (0);
+	/* Reading the statistics resets them: only for the error. */
+	if (what == NULL || len == 0)
+		return (KX_QUIET_MS);
+	(void)getsockopt(k->fd, SOL_PACKET, PACKET_STATISTICS, &ts, &tl);
+	if (k->have_stream) {
+		fmt_mac(k->from, mac, sizeof(mac));
+		snprintf(
+		    what, len,
+		    "interface %s: nothing came for %u ms after byte %llu "
+		    "of the stream from %s; this socket dropped %u "
+		    "frames",
+		    k->ifname, KX_QUIET_MS, (unsigned long long)k->expect, mac,
+		    ts.tp_drops);
+	} else
+		snprintf(what, len,
+		         "interface %s: nothing came for %u ms; this socket "
+		         "dropped %u frames",
+		         k->ifname, KX_QUIET_MS, ts.tp_drops);
+	return (KX_QUIET_MS);
 }
 
 ssize_t
@@ -346,9 +437,13 @@ kx_recv(void *priv, void *buf, size_t len)
 	ssize_t    r;
 	int        came;
 
-	if (k->err || gap_expired(k))
+	if (k->err)
 		return (k->err);
-	while (done < len) {
+	if (k->ovf) /* before the stash's own gap: it cannot fill now */
+		return (ovf_watch(k));
+	if (gap_expired(k))
+		return (k->err);
+	while (done < len && !k->ovf) {
 		done += drain(k, (uint8_t *)buf + done, len - done);
 		if (done == len)
 			break;
@@ -367,5 +462,7 @@ kx_recv(void *priv, void *buf, size_t len)
 			break;
 		}
 	}
+	if (done == 0 && k->ovf)
+		return (ovf_watch(k));
 	return (done ? (ssize_t)done : -EAGAIN);
 }

@@ -99,6 +99,8 @@ struct drv_batch {
 #define DRV_CAP_GAPS 256
 struct drv_capture {
 	uint64_t frames, unlit;
+	int      has_drops; /* frames the capture itself lost (libpcap) */
+	uint64_t drops;
 	int      has_first; /* the first unlit frame's phase and node */
 	uint32_t first_phase, first_node;
 	uint32_t ngaps;

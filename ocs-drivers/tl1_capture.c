@@ -2,7 +2,11 @@
 /*
  * The line ocs-emu answers RTRV-EMU-CAPTURE with, read strictly:
  *
- *	FRAMES=<n>,UNLIT=<n>[,FIRST=<phase>/<node>][,GAPS=<k>:<ms>[&<k>:<ms>]...]
+ *	FRAMES=<n>,UNLIT=<n>[,DROPS=<n>][,FIRST=<phase>/<node>]
+ *	    [,GAPS=<k>:<ms>[&<k>:<ms>]...]
+ *
+ * (DROPS, the frames the capture's own buffers lost, is absent from an
+ * older emulator's answer.)
  *
  * Anything else is named in err: a device's answer is outside input.
  */
@@ -77,6 +81,13 @@ tl1_capture_parse(const char *line, struct drv_capture *c, char *err,
 	if (num(&p, UINT64_MAX, &a) != 0)
 		return (bad(err, len, line, p));
 	c->unlit = a;
+	if (strncmp(p, ",DROPS=", 7) == 0) {
+		p += 7;
+		if (num(&p, UINT64_MAX, &a) != 0)
+			return (bad(err, len, line, p));
+		c->has_drops = 1;
+		c->drops = a;
+	}
 	if (strncmp(p, ",FIRST=", 7) == 0) {
 		p += 7;
 		if (num(&p, UINT32_MAX, &a) != 0 || *p++ != '/' ||

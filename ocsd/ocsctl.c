@@ -93,6 +93,10 @@ static const struct cmd {
      "what ocsd does as it happens, a line an event: circuits changed,\n"
      "agents joined, lost or dark, runs started, phases, runs ended\n"
      "(-j: a JSON answer a line); --count: stop after N events"},
+    {"check", ocsctl_check, "",
+     "every transceiver of the cabling: light in from its transmitter\n"
+     "and out to its receiver at the switch, its host's link and MTU;\n"
+     "every problem named (exit 1 if any)"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

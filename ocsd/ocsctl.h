@@ -78,6 +78,10 @@ int ocsctl_fail(const struct opts *, const char *fmt, ...)
 int ocsctl_run_capture(const struct opts *, Ocs__CtlRequest *);
 int ocsctl_request(const struct opts *, Ocs__CtlRequest *, enum out_kind,
                    const char *what);
+/* Ask only: the answer in *reply (msg_free it), or 1 after saying why (2
+ * when ocsd found an argument wrong). */
+int ocsctl_call(const struct opts *, Ocs__CtlRequest *, const char *what,
+                Ocs__Msg **reply);
 /* watch: print ocsd's events as they come, count of them (0: until
  * interrupted); with -j one JSON answer a line.  0, or 1 after an error. */
 int ocsctl_watch_loop(const struct opts *, uint64_t count);
@@ -101,5 +105,7 @@ int ocsctl_abort(struct opts *, int, char **);
 int ocsctl_runs(struct opts *, int, char **);
 int ocsctl_fault(struct opts *, int, char **);
 int ocsctl_watch(struct opts *, int, char **);
+/* ocsctl_check.c: every transceiver, the switch's side and the host's. */
+int ocsctl_check(struct opts *, int, char **);
 
 #endif

@@ -460,6 +460,9 @@ p_capture(struct out *o, const Ocs__CaptureReport *c, const Ocs__RunReport *rr)
 		        c->unlit ? ", from node %llu)" : NULL,
 		        c->first_unlit_node);
 	}
+	/* The capture's own losses: the counts are short by as many. */
+	if (c->has_drops)
+		out_u64(o, "capture_drops", "; capture drops: %llu", c->drops);
 	out_arr(o, "gaps");
 	for (i = 0; i < c->n_gaps; i++) {
 		out_text(o, "%s",
@@ -549,10 +552,14 @@ p_report(struct out *o, const Ocs__CtlReply *r)
 	    "the collective\n",
 	    unit_fmt_time(rr->total_s, a, sizeof(a)),
 	    unit_fmt_time(rr->predicted_s, b, sizeof(b)));
+	/* Only a run that ended well waited for the switch to be put
+	 * back (an aborted one may have lost it). */
 	if (rr->has_wall_s)
-		out_text(
-		    o, "end to end %s (plans, buffers, the switch put back)\n",
-		    unit_fmt_time(rr->wall_s, a, sizeof(a)));
+		out_text(o, "end to end %s%s\n",
+		         unit_fmt_time(rr->wall_s, a, sizeof(a)),
+		         rr->aborted
+		             ? ""
+		             : " (plans, buffers, the switch put back)");
 	p_timeline(o, rr);
 	if (rr->aborted)
 		out_str(o, NULL, "aborted: %s\n", rr->aborted);

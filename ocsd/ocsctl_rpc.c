@@ -100,6 +100,13 @@ call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
 	return (rv == -OCSD_EUSAGE ? 2 : 1);
 }
 
+int
+ocsctl_call(const struct opts *o, Ocs__CtlRequest *q, const char *what,
+            Ocs__Msg **reply)
+{
+	return (call(o, q, what, reply));
+}
+
 /* Ask, and print the answer as a kind of reply, in the chosen format. */
 int
 ocsctl_run_capture(const struct opts *o, Ocs__CtlRequest *q)

@@ -547,6 +547,8 @@ reply_capture(struct reply *rp, const struct drv_capture *c)
 	r->has_first_unlit_phase = r->has_first_unlit_node = c->has_first;
 	r->first_unlit_phase = c->first_phase;
 	r->first_unlit_node = c->first_node;
+	r->has_drops = c->has_drops;
+	r->drops = c->drops;
 	r->gaps = reply_alloc(rp, (c->ngaps + 1) * sizeof(*r->gaps));
 	for (i = 0; r->gaps && i < c->ngaps; i++) {
 		Ocs__PhaseGap *g = reply_alloc(rp, sizeof(*g));

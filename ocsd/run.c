@@ -92,17 +92,16 @@ save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 	return (0);
 }
 
-/* The run is over: answer the operator, forget the run. */
+/* The run is over: the operator hears, the history keeps it, the run is
+ * freed. */
 static void
-conclude(struct ocsd *d, struct run *r, int rv, const char *why)
+end_run(struct ocsd *d, struct run *r, int rv, const char *why)
 {
 	struct runner    *rn = d->runner;
 	struct run_waiter w = r->ctl;
 	nng_aio          *aio = r->ctl_aio;
 	struct run_report rep;
 
-	nng_aio_cancel(rn->timer);
-	nng_aio_cancel(rn->ltimer);
 	run_report(r, &rep);
 	ev_say(d->ev, "run", "finished", NULL, r->id, r->nph, "run %llu %s",
 	       (unsigned long long)r->id, rv ? "ended" : "verified");
@@ -110,14 +109,68 @@ conclude(struct ocsd *d, struct run *r, int rv, const char *why)
 		w.done(w.arg, rv, why, &rep);
 	if (rn->hooks.record != NULL)
 		rn->hooks.record(rn->hooks.arg, &rep, rv ? why : NULL);
-	/* The run is forgotten and the restore queued before the operator
-	 * hears: whoever waits on the aio runs at once on another thread
-	 * and must find no run in progress. */
-	rn->run = NULL;
-	restore(d, r->keep && rv == 0);
 	run_free(r);
-	if (w.done != NULL)
+	if (w.done != NULL && aio != NULL)
 		nng_aio_finish(aio, 0);
+}
+
+/*
+ * The run is over.  The run is forgotten and the restore queued before
+ * the operator hears: whoever waits on the aio runs at once on another
+ * thread and must find no run in progress.  A verified run is not done
+ * until the switch holds what it should after it (restore_cb): a switch
+ * that vanished during the run (ocs-emu killed, its kernel circuits left
+ * lit) must not be reported put back.
+ */
+static void
+conclude(struct ocsd *d, struct run *r, int rv, const char *why)
+{
+	struct runner *rn = d->runner;
+
+	nng_aio_cancel(rn->timer);
+	nng_aio_cancel(rn->ltimer);
+	rn->run = NULL;
+	if (rv == 0 && rn->ending == NULL) {
+		rn->ending = r;
+		restore(d, r->keep);
+		if (rn->restoring)
+			return;
+		rn->ending = NULL;
+		snprintf(rn->last_abort, sizeof(rn->last_abort),
+		         "run %llu: every block verified, but the switch "
+		         "could not be put back (the map to restore could not "
+		         "be built): it keeps the run's circuits",
+		         (unsigned long long)r->id);
+		end_run(d, r, -OCSD_ESTATE, rn->last_abort);
+		return;
+	}
+	restore(d, r->keep && rv == 0);
+	end_run(d, r, rv, why);
+}
+
+/* The restore after a verified run is done: the run ends, failed if the
+ * switch could not be reached (its map is not what the report would
+ * say).  With d->mtx held. */
+static void
+conclude_restored(struct ocsd *d, int keep, const char *err)
+{
+	struct runner *rn = d->runner;
+	struct run    *r = rn->ending;
+
+	rn->ending = NULL;
+	if (err == NULL) {
+		end_run(d, r, 0, NULL);
+		return;
+	}
+	snprintf(rn->last_abort, sizeof(rn->last_abort),
+	         "run %llu: every block verified, but the switch is gone "
+	         "(%.300s): %s",
+	         (unsigned long long)r->id, err,
+	         keep ? "its last configuration is not kept"
+	              : "its map was not restored and may still hold the "
+	                "run's circuits");
+	log_warnx("%s", rn->last_abort);
+	end_run(d, r, -OCSD_ESWITCH, rn->last_abort);
 }
 
 void
@@ -370,6 +423,12 @@ restore_cb(void *arg)
 		rn->restore_again = 0;
 		restore(d, again == 2);
 	}
+	/* A verified run waits for the restore that follows it. */
+	if (rn->ending != NULL && !rn->restoring)
+		conclude_restored(d, keep,
+		                  result != 0        ? nng_strerror(result)
+		                  : rn->rjob.rv != 0 ? rn->rjob.err
+		                                     : NULL);
 	nng_mtx_unlock(d->mtx);
 }
 
@@ -620,6 +679,15 @@ ctl_cancel(nng_aio *aio, void *arg, int rv)
 		nng_aio_finish(aio, rv);
 		return;
 	}
+	/* A verified run waiting for the switch to be put back: it ends
+	 * as it would, heard by nobody. */
+	if ((r = d->runner->ending) != NULL && r->ctl_aio == aio) {
+		r->ctl.done = NULL;
+		r->ctl_aio = NULL;
+		nng_mtx_unlock(d->mtx);
+		nng_aio_finish(aio, rv);
+		return;
+	}
 	r = d->runner->run;
 	if (r && r->ctl_aio == aio) {
 		r->ctl.done = NULL; /* nobody to report to */
@@ -646,11 +714,12 @@ run_start(struct ocsd *d, const struct run_req *q, const struct run_waiter *w,
 		return (-OCSD_EREQUEST);
 	}
 	/* A run's last reconfiguration may still be on the switch. */
-	if (rn->run || rn->reconf_busy || run_job_busy(d, &id)) {
+	if (rn->run || rn->ending || rn->reconf_busy || run_job_busy(d, &id)) {
 		snprintf(err, errlen, "run %llu is %s",
-		         (unsigned long long)(rn->run    ? rn->run->id
-		                              : rn->pjob ? id
-		                                         : rn->last_id),
+		         (unsigned long long)(rn->run      ? rn->run->id
+		                              : rn->ending ? rn->ending->id
+		                              : rn->pjob   ? id
+		                                           : rn->last_id),
 		         rn->pjob ? "being planned (ocsctl status says how "
 		                    "far)"
 		                  : "in progress");
@@ -816,6 +885,8 @@ run_fini(struct ocsd *d)
 	nng_aio_stop(rn->ltimer);
 	nng_aio_stop(rn->reconf);
 	nng_aio_stop(rn->raio);
+	if (rn->ending != NULL) /* its restore never came back */
+		run_free(rn->ending);
 	nng_aio_free(rn->timer);
 	nng_aio_free(rn->ltimer);
 	nng_aio_free(rn->reconf);

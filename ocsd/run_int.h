@@ -112,10 +112,13 @@ struct runner {
 	/* Putting the switches back after a run: a job of its own, so
 	 * that the next run need not wait for it (the workers keep the
 	 * order). */
-	struct fab_job   rjob;
-	nng_aio         *raio;
-	int              restoring; /* 1 putting back, 2 keeping (--keep) */
-	int              restore_again; /* another run ended meanwhile: 1, 2 */
+	struct fab_job rjob;
+	nng_aio       *raio;
+	int            restoring;     /* 1 putting back, 2 keeping (--keep) */
+	int            restore_again; /* another run ended meanwhile: 1, 2 */
+	/* A verified run waiting for its restore before it ends: a switch
+	 * that cannot be put back fails it (run.c conclude). */
+	struct run      *ending;
 	struct run_hooks hooks;
 	/* Planning (run_job.c): the run asked for, and its thread. */
 	struct run_job *pjob;

@@ -36,10 +36,12 @@
 #include "proto/base/mono.h"
 #include "testbed/ocs-emu/emu_cap.h"
 
-#define CAP_PHASES   256
-#define CAP_QUIET_MS 500
-#define CAP_SNAP     64 /* Ethernet header and the segment header */
-#define CAP_KEEP     16 /* summaries of past runs kept for queries */
+#define CAP_PHASES    256
+#define CAP_QUIET_MS  500
+#define CAP_SNAP      64 /* Ethernet header and the segment header */
+#define CAP_KEEP      16 /* summaries of past runs kept for queries */
+#define CAP_PEND      16 /* frames of a later run before it begins */
+#define CAP_SWITCH_MS 20 /* or the run before it quiet this long */
 
 struct cap_port {
 	pcap_t         *h;
@@ -68,6 +70,16 @@ struct emu_cap {
 	uint64_t frames, unlit, last_ms;
 	uint32_t maxphase, unlit_phase, unlit_src;
 	double  *first, *last; /* [(n + 1) * CAP_PHASES], seconds; 0 = none */
+	/* Capture drops (libpcap's ps_drop, per handle) when it began. */
+	uint64_t *drop0;
+	/* Frames of a later run while this one is under way: held, and
+	 * the later run begins only once CAP_PEND of them came with none
+	 * of this run between, or this one went quiet for CAP_SWITCH_MS.
+	 * A frame of this run drops them (a stray: it must not end the run
+	 * and leave the rest of it unseen). */
+	struct cap_frame pend[CAP_PEND];
+	uint32_t         npend;
+	uint64_t         stray;
 };
 
 static uint32_t
@@ -77,14 +89,42 @@ be32(const uint8_t *p)
 	        (uint32_t)p[2] << 8 | p[3]);
 }
 
-/* The run being seen, for a query (text: FRAMES=n,UNLIT=u[,FIRST=P/S],
- * GAPS=1:ms&2:ms...) and for the log line. */
+/* Frames the capture itself dropped (its buffers full) on every handle,
+ * as libpcap counts them since it opened. */
+static void
+drops_now(const struct emu_cap *c, uint64_t *d)
+{
+	struct pcap_stat ps;
+	uint32_t         i;
+
+	for (i = 0; i < c->np; i++)
+		d[i] = pcap_stats(c->p[i].h, &ps) == 0 ? ps.ps_drop : 0;
+}
+
+/* Of the run being seen: the capture's drops since it began. */
+static uint64_t
+drops_run(const struct emu_cap *c)
+{
+	struct pcap_stat ps;
+	uint64_t         sum = 0;
+	uint32_t         i;
+
+	for (i = 0; i < c->np; i++)
+		if (pcap_stats(c->p[i].h, &ps) == 0)
+			sum += ps.ps_drop - c->drop0[i];
+	return (sum);
+}
+
+/* The run being seen, for a query (text:
+ * FRAMES=n,UNLIT=u,DROPS=d[,FIRST=P/S],GAPS=1:ms&2:ms...) and for the
+ * log line. */
 static void
 summarise(const struct emu_cap *c, char *text, size_t tl, char *line,
           size_t ll)
 {
 	size_t   o1, o2;
 	uint32_t k, p, ports = 0;
+	uint64_t drops;
 	int      gaps = 0;
 
 	for (p = 1; p <= c->n; p++)
@@ -93,9 +133,11 @@ summarise(const struct emu_cap *c, char *text, size_t tl, char *line,
 				ports++;
 				break;
 			}
-	o1 = (size_t)snprintf(text, tl, "FRAMES=%llu,UNLIT=%llu",
+	drops = drops_run(c);
+	o1 = (size_t)snprintf(text, tl, "FRAMES=%llu,UNLIT=%llu,DROPS=%llu",
 	                      (unsigned long long)c->frames,
-	                      (unsigned long long)c->unlit);
+	                      (unsigned long long)c->unlit,
+	                      (unsigned long long)drops);
 	o2 = (size_t)snprintf(line, ll,
 	                      "ocs-emu: capture run %08x: %llu frames on %u "
 	                      "ports, unlit-circuit frames: %llu",
@@ -108,6 +150,11 @@ summarise(const struct emu_cap *c, char *text, size_t tl, char *line,
 		                       " (first: phase %u from node %u)",
 		                       c->unlit_phase, c->unlit_src);
 	}
+	if (o2 < ll)
+		o2 += (size_t)snprintf(
+		    line + o2, ll - o2,
+		    "; capture drops: %llu, stray frames: %llu",
+		    (unsigned long long)drops, (unsigned long long)c->stray);
 	for (k = 1; k <= c->maxphase && o1 < tl && o2 < ll; k++) {
 		double gap = -1;
 
@@ -145,13 +192,14 @@ flush_run(struct emu_cap *c)
 	summarise(c, s->text, sizeof(s->text), line, sizeof(line));
 	printf("%s\n", line);
 	fflush(stdout);
-	c->frames = c->unlit = 0;
+	c->frames = c->unlit = c->stray = 0;
 	c->maxphase = 0;
 	memset(c->first, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
 	memset(c->last, 0, (c->n + 1) * CAP_PHASES * sizeof(double));
 }
 
 static void on_frame(u_char *, const struct pcap_pkthdr *, const u_char *);
+static void pend_check(struct emu_cap *);
 
 int
 emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
@@ -166,6 +214,7 @@ emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
 	for (i = 0; i < c->np; i++)
 		(void)pcap_dispatch(c->p[i].h, -1, on_frame,
 		                    (u_char *)&c->p[i]);
+	pend_check(c);
 	if ((c->frames || c->unlit) && c->run == run) {
 		summarise(c, out, len, line, sizeof(line));
 		rv = 0;
@@ -183,49 +232,102 @@ emu_cap_query(struct emu_cap *c, uint32_t run, char *out, size_t len)
 	return (rv);
 }
 
+/* A frame into the run being seen (which it begins if there is none). */
 static void
-on_frame(u_char *user, const struct pcap_pkthdr *ph, const u_char *b)
+count(struct emu_cap *c, const struct cap_frame *f)
 {
-	struct cap_port *cp = (struct cap_port *)user;
-	struct emu_cap  *c = cp->c;
-	uint32_t         run, phase, src;
-	double           t;
-	size_t           i;
+	size_t i;
 
-	if (ph->caplen < 14 + 24 || b[14] != 'O' || b[15] != 'S' || b[16] != 1)
-		return;
-	run = be32(b + 30);
-	phase = (uint32_t)b[34] << 8 | b[35];
-	src = (uint32_t)b[36] << 8 | b[37];
-	/* Frames of an earlier run (one aborted, whose queues still drain)
-	 * belong to no report: a new run starts only with a later id. */
-	if ((c->frames || c->unlit) && run != c->run &&
-	    (int32_t)(run - c->run) < 0)
-		return;
-	if ((c->frames || c->unlit) && run != c->run)
-		flush_run(c);
-	c->run = run;
+	if (c->frames == 0 && c->unlit == 0) {
+		c->run = f->run;
+		drops_now(c, c->drop0);
+	}
 	c->last_ms = mono_ms();
-	if (cp->port == 0) {
+	if (f->port == 0) {
 		/* Counted once, where it entered; here it only says that
 		 * no lit circuit took it. */
 		if (c->unlit++ == 0) {
-			c->unlit_phase = phase;
-			c->unlit_src = src;
+			c->unlit_phase = f->phase;
+			c->unlit_src = f->src;
 		}
 		return;
 	}
 	c->frames++;
-	if (phase >= CAP_PHASES)
+	if (f->phase >= CAP_PHASES)
 		return;
-	if (phase > c->maxphase)
-		c->maxphase = phase;
-	/* Nanosecond stamps (asked for at activation). */
-	t = (double)ph->ts.tv_sec + (double)ph->ts.tv_usec * 1e-9;
-	i = cp->port * CAP_PHASES + phase;
+	if (f->phase > c->maxphase)
+		c->maxphase = f->phase;
+	i = f->port * CAP_PHASES + f->phase;
 	if (c->first[i] == 0)
-		c->first[i] = t;
-	c->last[i] = t;
+		c->first[i] = f->t;
+	c->last[i] = f->t;
+}
+
+/* The held frames are a run of their own: the one before it is over. */
+static void
+switch_run(struct emu_cap *c)
+{
+	uint32_t i, n = c->npend;
+
+	flush_run(c);
+	c->npend = 0;
+	for (i = 0; i < n; i++)
+		count(c, &c->pend[i]);
+}
+
+/* The run before the held frames went quiet: they begin the next. */
+static void
+pend_check(struct emu_cap *c)
+{
+	if (c->npend && mono_ms() - c->last_ms >= CAP_SWITCH_MS)
+		switch_run(c);
+}
+
+void
+emu_cap_frame(struct emu_cap *c, const struct cap_frame *f)
+{
+	int later;
+
+	pend_check(c);
+	if (c->frames == 0 && c->unlit == 0) {
+		count(c, f);
+		return;
+	}
+	if (f->run == c->run) {
+		c->stray += c->npend; /* a later run's frames amid this one */
+		c->npend = 0;
+		count(c, f);
+		return;
+	}
+	/* Frames of an earlier run (one aborted, whose queues still drain)
+	 * belong to no report: a new run starts only with a later id. */
+	later = (int32_t)(f->run - c->run) > 0;
+	if (!later)
+		return;
+	if (c->npend && c->pend[0].run != f->run) {
+		c->stray += c->npend; /* yet another run: the newest waits */
+		c->npend = 0;
+	}
+	c->pend[c->npend++] = *f;
+	if (c->npend == CAP_PEND)
+		switch_run(c);
+}
+
+static void
+on_frame(u_char *user, const struct pcap_pkthdr *ph, const u_char *b)
+{
+	struct cap_port *cp = (struct cap_port *)user;
+	struct cap_frame f;
+
+	if (ph->caplen < 14 + 24 || b[14] != 'O' || b[15] != 'S' || b[16] != 1)
+		return;
+	f.port = cp->port;
+	f.run = be32(b + 30);
+	f.phase = (uint32_t)b[34] << 8 | b[35];
+	f.src = (uint32_t)b[36] << 8 | b[37];
+	/* Nanosecond stamps (asked for at activation). */
+	f.t = (double)ph->ts.tv_sec + (double)ph->ts.tv_usec * 1e-9;
+	emu_cap_frame(cp->c, &f);
 }
 
 static void *
@@ -265,6 +367,7 @@ cap_main(void *arg)
 		for (i = 0; i < c->np; i++)
 			(void)pcap_dispatch(c->p[i].h, -1, on_frame,
 			                    (u_char *)&c->p[i]);
+		pend_check(c);
 		if ((c->frames || c->unlit) &&
 		    mono_ms() - c->last_ms > CAP_QUIET_MS)
 			flush_run(c);
@@ -316,13 +419,9 @@ open_one(struct emu_cap *c, const char *dev, uint32_t port, char *err,
 }
 
 int
-emu_cap_open(struct emu_cap **out, uint32_t n, const int *have, char *err,
-             size_t len)
+emu_cap_new(struct emu_cap **out, uint32_t n)
 {
 	struct emu_cap *c;
-	char            dev[16];
-	uint32_t        j;
-	int             rv;
 
 	*out = NULL;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -331,13 +430,29 @@ emu_cap_open(struct emu_cap **out, uint32_t n, const int *have, char *err,
 	c->stopfd = -1;
 	pthread_mutex_init(&c->mtx, NULL);
 	c->p = calloc(n + 1, sizeof(*c->p));
+	c->drop0 = calloc(n + 1, sizeof(*c->drop0));
 	c->first = calloc((n + 1) * CAP_PHASES, sizeof(double));
 	c->last = calloc((n + 1) * CAP_PHASES, sizeof(double));
-	if (!c->p || !c->first || !c->last ||
+	if (!c->p || !c->drop0 || !c->first || !c->last ||
 	    (c->stopfd = eventfd(0, EFD_CLOEXEC)) < 0) {
 		emu_cap_close(c);
 		return (-ENOMEM);
 	}
+	*out = c;
+	return (0);
+}
+
+int
+emu_cap_open(struct emu_cap **out, uint32_t n, const int *have, char *err,
+             size_t len)
+{
+	struct emu_cap *c;
+	char            dev[16];
+	uint32_t        j;
+	int             rv;
+
+	if ((rv = emu_cap_new(&c, n)) != 0)
+		return (rv);
 	if ((rv = open_one(c, "dark", 0, err, len)) != 0) {
 		emu_cap_close(c);
 		return (rv);
@@ -381,6 +496,7 @@ emu_cap_close(struct emu_cap *c)
 	if (c->stopfd >= 0)
 		close(c->stopfd);
 	free(c->p);
+	free(c->drop0);
 	free(c->first);
 	free(c->last);
 	pthread_mutex_destroy(&c->mtx);

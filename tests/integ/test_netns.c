@@ -298,6 +298,9 @@ test_patch_dark(void **state)
 	/* 15 frames of 200 bytes, dropped whole. */
 	assert_int_equal(counter(r, "1", "DROP=") - drop0, 15 * 200);
 	assert_int_equal(rig_tl1(r, cmd, buf, sizeof(buf)), 0);
+	/* The host's carrier follows the switch side's through the
+	 * kernel's link watch, a moment later on a busy machine. */
+	assert_int_equal(carrier(r, 1, 1), 1);
 	assert_int_equal(crossing(r, 10), 10);
 	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
@@ -318,7 +321,8 @@ run_ok(struct rig *r, const char *algo, const char *bytes)
 	assert_non_null(strstr(out, "verified: "));
 	assert_non_null(strstr(out, " 0 errors"));
 	/* libpcap on the switch's ports: no frame met an unlit circuit */
-	assert_non_null(strstr(out, "unlit-circuit frames: 0\n"));
+	assert_non_null(
+	    strstr(out, "unlit-circuit frames: 0; capture drops: 0\n"));
 	free(out);
 	free(err);
 }
@@ -551,7 +555,7 @@ test_link_up(void **state)
 	json_t         *j, *rep, *ph, *p;
 	json_error_t    je;
 	size_t          k, n = 0;
-	double          wait;
+	double          rl;
 
 	if (!need_root())
 		skip();
@@ -579,21 +583,18 @@ test_link_up(void **state)
 	{
 		if (!json_is_true(json_object_get(p, "reconfigured")))
 			continue;
-		/* The light comes during the switch's settle, before ocsd
-		 * has read back and checked it (where link_s starts): the
-		 * link's 5 ms count from the reconfiguration, not from
-		 * link_s's start. */
 		n++;
-		wait = json_real_value(json_object_get(p, "reconf_s")) +
-		       json_real_value(json_object_get(p, "link_s"));
-		if (wait < 0.005)
-			fprintf(
-			    stderr,
-			    "phase %zu: reconfiguration %.6f s + link-up "
-			    "%.6f s\n",
-			    k, json_real_value(json_object_get(p, "reconf_s")),
-			    json_real_value(json_object_get(p, "link_s")));
-		assert_true(wait >= 0.005);
+		/* The links retrain from the light's return, which comes
+		 * after the switching time (1 ms), inside the reconfiguration:
+		 * the release is at least 6 ms after it began.  link_s alone
+		 * starts after ocsd's read-back and light check, which a busy
+		 * machine can make longer than the retraining. */
+		rl = json_real_value(json_object_get(p, "reconf_s")) +
+		     json_real_value(json_object_get(p, "link_s"));
+		if (rl < 0.006)
+			fprintf(stderr, "phase %zu: reconf + link-up %.6f s\n",
+			        k, rl);
+		assert_true(rl >= 0.006);
 	}
 	assert_true(n > 0);
 	json_decref(j);
@@ -653,6 +654,112 @@ test_carrier_cut(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
+/* ocs-emu killed -9 mid-run: the kernel keeps its circuits and the data
+ * comes through, but the switch is gone.  The run fails saying so and
+ * that its map was not put back; it is never reported restored. */
+static void
+test_emu_killed(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .netns = 1,
+	                     .netns_rate = "50Mbps",
+	                     .run_conf = "deadline = 60s\n"};
+	struct rig     *r;
+	struct proc     run;
+	char            bin[256], log[300], cmd[900], *text;
+	char           *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	int             st;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
+	snprintf(log, sizeof(log), "%s/run.out", r->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec %s -s %s run --algo static --bytes 24MiB >%s 2>&1",
+	         proc_bin("ocsctl", bin, sizeof(bin)), r->sock, log);
+	assert_int_equal(proc_start(&run, argv, NULL), 0);
+	/* Phase 0 lit (one configuration: no reconfiguration left to
+	 * fail), the data flowing for 1.3 s: the switch dies. */
+	assert_int_equal(carrier_of(r, 1, "t1", 1), 1);
+	mono_sleep_ms(300);
+	assert_int_equal(kill(r->emu.pid, SIGKILL), 0);
+	st = proc_wait(&run, 60000);
+	text = slurp(log);
+	if (st <= 0 || !strstr(text, "the switch is gone") ||
+	    !strstr(text, "not restored"))
+		fprintf(stderr, "run: exit %d: %s\n", st, text ? text : "");
+	assert_true(st > 0);
+	assert_non_null(strstr(text, "every block verified, but the switch "
+	                             "is gone"));
+	assert_non_null(strstr(text, "its map was not restored"));
+	assert_null(strstr(text, "the switch put back"));
+	free(text);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* ocsctl check until its output has want (up to 10 s): its exit status,
+ * the output in *out (the caller frees it). */
+static int
+check_until(struct rig *r, const char *want, char **out)
+{
+	char *err = NULL;
+	int   i, rv = -1;
+
+	*out = NULL;
+	for (i = 0; i < 100; i++) {
+		free(*out);
+		free(err);
+		rv = rig_ctl(r, out, &err, "check", NULL);
+		if (*out && strstr(*out, want))
+			break;
+		mono_sleep_ms(100);
+	}
+	if (*out == NULL || !strstr(*out, want))
+		fprintf(stderr, "check: exit %d, no \"%s\": %s%s\n", rv, want,
+		        *out ? *out : "", err ? err : "");
+	free(err);
+	return (rv);
+}
+
+/* ocsctl check: every transceiver, the switch's side beside the host's;
+ * a healthy testbed has no problem, an interface down and an MTU that
+ * differs are named, and the exit status says so. */
+static void
+test_check(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .netns = 1, .trx = 1, .quiet = 1};
+	struct rig *r;
+	char       *out, *err;
+
+	if (!need_root())
+		skip();
+	assert_non_null(r = rig_up_opts(3, &o));
+	*state = r; /* torn down even if an assertion fails */
+	assert_int_equal(
+	    rig_ctl(r, &out, &err, "connect", "h00.0", "h01.0", NULL), 0);
+	free(out);
+	free(err);
+	/* h00, h01 lit and up; h02 dark (nothing patched): no problem. */
+	assert_int_equal(check_until(r, "0 transceivers with problems", &out),
+	                 0);
+	assert_non_null(strstr(out, "h02.0"));
+	assert_non_null(strstr(out, " dark "));
+	free(out);
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 down"), 0);
+	assert_int_equal(check_until(r, "interface t0 is down", &out), 1);
+	assert_non_null(strstr(out, "1 transceivers with problems"));
+	free(out);
+	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 up"), 0);
+	assert_int_equal(rig_host_sh(r, 2, "ip link set t0 mtu 1500"), 0);
+	assert_int_equal(check_until(r, "MTU 1500, most have 9000", &out), 1);
+	free(out);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
 /* A failed assertion leaves the test early: its testbed goes here. */
 static int
 down(void **state)
@@ -675,7 +782,12 @@ main(void)
 	    cmocka_unit_test_teardown(test_second_emu, down),
 	    cmocka_unit_test_teardown(test_link_up, down),
 	    cmocka_unit_test_teardown(test_carrier_cut, down),
+	    cmocka_unit_test_teardown(test_emu_killed, down),
+	    cmocka_unit_test_teardown(test_check, down),
 	};
 
+	/* OCS_TEST_FILTER=test_check: those tests only (a glob). */
+	if (getenv("OCS_TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("OCS_TEST_FILTER"));
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Executors in threads (see xrun.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,12 +36,29 @@ fd_cut(struct xrun_fd *x, size_t n)
 	return (c < n ? c : n);
 }
 
+/* What a lossy fibre still carries of n bytes (n if it is not lossy). */
+static size_t
+fd_room(const struct xrun_fd *x, size_t n)
+{
+	if (x->drop_after == 0)
+		return (n);
+	if (x->sent >= x->drop_after)
+		return (0);
+	return (x->drop_after - x->sent < n ? x->drop_after - x->sent : n);
+}
+
 static ssize_t
 fd_send(void *p, const void *b, size_t n)
 {
 	struct xrun_fd *x = p;
-	ssize_t w = send(x->fd, b, fd_cut(x, n), MSG_DONTWAIT | MSG_NOSIGNAL);
+	ssize_t         w;
 
+	if (fd_room(x, n) == 0)
+		return ((ssize_t)n); /* lost on the way */
+	w = send(x->fd, b, fd_cut(x, fd_room(x, n)),
+	         MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w > 0)
+		x->sent += (uint64_t)w;
 	return (w >= 0 ? w : errno == EAGAIN ? -EAGAIN : -errno);
 }
 
@@ -56,6 +74,14 @@ fd_sendv(void *p, const struct iovec *iov, int cnt)
 
 	if (cnt > 8)
 		return (-EINVAL);
+	if (x->drop_after) {
+		size_t all = 0;
+
+		for (i = 0; i < cnt; i++)
+			all += iov[i].iov_len;
+		if ((left = fd_room(x, all)) == 0)
+			return ((ssize_t)all); /* lost on the way */
+	}
 	if (x->short_writes)
 		left = fd_cut(x, left);
 	for (i = 0; i < cnt && left > 0; i++) {
@@ -66,6 +92,8 @@ fd_sendv(void *p, const struct iovec *iov, int cnt)
 	}
 	m.msg_iovlen = (size_t)i;
 	w = sendmsg(x->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (w > 0)
+		x->sent += (uint64_t)w;
 	return (w >= 0 ? w : errno == EAGAIN ? -EAGAIN : -errno);
 }
 
@@ -75,6 +103,16 @@ fd_recv(void *p, void *b, size_t n)
 	ssize_t r = recv(((struct xrun_fd *)p)->fd, b, n, MSG_DONTWAIT);
 
 	return (r >= 0 ? r : errno == EAGAIN ? -EAGAIN : -errno);
+}
+
+static uint32_t
+fd_gap(void *p, char *what, size_t len)
+{
+	struct xrun_fd *x = p;
+
+	if (what && len)
+		snprintf(what, len, "fd %d quiet for %u ms", x->fd, x->gap_ms);
+	return (x->gap_ms);
 }
 
 static void
@@ -91,6 +129,7 @@ const struct xport_ops xrun_fd_ops = {
     .send = fd_send,
     .sendv = fd_sendv,
     .recv = fd_recv,
+    .gap = fd_gap,
     .close = fd_close,
 };
 

@@ -22,6 +22,11 @@ struct xrun_fd {
 	int      fd;
 	int      short_writes;
 	uint32_t calls;
+	/* A lossy fibre: what is sent beyond drop_after bytes (0: never)
+	 * vanishes; gap_ms is the transport's gap (xport_ops.gap, 0: a
+	 * transport that loses nothing). */
+	uint64_t drop_after, sent;
+	uint32_t gap_ms;
 };
 extern const struct xport_ops xrun_fd_ops;
 

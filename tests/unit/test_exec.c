@@ -301,6 +301,43 @@ test_exec_short_writes(void **state)
 		    algo[k], 9);
 }
 
+/* Node 0's first fibre loses all but its first 5 000 bytes; every
+ * transport has a 100 ms gap. */
+static void
+lossy(struct xrun_node *v, uint32_t i)
+{
+	v[i].fd[0].gap_ms = v[i].fd[1].gap_ms = 100;
+	if (i == 0)
+		v[i].fd[0].drop_after = 5000;
+}
+
+/* A stream whose last bytes are lost leaves no gap to see: the receiver,
+ * which knows what the phase needs, names the missing bytes, the sender
+ * and the transport's view within the gap, not at the deadline. */
+static void
+test_exec_lost_tail_named(void **state)
+{
+	struct xrun_node *v =
+	    run_all("static", 9, 9 * 20000, 1000, 20000, lossy);
+	uint32_t i, named = 0;
+
+	(void)state;
+	for (i = 0; i < 9; i++) {
+		if (v[i].rv == 0)
+			continue;
+		if (strstr(v[i].err, "timed out"))
+			fail_msg("node %u waited for the deadline: %s", i,
+			         v[i].err);
+		if (v[i].rv == -EBADMSG &&
+		    strstr(v[i].err, "stream did not come: ") &&
+		    strstr(v[i].err, "bytes (") &&
+		    strstr(v[i].err, "quiet for 100 ms"))
+			named++;
+	}
+	assert_true(named >= 1);
+	free(v);
+}
+
 /* Zero-byte blocks still count (m smaller than n). */
 static void
 test_exec_tiny_payload(void **state)
@@ -551,6 +588,7 @@ main(void)
 	    cmocka_unit_test(test_exec_short_writes),
 	    cmocka_unit_test(test_exec_unexpected_sender_aborts),
 	    cmocka_unit_test(test_exec_missing_peer_times_out),
+	    cmocka_unit_test(test_exec_lost_tail_named),
 	    cmocka_unit_test(test_exec_check_rejects_bad_plans),
 	    cmocka_unit_test(test_exec_explicit_blocks),
 	};

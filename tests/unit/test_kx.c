@@ -171,9 +171,58 @@ test_gap_is_loss(void **state)
 	assert_int_equal(kx_recv(&f->k, b, sizeof(b)), -EBADMSG);
 }
 
-/* More early segments than the stash holds: a loss at once. */
+/* A stream that stops short: the transport says where it stopped, for
+ * the executor's error (which knows that bytes are missing). */
 static void
-test_stash_full(void **state)
+test_gap_names_where_it_stopped(void **state)
+{
+	struct fx *f = *state;
+	char       what[256];
+
+	assert_int_equal(kx_gap(&f->k, NULL, 0), KX_QUIET_MS);
+	assert_int_equal(kx_gap(&f->k, what, sizeof(what)), KX_QUIET_MS);
+	assert_non_null(strstr(what, "interface t9: nothing came"));
+	put(f, 3, 4, 0, SEG);
+	put(f, 3, 4, SEG, 40);
+	assert_int_equal(take(f, 4, 0, SEG + 40, 64 * SEG), SEG + 40);
+	kx_gap(&f->k, what, sizeof(what));
+	if (strstr(what, "interface t9: nothing came for ") == NULL ||
+	    strstr(what, "after byte 140 of the stream from "
+	                 "03:03:03:03:03:03") == NULL)
+		fail_msg("%s", what);
+}
+
+/* More early segments than the stash holds, then the missing ones: the
+ * stream was reordered deeper than the stash, and the error says so (not
+ * "lost"), at once. */
+static void
+test_stash_overflow_reordered(void **state)
+{
+	struct fx *f = *state;
+	uint8_t    b[64 * SEG];
+	int        i;
+	ssize_t    r;
+
+	put(f, 1, 1, 0, SEG);
+	assert_int_equal(take(f, 1, 0, SEG, sizeof(b)), SEG);
+	for (i = 0; i <= KX_STASH; i++)
+		put(f, 1, 1, (uint64_t)(i + 2) * SEG, SEG);
+	put(f, 1, 1, SEG, SEG); /* the one they overtook */
+	do
+		r = kx_recv(&f->k, b, SEG);
+	while (r > 0);
+	assert_int_equal(r, -EBADMSG);
+	if (strstr(f->k.why, "reordered beyond 63 segments: the bytes at "
+	                     "offset 100 from 01:01:01:01:01:01 came after "
+	                     "65 later segments") == NULL)
+		fail_msg("%s", f->k.why);
+	assert_null(strstr(f->k.why, "lost"));
+}
+
+/* The same overflow and the missing bytes never come: lost, said after
+ * KX_GAP_MS (not at once: they might still come). */
+static void
+test_stash_overflow_lost(void **state)
 {
 	struct fx *f = *state;
 	uint8_t    b[64 * SEG];
@@ -187,8 +236,15 @@ test_stash_full(void **state)
 	do
 		r = kx_recv(&f->k, b, SEG);
 	while (r > 0);
-	assert_int_equal(r, -EBADMSG);
-	assert_non_null(strstr(f->k.why, "at offset 100"));
+	assert_int_equal(r, -EAGAIN);
+	assert_int_equal(kx_gap(&f->k, NULL, 0), 0); /* its own call */
+	put(f, 1, 1, (uint64_t)(KX_STASH + 3) * SEG, SEG);
+	mono_sleep_ms(KX_GAP_MS + 50);
+	assert_int_equal(kx_recv(&f->k, b, SEG), -EBADMSG);
+	if (strstr(f->k.why,
+	           "lost bytes from 01:01:01:01:01:01 at offset "
+	           "100 (66 later segments came without them") == NULL)
+		fail_msg("%s", f->k.why);
 }
 
 static void
@@ -226,7 +282,12 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_new_stream_late_start, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_gap_is_loss, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_stash_full, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gap_names_where_it_stopped,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stash_overflow_reordered,
+	                                    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stash_overflow_lost, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_repeat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 	};

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ocs-drivers/drv.h"
 #include "ocs-drivers/tl1.h"
 
 #define COMPLD_DATA                                                           \
@@ -367,6 +368,37 @@ test_tl1_aid_format(void **state)
 	tl1_buf_free(&b);
 }
 
+/* ocs-emu's capture line: the capture's drops when it says them (an
+ * older emulator does not), anything malformed named. */
+static void
+test_tl1_capture_drops(void **state)
+{
+	struct drv_capture c;
+	char               err[128];
+
+	(void)state;
+	assert_int_equal(
+	    tl1_capture_parse("FRAMES=10,UNLIT=1,DROPS=7,FIRST=2/3,GAPS=1:0.5",
+	                      &c, err, sizeof(err)),
+	    0);
+	assert_int_equal(c.frames, 10);
+	assert_int_equal(c.unlit, 1);
+	assert_true(c.has_drops);
+	assert_int_equal(c.drops, 7);
+	assert_int_equal(c.first_phase, 2);
+	assert_int_equal(c.ngaps, 1);
+	assert_int_equal(
+	    tl1_capture_parse("FRAMES=10,UNLIT=0", &c, err, sizeof(err)), 0);
+	assert_false(c.has_drops);
+	assert_int_equal(tl1_capture_parse("FRAMES=10,UNLIT=0,DROPS=x", &c,
+	                                   err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "at 25"));
+	assert_int_equal(tl1_capture_parse("FRAMES=10,UNLIT=0,DROPS=", &c, err,
+	                                   sizeof(err)),
+	                 -EINVAL);
+}
+
 int
 main(void)
 {
@@ -383,6 +415,7 @@ main(void)
 	    cmocka_unit_test(test_tl1_cmd_parse),
 	    cmocka_unit_test(test_tl1_aid_lists),
 	    cmocka_unit_test(test_tl1_aid_format),
+	    cmocka_unit_test(test_tl1_capture_drops),
 	};
 
 	return (cmocka_run_group_tests_name("tl1", tests, NULL, NULL));

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ocsctl check: every transceiver of the cabling in one table, what the
+ * switch sees of it (light in from its transmitter, light out to its
+ * receiver, the ports' state) beside what its host sees (the interface's
+ * link and MTU, as the agent said), and every problem named.  Two
+ * questions to ocsd (agents, ports), joined here by the cabling's names
+ * (HOST.TRX).  The exit status is 1 when a problem was found.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocsd/ocsctl.h"
+
+#define LIT_DBM -40.0 /* as show ports: above it, light */
+
+struct row {
+	char        name[80]; /* h00.0 */
+	uint32_t    in, out;  /* switch ports (0: not cabled) */
+	int         in_lit, out_lit, in_failed, out_failed;
+	double      in_dbm, out_dbm;
+	int         has_in_dbm, has_out_dbm;
+	uint32_t    in_peer, out_peer; /* 0: unpatched */
+	int         agent;             /* its host's agent joined */
+	const char *iface, *link;      /* the agent's word: up, dark, ... */
+	int         has_mtu;
+	uint32_t    mtu;
+	char        why[600];
+};
+
+struct check {
+	struct row *r;
+	size_t      n, cap;
+};
+
+static struct row *
+row_of(struct check *c, const char *name)
+{
+	struct row *t;
+	size_t      i;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->r[i].name, name) == 0)
+			return (&c->r[i]);
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		if ((t = realloc(c->r, c->cap * sizeof(*t))) == NULL)
+			return (NULL);
+		c->r = t;
+	}
+	t = &c->r[c->n++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return (t);
+}
+
+/* The switch's side: each port cabled to a transceiver. */
+static int
+from_ports(struct check *c, const Ocs__CtlReply *p)
+{
+	struct row *t;
+	size_t      i;
+
+	for (i = 0; i < p->n_ports; i++) {
+		const Ocs__PortInfo *q = p->ports[i];
+		int                  lit = q->has_dbm && q->dbm > LIT_DBM;
+
+		if (q->trx == NULL)
+			continue;
+		if ((t = row_of(c, q->trx)) == NULL)
+			return (-1);
+		if (q->ingress) {
+			t->in = q->port;
+			t->in_lit = lit;
+			t->in_failed = q->failed;
+			t->has_in_dbm = q->has_dbm;
+			t->in_dbm = q->dbm;
+			t->in_peer = q->has_peer ? q->peer : 0;
+		} else {
+			t->out = q->port;
+			t->out_lit = lit;
+			t->out_failed = q->failed;
+			t->has_out_dbm = q->has_dbm;
+			t->out_dbm = q->dbm;
+			t->out_peer = q->has_peer ? q->peer : 0;
+		}
+	}
+	return (0);
+}
+
+/* The hosts' side: each agent's transceivers and their links. */
+static int
+from_agents(struct check *c, const Ocs__CtlReply *a)
+{
+	struct row *t;
+	char        name[80];
+	size_t      i, k;
+
+	for (i = 0; i < a->n_agents; i++) {
+		const Ocs__AgentInfo *g = a->agents[i];
+
+		if (strcmp(g->state, "lost") == 0)
+			continue;
+		for (k = 0; k < g->transceivers; k++) {
+			snprintf(name, sizeof(name), "%s.%zu", g->host, k);
+			if ((t = row_of(c, name)) == NULL)
+				return (-1);
+			t->agent = 1;
+		}
+		for (k = 0; k < g->n_links; k++) {
+			const Ocs__TrxLink *l = g->links[k];
+
+			snprintf(name, sizeof(name), "%s.%u", g->host, l->trx);
+			if ((t = row_of(c, name)) == NULL)
+				return (-1);
+			t->agent = 1;
+			t->iface = l->iface;
+			t->link = l->shown;
+			t->has_mtu = l->has_mtu;
+			t->mtu = l->mtu;
+		}
+	}
+	return (0);
+}
+
+/* The MTU most transceivers have (0: none said). */
+static uint32_t
+common_mtu(const struct check *c)
+{
+	uint32_t best = 0, most = 0, n;
+	size_t   i, j;
+
+	for (i = 0; i < c->n; i++) {
+		if (!c->r[i].has_mtu)
+			continue;
+		for (n = 0, j = 0; j < c->n; j++)
+			n += c->r[j].has_mtu && c->r[j].mtu == c->r[i].mtu;
+		if (n > most)
+			most = n, best = c->r[i].mtu;
+	}
+	return (best);
+}
+
+__attribute__((__format__(printf, 2, 3))) static void
+say(struct row *t, const char *fmt, ...)
+{
+	size_t  o = strlen(t->why);
+	va_list ap;
+
+	if (o + 3 >= sizeof(t->why))
+		return;
+	if (o)
+		o += (size_t)snprintf(t->why + o, sizeof(t->why) - o, "; ");
+	va_start(ap, fmt);
+	vsnprintf(t->why + o, sizeof(t->why) - o, fmt, ap);
+	va_end(ap);
+}
+
+/* Every problem of one transceiver, in words. */
+static void
+judge(struct row *t, uint32_t mtu)
+{
+	const char *l = t->link ? t->link : "";
+	int         up = strcmp(l, "up") == 0;
+
+	if (t->in == 0 && t->out == 0)
+		say(t, "not in the switch's cabling");
+	if (!t->agent)
+		say(t, "no agent has joined for its host");
+	if (t->in_failed)
+		say(t, "switch port %u is failed", t->in);
+	if (t->out_failed)
+		say(t, "switch port %u is failed", t->out);
+	if (t->in && t->in_peer && !t->in_lit)
+		say(t,
+		    "no light from its transmitter into port %u (laser "
+		    "off, or the fibre not in)",
+		    t->in);
+	if (t->agent && t->out && t->out_lit && !up)
+		say(t,
+		    "port %u sends it light but its link is %s "
+		    "(retraining, or its receiver's fibre is not from port "
+		    "%u)",
+		    t->out, l[0] ? l : "unknown", t->out);
+	if (up && t->out && !t->out_lit)
+		say(t,
+		    "a carrier without light from port %u: its receiver "
+		    "is lit from elsewhere (a swapped fibre?)",
+		    t->out);
+	if (strcmp(l, "down") == 0)
+		say(t, "interface %s is down", t->iface ? t->iface : "?");
+	if (strcmp(l, "unplugged") == 0)
+		say(t, "interface %s is missing or unplugged",
+		    t->iface ? t->iface : "?");
+	if (t->has_mtu && mtu && t->mtu != mtu)
+		say(t, "MTU %u, most have %u", t->mtu, mtu);
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return (strcmp(((const struct row *)a)->name,
+	               ((const struct row *)b)->name));
+}
+
+static void
+print_side(struct out *o, const char *key, uint32_t port, int has_dbm,
+           double dbm)
+{
+	char d[24];
+
+	snprintf(d, sizeof(d), has_dbm ? "%.1f" : "-", dbm);
+	out_obj(o, key);
+	if (port)
+		out_u64(o, "port", "  %4llu", port);
+	else
+		out_text(o, "  %4s", "-");
+	if (has_dbm)
+		out_dbl(o, "dbm", NULL, dbm);
+	out_str(o, NULL, " %6s", d);
+	out_end(o);
+}
+
+static void
+print_row(struct out *o, const struct row *t)
+{
+	char mtu[16];
+
+	snprintf(mtu, sizeof(mtu), t->has_mtu ? "%u" : "-", t->mtu);
+	out_obj(o, NULL);
+	out_str(o, "transceiver", "%-12s", t->name);
+	out_str(o, "iface", " %-8s", t->iface ? t->iface : "-");
+	print_side(o, "in", t->in, t->has_in_dbm, t->in_dbm);
+	print_side(o, "out", t->out, t->has_out_dbm, t->out_dbm);
+	out_str(o, "link", " %-10s", t->link ? t->link : "-");
+	if (t->has_mtu)
+		out_u64(o, "mtu", NULL, t->mtu);
+	out_str(o, NULL, " %5s", mtu);
+	out_str(o, "problems", "  %s\n", t->why[0] ? t->why : "ok");
+	out_end(o);
+}
+
+static int
+ask(const struct opts *o, int op, const char *what, Ocs__Msg **rep)
+{
+	Ocs__CtlRequest q;
+
+	ocs__ctl_request__init(&q);
+	q.op = op;
+	return (ocsctl_call(o, &q, what, rep));
+}
+
+int
+ocsctl_check(struct opts *o, int argc, char **argv)
+{
+	struct check c = {NULL, 0, 0};
+	struct out   out;
+	Ocs__Msg    *ag = NULL, *po = NULL;
+	size_t       i, bad = 0;
+	uint32_t     mtu;
+	int          rv;
+
+	(void)argv;
+	if (argc > 1)
+		return (ocsctl_fail(o, "check: no arguments") + 1);
+	if ((rv = ask(o, OCS__CTL_REQUEST__OP__AGENTS, "check", &ag)) != 0 ||
+	    (rv = ask(o, OCS__CTL_REQUEST__OP__PORTS, "check", &po)) != 0)
+		goto out;
+	if (from_ports(&c, po->ctl_reply) != 0 ||
+	    from_agents(&c, ag->ctl_reply) != 0) {
+		rv = ocsctl_fail(o, "check: out of memory");
+		goto out;
+	}
+	qsort(c.r, c.n, sizeof(*c.r), by_name);
+	mtu = common_mtu(&c);
+	out_init(&out, o->json, o->po.brief);
+	out_text(&out, "%-12s %-8s  %4s %6s  %4s %6s %-10s %5s  %s\n",
+	         "transceiver", "iface", "in", "dBm", "out", "dBm", "link",
+	         "mtu", "problems");
+	out_arr(&out, "transceivers");
+	for (i = 0; i < c.n; i++) {
+		judge(&c.r[i], mtu);
+		bad += c.r[i].why[0] != '\0';
+		print_row(&out, &c.r[i]);
+	}
+	out_end(&out);
+	out_u64(&out, "problems", "%llu transceivers with problems",
+	        (uint64_t)bad);
+	out_u64(&out, "count", NULL, (uint64_t)c.n);
+	out_text(&out, " (of %zu)\n", c.n);
+	rv = out_finish(&out);
+	if (rv == 0 && bad)
+		rv = 1;
+out:
+	free(c.r);
+	if (ag)
+		msg_free(ag);
+	if (po)
+		msg_free(po);
+	return (rv);
+}
