@@ -152,6 +152,45 @@ csv_cells(char *line, uint64_t *row, uint32_t max, uint32_t *ncell,
 	return (0);
 }
 
+/* Why row nrow's cells could not be read (csv_cells's cr, at cell bc). */
+static void
+cells_err(int cr, uint32_t nrow, uint32_t bc, const char *bt, char *err,
+          size_t errlen)
+{
+	if (bc > TMAT_MAX_N)
+		errf(0, err, errlen,
+		     "matrix: row %u has more than %u columns: at most %u "
+		     "nodes",
+		     nrow + 1, TMAT_MAX_N, TMAT_MAX_N);
+	else if (cr == -2)
+		errf(0, err, errlen,
+		     "matrix: row %u, column %u: \"%.32s\" is over the cap "
+		     "of 1 PiB a pair",
+		     nrow + 1, bc, bt);
+	else
+		errf(0, err, errlen,
+		     "matrix: row %u, column %u: \"%.32s\" is not a byte "
+		     "count",
+		     nrow + 1, bc, bt);
+}
+
+/* The first row sets the matrix's size: 0, -EINVAL or -ENOMEM. */
+static int
+first_row(struct tmat *m, uint32_t nc, char *err, size_t errlen)
+{
+	if (nc < 2)
+		return (errf(-EINVAL, err, errlen,
+		             "matrix: row 1 has %u column; at least 2 nodes",
+		             nc));
+	if (nc > TMAT_MAX_N)
+		return (errf(-EINVAL, err, errlen,
+		             "matrix: row 1 has %u columns: at most %u nodes",
+		             nc, TMAT_MAX_N));
+	if (tmat_alloc(m, nc) != 0)
+		return (errf(-ENOMEM, err, errlen, "matrix: out of memory"));
+	return (0);
+}
+
 static int
 tmat_csv(const char *text, size_t len, struct tmat *m, char *err,
          size_t errlen)
@@ -185,44 +224,12 @@ tmat_csv(const char *text, size_t len, struct tmat *m, char *err,
 			continue;
 		if ((cr = csv_cells(line, row, TMAT_MAX_N + 1, &nc, &bc,
 		                    &bt)) != 0) {
-			if (bc > TMAT_MAX_N)
-				errf(0, err, errlen,
-				     "matrix: row %u has more than %u "
-				     "columns: at most %u nodes",
-				     nrow + 1, TMAT_MAX_N, TMAT_MAX_N);
-			else if (cr == -2)
-				errf(0, err, errlen,
-				     "matrix: row %u, column %u: \"%.32s\" is "
-				     "over the cap of 1 PiB a pair",
-				     nrow + 1, bc, bt);
-			else
-				errf(0, err, errlen,
-				     "matrix: row %u, column %u: \"%.32s\" is "
-				     "not a byte count",
-				     nrow + 1, bc, bt);
+			cells_err(cr, nrow, bc, bt, err, errlen);
 			goto out;
 		}
-		if (nrow == 0) {
-			if (nc < 2) {
-				errf(0, err, errlen,
-				     "matrix: row 1 has %u column; at least 2 "
-				     "nodes",
-				     nc);
-				goto out;
-			}
-			if (nc > TMAT_MAX_N) {
-				errf(
-				    0, err, errlen,
-				    "matrix: row 1 has %u columns: at most %u "
-				    "nodes",
-				    nc, TMAT_MAX_N);
-				goto out;
-			}
-			if (tmat_alloc(m, nc) != 0) {
-				rv = errf(-ENOMEM, err, errlen,
-				          "matrix: out of memory");
-				goto out;
-			}
+		if (nrow == 0 && (cr = first_row(m, nc, err, errlen)) != 0) {
+			rv = cr;
+			goto out;
 		}
 		if (nc != m->n || nrow >= m->n) {
 			errf(0, err, errlen,

@@ -473,27 +473,37 @@ time_data(const struct sweep *s, const struct sweep_row *r, size_t n,
 }
 
 /* Completion time against delta at one size, one panel per algorithm. */
+/* The times drawn for one size: predicted and measured, *lo to *hi. */
+static void
+time_range(const struct sweep_row *r, size_t n, uint64_t bytes, double *lo,
+           double *hi)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].bytes == bytes && r[i].predicted_s > 0) {
+			*lo = fmin(*lo, r[i].predicted_s);
+			*hi = fmax(*hi, r[i].predicted_s);
+			if (r[i].measured_min_s > 0)
+				*lo = fmin(*lo, r[i].measured_min_s);
+			*hi = fmax(*hi, isnan(r[i].measured_max_s)
+			                    ? 0
+			                    : r[i].measured_max_s);
+		}
+}
+
 static int
 times(const struct sweep *s, const struct sweep_row *r, size_t n,
       const struct grid *g, uint64_t bytes, char *err, size_t len)
 {
 	char                     base[64], path[700], ml[200], sz[32];
-	size_t                   a, i, blocks = 0;
+	size_t                   a, blocks = 0;
 	double                   tlo = INFINITY, thi = 0;
 	int                      meas = 0, pk = 0, cols;
 	FILE                    *d, *gp;
 	const struct sweep_row **sel;
 
-	for (i = 0; i < n; i++)
-		if (r[i].bytes == bytes && r[i].predicted_s > 0) {
-			tlo = fmin(tlo, r[i].predicted_s);
-			thi = fmax(thi, r[i].predicted_s);
-			if (r[i].measured_min_s > 0)
-				tlo = fmin(tlo, r[i].measured_min_s);
-			thi = fmax(thi, isnan(r[i].measured_max_s)
-			                    ? 0
-			                    : r[i].measured_max_s);
-		}
+	time_range(r, n, bytes, &tlo, &thi);
 	if (!(thi > 0))
 		return (0);
 	unit_fmt_size(bytes, sz, sizeof(sz));
