@@ -33,6 +33,9 @@
 	10000             /* a request head must come within this
                             * (--head-timeout) */
 #define WEB_IDLE_MS 60000 /* a kept-alive connection idle this long */
+#define WEB_LINGER_MS                                                         \
+	5000 /* after an answer that ends a connection, its peer's
+	      * rest is read (and dropped) at most this long */
 #define WEB_SSE_PEND                                                          \
 	(4u << 20)                /* unsent stream bytes before a slow
                                    * reader is dropped */

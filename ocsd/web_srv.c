@@ -41,9 +41,10 @@ struct wconn {
 	int             busy;    /* an endpoint's answer is on its way */
 	int             closing; /* close once out is sent */
 	int             keep_alive;
-	unsigned        requests; /* heads answered */
-	uint64_t        since_ms; /* the head's wait (or the idle time) */
-	uint64_t        ping_ms;  /* a stream's last bytes */
+	unsigned        requests;  /* heads answered */
+	uint64_t        since_ms;  /* the head's wait (or the idle time) */
+	uint64_t        ping_ms;   /* a stream's last bytes */
+	uint64_t        linger_ms; /* half-closed: read and drop until then */
 	char            peer[64];
 };
 
@@ -258,8 +259,37 @@ on_writable(struct wconn *c)
 		c->off += (size_t)n;
 	}
 	c->off = c->len = 0;
+	if (c->closing == 1 && c->linger_ms == 0) {
+		/* Closed with a request's rest unread (a head refused
+		 * halfway), the kernel would answer it with a reset that
+		 * can destroy our answer in the peer's buffer: half-close,
+		 * then read what is left (as nginx's lingering close). */
+		alink_io_shutdown_wr(&c->io);
+		c->linger_ms = mono_ms() + WEB_LINGER_MS;
+		c->rx.len = 0;
+		return (0);
+	}
 	if (c->closing)
 		return (-1);
+	return (0);
+}
+
+/* A half-closed connection: drop what comes until its end.  -1: close. */
+static int
+linger_read(struct wconn *c)
+{
+	char    junk[16384];
+	ssize_t r;
+	int     i;
+
+	for (i = 0; i < 64; i++) { /* a turn, not forever */
+		r = read(c->io.fd, junk, sizeof(junk));
+		if (r > 0)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return (0);
+		return (-1);
+	}
 	return (0);
 }
 
@@ -300,7 +330,13 @@ accept_one(struct web *w)
 	if (fd < 0)
 		return;
 	if (w->nconn >= WEB_CONN_MAX || (c = calloc(1, sizeof(*c))) == NULL) {
-		/* Best effort, never waited for: the error, then the end. */
+		char junk[4096];
+
+		/* Best effort, never waited for: the error, then the end.
+		 * What the peer sent already is read first, so the close
+		 * is a FIN after the 503, not a reset that can drop it. */
+		while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+			;
 		if (send(fd, busy, sizeof(busy) - 1,
 		         MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
 		    w->o->verbose)
@@ -381,6 +417,11 @@ on_tick(struct web *w, uint64_t now)
 	for (i = 0; i < w->nconn; i++) {
 		struct wconn *c = w->conn[i];
 
+		if (c->linger_ms != 0) {
+			if (now >= c->linger_ms)
+				c->closing = 2;
+			continue;
+		}
 		if (c->sse) {
 			if (now - c->ping_ms > 15000 &&
 			    conn_put(c, ping, sizeof(ping) - 1) == 0)
@@ -408,6 +449,8 @@ conn_turn(struct web *w, struct wconn *c, short rev)
 
 	if (c->closing == 2)
 		return (-1);
+	if (c->linger_ms != 0)
+		return (linger_read(c));
 	if (!c->tls_done) {
 		rv = alink_io_handshake(&c->io, why, sizeof(why));
 		if (rv == -EAGAIN)
@@ -443,8 +486,9 @@ web_serve(struct web *w)
 			struct wconn *c = w->conn[i];
 			short         ev = POLLIN;
 
-			if (c->off < c->len || c->closing ||
-			    (c->io.want_write && !c->tls_done))
+			if (c->linger_ms == 0 &&
+			    (c->off < c->len || c->closing ||
+			     (c->io.want_write && !c->tls_done)))
 				ev |= POLLOUT;
 			pfd[3 + i] =
 			    (struct pollfd){.fd = c->io.fd, .events = ev};
@@ -465,7 +509,8 @@ web_serve(struct web *w)
 		/* What the wake or the tick queued goes out now. */
 		for (i = w->nconn - 1; i >= 0; i--)
 			if ((w->conn[i]->off < w->conn[i]->len ||
-			     w->conn[i]->closing) &&
+			     (w->conn[i]->closing &&
+			      w->conn[i]->linger_ms == 0)) &&
 			    conn_turn(w, w->conn[i], 0) != 0)
 				conn_free(w, i);
 		if (pfd[0].revents & POLLIN)

@@ -319,6 +319,17 @@ alink_io_write_all(struct alink_io *io, const void *buf, size_t len,
 }
 
 void
+alink_io_shutdown_wr(struct alink_io *io)
+{
+	if (io->ssl != NULL) {
+		(void)SSL_shutdown(io->ssl);
+		ERR_clear_error();
+	}
+	if (io->fd >= 0)
+		(void)shutdown(io->fd, SHUT_WR);
+}
+
+void
 alink_io_close(struct alink_io *io)
 {
 	if (io->ssl != NULL) {

@@ -60,6 +60,10 @@ int alink_io_handshake(struct alink_io *, char *err, size_t errlen);
  * With TLS a write that returned -EAGAIN must be retried with the same
  * bytes. */
 long alink_io_write(struct alink_io *, const void *buf, size_t len);
+/* Say we are done sending (TLS close_notify, then a TCP half-close) and
+ * keep the socket open to read: a close with the peer's bytes unread
+ * would reset the connection and could destroy what we sent last. */
+void alink_io_shutdown_wr(struct alink_io *);
 /* Close the socket and free the TLS session. */
 void alink_io_close(struct alink_io *);
 
