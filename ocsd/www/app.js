@@ -6,7 +6,8 @@
 // ocs.painted[view] the frame after it, ocs.drawMs[view] the draw alone,
 // ocs.matrixAt the wall clock (ms) the matrix last changed on the page,
 // ocs.boards[switch] each matrix's geometry (ports n x m, px a port,
-// pad) and how many port readings it drew with.
+// pad) and how many port readings it drew with; ocs.heat the sweep
+// heatmap's cells and ocs.heatModel the model_hash they are of.
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -662,7 +663,8 @@
   }
 
   // ---- plans and sweeps -----------------------------------------------------
-  let sweepRows = [];
+  let sweepRows = [];       // sweep.csv, every model's rows
+  let sweepModelList = [];  // its models, the latest last
 
   function loadPlans() {
     fetch('/api/plans').then((r) => r.json()).then((list) => {
@@ -719,14 +721,42 @@
     document.body.dataset.readyplan = '1';
   }
 
+  // sweep.csv's rows as objects; numbers where the column is one (a
+  // model_hash of digits and an 'e' is text, not 7e12...).
+  const TEXT_COLS = new Set(['algo', 'reconfigure_before', 'cpu_bound', 'model', 'model_hash']);
   function parseCSV(text) {
     const lines = text.split('\n').filter((l) => l.trim());
     const head = lines.shift().split(',');
     return lines.map((l) => {
       const v = l.split(','), o = {};
-      head.forEach((h, i) => { o[h] = v[i] === '' || v[i] === undefined ? null : isNaN(+v[i]) ? v[i] : +v[i]; });
+      head.forEach((h, i) => {
+        const x = v[i];
+        o[h] = x === '' || x === undefined ? null : TEXT_COLS.has(h) || isNaN(+x) ? x : +x;
+      });
       return o;
     });
+  }
+
+  // The models whose rows a sweep holds (a CSV keeps every model run into
+  // it, issue 40): by model_hash, in meta.json's order of runs (the
+  // latest last), named with the parameters meta.json gives.
+  function sweepModels(rows, meta) {
+    const count = new Map();
+    rows.forEach((r) => { const h = r.model_hash || ''; count.set(h, (count.get(h) || 0) + 1); });
+    const runs = new Map();
+    (meta.runs || []).forEach((r) => { if (r.model && count.has(r.model.hash)) { runs.delete(r.model.hash); runs.set(r.model.hash, r); } });
+    const order = [...[...count.keys()].filter((h) => !runs.has(h)), ...runs.keys()];
+    return order.map((h) => {
+      const run = runs.get(h), m = (run && run.model) || {};
+      const name = m.name || (rows.find((r) => (r.model_hash || '') === h) || {}).model || 'model';
+      const what = m.bandwidth_bps ? ` (${fmtRate(m.bandwidth_bps)}, α_s ${fmtTime(m.alpha_s)}, α_h ${fmtTime(m.alpha_h)}` +
+        (run.backend ? `, ${run.backend}` : '') + ')' : '';
+      return { hash: h, label: `${name} ${h.slice(0, 8) || '(no hash)'}${what}, ${count.get(h)} rows`,
+        command: run && run.command ? [].concat(run.command).join(' ') : meta.command };
+    });
+  }
+  function fmtRate(b) {
+    return b >= 1e9 ? b / 1e9 + ' Gbps' : b >= 1e6 ? b / 1e6 + ' Mbps' : b + ' bps';
   }
 
   function pickSweep() {
@@ -735,15 +765,32 @@
       fetch(`/api/sweep?n=${n}&file=meta.json`).then((r) => r.json()).catch(() => ({}))])
       .then(([csv, meta]) => {
         sweepRows = parseCSV(csv);
-        const combos = [...new Set(sweepRows.map((r) => r.algo + ':' + r.nodes))];
-        const s = $('pair-pick');
+        sweepModelList = sweepModels(sweepRows, meta || {});
+        const s = $('model-pick');
         s.textContent = '';
-        combos.forEach((a) => combos.forEach((b) => { if (a !== b && !a.startsWith('static')) s.add(new Option(`${a} over ${b}`, a + '/' + b)); }));
-        const pref = [...s.options].findIndex((o) => /^retri:\d+\/static/.test(o.value));
-        if (pref >= 0) s.selectedIndex = pref;
-        $('sweep-info').textContent = (meta.command ? meta.command + '; ' : '') + `${sweepRows.length} points`;
-        drawHeat();
+        sweepModelList.forEach((m) => s.add(new Option(m.label, m.hash)));
+        s.selectedIndex = sweepModelList.length - 1;
+        pickModel();
       }).catch(() => {});
+  }
+
+  // One model's rows: the pairs they hold, the heatmap of one.
+  function modelRows() {
+    const h = $('model-pick').value;
+    return sweepRows.filter((r) => (r.model_hash || '') === h);
+  }
+  function pickModel() {
+    const rows = modelRows(), m = sweepModelList[$('model-pick').selectedIndex] || {};
+    const combos = [...new Set(rows.map((r) => r.algo + ':' + r.nodes))];
+    const s = $('pair-pick'), was = s.value;
+    s.textContent = '';
+    combos.forEach((a) => combos.forEach((b) => { if (a !== b && !a.startsWith('static')) s.add(new Option(`${a} over ${b}`, a + '/' + b)); }));
+    const keep = [...s.options].findIndex((o) => o.value === was);
+    const pref = [...s.options].findIndex((o) => /^retri:\d+\/static/.test(o.value));
+    if (keep >= 0) s.selectedIndex = keep; else if (pref >= 0) s.selectedIndex = pref;
+    $('sweep-info').textContent = (m.command ? m.command + '; ' : '') + `${rows.length} points of this model` +
+      (rows.length < sweepRows.length ? ` (${sweepRows.length} in the file)` : '');
+    drawHeat();
   }
 
   // speedup time(B)/time(A) over delta x size, A's R* in each cell, and
@@ -752,10 +799,11 @@
     const t0 = performance.now();
     const [A, B] = ($('pair-pick').value || '/').split('/');
     const meas = $('sweep-measured').checked;
+    const rows = modelRows();
     const key = (r) => r.algo + ':' + r.nodes;
-    const xs = [...new Set(sweepRows.map((r) => r.delta_s))].sort((a, b) => a - b);
-    const ys = [...new Set(sweepRows.map((r) => r.bytes))].sort((a, b) => a - b);
-    const find = (k, b, d) => sweepRows.find((r) => key(r) === k && r.bytes === b && r.delta_s === d);
+    const xs = [...new Set(rows.map((r) => r.delta_s))].sort((a, b) => a - b);
+    const ys = [...new Set(rows.map((r) => r.bytes))].sort((a, b) => a - b);
+    const find = (k, b, d) => rows.find((r) => key(r) === k && r.bytes === b && r.delta_s === d);
     const cw = 46, ch = 22, left = 80, top = 20;
     const cv = $('heat');
     cv.width = left + xs.length * cw + 20;
@@ -782,12 +830,14 @@
     xs.forEach((d, i) => { if (i % 2 === 0) g.fillText(fmtTime(d), left + i * cw, top + ys.length * ch + 14); });
     g.fillText(`speedup time(${B}) / time(${A}); R* of ${A} in each cell` + (meas ? ' (measured)' : ''), left, 12);
     ocs.heat = cells;
+    ocs.heatModel = $('model-pick').value;
     done('plans', t0);
   }
 
   function planEvents() {
     $('plan-pick').addEventListener('change', pickPlan);
     $('sweep-pick').addEventListener('change', pickSweep);
+    $('model-pick').addEventListener('change', pickModel);
     $('pair-pick').addEventListener('change', drawHeat);
     $('sweep-measured').addEventListener('change', drawHeat);
     $('plan-file').addEventListener('change', (e) => {
