@@ -201,7 +201,8 @@ DRV_LIB := $(BUILD)/libdrv.a
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
 	$(BUILD)/proto/alink.o $(BUILD)/proto/amsg.o \
-	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/ocs.pb-c.o
+	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/report_tl.o \
+	$(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
 # Generated files are targets in their own right, not intermediates make
@@ -353,7 +354,8 @@ WEB_SRCS := \
 	ocsd/web_http.c \
 	ocsd/web_api.c \
 	ocsd/web_assets.c \
-	ocsd/web_feed.c
+	ocsd/web_feed.c \
+	ocsd/web_cache.c
 $(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
 $(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
 		$(MSG_LIB) $(BASE_LIB)
@@ -491,7 +493,8 @@ INTEG_TESTS := \
 	relay \
 	netns \
 	load \
-	web
+	web \
+	web_fabric
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -576,6 +579,8 @@ INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.
 INTEG_DEPS_web := $(BUILD)/tests/lib/wd.o
 INTEG_LIBS_web := $(PNG_LIBS)
+INTEG_DEPS_web_fabric := $(BUILD)/tests/lib/wd.o
+INTEG_LIBS_web_fabric := $(PNG_LIBS)
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
@@ -926,7 +931,8 @@ FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
 FUZZ_LIBS_sweep := $(INIH_LIBS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
-FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+FUZZ_SRCS_report := proto/report.c proto/report_tl.c proto/msg.c \
+	$(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_report := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
