@@ -385,6 +385,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_nlb.c \
 	testbed/ocs-emu/emu_link.c \
 	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
