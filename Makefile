@@ -255,6 +255,7 @@ OCSD_SRCS := \
 	ocsd/aglink.c \
 	ocsd/run.c \
 	ocsd/run_link.c \
+	ocsd/run_idle.c \
 	ocsd/run_plan.c \
 	ocsd/run_fab.c \
 	ocsd/run_job.c \
@@ -387,6 +388,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_nlb.c \
 	testbed/ocs-emu/emu_link.c \
 	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
@@ -473,7 +475,8 @@ UNIT_TESTS := \
 	idmap \
 	runs \
 	links \
-	emu_cap
+	emu_cap \
+	nlb
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -514,6 +517,8 @@ TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_emu_cap := $(BUILD)/testbed/ocs-emu/emu_cap.o
+TEST_DEPS_nlb := $(BUILD)/testbed/ocs-emu/emu_nlb.o
+TEST_LIBS_nlb := $(NL_LIBS)
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
 	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o sweep_fit.o) \
 	$(COLL_LIB)
@@ -547,7 +552,7 @@ TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
-TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o \
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_plan.o \
 	run_fab.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
@@ -562,7 +567,8 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS) \
+		$(TEST_LIBS_$*)
 
 # Integration tests run the real programs (tests/lib/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
@@ -896,7 +902,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc web_http
+	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -940,6 +946,9 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c
+FUZZ_SRCS_nlb := testbed/ocs-emu/emu_nlb.c $(BASE_SRCS)
+FUZZ_LIBS_nlb := $(shell $(PKG_CONFIG) --cflags --libs libnl-3.0 \
+	libnl-route-3.0)
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_alink := $(PROTOBUF_LIBS) $(NNG_LIBS)
