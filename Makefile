@@ -171,7 +171,8 @@ COLL_SRCS := \
 	collectives/msccl_merge.c \
 	collectives/msccl_topo.c \
 	collectives/tsyn_circ.c \
-	collectives/skew_servers.c
+	collectives/skew_servers.c \
+	collectives/skew_srv.c
 COLL_LIB := $(BUILD)/libcoll.a
 
 # ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
@@ -464,6 +465,7 @@ UNIT_TESTS := \
 	polatis_dev \
 	tmat \
 	skew \
+	skew_srv \
 	msccl \
 	kx \
 	sweep \
