@@ -257,6 +257,7 @@ OCSD_SRCS := \
 	ocsd/run_link.c \
 	ocsd/run_plan.c \
 	ocsd/run_fab.c \
+	ocsd/run_srv.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
@@ -318,6 +319,8 @@ AGENT_SRCS := \
 	agent/vplace.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
+	agent/xport_local.c \
+	agent/local.c \
 	agent/xport_kernel.c \
 	agent/xport_kernel_rx.c \
 	agent/frame.c \

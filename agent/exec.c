@@ -580,7 +580,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	struct pollfd pfd[EXEC_MAX_PORTS + 1];
 	uint64_t      t0 = mono_ns(), dl, now, t_ab = t0;
 	uint32_t      i, n;
-	int           rv, moved;
+	int           rv, moved, tmo;
 	char          why[400];
 
 	e->err = err;
@@ -646,22 +646,30 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 			continue;
 		if ((rv = ex_stalled(e, now)) < 0)
 			return (rv);
-		for (n = 0, i = 0; i < e->p.nports; i++) {
+		for (tmo = 50, n = 0, i = 0; i < e->p.nports; i++) {
 			struct port *pt = &e->port[i];
+			uint64_t     hold = pt->out.tail != pt->out.head
+			                        ? xport_hold(pt->x)
+			                        : 0;
 
 			pfd[n].fd = xport_fd(pt->x);
 			pfd[n].events =
 			    (pt->in.cap - (pt->in.tail - pt->in.head) > 0
 			         ? POLLIN
 			         : 0) |
-			    (pt->out.tail != pt->out.head ? POLLOUT : 0);
+			    (pt->out.tail != pt->out.head && hold == 0
+			         ? POLLOUT
+			         : 0);
+			/* A shaped link: back when it may send again. */
+			if (hold > 0 && hold / 1000000 + 1 < (uint64_t)tmo)
+				tmo = (int)(hold / 1000000) + 1;
 			n++;
 		}
 		if (e->ab.fd >= 0) {
 			pfd[n].fd = e->ab.fd;
 			pfd[n++].events = POLLIN;
 		}
-		poll(pfd, n, 50);
+		poll(pfd, n, tmo);
 		if (e->ab.fd >= 0 && (pfd[n - 1].revents & POLLIN) &&
 		    e->ab.check(e->ab.arg, why, sizeof(why)))
 			return (ex_fail(e, -ECANCELED, "aborted: %s", why));
