@@ -486,6 +486,7 @@ INTEG_TESTS := \
 	ocsd \
 	web_limits \
 	fabric \
+	servers \
 	faults \
 	security \
 	run \
@@ -576,6 +577,7 @@ INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_fabric := $(DRV_LIB)
+INTEG_DEPS_servers := $(COLL_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.

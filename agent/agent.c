@@ -61,7 +61,8 @@ struct agent {
 	/* Its server's local links come in here (--local-link): -1 none. */
 	int  lfd;
 	char local_addr[PLAN_LADDR_MAX];
-	/* --fault-local K (tests): its local links shut at phase K. */
+	/* --fault-local K (tests): its local links shut at phase K (K + 1
+	 * here, 0: none). */
 	uint32_t fault_local;
 	int      once; /* exit after one run (tests) */
 	/* An ended run's buffers being freed (reap_start). */
@@ -365,7 +366,7 @@ fault_local(struct run *r, uint32_t k)
 {
 	uint32_t i;
 
-	if (r->a->fault_local == 0 || k != r->a->fault_local)
+	if (r->a->fault_local == 0 || k + 1 != r->a->fault_local)
 		return;
 	log_warnx("run %llu: phase %u: shutting the local links (a fault "
 	          "asked for)",
@@ -607,9 +608,9 @@ num_opt(struct agent *a, int ch, const char *arg)
 		return (0);
 	case 'f':
 		v = strtol(arg, &end, 10);
-		if (*arg < '0' || *arg > '9' || *end || v < 1 || v > 65535)
-			return (refuse("fault-local", arg, "a phase, 1.."));
-		a->fault_local = (uint32_t)v;
+		if (*arg < '0' || *arg > '9' || *end || v > 65535)
+			return (refuse("fault-local", arg, "a phase, 0.."));
+		a->fault_local = (uint32_t)v + 1;
 		return (0);
 	default: /* 'M' */
 		if (unit_parse_size(arg, &a->s.mem_limit) != 0 ||
