@@ -469,6 +469,7 @@ UNIT_TESTS := \
 	tmat \
 	skew \
 	skew_srv \
+	local \
 	msccl \
 	kx \
 	sweep \
@@ -526,6 +527,8 @@ TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
 TEST_DEPS_plan := $(MSG_LIB)
+TEST_DEPS_local := $(addprefix $(BUILD)/agent/,local.o xport_local.o \
+	xport.o)
 TEST_DEPS_report := $(MSG_LIB)
 # The emulator's TL1 faces, without sockets (emu_tl1_feed).
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
