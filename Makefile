@@ -639,6 +639,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_fabric.c \
+	tests/bench/bench_servers.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
 	tests/bench/bench_scale.c tests/bench/bench_web.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
@@ -715,6 +716,14 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_fabric: $(BUILD)/tests/bench/bench_fabric.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(JANSSON_LIBS) -lm
+
+$(BUILD)/bench/bench_servers: $(BUILD)/tests/bench/bench_servers.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
@@ -894,7 +903,7 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep bench_soak bench_web bench_fabric
+	bench_skew bench_sweep bench_soak bench_web bench_fabric bench_servers
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \
