@@ -171,7 +171,8 @@ COLL_SRCS := \
 	collectives/msccl_merge.c \
 	collectives/msccl_topo.c \
 	collectives/tsyn_circ.c \
-	collectives/skew_servers.c
+	collectives/skew_servers.c \
+	collectives/skew_srv.c
 COLL_LIB := $(BUILD)/libcoll.a
 
 # ---- ocs-drivers: driver interface, drivers, switch model, TL1 codec ------
@@ -258,6 +259,7 @@ OCSD_SRCS := \
 	ocsd/run_idle.c \
 	ocsd/run_plan.c \
 	ocsd/run_fab.c \
+	ocsd/run_srv.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
@@ -319,6 +321,8 @@ AGENT_SRCS := \
 	agent/vplace.c \
 	agent/xport.c \
 	agent/xport_fibre.c \
+	agent/xport_local.c \
+	agent/local.c \
 	agent/xport_kernel.c \
 	agent/xport_kernel_rx.c \
 	agent/frame.c \
@@ -468,6 +472,8 @@ UNIT_TESTS := \
 	polatis_dev \
 	tmat \
 	skew \
+	skew_srv \
+	local \
 	msccl \
 	kx \
 	sweep \
@@ -486,6 +492,7 @@ INTEG_TESTS := \
 	ocsd \
 	web_limits \
 	fabric \
+	servers \
 	faults \
 	security \
 	run \
@@ -528,6 +535,8 @@ TEST_DEPS_exec := $(AGENT_CORE) $(BUILD)/tests/lib/xrun.o $(MSG_LIB)
 TEST_DEPS_auth := $(MSG_LIB)
 TEST_DEPS_msg := $(MSG_LIB)
 TEST_DEPS_plan := $(MSG_LIB)
+TEST_DEPS_local := $(addprefix $(BUILD)/agent/,local.o xport_local.o \
+	xport.o)
 TEST_DEPS_report := $(MSG_LIB)
 # The emulator's TL1 faces, without sockets (emu_tl1_feed).
 EMU_TL1_OBJS := $(addprefix $(BUILD)/testbed/ocs-emu/,emu_tl1.o \
@@ -553,7 +562,7 @@ TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_plan.o \
-	run_fab.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
+	run_fab.o run_srv.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \
@@ -580,6 +589,7 @@ INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
 INTEG_DEPS_fabric := $(DRV_LIB)
+INTEG_DEPS_servers := $(COLL_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.
@@ -640,6 +650,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_fabric.c \
+	tests/bench/bench_servers.c \
 	tests/bench/bench_skew.c tests/bench/bench_sweep.c \
 	tests/bench/bench_scale.c tests/bench/bench_web.c tests/bench/nng_floor.c \
 	tests/bench/sock_floor.c tests/soak/soak.c
@@ -716,6 +727,14 @@ $(BUILD)/bench/bench_switch: $(BUILD)/tests/bench/bench_switch.o \
 		$(NNG_LIBS) $(PROTOBUF_LIBS) $(DRV_LDLIBS) -lm
 
 $(BUILD)/bench/bench_fabric: $(BUILD)/tests/bench/bench_fabric.o \
+		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(BASE_LIB) $(PROGS)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(JANSSON_LIBS) -lm
+
+$(BUILD)/bench/bench_servers: $(BUILD)/tests/bench/bench_servers.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
 		$(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
@@ -895,7 +914,7 @@ soak: $(BUILD)/soak/soak
 	@OCS_BIN=$(BIN) $(BUILD)/soak/soak $(SOAK_N)
 
 BENCHES := bench_plan bench_switch bench_run bench_scale bench_kdp bench_tsyn \
-	bench_skew bench_sweep bench_soak bench_web bench_fabric
+	bench_skew bench_sweep bench_soak bench_web bench_fabric bench_servers
 bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	@for b in $(BENCHES); do \
 		OCS_BIN=$(BIN) $(REAP) $(BUILD)/bench/$$b || exit 1; echo; \

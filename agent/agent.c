@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nng/nng.h>
@@ -20,6 +21,7 @@
 
 #include "agent/carrier.h"
 #include "agent/exec.h"
+#include "agent/local.h"
 #include "collectives/plan.h"
 #include "agent/session.h"
 #include "proto/base/log.h"
@@ -56,7 +58,13 @@ struct agent {
 	struct carrier car;
 	int            have_car;
 	int            unplugged_said; /* a failure to plug was logged */
-	int            once;           /* exit after one run (tests) */
+	/* Its server's local links come in here (--local-link): -1 none. */
+	int  lfd;
+	char local_addr[PLAN_LADDR_MAX];
+	/* --fault-local K (tests): its local links shut at phase K (K + 1
+	 * here, 0: none). */
+	uint32_t fault_local;
+	int      once; /* exit after one run (tests) */
 	/* An ended run's buffers being freed (reap_start). */
 	nng_thread *reaper;
 };
@@ -72,6 +80,8 @@ usage(FILE *f, int rv)
 	           "IF[,IF...]) [--timeout TIME]\n"
 	           "                 [--mem-limit SIZE] [--tls-ca FILE] "
 	           "(tls+tcp:// controllers)\n"
+	           "                 [--local-link HOST:PORT|unix:PATH|none] "
+	           "(servers' local links)\n"
 	           "       ocs-agent --help | --version\n");
 	exit(rv);
 }
@@ -314,12 +324,56 @@ struct run {
 	struct agent        *a;
 	struct session_plan *sp;
 	struct exec         *e;
-	struct plan_done     done[PLAN_MAX_DONE]; /* since the last Ready */
-	size_t               nd;
-	uint64_t             sent, verified;
-	uint64_t             setup_ns, teardown_ns, wait_ns;
-	char                 err[512];
+	/* With servers: its local links, after the transceivers in ports. */
+	struct local_links ll;
+	struct xport       ports[EXEC_MAX_PORTS];
+	struct plan_done   done[PLAN_MAX_DONE]; /* since the last Ready */
+	size_t             nd;
+	uint64_t           sent, verified;
+	uint64_t           setup_ns, teardown_ns, wait_ns;
+	char               err[512];
 };
+
+/* The executor's ports: the transceivers, then (servers) the local
+ * links to the others of the node's server, made now.  0 or -errno
+ * (r->err says which link). */
+static int
+run_ports(struct run *r)
+{
+	const struct plan *p = &r->sp->p;
+	uint32_t           i, nx = p->local_from ? p->local_from : p->nports;
+	int                rv;
+
+	for (i = 0; i < nx && i < EXEC_MAX_PORTS; i++)
+		r->ports[i] = r->a->x[i];
+	if (p->local_from == 0)
+		return (0);
+	/* The whole of a phase's deadline to meet the others. */
+	if ((rv = local_connect(r->a->lfd, p, r->sp->run, &r->ll,
+	                        (int)(p->deadline_ms ? p->deadline_ms : 10000),
+	                        r->err, sizeof(r->err))) != 0)
+		return (rv);
+	for (i = 0; i < r->ll.n; i++)
+		r->ports[p->local_from + i] = r->ll.x[i];
+	log_debug("run %llu: %u local links up",
+	          (unsigned long long)r->sp->run, r->ll.n);
+	return (0);
+}
+
+/* --fault-local: this node's local links shut, as if they failed. */
+static void
+fault_local(struct run *r, uint32_t k)
+{
+	uint32_t i;
+
+	if (r->a->fault_local == 0 || k + 1 != r->a->fault_local)
+		return;
+	log_warnx("run %llu: phase %u: shutting the local links (a fault "
+	          "asked for)",
+	          (unsigned long long)r->sp->run, k);
+	for (i = 0; i < r->ll.n; i++)
+		shutdown(xport_fd(&r->ll.x[i]), SHUT_RDWR);
+}
 
 /* The executor for the plan, within the agent's memory limit: 0, or
  * the run is refused with the reason (ocsd hears it). */
@@ -344,8 +398,8 @@ run_setup(struct run *r)
 		         (unsigned long long)need,
 		         (unsigned long long)r->a->s.mem_limit);
 		rv = -ENOMEM;
-	} else
-		rv = exec_new(&r->e, p, r->a->x, &ab, r->err, sizeof(r->err));
+	} else if ((rv = run_ports(r)) == 0)
+		rv = exec_new(&r->e, p, r->ports, &ab, r->err, sizeof(r->err));
 	if (rv != 0) {
 		if (rv == -ENOMEM && r->err[0] == '\0')
 			snprintf(r->err, sizeof(r->err),
@@ -407,6 +461,7 @@ phase(struct run *r, uint32_t k)
 		session_abort(&r->a->s, k, r->err);
 		return (-E2BIG);
 	}
+	fault_local(r, k);
 	if ((rv = exec_phase(r->e, k, d, r->err, sizeof(r->err))) != 0) {
 		log_warnx("run %llu: %s", (unsigned long long)r->sp->run,
 		          r->err);
@@ -439,6 +494,7 @@ run(struct agent *a, struct session_plan *sp)
 	r->a = a;
 	r->sp = sp;
 	if (run_setup(r) != 0) {
+		local_close(&r->ll);
 		free(r);
 		return;
 	}
@@ -457,6 +513,7 @@ run(struct agent *a, struct session_plan *sp)
 		         (unsigned long long)r->sent,
 		         (unsigned long long)r->verified);
 	reap_start(a, r->e); /* a run that ended early: not yet freed */
+	local_close(&r->ll);
 	free(r);
 	if (exec_drain(a->x, a->s.ntrx) > 0)
 		unplug(a); /* plugged in again before the next poll */
@@ -474,6 +531,8 @@ static const struct option longopts[] = {
     {"once", no_argument, NULL, '1'},
     {"tls-ca", required_argument, NULL, 'C'},
     {"mem-limit", required_argument, NULL, 'M'},
+    {"local-link", required_argument, NULL, 'L'},
+    {"fault-local", required_argument, NULL, 'f'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -548,6 +607,12 @@ num_opt(struct agent *a, int ch, const char *arg)
 			return (refuse("timeout", arg, "100ms..1h"));
 		a->s.timeout_ms = (int)(t * 1000);
 		return (0);
+	case 'f':
+		v = strtol(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || v > 65535)
+			return (refuse("fault-local", arg, "a phase, 0.."));
+		a->fault_local = (uint32_t)v + 1;
+		return (0);
 	default: /* 'M' */
 		if (unit_parse_size(arg, &a->s.mem_limit) != 0 ||
 		    a->s.mem_limit < (1u << 20))
@@ -603,9 +668,13 @@ one_opt(struct agent *a, int ch, const char *arg, const char **secret,
 	case '1':
 		a->once = 1;
 		return (0);
+	case 'L':
+		return (copy_opt(a->local_addr, sizeof(a->local_addr),
+		                 "local-link", arg));
 	case 'T':
 	case 't':
 	case 'M':
+	case 'f':
 		return (num_opt(a, ch, arg));
 	default:
 		usage(stderr, 2);
@@ -746,6 +815,8 @@ main(int argc, char **argv)
 		return (1);
 	a->s.ntrx = 2;
 	a->s.timeout_ms = 120000;
+	a->lfd = -1;
+	snprintf(a->local_addr, sizeof(a->local_addr), "127.0.0.1:0");
 	a->car.fd = -1;
 	a->ops = &xport_fibre_ops;
 	if ((rv = parse_args(a, argc, argv, &secret, &verbose)) != 0) {
@@ -765,6 +836,14 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (strcmp(a->local_addr, "none") != 0 &&
+	    (a->lfd = local_listen(a->local_addr, a->s.local_link,
+	                           sizeof(a->s.local_link), err,
+	                           sizeof(err))) < 0) {
+		fprintf(stderr, "ocs-agent: %s\n", err);
+		free(a);
+		return (1);
+	}
 	if (session_open(&a->s, err, sizeof(err)) != 0) {
 		fprintf(stderr, "ocs-agent: %s\n", err);
 		free(a);

@@ -619,15 +619,48 @@ missing(const struct exec *e, char *buf, size_t len)
 		         off ? "; " : "", blocks, relays, sends);
 }
 
+/* Nothing moved: sleep in poll until a port can move something or an
+ * abort comes; a shaped link that may not send yet is waited for until
+ * it may (xport_hold), not polled for room it has.  1 if aborted (why
+ * says why). */
+static int
+wait_io(struct exec *e, char *why, size_t len)
+{
+	struct pollfd pfd[EXEC_MAX_PORTS + 1];
+	uint32_t      i, n;
+	int           tmo = 50;
+
+	for (n = 0, i = 0; i < e->p.nports; i++) {
+		struct port *pt = &e->port[i];
+		uint64_t     hold =
+                    pt->out.tail != pt->out.head ? xport_hold(pt->x) : 0;
+
+		pfd[n].fd = xport_fd(pt->x);
+		pfd[n].events =
+		    (pt->in.cap - (pt->in.tail - pt->in.head) > 0 ? POLLIN
+		                                                  : 0) |
+		    (pt->out.tail != pt->out.head && hold == 0 ? POLLOUT : 0);
+		if (hold > 0 && hold / 1000000 + 1 < (uint64_t)tmo)
+			tmo = (int)(hold / 1000000) + 1;
+		n++;
+	}
+	if (e->ab.fd >= 0) {
+		pfd[n].fd = e->ab.fd;
+		pfd[n++].events = POLLIN;
+	}
+	poll(pfd, n, tmo);
+	return (e->ab.fd >= 0 && (pfd[n - 1].revents & POLLIN) &&
+	        e->ab.check(e->ab.arg, why, len));
+}
+
 int
 exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
            size_t errlen)
 {
-	struct pollfd pfd[EXEC_MAX_PORTS + 1];
-	uint64_t      t0 = mono_ns(), dl, now, t_ab = t0;
-	uint32_t      i, n;
-	int           rv, moved;
-	char          why[400];
+	uint64_t t0 = mono_ns(), dl, now, t_ab = t0;
+	uint32_t i;
+	int      rv, moved;
+	char     why[400];
 
 	e->err = err;
 	e->errlen = errlen;
@@ -692,24 +725,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 			continue;
 		if ((rv = ex_stalled(e, now)) < 0)
 			return (rv);
-		for (n = 0, i = 0; i < e->p.nports; i++) {
-			struct port *pt = &e->port[i];
-
-			pfd[n].fd = xport_fd(pt->x);
-			pfd[n].events =
-			    (pt->in.cap - (pt->in.tail - pt->in.head) > 0
-			         ? POLLIN
-			         : 0) |
-			    (pt->out.tail != pt->out.head ? POLLOUT : 0);
-			n++;
-		}
-		if (e->ab.fd >= 0) {
-			pfd[n].fd = e->ab.fd;
-			pfd[n++].events = POLLIN;
-		}
-		poll(pfd, n, 50);
-		if (e->ab.fd >= 0 && (pfd[n - 1].revents & POLLIN) &&
-		    e->ab.check(e->ab.arg, why, sizeof(why)))
+		if (wait_io(e, why, sizeof(why)))
 			return (ex_fail(e, -ECANCELED, "aborted: %s", why));
 	}
 	e->d.data_ns = mono_ns() - t0;

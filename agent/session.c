@@ -156,6 +156,7 @@ host_of(const struct session *s, struct amsg_host *h)
 	h->mem_limit = s->mem_limit;
 	h->transport = s->transport[0] ? s->transport : NULL;
 	h->ifaces = s->ifaces[0] ? s->ifaces : NULL;
+	h->local_link = s->local_link[0] ? s->local_link : NULL;
 }
 
 /* One exchange on the join socket, within SESS_JOIN_MS. */

@@ -39,6 +39,8 @@ struct session {
 	uint64_t   mem_limit;     /* said at the join (0: not said) */
 	char       transport[16]; /* said at the join */
 	char       ifaces[EXEC_MAX_PORTS * 16]; /* kernel: t0,t1 */
+	char       local_link[64]; /* said at the join: where its server's
+	                              local links come in ("": none) */
 	char       down[200]; /* why fibres are not up, said in each Poll */
 	/* Each transceiver's link, said in each Poll and, at every change,
 	 * in a LinkState (state 0: not known, not said). */

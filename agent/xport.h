@@ -38,6 +38,10 @@ struct xport_ops {
 	 * bytes per phase and labels its segments for captures). */
 	void (*epoch)(void *priv, uint32_t run32, uint16_t phase,
 	              uint16_t node);
+	/* Optional: a shaped link (xport_local): the ns before send may
+	 * move bytes again, 0 now.  The executor then leaves POLLOUT out
+	 * and wakes in time instead of asking again and again. */
+	uint64_t (*hold)(void *priv);
 	/* Optional: the last error in words, or NULL. */
 	const char *(*why)(void *priv);
 	/* Optional: how long (ms) a stream that stopped short of what the
@@ -93,6 +97,11 @@ static inline uint32_t
 xport_gap(struct xport *x, char *what, size_t len)
 {
 	return (x->ops->gap ? x->ops->gap(x->priv, what, len) : 0);
+}
+static inline uint64_t
+xport_hold(struct xport *x)
+{
+	return (x->ops->hold ? x->ops->hold(x->priv) : 0);
 }
 static inline const char *
 xport_why(struct xport *x)

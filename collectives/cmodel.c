@@ -86,6 +86,12 @@ model_kv(void *u, const char *sec, const char *k, const char *v)
 			c->m->frame = (double)sz;
 	} else if (strcmp(k, "bandwidth") == 0)
 		ok = unit_parse_rate(v, &c->m->bps) == 0 && c->m->bps > 0;
+	else if (strcmp(k, "scaleup_bandwidth") == 0)
+		ok =
+		    unit_parse_rate(v, &c->m->su_bps) == 0 && c->m->su_bps > 0;
+	else if (strcmp(k, "scaleup_alpha") == 0)
+		ok = unit_parse_time(v, &c->m->su_alpha) == 0 &&
+		     c->m->su_alpha < 1;
 	else if (strcmp(k, "alpha_s") == 0 || strcmp(k, "alpha_h") == 0 ||
 	         strcmp(k, "reconf_overhead") == 0) {
 		ok = unit_parse_time(v, &x) == 0 && x < 1;
@@ -168,6 +174,10 @@ cmodel_write(const struct cmodel *m, const char *path, const char *comment)
 	        "frame = %.0fB\n",
 	        m->name, m->bps, m->alpha_s * 1e9, m->alpha_h * 1e9,
 	        m->reconf_s * 1e9, m->frame);
+	if (m->su_bps > 0)
+		fprintf(
+		    f, "scaleup_bandwidth = %.0fbps\nscaleup_alpha = %.0fns\n",
+		    m->su_bps, m->su_alpha * 1e9);
 	if (m->cond.rate_bps > 0)
 		fprintf(f,
 		        "[conditions]\nrate = %.0fbps\nnodes = %u\ncores = "

@@ -12,6 +12,8 @@
  *	reconf_overhead = 300us  per reconfiguration beyond the switch's delta
  *	                         (the controller's command, read-back and
  *	                         light check)
+ *	scaleup_bandwidth = 400Mbps  a server's local links (FAST's scale-up:
+ *	scaleup_alpha = 20us         the agents of one server), per GPU
  *	frame = 64KiB            what a relay holds whole before forwarding
  *	                         (the agents' frame payload; 0: no such term,
  *	                         see cost.h)
@@ -53,6 +55,8 @@ struct cmodel {
 	double alpha_h;  /* s a hop */
 	double reconf_s; /* s a reconfiguration, on top of the delta */
 	double frame;    /* bytes, store-and-forward unit, 0: none */
+	double su_bps;   /* a server's local links, bits a second (0: unset) */
+	double su_alpha; /* s, their latency */
 	struct cmodel_cond cond;
 };
 

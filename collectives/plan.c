@@ -123,6 +123,14 @@ plan_from_sched(const struct sched *s, const struct sched_nplan *np,
 	                   .ag_from = s->ag_from};
 	if ((p->ph = calloc(s->nph, sizeof(*p->ph))) == NULL)
 		return (-ENOMEM);
+	for (i = s->local_from;
+	     s->local_from && i < s->ports && p->nlocal < PLAN_MAX_LOCAL;
+	     i++) {
+		uint32_t fp, far = sched_local_peer(s, np->node, i, &fp);
+
+		p->local_from = s->local_from;
+		p->lnode[p->nlocal++] = far;
+	}
 	for (k = 0; k < s->nph; k++) {
 		const struct sched_nphase *a = &np->ph[k];
 		struct plan_phase         *b = &p->ph[k];

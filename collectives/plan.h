@@ -16,6 +16,10 @@
 /* Phase reports in one Ready: every phase since the last barrier, which
  * the planner puts at least this often (sched_plans). */
 #define PLAN_MAX_DONE SCHED_MAX_STRETCH
+/* A server's local links a node has, at most (its other GPUs). */
+#define PLAN_MAX_LOCAL 7
+#define PLAN_LADDR_MAX 64
+#define PLAN_LTOKEN    16
 
 struct plan_send {
 	uint32_t        dst, port, hops, nblk;
@@ -64,6 +68,19 @@ struct plan {
 	 * receives add int32 elements (wrapping) into its own.  AllReduce
 	 * gathers (receives replace) from phase ag_from on. */
 	uint32_t coll, ag_from;
+	/*
+	 * Servers (FAST's scale-up, sched.local_from): 0, or the first of
+	 * the ports that are local links; port local_from + j goes to node
+	 * lnode[j] of the same server, which listens at laddr[j] (ocsd sets
+	 * the addresses and the token the links' hellos carry).  Each link
+	 * out of the node is shaped to local_bps together (one scale-up
+	 * link out of a GPU).
+	 */
+	uint32_t local_from, nlocal;
+	uint32_t lnode[PLAN_MAX_LOCAL];
+	char     laddr[PLAN_MAX_LOCAL][PLAN_LADDR_MAX];
+	uint8_t  ltoken[PLAN_LTOKEN];
+	double   local_bps;
 };
 
 /* The entry of block id in p->vb, or NULL. */

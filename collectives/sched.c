@@ -387,7 +387,9 @@ sched_peers(const struct sched *s, const struct sched_cfg *c, uint32_t *peer,
 		uint32_t                    ea, eb;
 
 		if (e->a >= s->n || e->b >= s->n || e->pa >= s->ports ||
-		    e->pb >= s->ports || e->a == e->b)
+		    e->pb >= s->ports || e->a == e->b ||
+		    (s->local_from &&
+		     (e->pa >= s->local_from || e->pb >= s->local_from)))
 			goto bad;
 		ea = e->a * s->ports + e->pa;
 		eb = e->b * s->ports + e->pb;
@@ -403,7 +405,44 @@ sched_peers(const struct sched *s, const struct sched_cfg *c, uint32_t *peer,
 			*bad_circ = i;
 		return (-COLL_EPORT);
 	}
+	/* A server's local links are there in every configuration. */
+	for (i = 0; s->local_from && i < np; i++) {
+		uint32_t fp,
+		    far = sched_local_peer(s, i / s->ports, i % s->ports, &fp);
+
+		if (far != SCHED_NONE)
+			peer[i] = far * s->ports + fp;
+	}
 	return (peers_rx(s, c, bad_circ));
+}
+
+uint32_t
+sched_local_peer(const struct sched *s, uint32_t i, uint32_t q,
+                 uint32_t *far_port)
+{
+	uint32_t g = s->ports - s->local_from + 1, k, j;
+
+	if (s->local_from == 0 || q < s->local_from || q >= s->ports ||
+	    i >= s->n || s->n % g != 0)
+		return (SCHED_NONE);
+	k = i % g;
+	j = q - s->local_from;
+	j = j < k ? j : j + 1; /* the j-th other node of the server */
+	*far_port = s->local_from + (k < j ? k : k - 1);
+	return (i - k + j);
+}
+
+uint32_t
+sched_local_port(const struct sched *s, uint32_t i, uint32_t j)
+{
+	uint32_t g = s->ports - s->local_from + 1, k, q;
+
+	if (s->local_from == 0 || i >= s->n || j >= s->n || i == j ||
+	    i / g != j / g)
+		return (SCHED_NONE);
+	k = i % g;
+	q = j % g;
+	return (s->local_from + (q < k ? q : q - 1));
 }
 
 void

@@ -124,7 +124,23 @@ struct sched {
 	uint64_t          *vmat;
 	struct sched_vblk *vb;
 	uint32_t           nvb, cap_vb;
+
+	/* Servers (FAST's scale-up): 0, or the first of the ports that are
+	 * a server's local links, not transceivers.  Servers are g = ports -
+	 * local_from + 1 consecutive nodes; port local_from + j of node i
+	 * goes to the j-th other node of i's server (sched_local_peer).
+	 * They are always up, in no configuration, and never on a switch;
+	 * circuits use only ports below local_from. */
+	uint32_t local_from;
 };
+
+/* Local links: the node at the far end of node i's local port q, and
+ * the port it answers on; SCHED_NONE if q is not a local port.  And the
+ * local port of node i that goes to node j (same server), or
+ * SCHED_NONE. */
+uint32_t sched_local_peer(const struct sched *, uint32_t i, uint32_t q,
+                          uint32_t *far_port);
+uint32_t sched_local_port(const struct sched *, uint32_t i, uint32_t j);
 
 /*
  * Start an empty schedule.  Block id of part p of B[r,d] is

@@ -233,4 +233,34 @@ double skew_lower_bound_t(const struct tmat *, const struct cost_params *,
 double skew_cost_pipeline(const struct skew_plan *, const struct skew_params *,
                           const struct skew_su *);
 
+/*
+ * FAST's server level executed (skew_srv.c): pl, planned on the server
+ * matrix of m (skew_servers) for servers of g GPUs, as a schedule of m's
+ * GPUs with ports = g: port 0 the NIC, ports 1.. the server's local
+ * links (sched.local_from = 1).  Phase 0 balances over the local links
+ * (and delivers what stays in a server), phase s + 1 carries stage s on
+ * circuits (GPU k of a server to GPU k of the stage's peer) and the
+ * redistribution of stage s - 1 over the local links; phase K + 1 the
+ * last redistribution.  0, -EINVAL (g, m and pl do not fit), -EDOM (pl
+ * does not carry m's server matrix), -ENOMEM; sched_free() it always.
+ */
+int skew_srv_build(const struct skew_plan *pl, const struct tmat *m,
+                   uint32_t g, struct sched *s);
+
+/* A phase's bytes: over the local links and on circuits. */
+struct skew_srv_bytes {
+	uint64_t local, circuit;
+};
+/*
+ * The model of such a schedule as it runs: phase p costs its
+ * reconfiguration (not phase 0's), alpha_s, and the longer of its
+ * circuits (alpha_h + beta * the busiest NIC's bytes) and its local
+ * links (su_alpha + su_beta * the most bytes one GPU sends over them, a
+ * GPU's scale-up being one shared link out).  pc gets s->nph entries, by
+ * (nullable) each phase's bytes (added to).  0 or -ENOMEM.
+ */
+int skew_srv_cost(const struct sched *s, const struct cost_params *cp,
+                  double su_alpha, double su_beta, struct cost_phase *pc,
+                  double *total, struct skew_srv_bytes *by);
+
 #endif

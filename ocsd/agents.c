@@ -380,6 +380,9 @@ enrol(struct agents *ag, struct apeer *from, const Ocs__Join *j)
 	         msg_str_ok(j->transport) ? j->transport : "");
 	snprintf(a->ifaces, sizeof(a->ifaces), "%s",
 	         msg_str_ok(j->ifaces) ? j->ifaces : "");
+	/* Checked when a run with servers uses it (run_srv.c). */
+	snprintf(a->local_link, sizeof(a->local_link), "%s",
+	         msg_str_ok(j->local_link) ? j->local_link : "");
 	a->pipe = from->pipe;
 	a->seen_ms = a->joined_ms = mono_ms();
 	a->node = -1;

@@ -73,6 +73,7 @@ struct agent {
 	uint64_t mem_limit;          /* buffers it may take, 0: unsaid */
 	char     transport[16];      /* as it joined: fibre, kernel */
 	char     ifaces[136];        /* kernel: its interfaces */
+	char     local_link[64];     /* its servers' local links, or "" */
 	char     down[200];          /* its last Poll: what is not up */
 	/* Each transceiver's link (the kernel transport says them; an
 	 * agent that says none is not waited for). */

@@ -464,7 +464,9 @@ v_model(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 	struct cmodel m = {.bps = c->run_bps,
 	                   .alpha_s = c->run_alpha_s,
 	                   .alpha_h = c->run_alpha_h,
-	                   .reconf_s = c->run_reconf_s};
+	                   .reconf_s = c->run_reconf_s,
+	                   .su_bps = c->run_su_bps,
+	                   .su_alpha = c->run_su_alpha};
 	char          path[PATH_MAX], why[400];
 
 	(void)f;
@@ -477,6 +479,8 @@ v_model(struct pctx *p, const struct conf_key *k, const char *val, void *f)
 	c->run_alpha_s = m.alpha_s;
 	c->run_alpha_h = m.alpha_h;
 	c->run_reconf_s = m.reconf_s;
+	c->run_su_bps = m.su_bps;
+	c->run_su_alpha = m.su_alpha;
 	snprintf(c->run_model, sizeof(c->run_model), "%s", m.name);
 	return (1);
 }
@@ -543,6 +547,8 @@ static const struct conf_key conf_keys[] = {
     {"run", "alpha_s", v_seconds, FIELD(run_alpha_s), 0, 3600, ""},
     {"run", "alpha_h", v_seconds, FIELD(run_alpha_h), 0, 3600, ""},
     {"run", "reconf_overhead", v_seconds, FIELD(run_reconf_s), 0, 3600, ""},
+    {"run", "scaleup_bandwidth", v_rate, FIELD(run_su_bps), 0, 0, NULL},
+    {"run", "scaleup_alpha", v_seconds, FIELD(run_su_alpha), 0, 1, ""},
     {"run", "model", v_model, NOFIELD, 0, 0, NULL},
     {"run", "deadline", v_ms_floor, FIELD(run_deadline_ms), 0.1, 3600,
      "at least 100ms"},
@@ -1006,6 +1012,8 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 	p.c->run_bps = 10e9;
 	p.c->run_alpha_s = 200e-6;
 	p.c->run_alpha_h = 50e-6;
+	p.c->run_su_bps = 400e6; /* an emulated server's local links */
+	p.c->run_su_alpha = 20e-6;
 	p.c->run_chunk = 65536;
 	p.c->run_deadline_ms = 30000;
 	p.c->run_link_deadline_ms = 10000;

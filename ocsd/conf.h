@@ -49,7 +49,9 @@
  *   alpha_h = 50us              ; the model's per-hop latency
  *   reconf_overhead = 300us     ; the model's cost of a reconfiguration
  *                               ; beyond the switch's delta
- *   model = lab.model           ; or all four from a model file
+ *   scaleup_bandwidth = 400Mbps ; servers (--gpus-per-server): the local
+ *   scaleup_alpha = 20us        ; links between a server's agents
+ *   model = lab.model           ; or all six from a model file
  *                               ; (ocs-sweep --calibrate; cmodel.h)
  *   chunk = 64KiB               ; frame payload
  *   deadline = 30s              ; any phase, or a barrier, at most
@@ -135,14 +137,15 @@ struct conf {
 	char                secret_file[PATH_MAX];
 	uint32_t            heartbeat_ms;
 	double              run_bps, run_alpha_s, run_alpha_h;
-	double              run_reconf_s;  /* a reconfiguration beyond delta */
-	char                run_model[64]; /* the model file's name, or "" */
-	uint32_t            run_chunk, run_deadline_ms;
-	double              run_link_up_s;        /* the model's link-up */
-	uint32_t            run_link_deadline_ms; /* links up after a switch */
-	int                 run_idle_lit; /* after a run, loop dark hosts */
-	struct conf_trx    *trx;
-	size_t              ntrx;
+	double              run_reconf_s; /* a reconfiguration beyond delta */
+	double           run_su_bps, run_su_alpha; /* servers' local links */
+	char             run_model[64]; /* the model file's name, or "" */
+	uint32_t         run_chunk, run_deadline_ms;
+	double           run_link_up_s;        /* the model's link-up */
+	uint32_t         run_link_deadline_ms; /* links up after a switch */
+	int              run_idle_lit; /* after a run, loop dark hosts */
+	struct conf_trx *trx;
+	size_t           ntrx;
 	/* Lookups in O(log n) for thousands of hosts (O(1) by port, per
 	 * switch: conf_switch.at_in): trx indices sorted by name. */
 	uint32_t *by_name;

@@ -704,6 +704,10 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	         q->collective ? q->collective : "");
 	o->topology = q->topology;
 	o->chunks = q->has_chunks ? q->chunks : 0;
+	o->gpus = q->has_gpus_per_server ? q->gpus_per_server : 0;
+	o->su_bps = q->has_scaleup_bps ? q->scaleup_bps : 0;
+	o->has_su_alpha = q->has_scaleup_alpha;
+	o->su_alpha = q->scaleup_alpha;
 }
 
 /* The run ended (the lock held): its outcome and report, for on_done. */

@@ -88,6 +88,32 @@ check_topo(const Ocs__RunRequest *r, char *why, size_t len)
 	return (0);
 }
 
+/* Servers: 1 to 8 GPUs (a node's local links are ports of its
+ * executor), local links of 1 kbps to 10 Tbps with a latency under 1 s. */
+static int
+check_servers(const Ocs__RunRequest *r, char *why, size_t len)
+{
+	if (r->has_gpus_per_server &&
+	    (r->gpus_per_server < 1 || r->gpus_per_server > 8)) {
+		snprintf(why, len, "run: gpus_per_server %u (1..8)",
+		         r->gpus_per_server);
+		return (-MSG_EFIELD);
+	}
+	if (r->has_scaleup_bps &&
+	    !(r->scaleup_bps >= 1e3 && r->scaleup_bps <= 1e13)) {
+		snprintf(why, len, "run: scaleup_bps %g (1 kbps to 10 Tbps)",
+		         r->scaleup_bps);
+		return (-MSG_EFIELD);
+	}
+	if (r->has_scaleup_alpha &&
+	    !(r->scaleup_alpha >= 0 && r->scaleup_alpha < 1)) {
+		snprintf(why, len, "run: scaleup_alpha %g (0 to 1 s)",
+		         r->scaleup_alpha);
+		return (-MSG_EFIELD);
+	}
+	return (0);
+}
+
 int
 ctl_check(const Ocs__Msg *m, char *why, size_t len)
 {
@@ -165,6 +191,9 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
 	    (rv = check_matrix(q->run, why, len)) != 0)
+		return (rv);
+	if (q->op == OCS__CTL_REQUEST__OP__RUN &&
+	    (rv = check_servers(q->run, why, len)) != 0)
 		return (rv);
 	if (q->op == OCS__CTL_REQUEST__OP__RUN)
 		return (check_topo(q->run, why, len));

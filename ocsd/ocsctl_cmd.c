@@ -475,6 +475,45 @@ run_coll_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 	return (0);
 }
 
+/* Servers: --gpus-per-server, --scaleup-bandwidth, --scaleup-alpha.
+ * 0, or 2. */
+static int
+run_srv_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
+{
+	char         *end;
+	unsigned long v;
+
+	if (c == 'U') {
+		if (unit_parse_rate(a, &rq->scaleup_bps) != 0)
+			return (
+			    ocsctl_fail(o,
+			                "run: --scaleup-bandwidth \"%s\": "
+			                "expected a rate (Mbps, Gbps, ...)",
+			                a) +
+			    1);
+		rq->has_scaleup_bps = 1;
+		return (0);
+	}
+	if (c == 'u') {
+		if (unit_parse_time(a, &rq->scaleup_alpha) != 0)
+			return (ocsctl_fail(o,
+			                    "run: --scaleup-alpha \"%s\": "
+			                    "expected a time (ns, us, ms, s)",
+			                    a) +
+			        1);
+		rq->has_scaleup_alpha = 1;
+		return (0);
+	}
+	v = strtoul(a, &end, 10);
+	if (*a < '0' || *a > '9' || *end || v < 1 || v > 8)
+		return (ocsctl_fail(o, "run: --gpus-per-server \"%s\": 1 to 8",
+		                    a) +
+		        1);
+	rq->has_gpus_per_server = 1;
+	rq->gpus_per_server = (uint32_t)v;
+	return (0);
+}
+
 /* --topology: a file's JSON is read here and sent whole (ocsd need not
  * see the operator's files); anything else is a generator ocsd reads.
  * 0, or 2. */
@@ -538,6 +577,9 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"collective", required_argument, NULL, 'o'},
 	    {"topology", required_argument, NULL, 'T'},
 	    {"chunks", required_argument, NULL, 'k'},
+	    {"gpus-per-server", required_argument, NULL, 'g'},
+	    {"scaleup-bandwidth", required_argument, NULL, 'U'},
+	    {"scaleup-alpha", required_argument, NULL, 'u'},
 	    {NULL, 0, NULL, 0},
 	};
 	Ocs__CtlRequest q;
@@ -576,6 +618,11 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 		}
 		if (c == 'o' || c == 'k') {
 			if ((rv = run_coll_opt(o, c, optarg, &rq)) != 0)
+				return (rv);
+			continue;
+		}
+		if (c == 'g' || c == 'U' || c == 'u') {
+			if ((rv = run_srv_opt(o, c, optarg, &rq)) != 0)
 				return (rv);
 			continue;
 		}

@@ -375,13 +375,20 @@ p_phases(struct out *o, const Ocs__RunReport *rr)
 	char   a[32], b[32], c[32], d[32], e[32], f[32];
 	size_t i;
 
-	out_text(o, "%5s  %12s %12s %12s %12s %12s %12s\n", "phase", "reconf",
-	         "link-up", "data", "barrier", "bytes", "predicted");
+	out_text(o, "%5s  %12s %12s %12s %12s %12s %12s%s\n", "phase",
+	         "reconf", "link-up", "data", "barrier", "bytes", "predicted",
+	         rr->has_gpus_per_server ? "  planned (local)" : "");
 	for (i = 0; i < rr->n_phases; i++) {
 		const Ocs__PhaseReport *p = rr->phases[i];
+		char                    g[32], h[32], srv[80] = "";
 
+		/* Servers: what the plan moves, and of it locally. */
+		if (p->has_planned_bytes && p->has_local_bytes)
+			snprintf(srv, sizeof(srv), "  %s (%s)",
+			         unit_fmt_size(p->planned_bytes, g, sizeof(g)),
+			         unit_fmt_size(p->local_bytes, h, sizeof(h)));
 		out_text(
-		    o, "%5u  %11s%c %12s %12s %12s %12s %12s\n", p->phase,
+		    o, "%5u  %11s%c %12s %12s %12s %12s %12s%s\n", p->phase,
 		    p->reconfigured ? unit_fmt_time(p->reconf_s, a, sizeof(a))
 		                    : "-",
 		    p->reconfigured && p->phase == 0 ? '*' : ' ',
@@ -391,7 +398,7 @@ p_phases(struct out *o, const Ocs__RunReport *rr)
 		    p->reconfigured ? unit_fmt_time(p->barrier_s, c, sizeof(c))
 		                    : "-",
 		    unit_fmt_size(p->bytes, d, sizeof(d)),
-		    unit_fmt_time(p->predicted_s, e, sizeof(e)));
+		    unit_fmt_time(p->predicted_s, e, sizeof(e)), srv);
 	}
 }
 

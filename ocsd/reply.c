@@ -481,6 +481,9 @@ reply_run(struct reply *rp, const struct run_report *o)
 	rr->switch_s = o->switch_s;
 	rr->has_link_up_s = 1;
 	rr->link_up_s = o->link_up_s;
+	rr->has_gpus_per_server = rr->has_scaleup_bps = o->gpus > 1;
+	rr->gpus_per_server = o->gpus;
+	rr->scaleup_bps = o->su_bps;
 	rr->bandwidth_bps = o->bandwidth_bps;
 	rr->alpha_s = o->alpha_s;
 	rr->alpha_h = o->alpha_h;
@@ -510,6 +513,9 @@ reply_run(struct reply *rp, const struct run_report *o)
 		 * watched. */
 		p->has_link_s = q->reconfigured;
 		p->link_s = q->link_s;
+		p->has_planned_bytes = p->has_local_bytes = o->gpus > 1;
+		p->planned_bytes = q->planned_bytes;
+		p->local_bytes = q->local_bytes;
 		rr->phases[rr->n_phases++] = p;
 	}
 	rr->total_s = o->total_s;

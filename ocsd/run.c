@@ -231,7 +231,7 @@ send_plan(struct ocsd *d, struct run *r, struct agent *a)
 	/* The agent's transceivers are the schedule's ports. */
 	if (plan_from_sched(&r->s, &r->plans[a->node], r->id, r->chunk,
 	                    r->deadline_ms, r->s.ports, &p) != 0 ||
-	    (run_fab_plan(r, &p),
+	    (run_fab_plan(r, &p), run_srv_plan(r, &p),
 	     agents_send_plan(d, a, r->id, &p, r->algo)) != 0) {
 		plan_free(&p);
 		run_abort(d, "out of memory building the plan of %s", a->host);

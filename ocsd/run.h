@@ -40,6 +40,12 @@ struct run_req {
 	char        collective[16];
 	const char *topology;
 	uint32_t    chunks;
+	/* FAST's servers executed (run_srv.c): 0 or 1 none, else nodes in
+	 * servers of gpus; their local links' rate and latency (0: the
+	 * configuration's). */
+	uint32_t gpus;
+	double   su_bps, su_alpha;
+	int      has_su_alpha;
 };
 
 /* One agent's time in a run, as it reported it. */
@@ -56,6 +62,8 @@ struct run_phase_report {
 	double   reconf_s, data_s, barrier_s, predicted_s, control_s;
 	double   link_s; /* the switch settled to every link up */
 	uint64_t bytes;
+	/* Servers: what the plan moves (every hop), and of it locally. */
+	uint64_t planned_bytes, local_bytes;
 };
 struct run_report {
 	uint64_t                id;
@@ -75,6 +83,8 @@ struct run_report {
 	const struct run_node_time *nt; /* nodes of them */
 	uint64_t                    started_unix_ms;
 	double                      wall_s; /* request to report */
+	uint32_t                    gpus;   /* servers' size, 0: none */
+	double                      su_bps; /* their local links' rate */
 };
 
 /* What the runner calls at every run's end besides its waiter (ocsd

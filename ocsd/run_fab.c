@@ -39,7 +39,8 @@ rx_take(struct run *r, uint8_t *used, uint32_t b, uint32_t pb, uint32_t sw)
 		used[b * r->s.ports + pb] = 1;
 		return (pb);
 	}
-	for (q = 0; q < r->s.ports; q++)
+	/* Transceivers only: a server's local links are on no switch. */
+	for (q = 0; q < r->s.ports && q < x->ntrx; q++)
 		if (x->sw[q] == sw && !used[b * r->s.ports + q]) {
 			used[b * r->s.ports + q] = 1;
 			return (q);

@@ -4,6 +4,7 @@
 #define OCS_RUN_INT_H
 
 #include "collectives/a2a.h"
+#include "collectives/plan.h"
 #include "collectives/skew.h"
 #include "collectives/topo.h"
 #include "collectives/tsyn.h"
@@ -19,6 +20,7 @@ struct run_member {
 	uint32_t id, ntrx;
 	uint64_t mem_limit;
 	char     host[64];
+	char     laddr[PLAN_LADDR_MAX]; /* its local links' listener, or "" */
 };
 
 /* What planning reads of the configuration, copied for the same
@@ -27,6 +29,7 @@ struct run_env {
 	uint32_t chunk, deadline_ms, switch_ms, link_deadline_ms;
 	double   bps, alpha_s, alpha_h, reconf_s;
 	double   link_up_s; /* the model's link-up time, part of delta */
+	double   su_bps, su_alpha; /* servers' local links */
 };
 
 /* A node's links in the stretch the run is in (run_link.c): lit, the
@@ -87,6 +90,13 @@ struct run {
 	struct run_node_time *nt; /* per node: where its time went */
 	uint64_t              t_req, started_unix_ms; /* us; ms */
 
+	/* Servers (run_srv.c): their size (0: none), the local links'
+	 * model and shaping, the token of their hellos, each phase's bytes. */
+	uint32_t              gpus;
+	double                su_bps, su_alpha;
+	uint8_t               ltoken[PLAN_LTOKEN];
+	struct skew_srv_bytes by[RUN_MAX_PHASES];
+
 	int               keep; /* the last configuration stays (--keep) */
 	struct run_waiter ctl;  /* the operator waiting for the report */
 	nng_aio          *ctl_aio;
@@ -94,6 +104,17 @@ struct run {
 
 /* Is algo a skewed All-to-All planner (or auto)? */
 int run_is_skew(const char *algo);
+
+/* Servers (run_srv.c), each a no-op without them: the request against
+ * the agents (0, -OCSD_EUSAGE, -OCSD_EREQUEST; reason in err); the
+ * schedule (r->gpus, su_* and cp set); the model of it as it runs (after
+ * cost_sched, whose prediction it replaces); a plan's local links. */
+int  run_srv_check(const struct run_req *, const struct run_member *,
+                   uint32_t n, char *err, size_t len);
+int  run_srv_build(struct run *, const struct run_req *,
+                   const struct skew_watch *, char *err, size_t len);
+int  run_srv_predict(struct run *);
+void run_srv_plan(const struct run *, struct plan *);
 
 struct runner {
 	struct run *run; /* at most one at a time */

@@ -83,6 +83,8 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 		j->m[i].id = act[i]->id;
 		j->m[i].ntrx = act[i]->ntrx;
 		j->m[i].mem_limit = act[i]->mem_limit;
+		snprintf(j->m[i].laddr, sizeof(j->m[i].laddr), "%s",
+		         act[i]->local_link);
 		snprintf(j->m[i].host, sizeof(j->m[i].host), "%s",
 		         act[i]->host);
 	}
@@ -98,6 +100,8 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 	                          .alpha_h = d->conf->run_alpha_h,
 	                          .reconf_s = d->conf->run_reconf_s,
 	                          .link_up_s = d->conf->run_link_up_s,
+	                          .su_bps = d->conf->run_su_bps,
+	                          .su_alpha = d->conf->run_su_alpha,
 	                          .link_deadline_ms =
 	                              d->conf->run_link_deadline_ms};
 	return (j);

@@ -181,6 +181,8 @@ check_request(const struct run_req *q, const struct run_member *act,
 			         act[i].host, act[i].ntrx, q->algo, need);
 			return (-OCSD_EREQUEST);
 		}
+	if ((rv = run_srv_check(q, act, *n, err, len)) != 0)
+		return (rv);
 	if (q->bytes < 1 || q->bytes > ((uint64_t)1 << 34)) {
 		snprintf(err, len,
 		         "bytes %llu: expected 1 B to 16 GiB per node",
@@ -214,6 +216,9 @@ set_params(const struct run_env *c, const struct run_req *q, struct run *r,
 	 * retrained, not when the mirrors settle: link-up is part of
 	 * delta. */
 	r->cp.delta = r->switch_s + r->link_up_s + c->reconf_s;
+	r->gpus = q->gpus > 1 ? q->gpus : 0;
+	r->su_bps = q->su_bps > 0 ? q->su_bps : c->su_bps;
+	r->su_alpha = q->has_su_alpha ? q->su_alpha : c->su_alpha;
 	/* Agents relay multi-hop blocks a frame at a time. */
 	r->cp.sf_bytes = r->chunk;
 	if (!(r->cp.alpha_s >= 0 && r->cp.alpha_h >= 0 && r->cp.delta >= 0 &&
@@ -262,6 +267,8 @@ build_skew(struct run *r, const struct run_req *q,
 
 	if ((rv = check_rows(q, err, len)) != 0)
 		return (rv);
+	if (r->gpus > 1)
+		return (run_srv_build(r, q, hook, err, len));
 	if ((rv = skew_plan(q->algo, &m, &sp, NULL, &pl, NULL, NULL)) != 0) {
 		snprintf(err, len, "planning %s on %u nodes: %s", q->algo,
 		         r->n,
@@ -345,13 +352,13 @@ build(struct run *r, const struct run_req *q, const struct skew_watch *hook,
 		r->bytes = r->s.bytes; /* the largest row */
 	if (rv != 0 || (rv = sched_validate(&r->s, NULL)) != 0 ||
 	    (rv = sched_plans(&r->s, &r->plans)) != 0 ||
-	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0) {
+	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0 ||
+	    (r->predicted = total, rv = run_srv_predict(r)) != 0) {
 		snprintf(
 		    err, len, "planning %s on %u nodes: %s", r->algo, r->n,
 		    rv ? coll_strerror(rv) : "schedule too large to execute");
 		return (rv ? rv : -COLL_ETOOBIG);
 	}
-	r->predicted = total;
 	return (0);
 }
 

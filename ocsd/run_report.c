@@ -39,6 +39,8 @@ run_report(const struct run *r, struct run_report *o)
 		p->barrier_s = r->barrier_ms[k] / 1e3;
 		p->bytes = r->pbytes[k];
 		p->predicted_s = r->pc[k].total;
+		p->planned_bytes = r->by[k].local + r->by[k].circuit;
+		p->local_bytes = r->by[k].local;
 		/* Control time is measured from one barrier to the next,
 		 * so it belongs to the phases that start with one. */
 		p->has_control = p->reconfigured;
@@ -46,6 +48,8 @@ run_report(const struct run *r, struct run_report *o)
 	}
 	o->total_s = r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e6 : 0;
 	o->predicted_s = r->predicted;
+	o->gpus = r->gpus;
+	o->su_bps = r->su_bps;
 	o->verified = r->verified;
 	o->errors = r->errors;
 	o->hosts = (const char(*)[64])r->host;

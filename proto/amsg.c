@@ -72,6 +72,7 @@ amsg_join(struct amsg_out *o, uint64_t seq, const struct amsg_host *h,
 	o->join.mem_limit = h->mem_limit;
 	o->join.transport = (char *)(uintptr_t)h->transport;
 	o->join.ifaces = (char *)(uintptr_t)h->ifaces;
+	o->join.local_link = (char *)(uintptr_t)h->local_link;
 	o->m.body_case = OCS__MSG__BODY_JOIN;
 	o->m.join = &o->join;
 	return (0);

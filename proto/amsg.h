@@ -56,9 +56,10 @@ struct amsg_host {
 	uint32_t       ntrx;
 	const uint8_t *secret;
 	size_t         slen;
-	uint64_t       mem_limit; /* 0: not said */
-	const char    *transport; /* "fibre" | "kernel" | NULL */
-	const char    *ifaces;    /* kernel: t0,t1; or NULL */
+	uint64_t       mem_limit;  /* 0: not said */
+	const char    *transport;  /* "fibre" | "kernel" | NULL */
+	const char    *ifaces;     /* kernel: t0,t1; or NULL */
+	const char    *local_link; /* its servers' local links, or NULL */
 };
 
 /* The messages, numbered seq (run: the run they belong to, 0: none).

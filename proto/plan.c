@@ -134,6 +134,71 @@ plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 	}
 	w->p.n_vblocks = p->nvb;
 	w->p.vblocks = p->nvb ? w->vbp : NULL;
+	if (p->local_from == 0)
+		return (0);
+	w->p.has_local_from = 1;
+	w->p.local_from = p->local_from;
+	for (k = 0; k < p->nlocal && k < PLAN_MAX_LOCAL; k++) {
+		ocs__local_peer__init(&w->lp[k]);
+		w->lp[k].node = p->lnode[k];
+		w->lp[k].addr = (char *)(uintptr_t)p->laddr[k];
+		w->lpp[k] = &w->lp[k];
+	}
+	w->p.n_local = k;
+	w->p.local = w->lpp;
+	w->p.has_local_token = 1;
+	w->p.local_token.len = PLAN_LTOKEN;
+	w->p.local_token.data = (uint8_t *)(uintptr_t)p->ltoken;
+	w->p.has_local_bps = 1;
+	w->p.local_bps = p->local_bps;
+	return (0);
+}
+
+/* Local links: each peer a node of the run with an address, the token
+ * whole, a rate, and the links after transceivers the agent has. */
+static int
+local_decode(const Ocs__Plan *m, uint32_t ntrx, struct plan *p, char *err,
+             size_t len)
+{
+	size_t i;
+
+	if (!m->has_local_from)
+		return (0);
+	if (m->local_from < 1 || m->local_from > ntrx || m->n_local < 1 ||
+	    m->n_local > PLAN_MAX_LOCAL ||
+	    m->local_from + m->n_local > PLAN_MAX_LOCAL + 1) {
+		snprintf(err, len,
+		         "plan: local links from port %u, %zu of them (the "
+		         "agent has %u transceivers)",
+		         m->local_from, m->n_local, ntrx);
+		return (-EINVAL);
+	}
+	if (!m->has_local_token || m->local_token.len != PLAN_LTOKEN ||
+	    !m->has_local_bps ||
+	    !(m->local_bps >= 1e3 && m->local_bps <= 1e13)) {
+		snprintf(err, len,
+		         "plan: local links without a token or a "
+		         "rate of 1 kbps to 10 Tbps");
+		return (-EINVAL);
+	}
+	p->local_from = m->local_from;
+	p->nlocal = (uint32_t)m->n_local;
+	p->nports = p->local_from + p->nlocal;
+	p->local_bps = m->local_bps;
+	memcpy(p->ltoken, m->local_token.data, PLAN_LTOKEN);
+	for (i = 0; i < m->n_local; i++) {
+		const Ocs__LocalPeer *l = m->local[i];
+
+		if (l->node >= p->n || l->node == p->node ||
+		    strlen(l->addr) >= PLAN_LADDR_MAX) {
+			snprintf(err, len,
+			         "plan: local link %zu: node %u at \"%.40s\"",
+			         i, l->node, l->addr);
+			return (-EINVAL);
+		}
+		p->lnode[i] = l->node;
+		snprintf(p->laddr[i], PLAN_LADDR_MAX, "%s", l->addr);
+	}
 	return (0);
 }
 
@@ -236,6 +301,8 @@ plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
 	for (k = 0; k < p->nph; k++)
 		if (phase_decode(m->phases[k], &p->ph[k]) != 0)
 			return (-ENOMEM);
+	if (local_decode(m, ntrx, p, err, len) != 0)
+		return (-EINVAL);
 	return (vblocks_decode(m, p, err, len));
 }
 

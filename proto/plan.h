@@ -21,6 +21,7 @@ struct plan_wire {
 	Ocs__Relay     *rl, **rlp;
 	Ocs__Recv      *rv, **rvp;
 	Ocs__VBlock    *vb, **vbp;
+	Ocs__LocalPeer  lp[PLAN_MAX_LOCAL], *lpp[PLAN_MAX_LOCAL];
 };
 /* 0 or -ENOMEM; free w with plan_wire_free either way.  algo must
  * outlive w. */
@@ -29,8 +30,9 @@ int  plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 void plan_wire_free(struct plan_wire *w);
 
 /*
- * An ocs.Plan for run, for an agent with ntrx transceivers.  Only the
- * shape is checked here (what the plan means is exec_check's); p's
+ * An ocs.Plan for run, for an agent with ntrx transceivers (and, with
+ * local links, local_from <= ntrx of them in the plan, the links after
+ * them).  Only the shape is checked here (what the plan means is exec_check's); p's
  * block arrays point into m, which must outlive it.  0, -EINVAL (reason
  * in err) or -ENOMEM; free p with plan_free either way.
  */

@@ -32,6 +32,12 @@ phases_json(const Ocs__RunReport *rr)
 			SET(e, "control_s", json_real(p->control_s));
 		if (p->has_link_s)
 			SET(e, "link_s", json_real(p->link_s));
+		if (p->has_planned_bytes)
+			SET(e, "planned_bytes",
+			    json_integer((json_int_t)p->planned_bytes));
+		if (p->has_local_bytes)
+			SET(e, "local_bytes",
+			    json_integer((json_int_t)p->local_bytes));
 		json_array_append_new(ph, e);
 	}
 	return (ph);
@@ -109,6 +115,10 @@ report_to_json(const Ocs__RunReport *rr)
 		SET(o, "switch_s", json_real(rr->switch_s));
 	if (rr->has_link_up_s)
 		SET(o, "link_up_s", json_real(rr->link_up_s));
+	if (rr->has_gpus_per_server)
+		SET(o, "gpus_per_server", json_integer(rr->gpus_per_server));
+	if (rr->has_scaleup_bps)
+		SET(o, "scaleup_bps", json_real(rr->scaleup_bps));
 	SET(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
 	SET(o, "alpha_s", json_real(rr->alpha_s));
 	SET(o, "alpha_h", json_real(rr->alpha_h));
@@ -277,6 +287,10 @@ phases_from(struct jr *c, const json_t *o, Ocs__RunReport *r)
 		p->has_control_s = has;
 		p->link_s = num(c, e, "link_s", 0, &has);
 		p->has_link_s = has;
+		p->planned_bytes = unum(c, e, "planned_bytes", 0, &has);
+		p->has_planned_bytes = has;
+		p->local_bytes = unum(c, e, "local_bytes", 0, &has);
+		p->has_local_bytes = has;
 	}
 }
 
@@ -408,6 +422,10 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->has_switch_s = has;
 	r->link_up_s = num(&c, o, "link_up_s", 0, &has);
 	r->has_link_up_s = has;
+	r->gpus_per_server = (uint32_t)unum(&c, o, "gpus_per_server", 0, &has);
+	r->has_gpus_per_server = has;
+	r->scaleup_bps = num(&c, o, "scaleup_bps", 0, &has);
+	r->has_scaleup_bps = has;
 	r->bandwidth_bps = num(&c, o, "bandwidth_bps", 1, NULL);
 	r->alpha_s = num(&c, o, "alpha_s", 1, NULL);
 	r->alpha_h = num(&c, o, "alpha_h", 1, NULL);

@@ -56,6 +56,7 @@ fibre_b=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-b.out")
 			else if (r ~ /K$/) u = 1e3; sub(/[GMK]$/, "", r);
 			printf "%.0fbps", r * u * 0.97 }')"
 	printf 'reconf_overhead = 560us\ndeadline = 20s\n'
+	printf 'scaleup_bandwidth = 400Mbps\nscaleup_alpha = 20us\n'
 	printf '[cabling]\n'
 	h=0
 	while [ "$h" -lt "$NODES" ]; do
@@ -108,6 +109,12 @@ for algo in retri bridge static; do
 	run --algo "$algo" --bytes "$BYTES"
 done
 run --algo spreadout --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5"
+# FAST with its servers: 3 agents a server, balancing and redistribution
+# over local links between them (shaped to scaleup_bandwidth), the stages
+# between servers on circuits, GPU k to GPU k.
+[ $((NODES % 3)) -eq 0 ] &&
+	run --algo fast --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5" \
+		--gpus-per-server 3
 
 # A fault on one plane mid-run: switch B refuses the next batch half way.
 echo "switch B: fault deny-half (its next batch is refused half way)"

@@ -39,8 +39,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			rv = exec_check(&p, err, sizeof(err));
 		if (rv != 0 && rv != -ENOMEM && err[0] == '\0')
 			abort();
-		/* Accepted plans stay within what they claim. */
-		if (rv == 0 && (p.node >= p.n || p.nports != 2))
+		/* Accepted plans stay within what they claim: the two
+		 * transceivers, or (servers) the first local_from of them
+		 * and the local links after. */
+		if (rv == 0 &&
+		    (p.node >= p.n ||
+		     p.nports !=
+		         (p.local_from ? p.local_from + p.nlocal : 2) ||
+		     p.local_from > 2 || p.nports > EXEC_MAX_PORTS))
 			abort();
 		if (rv == 0 && p.bytes <= (1u << 20) &&
 		    (uint64_t)p.max_blocks * (p.bytes / p.n + 1) <=

@@ -115,7 +115,8 @@ test_conf_model_file(void **state)
 	snprintf(path, sizeof(path), "%s/lab.model", dir);
 	assert_non_null(f = fopen(path, "w"));
 	fputs("; calibrated\n[model]\nname = lab\nbandwidth = 2Gbps\n"
-	      "alpha_s = 1ms\nalpha_h = 300us\nreconf_overhead = 400us\n",
+	      "alpha_s = 1ms\nalpha_h = 300us\nreconf_overhead = 400us\n"
+	      "scaleup_bandwidth = 8Gbps\n",
 	      f);
 	fclose(f);
 	snprintf(path, sizeof(path), "%s/ocsd.conf", dir);
@@ -128,6 +129,9 @@ test_conf_model_file(void **state)
 	assert_true(fabs(c->run_alpha_h - 100e-6) < 1e-12 &&
 	            fabs(c->run_reconf_s - 400e-6) < 1e-12);
 	assert_string_equal(c->run_model, "lab");
+	/* Servers' local links: the file's rate, the default latency. */
+	assert_true(c->run_su_bps == 8e9 &&
+	            fabs(c->run_su_alpha - 20e-6) < 1e-12);
 	conf_free(c);
 	snprintf(text, sizeof(text), "%s[run]\nmodel = nowhere.model\n", GOOD);
 	assert_int_equal(conf_parse(text, path, &c, err, sizeof(err)),
@@ -167,6 +171,9 @@ test_conf_bad_values(void **state)
 	         "transport: \"telnet\": expected tcp or ssh");
 	bad_line("control", "listen = http://x", "listen: \"http://x\"");
 	bad_line("state", "reconcile = maybe", "reconcile: \"maybe\"");
+	bad_line("run", "scaleup_bandwidth = lots",
+	         "scaleup_bandwidth: \"lots\"");
+	bad_line("run", "scaleup_alpha = 2s", "scaleup_alpha: \"2s\"");
 	bad_line("nonsense", "a = b", "unknown section [nonsense]");
 	bad_line("cabling", "h0.0 = 9 99",
 	         "h0.0: \"9 99\": transceiver "

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 #include <string.h>
 
@@ -300,6 +301,81 @@ test_plan_vblocks_round_trip(void **state)
 	tmat_free(&m);
 }
 
+/* A server's node: its local links (peers, addresses, token, rate)
+ * through the wire and back; and what the decoder refuses of them. */
+static void
+test_plan_local_round_trip(void **state)
+{
+	struct tmat         m, srv;
+	struct skew_params  sp = {.cp = {1e-6, 1e-6, 2e-11, 1e-4, NULL, 0},
+	                          .gpus = 4,
+	                          .su_alpha = 1e-6,
+	                          .su_beta = 2e-11};
+	struct skew_su      su;
+	struct skew_plan    pl;
+	struct sched        s;
+	struct sched_nplan *np;
+	struct plan         p, q;
+	Ocs__Msg           *w;
+	char                err[128];
+	uint32_t            j, keep;
+
+	(void)state;
+	assert_int_equal(
+	    tmat_generate("zipf:8:0.8:3", 60000, &m, err, sizeof(err)), 0);
+	assert_int_equal(skew_servers(&m, &sp, &srv, &su), 0);
+	assert_int_equal(skew_plan("fast", &srv, &sp, &su, &pl, NULL, NULL),
+	                 0);
+	assert_int_equal(skew_srv_build(&pl, &m, 4, &s), 0);
+	assert_int_equal(sched_plans(&s, &np), 0);
+	assert_int_equal(plan_from_sched(&s, &np[5], 9, 4096, 1500, 4, &p), 0);
+	assert_int_equal(p.local_from, 1);
+	assert_int_equal(p.nlocal, 3);
+	assert_int_equal(p.lnode[0], 4);
+	assert_int_equal(p.lnode[1], 6);
+	assert_int_equal(p.lnode[2], 7);
+	for (j = 0; j < p.nlocal; j++)
+		snprintf(p.laddr[j], sizeof(p.laddr[j]), "127.0.0.1:%u",
+		         4000 + j);
+	memset(p.ltoken, 0xa5, sizeof(p.ltoken));
+	p.local_bps = 400e6;
+	w = through_the_wire(&p, &q);
+	assert_int_equal(q.local_from, 1);
+	assert_int_equal(q.nlocal, 3);
+	assert_int_equal(q.nports, 4);
+	assert_memory_equal(q.lnode, p.lnode, sizeof(p.lnode));
+	assert_memory_equal(q.laddr, p.laddr, sizeof(p.laddr));
+	assert_memory_equal(q.ltoken, p.ltoken, sizeof(p.ltoken));
+	assert_true(q.local_bps == 400e6);
+	plan_free(&q);
+	/* The links after transceivers the agent does not have. */
+	assert_int_equal(plan_decode(w->plan, 9, 0, &q, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "local links from port 1"));
+	plan_free(&q);
+	/* A peer that is the node itself; a rate of nothing. */
+	keep = w->plan->local[1]->node;
+	w->plan->local[1]->node = 5;
+	assert_int_equal(plan_decode(w->plan, 9, 1, &q, err, sizeof(err)),
+	                 -EINVAL);
+	assert_string_equal(err, "plan: local link 1: node 5 at "
+	                         "\"127.0.0.1:4001\"");
+	plan_free(&q);
+	w->plan->local[1]->node = keep;
+	w->plan->local_bps = 0;
+	assert_int_equal(plan_decode(w->plan, 9, 1, &q, err, sizeof(err)),
+	                 -EINVAL);
+	assert_non_null(strstr(err, "without a token or a rate"));
+	plan_free(&q);
+	msg_free(w);
+	plan_free(&p);
+	sched_plans_free(np, s.n);
+	sched_free(&s);
+	skew_plan_free(&pl);
+	tmat_free(&srv);
+	tmat_free(&m);
+}
+
 static void
 test_plan_decode_refuses(void **state)
 {
@@ -366,6 +442,7 @@ main(void)
 	    cmocka_unit_test(test_plan_round_trip),
 	    cmocka_unit_test(test_plan_vblocks_round_trip),
 	    cmocka_unit_test(test_plan_decode_refuses),
+	    cmocka_unit_test(test_plan_local_round_trip),
 	    cmocka_unit_test(test_plan_collective_round_trip),
 	    cmocka_unit_test(test_plan_stretches_fit_a_ready),
 	    cmocka_unit_test(test_plan_ready_round_trip),

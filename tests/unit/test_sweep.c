@@ -251,6 +251,15 @@ test_model_file(void **state)
 	model_file("[model]\nname = lab\n\nalpha_x = 1us\n", err, sizeof(err),
 	           -1);
 	assert_non_null(strstr(err, ":4: unknown key \"alpha_x\""));
+	/* The servers' local links (FAST's scale-up). */
+	model_file("[model]\nname = lab\nbandwidth = 10Gbps\nalpha_s = 20us\n"
+	           "scaleup_bandwidth = 400Mbps\nscaleup_alpha = 20us\n",
+	           err, sizeof(err), 0);
+	model_file("[model]\nscaleup_bandwidth = 0bps\n", err, sizeof(err),
+	           -1);
+	assert_non_null(strstr(err, ":2: scaleup_bandwidth \"0bps\": bad"));
+	model_file("[model]\nscaleup_alpha = 2s\n", err, sizeof(err), -1);
+	assert_non_null(strstr(err, ":2: scaleup_alpha \"2s\": bad"));
 	model_file("[model]\nbandwidth = fast\n", err, sizeof(err), -1);
 	assert_non_null(strstr(err, ":2: bandwidth \"fast\": bad value"));
 	model_file("[run]\nalpha_s = 1us\n", err, sizeof(err), -1);
@@ -321,6 +330,8 @@ test_model_hash(void **state)
 	n.cond.residual_max = 0.03;
 	cmodel_hash(&n, "reconfig=0|model", h);
 	assert_string_equal(h, h0);
+	n.su_bps = 4e8; /* written and read back */
+	n.su_alpha = 2e-5;
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
@@ -330,6 +341,7 @@ test_model_hash(void **state)
 	assert_true(m.cond.nodes == 9 && m.cond.rate_bps == 1e8);
 	assert_true(fabs(m.cond.cpu_max - 0.4) < 1e-9);
 	assert_true(m.frame == 65536 && m.bps == 1e8);
+	assert_true(m.su_bps == 4e8 && fabs(m.su_alpha - 2e-5) < 1e-12);
 	cmodel_hash(&m, "reconfig=0|model", h);
 	assert_string_equal(h, h0);
 	unlink(path);
