@@ -13,7 +13,7 @@
 #include "proto/base/net.h"
 
 int
-flink_line(struct carrier *c, uint32_t i, const char *line)
+flink_line(struct flink *l, struct carrier *c, uint32_t i, const char *line)
 {
 	struct carrier_trx *t;
 	unsigned long       n;
@@ -34,11 +34,11 @@ flink_line(struct carrier *c, uint32_t i, const char *line)
 	n = strtoul(line + 3, &end, 10);
 	if (*end != '\0' || errno != 0 || n > UINT32_MAX)
 		return (-EINVAL);
-	if (t->state == CARRIER_UP && t->ups == (uint32_t)n)
+	if (t->state == CARRIER_UP && l->said[i] == (uint32_t)n)
 		return (0);
+	l->said[i] = (uint32_t)n;
 	t->state = CARRIER_UP;
-	t->ups = (uint32_t)n;
-	t->have_count = 1;
+	t->ups++;
 	return (1);
 }
 
@@ -50,6 +50,7 @@ flink_init(struct flink *l)
 	for (i = 0; i < CARRIER_MAX; i++)
 		l->fd[i] = -1;
 	memset(l->len, 0, sizeof(l->len));
+	memset(l->said, 0, sizeof(l->said));
 	if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return (-errno);
 	return (0);
@@ -63,6 +64,7 @@ flink_close(struct flink *l, struct carrier *c, uint32_t i)
 	close(l->fd[i]); /* and out of the epoll set */
 	l->fd[i] = -1;
 	l->len[i] = 0;
+	l->said[i] = 0;
 	c->t[i].state = CARRIER_UNKNOWN;
 }
 
@@ -134,7 +136,7 @@ flink_open(struct flink *l, struct carrier *c, uint32_t i, const char *addr,
 	}
 	/* Its first state comes with the answer. */
 	if ((rv = read_line(fd, line, sizeof(line), dl)) != 0 ||
-	    flink_line(c, i, line) < 0) {
+	    flink_line(l, c, i, line) < 0) {
 		snprintf(err, errlen, "link watch %s, egress %u: %s", addr,
 		         egress, rv ? strerror(-rv) : "not a link state");
 		close(fd);
@@ -173,7 +175,7 @@ take(struct flink *l, struct carrier *c, uint32_t i)
 			}
 			l->buf[i][l->len[i]] = '\0';
 			l->len[i] = 0;
-			if (flink_line(c, i, l->buf[i]) > 0)
+			if (flink_line(l, c, i, l->buf[i]) > 0)
 				ch = 1;
 		}
 	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -181,6 +183,7 @@ take(struct flink *l, struct carrier *c, uint32_t i)
 		close(l->fd[i]);
 		l->fd[i] = -1;
 		l->len[i] = 0;
+		l->said[i] = 0;
 		c->t[i].state = CARRIER_GONE;
 		ch = 1;
 	}

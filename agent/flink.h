@@ -7,7 +7,10 @@
  * at once and at every change, as a NIC's carrier follows light and its
  * retraining.  The states land in a struct carrier, as the kernel
  * transport's do, so the agent says them to ocsd the same way and ocsd
- * waits for them the same way.
+ * waits for them the same way.  The count ocsd compares is the agent's
+ * own, one up each time the relay says a new one: the relay's numbering
+ * starts again with every watch (a re-plug, a restarted relay), and a
+ * count that went back to a value ocsd had noted would hide a new link.
  */
 #ifndef OCS_FLINK_H
 #define OCS_FLINK_H
@@ -18,10 +21,11 @@
 #include "agent/carrier.h"
 
 struct flink {
-	int    ep;                   /* every watch; readable: news */
-	int    fd[CARRIER_MAX];      /* transceiver i's watch, or -1 */
-	char   buf[CARRIER_MAX][64]; /* a line not yet whole */
-	size_t len[CARRIER_MAX];
+	int      ep;                   /* every watch; readable: news */
+	int      fd[CARRIER_MAX];      /* transceiver i's watch, or -1 */
+	char     buf[CARRIER_MAX][64]; /* a line not yet whole */
+	size_t   len[CARRIER_MAX];
+	uint32_t said[CARRIER_MAX]; /* the relay's count in its last up */
 };
 
 /* 0, or -errno. */
@@ -47,10 +51,12 @@ void flink_close(struct flink *, struct carrier *c, uint32_t i);
 int flink_read(struct flink *, struct carrier *c);
 
 /*
- * Pure: one line from transceiver i's watch (no newline) into c->t[i]:
- * 1 if its state or count changed, 0 if not, -EINVAL if it is no line
- * a relay sends (nothing changed).
+ * Pure: one line from transceiver i's watch (no newline) into c->t[i]
+ * (an up the relay had not said before: one more in its count): 1 if
+ * its state or count changed, 0 if not, -EINVAL if it is no line a
+ * relay sends (nothing changed).
  */
-int flink_line(struct carrier *c, uint32_t i, const char *line);
+int flink_line(struct flink *, struct carrier *c, uint32_t i,
+               const char *line);
 
 #endif

@@ -15,6 +15,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	struct carrier c, was;
+	struct flink   l, lwas;
 	char          *s = malloc(len + 1), *line, *save = NULL;
 	int            rv;
 
@@ -23,11 +24,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(s, data, len);
 	s[len] = '\0';
 	memset(&c, 0, sizeof(c));
+	memset(&l, 0, sizeof(l));
 	for (line = strtok_r(s, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
 		was = c;
-		rv = flink_line(&c, (uint32_t)(len % CARRIER_MAX), line);
-		if (rv < 0 && (rv != -EINVAL || memcmp(&was, &c, sizeof(c))))
+		lwas = l;
+		rv = flink_line(&l, &c, (uint32_t)(len % CARRIER_MAX), line);
+		if (rv < 0 && (rv != -EINVAL || memcmp(&was, &c, sizeof(c)) ||
+		               memcmp(&lwas, &l, sizeof(l))))
+			abort();
+		/* The count only ever goes up, by one. */
+		if (c.t[len % CARRIER_MAX].ups !=
+		        was.t[len % CARRIER_MAX].ups &&
+		    c.t[len % CARRIER_MAX].ups !=
+		        was.t[len % CARRIER_MAX].ups + 1)
 			abort();
 		if (rv > 1)
 			abort();
