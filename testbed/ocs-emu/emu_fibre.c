@@ -89,6 +89,9 @@ struct fsrv {
 	int            wfd;   /* eventfd: the patches changed (watches) */
 	int            ltfd;  /* timerfd: the next link to come up */
 	int            nwatch;
+	int            wdue; /* the watches are to be told (not at every
+	                      * byte relayed: on a change, a timer, a new
+	                      * watch) */
 };
 
 static void
@@ -410,6 +413,7 @@ watch_announce(struct fsrv *f, struct fconn *c)
 	}
 	c->wout = out;
 	f->nwatch++;
+	f->wdue = 1;
 	(void)!send(c->fd, "OK\n", 3, MSG_NOSIGNAL);
 	(void)watch_tell(f, c, mono_ns());
 	if (!c->wup)
@@ -605,6 +609,7 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 
 				(void)!read(*(int *)evs[i].data.ptr, &x,
 				            sizeof(x));
+				f.wdue |= evs[i].data.ptr != &f.tfd;
 				continue;
 			}
 			/* Writable: resume the fibres waiting on it. */
@@ -641,7 +646,10 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 				drop_pending(&f, f.all[i]);
 		if (f.rate > 0)
 			metered(&f);
-		watches_tell(&f);
+		if (f.wdue) {
+			f.wdue = 0;
+			watches_tell(&f);
+		}
 	}
 out:
 	pthread_mutex_lock(&e->mtx);
