@@ -313,6 +313,7 @@ AGENT_SRCS := \
 	agent/agent.c \
 	agent/session.c \
 	agent/carrier.c \
+	agent/flink.c \
 	agent/exec.c \
 	agent/exec_slot.c \
 	agent/exec_flow.c \
@@ -521,7 +522,7 @@ AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
 TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
-TEST_DEPS_links := $(BUILD)/agent/carrier.o \
+TEST_DEPS_links := $(BUILD)/agent/carrier.o $(BUILD)/agent/flink.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_emu_cap := $(BUILD)/testbed/ocs-emu/emu_cap.o
 TEST_DEPS_nlb := $(BUILD)/testbed/ocs-emu/emu_nlb.o
@@ -921,7 +922,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb
+	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb flink
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -966,6 +967,7 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c
 FUZZ_SRCS_nlb := testbed/ocs-emu/emu_nlb.c $(BASE_SRCS)
+FUZZ_SRCS_flink := agent/flink.c $(BASE_SRCS)
 FUZZ_LIBS_nlb := $(shell $(PKG_CONFIG) --cflags --libs libnl-3.0 \
 	libnl-route-3.0)
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \

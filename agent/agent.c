@@ -20,6 +20,7 @@
 #include <nng/supplemental/util/platform.h>
 
 #include "agent/carrier.h"
+#include "agent/flink.h"
 #include "agent/exec.h"
 #include "agent/local.h"
 #include "collectives/plan.h"
@@ -54,9 +55,12 @@ struct agent {
 	int                     open[EXEC_MAX_PORTS];     /* x[i] is open */
 	int                     plugged;                  /* all of them */
 	char                    why[EXEC_MAX_PORTS][160]; /* not open: why */
-	/* The kernel transport's links (carrier.h), watched always. */
+	/* The links (carrier.h): the kernel transport's, watched always;
+	 * the relay's, as the relay tells them while plugged (flink.h). */
 	struct carrier car;
 	int            have_car;
+	struct flink   fl;
+	int            no_watch;       /* the relay has no link watches */
 	int            unplugged_said; /* a failure to plug was logged */
 	/* Its server's local links come in here (--local-link): -1 none. */
 	int  lfd;
@@ -91,11 +95,16 @@ unplug(struct agent *a)
 {
 	uint32_t i;
 
-	for (i = 0; i < a->s.ntrx; i++)
+	for (i = 0; i < a->s.ntrx; i++) {
 		if (a->open[i])
 			xport_close(&a->x[i]);
+		if (a->ops == &xport_fibre_ops)
+			flink_close(&a->fl, &a->car, i);
+	}
 	memset(a->open, 0, sizeof(a->open));
 	a->plugged = 0;
+	if (a->ops == &xport_fibre_ops)
+		a->have_car = 0;
 }
 
 /*
@@ -129,7 +138,9 @@ links_fill(struct agent *a)
 			        : OCS__TRX_LINK__STATE__GONE;
 			s->links[i].mtu = t->mtu;
 			s->links[i].ups = t->ups;
-			s->links[i].iface = a->iface[i];
+			/* The relay's transceivers have no interface. */
+			s->links[i].iface =
+			    a->iface[i][0] ? a->iface[i] : NULL;
 			/* Down or gone since it was opened: not usable. */
 			if (!bad && (t->state == CARRIER_DOWN ||
 			             t->state == CARRIER_GONE)) {
@@ -149,6 +160,48 @@ links_fill(struct agent *a)
 			    "%s%s.%u: %s", off ? "; " : "", s->host, i, why);
 	}
 	s->fibres_up = up;
+}
+
+/* The relay said something of the links: ocsd hears it at once. */
+static void
+on_flink(void *arg)
+{
+	struct agent *a = arg;
+	int           mask = flink_read(&a->fl, &a->car);
+	uint32_t      i;
+
+	for (i = 0; i < a->s.ntrx; i++)
+		if (mask & (1 << i))
+			log_debug("%s.%u: %s, %u ups", a->s.host, i,
+			          carrier_name(a->car.t[i].state),
+			          a->car.t[i].ups);
+	if (mask == 0 || !a->have_car)
+		return;
+	links_fill(a);
+	(void)session_links(&a->s);
+}
+
+/* The relay transceiver i plugs into watches its link too, unless the
+ * relay has no watches (an older ocs-emu: then no link is said, and ocsd
+ * does not wait for any).  0, or -errno with why[i] set. */
+static int
+watch(struct agent *a, uint32_t i, const char *addr)
+{
+	char err[300];
+	int  rv;
+
+	if (a->ops != &xport_fibre_ops || a->no_watch)
+		return (0);
+	rv = flink_open(&a->fl, &a->car, i, addr, a->s.egress[i], 5000, err,
+	                sizeof(err));
+	if (rv == -EPROTO) {
+		log_warnx("%s; its links are not said to ocsd", err);
+		a->no_watch = 1;
+		return (0);
+	}
+	if (rv != 0)
+		snprintf(a->why[i], sizeof(a->why[i]), "%.150s", err);
+	return (rv);
 }
 
 /* The kernel said something of the links: ocsd hears it at once. */
@@ -213,21 +266,25 @@ fibres_ok(const struct agent *a)
 static int
 plug(struct agent *a)
 {
-	char     err[300], fb[256];
-	uint32_t i, n = 0;
-	int      rv, first = 0;
+	char        err[300], fb[256];
+	const char *addr;
+	uint32_t    i, n = 0;
+	int         rv, first = 0;
 
 	for (i = 0; i < a->s.ntrx; i++) {
 		if (a->open[i]) {
 			n++;
 			continue;
 		}
-		rv = xport_open(&a->x[i], a->ops,
-		                a->ops == &xport_kernel_ops
-		                    ? a->iface[i]
-		                    : fibre_of(a, i, fb, sizeof(fb)),
-		                a->s.ingress[i], a->s.egress[i], 5000, err,
-		                sizeof(err));
+		addr = a->ops == &xport_kernel_ops
+		           ? a->iface[i]
+		           : fibre_of(a, i, fb, sizeof(fb));
+		rv = xport_open(&a->x[i], a->ops, addr, a->s.ingress[i],
+		                a->s.egress[i], 5000, err, sizeof(err));
+		if (rv == 0 && (rv = watch(a, i, addr)) != 0) {
+			xport_close(&a->x[i]);
+			snprintf(err, sizeof(err), "%s", a->why[i]);
+		}
 		if (rv != 0) {
 			snprintf(a->why[i], sizeof(a->why[i]), "%.150s", err);
 			/* Said once, not at every retry while it lasts. */
@@ -254,6 +311,10 @@ plug(struct agent *a)
 			         a->fibre);
 	}
 	a->plugged = 1;
+	if (a->ops == &xport_fibre_ops && !a->no_watch) {
+		a->have_car = 1;
+		links_fill(a);
+	}
 	return (0);
 }
 
@@ -818,6 +879,7 @@ main(int argc, char **argv)
 	a->lfd = -1;
 	snprintf(a->local_addr, sizeof(a->local_addr), "127.0.0.1:0");
 	a->car.fd = -1;
+	a->fl.ep = -1;
 	a->ops = &xport_fibre_ops;
 	if ((rv = parse_args(a, argc, argv, &secret, &verbose)) != 0) {
 		free(a);
@@ -864,11 +926,20 @@ main(int argc, char **argv)
 			return (1);
 		}
 		a->have_car = 1;
+	} else if (flink_init(&a->fl) != 0 ||
+	           session_side(&a->s, flink_fd(&a->fl), on_flink, a) != 0) {
+		fprintf(stderr, "ocs-agent: watching the links: %s\n",
+		        strerror(errno));
+		flink_fini(&a->fl);
+		session_close(&a->s);
+		free(a);
+		return (1);
 	}
 	rv = serve(a);
 	reap_wait(a);
 	unplug(a);
 	carrier_close(&a->car);
+	flink_fini(&a->fl);
 	session_close(&a->s);
 	/* No nng_fini(): it aborts when a TLS connection is still being
 	 * torn down on nng's threads (ocsd.c says more). */

@@ -12,8 +12,9 @@
  * before the switch moved would be taken for the new link.  Once
  * released, a lit link that loses its carrier ends the run, named.
  *
- * Agents that say nothing of their links (the userspace relay) are not
- * waited for.
+ * The relay's agents say theirs as ocs-emu's relay tells them (its LINK
+ * watches); agents that say nothing of their links (a relay without
+ * watches) are not waited for.
  */
 #include <stdio.h>
 #include <string.h>

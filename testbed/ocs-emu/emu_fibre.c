@@ -18,6 +18,15 @@
  * tokens is not read until a timer says it has enough again, so a
  * run's data time is set by the configured rate, not by this machine's
  * CPU, and TCP pushes back on the sender as a real NIC's queue does.
+ *
+ * Links: a connection announced as "LINK <egress>" watches the link of
+ * the receiver plugged at that egress, as a NIC's carrier: after "OK" it
+ * is told "dark" or "up <n>" at once and at every change ("up" once light
+ * has reached it for the port's retrain time, --link-up; n counts its
+ * ups).  Light from another sender (or a new patch) is a new link: "dark"
+ * then "up" again, even if no evaluation fell between the two, so a
+ * watcher always sees the count move.  The relay's agents say these to
+ * ocsd, which waits for them as for a kernel carrier.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -43,6 +53,9 @@
  * line rate's worth at once at the start of a burst. */
 #define TB_GRANT_MIN (4u << 10)
 #define TB_GRANT_MAX (16u << 10)
+/* Shutters and faults change links without a change of patches: a
+ * watched link is looked at this often besides. */
+#define WATCH_TICK_NS 10000000u
 
 struct fconn {
 	int           fd, pr, pw;
@@ -56,6 +69,11 @@ struct fconn {
 	double        tokens; /* bytes it may still send now */
 	uint64_t      tb_ns;  /* when tokens was last brought up */
 	uint64_t      due_ns; /* out of tokens until then, or 0 */
+	/* A LINK watch (in == 0): the egress watched, and what it was
+	 * told: up, its count, the light (sender, settling time) it is. */
+	uint32_t wout, wups, wsrc;
+	int      wup;
+	uint64_t wsettle;
 };
 
 struct fsrv {
@@ -68,6 +86,12 @@ struct fsrv {
 	double         depth; /* the bucket, bytes */
 	double         grant; /* tokens a fibre waits for, bytes */
 	int            tfd;   /* timerfd for the earliest due_ns */
+	int            wfd;   /* eventfd: the patches changed (watches) */
+	int            ltfd;  /* timerfd: the next link to come up */
+	int            nwatch;
+	int            wdue; /* the watches are to be told (not at every
+	                      * byte relayed: on a change, a timer, a new
+	                      * watch) */
 };
 
 static void
@@ -122,6 +146,8 @@ close_conn(struct fsrv *f, struct fconn *c)
 		f->by_in[c->in] = NULL;
 	if (c->out)
 		f->by_out[c->out] = NULL;
+	if (c->wout)
+		f->nwatch--;
 	epoll_ctl(f->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	close(c->pr);
@@ -165,6 +191,83 @@ gen_now(struct fsrv *f)
 	g = f->e->x.gen;
 	pthread_mutex_unlock(&f->e->mtx);
 	return (g);
+}
+
+/* Tell watch c of its link if that changed: "dark", or "up <n>" once
+ * light (from one sender, since one settling) has been there for the
+ * retrain time.  When a link retraining comes up, or 0. */
+static uint64_t
+watch_tell(struct fsrv *f, struct fconn *c, uint64_t now)
+{
+	struct emu *e = f->e;
+	uint32_t    in, k = c->wout - e->x.n;
+	uint64_t    settle = 0, due = 0;
+	int         up, lit;
+	char        line[32];
+
+	pthread_mutex_lock(&e->mtx);
+	in = e->x.in_of[c->wout];
+	lit = in != 0 && oxc_lit(&e->x, in, now);
+	up = lit && emu_link_up(e, k, now);
+	settle = in != 0 ? e->x.settle[in] : 0;
+	if (lit && !up && e->link_ns != NULL)
+		due = settle + e->link_ns[k];
+	pthread_mutex_unlock(&e->mtx);
+	/* Another light than the one it was told of: a new link. */
+	if (c->wup && (!up || in != c->wsrc || settle != c->wsettle)) {
+		c->wup = 0;
+		(void)!send(c->fd, "dark\n", 5, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	if (up && !c->wup) {
+		c->wup = 1;
+		c->wups++;
+		c->wsrc = in;
+		c->wsettle = settle;
+		snprintf(line, sizeof(line), "up %u\n", c->wups);
+		(void)!send(c->fd, line, strlen(line),
+		            MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+	return (due);
+}
+
+/* Every watch told; the timer set for the next link to come up. */
+static void
+watches_tell(struct fsrv *f)
+{
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	uint64_t          now = mono_ns(), next = now + WATCH_TICK_NS, t;
+	int               i;
+
+	if (f->nwatch == 0)
+		return;
+	for (i = 0; i < f->nall; i++)
+		if (f->all[i]->wout &&
+		    (t = watch_tell(f, f->all[i], now)) != 0 && t < next)
+			next = t > now ? t : now + 1;
+	its.it_value.tv_sec = (time_t)(next / 1000000000u);
+	its.it_value.tv_nsec = (long)(next % 1000000000u);
+	timerfd_settime(f->ltfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* The model's patches changed (oxc's hook, under the model's lock):
+ * the watches are told at once. */
+static void
+patches_changed(void *arg)
+{
+	uint64_t one = 1;
+
+	(void)!write(*(int *)arg, &one, sizeof(one));
+}
+
+/* What a watch sends is nothing; its end is its close. */
+static void
+watch_input(struct fsrv *f, struct fconn *c)
+{
+	char    buf[256];
+	ssize_t r = recv(c->fd, buf, sizeof(buf), 0);
+
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		close_conn(f, c);
 }
 
 /* The test hook: flip one byte in the middle of what is in the pipe. */
@@ -289,6 +392,35 @@ carry(struct fsrv *f, struct fconn *c)
 	}
 }
 
+/* "LINK <egress>\n" -> "OK\n" and the link at once, or "ERR reason\n". */
+static void
+watch_announce(struct fsrv *f, struct fconn *c)
+{
+	unsigned out;
+	char     extra, reply[128] = "";
+
+	if (sscanf(c->hdr, "LINK %u %c", &out, &extra) != 1)
+		snprintf(reply, sizeof(reply), "ERR expected LINK <egress>\n");
+	else if (out <= f->e->x.n || out > 2 * f->e->x.n)
+		snprintf(reply, sizeof(reply), "ERR no egress port %u\n", out);
+	if (reply[0]) {
+		log_warnx("fibre: refused \"%.*s\": %.*s",
+		          (int)strcspn(c->hdr, "\n"), c->hdr,
+		          (int)strcspn(reply, "\n"), reply);
+		(void)!send(c->fd, reply, strlen(reply), MSG_NOSIGNAL);
+		close_conn(f, c);
+		return;
+	}
+	c->wout = out;
+	f->nwatch++;
+	f->wdue = 1;
+	(void)!send(c->fd, "OK\n", 3, MSG_NOSIGNAL);
+	(void)watch_tell(f, c, mono_ns());
+	if (!c->wup)
+		(void)!send(c->fd, "dark\n", 5, MSG_NOSIGNAL | MSG_DONTWAIT);
+	log_debug("fibre: watching the link of egress %u", out);
+}
+
 /* "FIBRE <ingress> <egress>\n" -> "OK\n" or "ERR reason\n". */
 static void
 announce(struct fsrv *f, struct fconn *c)
@@ -313,6 +445,10 @@ announce(struct fsrv *f, struct fconn *c)
 	}
 	c->hdr[c->hlen] = '\0';
 	reply[0] = '\0';
+	if (strncmp(c->hdr, "LINK ", 5) == 0) {
+		watch_announce(f, c);
+		return;
+	}
 	if (sscanf(c->hdr, "FIBRE %u %u %c", &in, &out, &extra) != 2)
 		snprintf(reply, sizeof(reply),
 		         "ERR expected FIBRE <ingress> <egress>\n");
@@ -421,12 +557,15 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 	f.ep = epoll_create1(EPOLL_CLOEXEC);
 	f.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	f.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	f.ltfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	f.wfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	f.rate = (double)e->c.rate_bps / 8e9;
 	/* A grant, and a millisecond more so that a late timer loses
 	 * nothing. */
 	f.grant = fmin(fmax(f.rate * 2e6, TB_GRANT_MIN), TB_GRANT_MAX);
 	f.depth = f.grant + f.rate * 1e6;
-	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0 || f.tfd < 0) {
+	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0 || f.tfd < 0 ||
+	    f.ltfd < 0 || f.wfd < 0) {
 		rv = -ENOMEM;
 		goto out;
 	}
@@ -438,6 +577,14 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 	epoll_ctl(f.ep, EPOLL_CTL_ADD, stopfd, &ev);
 	ev.data.ptr = &f.tfd; /* marks the meter's timer */
 	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.tfd, &ev);
+	ev.data.ptr = &f.ltfd; /* marks the links' timer */
+	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.ltfd, &ev);
+	ev.data.ptr = &f.wfd; /* marks a change of patches */
+	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.wfd, &ev);
+	pthread_mutex_lock(&e->mtx);
+	e->x.changed = patches_changed;
+	e->x.changed_arg = &f.wfd;
+	pthread_mutex_unlock(&e->mtx);
 	for (;;) {
 		for (blocked = 0, i = 0; i < f.nall; i++)
 			blocked |= f.all[i]->blocked;
@@ -455,10 +602,14 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 				accept_fibre(&f, lfd);
 				continue;
 			}
-			if (evs[i].data.ptr == &f.tfd) {
+			if (evs[i].data.ptr == &f.tfd ||
+			    evs[i].data.ptr == &f.ltfd ||
+			    evs[i].data.ptr == &f.wfd) {
 				uint64_t x;
 
-				(void)!read(f.tfd, &x, sizeof(x));
+				(void)!read(*(int *)evs[i].data.ptr, &x,
+				            sizeof(x));
+				f.wdue |= evs[i].data.ptr != &f.tfd;
 				continue;
 			}
 			/* Writable: resume the fibres waiting on it. */
@@ -481,7 +632,9 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 			set_events(&f, c);
 			if (evs[i].events &
 			    (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-				if (c->in == 0)
+				if (c->wout)
+					watch_input(&f, c);
+				else if (c->in == 0)
 					announce(&f, c);
 				else if (!c->blocked)
 					carry(&f, c);
@@ -493,8 +646,15 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 				drop_pending(&f, f.all[i]);
 		if (f.rate > 0)
 			metered(&f);
+		if (f.wdue) {
+			f.wdue = 0;
+			watches_tell(&f);
+		}
 	}
 out:
+	pthread_mutex_lock(&e->mtx);
+	e->x.changed = NULL;
+	pthread_mutex_unlock(&e->mtx);
 	while (f.nall > 0)
 		close_conn(&f, f.all[0]);
 	free(f.by_in);
@@ -505,5 +665,9 @@ out:
 		close(f.devnull);
 	if (f.tfd >= 0)
 		close(f.tfd);
+	if (f.ltfd >= 0)
+		close(f.ltfd);
+	if (f.wfd >= 0)
+		close(f.wfd);
 	return (rv);
 }

@@ -729,7 +729,7 @@ kdp_main(void *arg)
 			uint64_t one = 1;
 
 			e->dp_gen = gen;
-			(void)write(e->dp_wake, &one, sizeof(one));
+			(void)!write(e->dp_wake, &one, sizeof(one));
 		}
 		next = plan_links(k, mono_ns(), next);
 		pthread_mutex_unlock(&e->mtx);

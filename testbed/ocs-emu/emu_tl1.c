@@ -744,7 +744,7 @@ emu_tl1_serve(struct emu *e, const struct emu_tl1_dialect *d, int lfd,
 		if (pfd[3].revents & POLLIN) {
 			uint64_t v;
 
-			(void)read(pfd[3].fd, &v, sizeof(v));
+			(void)!read(pfd[3].fd, &v, sizeof(v));
 		}
 		now = mono_ms();
 		for (i = 4; i < n; i++)

@@ -1302,6 +1302,57 @@ test_run_idle_lit(void **state)
 	assert_string_equal(now, "1,11;2,10;3,9;4,12;5,14;6,13;");
 }
 
+static int
+setup4_link_up(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms",
+	                     .link_up = "20ms",
+	                     .run_conf = "deadline = 30s\nlink_up = 20ms\n"};
+
+	*state = rig_up_opts(4, &o);
+	assert_non_null(*state);
+	return (0);
+}
+
+/*
+ * The relay's links: ocs-emu --link-up 20ms loses what is sent into a
+ * receiver before its link has come up, so the agents watch their links
+ * on the relay (LINK) and ocsd releases a reconfigured phase only once
+ * every link it lights is up again: the run is verified, and each such
+ * phase was released at least the switching time and the retraining
+ * after its reconfiguration began.  ocsctl agents shows the links.
+ */
+static void
+test_run_relay_link_up(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e;
+	json_t    *j, *rep, *ph, *p;
+	size_t     k, n = 0;
+	double     rl;
+
+	assert_int_equal(ctl(f, &o, &e, "agents", NULL), 0);
+	if (strstr(o, "dark") == NULL)
+		fail_msg("agents: %s", o);
+	free(o);
+	free(e);
+	j = run_ok(f, "bruck", "256KiB", NULL, NULL, 4);
+	rep = json_object_get(j, "report");
+	ph = json_object_get(rep, "phases");
+	json_array_foreach(ph, k, p)
+	{
+		if (!json_is_true(json_object_get(p, "reconfigured")))
+			continue;
+		n++;
+		rl = json_real_value(json_object_get(p, "reconf_s")) +
+		     json_real_value(json_object_get(p, "link_s"));
+		if (rl < 0.021)
+			fail_msg("phase %zu: reconf + link-up %.6f s", k, rl);
+	}
+	assert_true(n > 0);
+	json_decref(j);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1341,6 +1392,8 @@ main(int argc, char **argv)
 	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_idle_lit, setup3_idle_lit,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_run_relay_link_up,
+	                                    setup4_link_up, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
 	                                    teardown),
 	};

@@ -345,9 +345,16 @@ rig_up_opts(int n, const struct rig_opts *ro)
 			eargv[i++] = (char *)(uintptr_t)ro->link_up;
 		}
 	}
-	if (!ro->netns && ro->rate) {
-		eargv[11] = "--rate";
-		eargv[12] = (char *)(uintptr_t)ro->rate;
+	if (!ro->netns) {
+		i = 11;
+		if (ro->rate) {
+			eargv[i++] = "--rate";
+			eargv[i++] = (char *)(uintptr_t)ro->rate;
+		}
+		if (ro->link_up) {
+			eargv[i++] = "--link-up";
+			eargv[i++] = (char *)(uintptr_t)ro->link_up;
+		}
 	}
 	eargv[0] = (char *)(uintptr_t)proc_bin("ocs-emu", bin, sizeof(bin));
 	snprintf(log, sizeof(log), "%s/emu.log", r->dir);

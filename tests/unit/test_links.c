@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "agent/carrier.h"
+#include "agent/flink.h"
 #include "testbed/ocs-emu/emu.h"
 
 /* One RTM_NEWLINK (or type) for name with flags; mtu and ups if not
@@ -190,6 +191,50 @@ test_link_spec(void **state)
 	                 -EINVAL);
 }
 
+/* The relay's link lines (flink_line): dark and up, the agent's own count
+ * one more at every up the relay had not said (its numbering starts again
+ * with a new watch, the agent's never goes back), a change only when
+ * something changed, anything else refused untouched. */
+static void
+test_relay_lines(void **state)
+{
+	struct carrier c;
+	struct flink   l;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(flink_line(&l, &c, 1, "dark"), 1);
+	assert_int_equal(c.t[1].state, CARRIER_NONE);
+	assert_int_equal(flink_line(&l, &c, 1, "dark"), 0);
+	assert_int_equal(flink_line(&l, &c, 1, "up 1"), 1);
+	assert_int_equal(c.t[1].state, CARRIER_UP);
+	assert_int_equal(c.t[1].ups, 1);
+	assert_int_equal(flink_line(&l, &c, 1, "up 1"), 0);
+	/* Up again with a new count: a new link, though never seen dark. */
+	assert_int_equal(flink_line(&l, &c, 1, "up 2"), 1);
+	assert_int_equal(c.t[1].ups, 2);
+	assert_int_equal(c.t[0].state, CARRIER_UNKNOWN);
+	assert_int_equal(flink_line(&l, &c, 1, "up"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, "up -1"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, "up 3x"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, "up 4294967296"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, "up  3"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, "DARK"), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, 1, ""), -EINVAL);
+	assert_int_equal(flink_line(&l, &c, CARRIER_MAX, "dark"), -EINVAL);
+	assert_int_equal(c.t[1].state, CARRIER_UP);
+	assert_int_equal(c.t[1].ups, 2);
+	/* A new watch (a re-plug, a restarted relay) numbers from 1 again:
+	 * dark, then its first up is the agent's third. */
+	l.said[1] = 0;
+	assert_int_equal(flink_line(&l, &c, 1, "dark"), 1);
+	assert_int_equal(flink_line(&l, &c, 1, "up 1"), 1);
+	assert_int_equal(c.t[1].ups, 3);
+	assert_int_equal(flink_line(&l, &c, 1, "up 4294967295"), 1);
+	assert_int_equal(c.t[1].ups, 4);
+}
+
 int
 main(void)
 {
@@ -198,6 +243,7 @@ main(void)
 	    cmocka_unit_test(test_own_count),
 	    cmocka_unit_test(test_malformed),
 	    cmocka_unit_test(test_link_spec),
+	    cmocka_unit_test(test_relay_lines),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
