@@ -8,7 +8,7 @@
  *               "wait_us": [...], "data_us": [...], "verify_us": [...],
  *               "phase": [...]}, ...]
  * where "phase" (the phase of each entry) is there only when an agent's
- * phases are not 0, 1, 2, ... in order.  81 agents x 256 phases: 0.3 MB
+ * phases are not 0, 1, 2, ... in order.  81 agents x 256 phases: 0.36 MB
  * where ocsctl's objects are 1.4 MB, and arrays of numbers where a
  * browser made 20 000 objects.  Microseconds: the page draws a run
  * across at most ~1 400 pixels; ocsctl -j runs ID has every digit.

@@ -272,7 +272,7 @@
   // were most of a table's time.  A cell is text, or [text, data-v].
   function rowsHTML(rows) {
     return rows.map((r) => '<tr>' + r.map((c) => (Array.isArray(c)
-      ? `<td data-v="${esc(c[1])}">${esc(c[0])}</td>` : `<td>${esc(c)}</td>`)).join('') + '</tr>').join('');
+      ? `<td data-v="${esc(c[1])}">${esc(c[0])}</td>` : `<td>${esc(c)}</td>`)).join('') + '</tr>');
   }
 
   function drawSwitch() {
@@ -301,8 +301,8 @@
     $('zoom-level').textContent = `${[...boards.values()][0].px} px a port`;
     document.querySelectorAll('.fab-col').forEach((e) => { e.hidden = !fabric; });
     circuits.sort((x, y) => natural(x[0], y[0]) || natural(x[3] || '', y[3] || ''));
-    $('circuits').tBodies[0].innerHTML = rowsHTML(circuits);
-    $('drift').tBodies[0].innerHTML = rowsHTML(drift);
+    fillRows($('circuits').tBodies[0], rowsHTML(circuits));
+    fillRows($('drift').tBodies[0], rowsHTML(drift));
     $('marked').innerHTML = marked.length ? marked.map((t) => `<li>${esc(t)}</li>`).join('') : '<li>none</li>';
     drawReconfs();
     const key = keys.join('|');
