@@ -11,14 +11,28 @@
 #include "proto/report.h"
 #include "proto/report_tl.h"
 
-/* Seconds as whole nanoseconds; what cannot be one (NaN, negative, out
- * of range) is 0: the page draws nothing for it rather than a wild bar. */
+/* Seconds as whole microseconds (the page draws at most ~1 400 pixels
+ * across a run); what cannot be one (NaN, negative, out of range) is 0:
+ * the page draws nothing for it rather than a wild bar. */
 static long long
-ns(double s)
+us(double s)
 {
 	if (!(s > 0) || s > 1e9)
 		return (0);
-	return (llround(s * 1e9));
+	return (llround(s * 1e6));
+}
+
+/* The agent's phases are 0, 1, 2, ... in order (then its "phase" column
+ * is left out). */
+static int
+phases_in_order(const Ocs__AgentTimeline *t)
+{
+	size_t k;
+
+	for (k = 0; k < t->n_phases; k++)
+		if (t->phases[k]->phase != k)
+			return (0);
+	return (1);
 }
 
 /* One column of an agent's phase times: ,"KEY":[v,v,...] */
@@ -37,7 +51,7 @@ column(FILE *f, const Ocs__AgentTimeline *t, const char *key, int which)
 			fprintf(f, "%u", p->phase);
 		else
 			fprintf(f, "%lld",
-			        ns(which == 1   ? p->wait_s
+			        us(which == 1   ? p->wait_s
 			           : which == 2 ? p->data_s
 			                        : p->verify_s));
 	}
@@ -67,11 +81,12 @@ agents(FILE *f, const Ocs__RunReport *rr)
 		        t->node);
 		free(hs);
 		if (t->has_setup_s)
-			fprintf(f, ",\"setup_ns\":%lld", ns(t->setup_s));
-		column(f, t, "phase", 0);
-		column(f, t, "wait_ns", 1);
-		column(f, t, "data_ns", 2);
-		column(f, t, "verify_ns", 3);
+			fprintf(f, ",\"setup_us\":%lld", us(t->setup_s));
+		if (!phases_in_order(t))
+			column(f, t, "phase", 0);
+		column(f, t, "wait_us", 1);
+		column(f, t, "data_us", 2);
+		column(f, t, "verify_us", 3);
 		fputc('}', f);
 	}
 	fputs("]}", f);

@@ -272,7 +272,7 @@
   // were most of a table's time.  A cell is text, or [text, data-v].
   function rowsHTML(rows) {
     return rows.map((r) => '<tr>' + r.map((c) => (Array.isArray(c)
-      ? `<td data-v="${esc(c[1])}">${esc(c[0])}</td>` : `<td>${esc(c)}</td>`)).join('') + '</tr>').join('');
+      ? `<td data-v="${esc(c[1])}">${esc(c[0])}</td>` : `<td>${esc(c)}</td>`)).join('') + '</tr>');
   }
 
   function drawSwitch() {
@@ -301,8 +301,8 @@
     $('zoom-level').textContent = `${[...boards.values()][0].px} px a port`;
     document.querySelectorAll('.fab-col').forEach((e) => { e.hidden = !fabric; });
     circuits.sort((x, y) => natural(x[0], y[0]) || natural(x[3] || '', y[3] || ''));
-    $('circuits').tBodies[0].innerHTML = rowsHTML(circuits);
-    $('drift').tBodies[0].innerHTML = rowsHTML(drift);
+    fillRows($('circuits').tBodies[0], rowsHTML(circuits));
+    fillRows($('drift').tBodies[0], rowsHTML(drift));
     $('marked').innerHTML = marked.length ? marked.map((t) => `<li>${esc(t)}</li>`).join('') : '<li>none</li>';
     drawReconfs();
     const key = keys.join('|');
@@ -462,27 +462,49 @@
   }
 
   // ---- runs -----------------------------------------------------------------
+  // Long tables in two steps: the rows a screen shows now, the rest once
+  // that frame is painted (a run's 256 phases' rows were more of the
+  // first frame than its timeline).  The table's data-rows says how many
+  // it holds once whole.
+  const FIRST_ROWS = 40;
+  function fillRows(tb, rows) {
+    const token = (tb.fill = (tb.fill || 0) + 1);
+    tb.innerHTML = rows.slice(0, FIRST_ROWS).join('');
+    tb.parentNode.dataset.rows = rows.length <= FIRST_ROWS ? rows.length : '';
+    if (rows.length > FIRST_ROWS) {
+      afterPaint(() => {
+        if (tb.fill !== token) return; // filled again since
+        tb.insertAdjacentHTML('beforeend', rows.slice(FIRST_ROWS).join(''));
+        tb.parentNode.dataset.rows = rows.length;
+      });
+    }
+  }
+
   function drawRuns() {
     const t0 = performance.now();
     const runs = ((ocs.state.runs || {}).runs || []).slice().reverse();
-    const tb = $('runs').tBodies[0];
-    tb.textContent = '';
-    runs.slice(0, 200).forEach((r) => {
-      const tr = tb.insertRow();
-      tr.tabIndex = 0;
-      tr.dataset.run = r.run_id;
-      tr.setAttribute('aria-selected', String(ocs.runShown === r.run_id));
-      cell(tr, r.run_id, r.run_id);
-      cell(tr, r.started_unix_ms ? new Date(r.started_unix_ms).toLocaleString() : '-');
-      cell(tr, r.algo); cell(tr, r.nodes, r.nodes); cell(tr, fmtSize(r.bytes), r.bytes);
-      cell(tr, fmtTime(r.total_s), r.total_s); cell(tr, fmtTime(r.predicted_s), r.predicted_s);
-      cell(tr, r.aborted ? r.aborted : r.errors ? 'ERRORS' : 'verified', undefined, r.aborted || r.errors ? 'bad' : '');
-      const go = () => showRun(r.run_id);
-      tr.addEventListener('click', go);
-      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(); } });
-    });
+    // The newest run's record asked for first: the timeline waits on it.
     if (ocs.runShown === null && runs.length) showRun(runs[0].run_id);
+    const td = (text, v, cls) => '<td' + (v === undefined ? '' : ` data-v="${esc(v)}"`) +
+      (cls ? ` class="${cls}"` : '') + '>' + esc(text) + '</td>';
+    fillRows($('runs').tBodies[0], runs.slice(0, 200).map((r) => `<tr tabindex="0" data-run="${esc(r.run_id)}" ` +
+      `aria-selected="${ocs.runShown === r.run_id}">` + td(r.run_id, r.run_id) +
+      td(r.started_unix_ms ? new Date(r.started_unix_ms).toLocaleString() : '-') +
+      td(r.algo) + td(r.nodes, r.nodes) + td(fmtSize(r.bytes), r.bytes) +
+      td(fmtTime(r.total_s), r.total_s) + td(fmtTime(r.predicted_s), r.predicted_s) +
+      td(r.aborted ? r.aborted : r.errors ? 'ERRORS' : 'verified', undefined, r.aborted || r.errors ? 'bad' : '') +
+      '</tr>'));
     done('runs', t0);
+  }
+  // A row of the history, clicked or Enter/Space on it: its timeline.
+  function runsEvents() {
+    const tb = $('runs').tBodies[0];
+    const go = (e) => {
+      const tr = e.target.closest('tr[data-run]');
+      if (tr) showRun(+tr.dataset.run);
+    };
+    tb.addEventListener('click', go);
+    tb.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(e); } });
   }
 
   function drawLive() {
@@ -519,7 +541,7 @@
   }
 
   // The run's record for the timeline (/api/timeline/ID): ocsctl -j's
-  // report with the agents' times as columns of nanoseconds, a third of
+  // report with the agents' times as columns of microseconds, a fifth of
   // the bytes and no object per phase time.
   function showRun(id) {
     ocs.runShown = id;
@@ -567,13 +589,14 @@
   // the one before (a wait may reach back over the phase before's data);
   // the slowest of each phase noted.
   function agentLine(line, w, a, i, t) {
-    const pn = a.phase, wn = a.wait_ns, dn = a.data_ns, vn = a.verify_ns, n = pn.length;
+    const wn = a.wait_us, dn = a.data_us, vn = a.verify_us, n = dn.length;
     const ks = new Int32Array(n), sc = t.scale;
     for (let j = 0; j < n; j++) {
-      const k = t.ph[j] && t.ph[j].phase === pn[j] ? j : t.byPhase.get(pn[j]);
+      const p = a.phase ? a.phase[j] : j; // absent: 0, 1, 2, ...
+      const k = t.ph[j] && t.ph[j].phase === p ? j : t.byPhase.get(p);
       ks[j] = k === undefined ? -1 : k;
     }
-    span(line, w, t.left, t.left + (a.setup_ns || 0) * sc, TL.setup);
+    span(line, w, t.left, t.left + (a.setup_us || 0) * sc, TL.setup);
     for (let j = 0; j < n; j++) {
       const k = ks[j];
       if (k >= 0) span(line, w, Math.max(t.left, t.xr[k] - wn[j] * sc), t.xr[k], TL.wait);
@@ -620,7 +643,7 @@
   function drawTimeline(rep) {
     const t0 = performance.now();
     const ph = rep.phases || [], ag = (rep.agents || []).slice().sort((a, b) => a.node - b.node);
-    const sp = phaseSpans(ph, Math.max(0, ...ag.map((a) => (a.setup_ns || 0) * 1e-9)));
+    const sp = phaseSpans(ph, Math.max(0, ...ag.map((a) => (a.setup_us || 0) * 1e-6)));
     const cv = $('timeline');
     const rowH = ag.length > 40 ? 6 : 14;
     const left = rowH >= 14 ? 60 : 10;
@@ -629,7 +652,7 @@
     const W = cv.width - left - 10;
     const X = (s) => left + (s / sp.total) * W;
     const g = cv.getContext('2d');
-    const t = { ph, left, scale: W / sp.total * 1e-9, xr: sp.reconf0.map(X), xs: sp.start.map(X),
+    const t = { ph, left, scale: W / sp.total * 1e-6, xr: sp.reconf0.map(X), xs: sp.start.map(X),
       byPhase: new Map(ph.map((p, k) => [p.phase, k])), best: new Float64Array(ph.length).fill(-1),
       slow: new Int32Array(ph.length).fill(-1), slowX: new Float64Array(ph.length) };
     timelinePixels(g, cv.width, cv.height, ag, t, rowH);
@@ -653,13 +676,13 @@
   // were a fifth of the draw.
   function phaseTable(ph, slow) {
     const td = (text, v) => (v === undefined ? '<td>' : `<td data-v="${esc(v)}">`) + esc(text) + '</td>';
-    $('phases').tBodies[0].innerHTML = ph.map((p, k) => `<tr data-phase="${esc(p.phase)}">` +
+    fillRows($('phases').tBodies[0], ph.map((p, k) => `<tr data-phase="${esc(p.phase)}">` +
       td(p.phase, p.phase) +
       td(p.reconfigured ? fmtTime(p.reconf_s) : '-', p.reconf_s) +
       td(fmtTime(p.data_s), p.data_s) +
       td(p.reconfigured ? fmtTime(p.barrier_s) : '-', p.barrier_s) +
       td(fmtTime(p.predicted_s), p.predicted_s) +
-      td(slow[k]) + '</tr>').join('');
+      td(slow[k]) + '</tr>'));
   }
 
   // ---- plans and sweeps -----------------------------------------------------
@@ -869,6 +892,7 @@
   $('zoom-in').addEventListener('click', () => setZoom(1));
   $('zoom-out').addEventListener('click', () => setZoom(-1));
   agentsHead();
+  runsEvents();
   planEvents();
   route();
   snap.then(applySnap).catch(() => {});

@@ -317,6 +317,18 @@ test_web_run_appears_live(void **state)
 	    ids, ids);
 	assert_true(wd_wait(&f->wd, js, 10000) >= 0);
 	j = ctl_json(f, "runs", ids);
+	/* The table whole (rows past a screen's come a frame later). */
+	{
+		char q[200];
+
+		snprintf(
+		    q, sizeof(q),
+		    "return document.getElementById('phases').dataset.rows "
+		    "=== '%zu'",
+		    json_array_size(json_object_get(
+		        json_object_get(j, "report"), "phases")));
+		assert_true(wd_wait(&f->wd, q, 5000) >= 0);
+	}
 	json_array_foreach(
 	    json_object_get(json_object_get(j, "report"), "phases"), i, p)
 	{

@@ -213,7 +213,8 @@ tl_at(const json_t *o, size_t a, const char *key, size_t k)
 }
 
 /* The timeline's form: the report's JSON less its timeline, and each
- * agent's times as columns of nanoseconds. */
+ * agent's times as columns of microseconds, its phases' numbers only
+ * when they are not 0, 1, ... */
 static void
 test_report_timeline_form(void **state)
 {
@@ -248,15 +249,28 @@ test_report_timeline_form(void **state)
 	assert_string_equal(json_string_value(json_object_get(a1, "host")),
 	                    "h1");
 	assert_int_equal(json_integer_value(json_object_get(a1, "node")), 1);
-	assert_int_equal(json_integer_value(json_object_get(a1, "setup_ns")),
-	                 10000000);
-	assert_int_equal(tl_at(o, 1, "phase", 0), 0);
-	assert_int_equal(tl_at(o, 1, "phase", 1), 1);
-	assert_int_equal(tl_at(o, 1, "data_ns", 0), 200000000);
-	assert_int_equal(tl_at(o, 1, "data_ns", 1), 300000000);
-	assert_int_equal(tl_at(o, 0, "data_ns", 0), 0);
-	assert_int_equal(tl_at(o, 1, "verify_ns", 1), 10000000);
-	assert_int_equal(tl_at(o, 1, "wait_ns", 0), 2000000);
+	assert_int_equal(json_integer_value(json_object_get(a1, "setup_us")),
+	                 10000);
+	assert_null(json_object_get(a1, "phase"));
+	assert_int_equal(tl_at(o, 1, "data_us", 0), 200000);
+	assert_int_equal(tl_at(o, 1, "data_us", 1), 300000);
+	assert_int_equal(tl_at(o, 0, "data_us", 0), 0);
+	assert_int_equal(tl_at(o, 1, "verify_us", 1), 10000);
+	assert_int_equal(tl_at(o, 1, "wait_us", 0), 2000);
+	json_decref(o);
+	/* Phases out of order: their numbers said. */
+	r->timeline[1]->phases[0]->phase = 1;
+	r->timeline[1]->phases[1]->phase = 0;
+	s = report_timeline_json(r, &len);
+	r->timeline[1]->phases[0]->phase = 0;
+	r->timeline[1]->phases[1]->phase = 1;
+	assert_non_null(s);
+	assert_non_null(o = json_loads(s, 0, NULL));
+	free(s);
+	assert_null(json_object_get(
+	    json_array_get(json_object_get(o, "agents"), 0), "phase"));
+	assert_int_equal(tl_at(o, 1, "phase", 0), 1);
+	assert_int_equal(tl_at(o, 1, "phase", 1), 0);
 	json_decref(o);
 }
 
@@ -285,8 +299,8 @@ test_report_timeline_odd(void **state)
 	    json_string_value(json_object_get(
 	        json_array_get(json_object_get(o, "agents"), 0), "host")),
 	    "h\"0\n\\");
-	assert_int_equal(tl_at(o, 0, "data_ns", 0), 0);
-	assert_int_equal(tl_at(o, 0, "wait_ns", 1), 0);
+	assert_int_equal(tl_at(o, 0, "data_us", 0), 0);
+	assert_int_equal(tl_at(o, 0, "wait_us", 1), 0);
 	json_decref(o);
 }
 
