@@ -27,7 +27,7 @@
 #define LOCAL_HELLO 36
 
 /* The shaping of one node's local links together: a token bucket in
- * bytes, filled at rate bytes a ns up to depth. */
+ * bytes, filled at rate bytes a ns up to depth (5 ms of it). */
 struct local_bucket {
 	double   rate, depth, tokens;
 	uint64_t t_ns;

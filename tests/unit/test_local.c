@@ -70,7 +70,7 @@ test_local_hello(void **state)
 	assert_int_equal(local_hello_check(h, &p, 7), -1);
 }
 
-/* 400 Mbps is 0.05 bytes a ns: a bucket of 50 000 bytes (1 ms). */
+/* 400 Mbps is 0.05 bytes a ns: a bucket of 250 000 bytes (5 ms). */
 static void
 test_local_bucket(void **state)
 {
@@ -79,10 +79,10 @@ test_local_bucket(void **state)
 
 	(void)state;
 	local_bucket_init(&tb, 400e6);
-	assert_true(tb.depth == 50000);
+	assert_true(tb.depth == 250000);
 	tb.t_ns = 1000;
-	assert_int_equal(local_bucket_take(&tb, 80000, 1000, &wait), 50000);
-	local_bucket_spend(&tb, 50000);
+	assert_int_equal(local_bucket_take(&tb, 300000, 1000, &wait), 250000);
+	local_bucket_spend(&tb, 250000);
 	/* Empty: 16 KiB (what a write needs at least) takes 327 680 ns. */
 	assert_int_equal(local_bucket_take(&tb, 80000, 1000, &wait), 0);
 	assert_int_equal(wait, 327681);
@@ -96,7 +96,7 @@ test_local_bucket(void **state)
 	    local_bucket_take(&tb, 100, 1000 + 327681 + 2000, &wait), 100);
 	/* Never more than the bucket holds, however long it waited. */
 	assert_int_equal(local_bucket_take(&tb, 1 << 20, 1ull << 40, &wait),
-	                 50000);
+	                 250000);
 }
 
 /* Node 0 dials node 1's listener; node 1 accepts, past a stranger. */
