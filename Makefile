@@ -202,7 +202,8 @@ DRV_LIB := $(BUILD)/libdrv.a
 PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
 	$(BUILD)/proto/alink.o $(BUILD)/proto/amsg.o \
-	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/ocs.pb-c.o
+	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/report_tl.o \
+	$(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
 # Generated files are targets in their own right, not intermediates make
@@ -255,6 +256,7 @@ OCSD_SRCS := \
 	ocsd/aglink.c \
 	ocsd/run.c \
 	ocsd/run_link.c \
+	ocsd/run_idle.c \
 	ocsd/run_plan.c \
 	ocsd/run_fab.c \
 	ocsd/run_srv.c \
@@ -357,7 +359,8 @@ WEB_SRCS := \
 	ocsd/web_http.c \
 	ocsd/web_api.c \
 	ocsd/web_assets.c \
-	ocsd/web_feed.c
+	ocsd/web_feed.c \
+	ocsd/web_cache.c
 $(BUILD)/ocsd/web_main.o: ALL_CFLAGS += -DOCS_WEB_DIR='"$(CURDIR)/ocsd/www"'
 $(BIN)/ocs-web: $(WEB_SRCS:%.c=$(BUILD)/%.o) $(CTLC_SRCS:%.c=$(BUILD)/%.o) \
 		$(MSG_LIB) $(BASE_LIB)
@@ -389,6 +392,7 @@ EMU_SRCS := \
 	testbed/ocs-emu/emu_fault.c \
 	testbed/ocs-emu/emu_fibre.c \
 	testbed/ocs-emu/emu_kdp.c \
+	testbed/ocs-emu/emu_nlb.c \
 	testbed/ocs-emu/emu_link.c \
 	testbed/ocs-emu/emu_cap.c \
 	testbed/ocs-emu/emu_state.c
@@ -477,7 +481,8 @@ UNIT_TESTS := \
 	idmap \
 	runs \
 	links \
-	emu_cap
+	emu_cap \
+	nlb
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -498,7 +503,8 @@ INTEG_TESTS := \
 	relay \
 	netns \
 	load \
-	web
+	web \
+	web_fabric
 TEST_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%) \
 	$(INTEG_TESTS:%=$(BUILD)/tests/test_%)
 
@@ -518,6 +524,8 @@ TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
 TEST_DEPS_emu_cap := $(BUILD)/testbed/ocs-emu/emu_cap.o
+TEST_DEPS_nlb := $(BUILD)/testbed/ocs-emu/emu_nlb.o
+TEST_LIBS_nlb := $(NL_LIBS)
 TEST_DEPS_sweep := $(addprefix $(BUILD)/testbed/sweep/,sweep_list.o \
 	sweep_csv.o sweep_point.o sweep_cpu.o sweep_ns3.o sweep_fit.o) \
 	$(COLL_LIB)
@@ -553,7 +561,7 @@ TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
-TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_plan.o \
+TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_plan.o \
 	run_fab.o run_srv.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
@@ -568,7 +576,8 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $$(TEST_DEPS_$$*) \
 		$(COLL_LIB) $(BASE_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(TEST_LDLIBS) \
+		$(TEST_LIBS_$*)
 
 # Integration tests run the real programs (tests/lib/proc.c).
 INTEG_DEPS_ocs_plan := $(DRV_LIB)
@@ -586,6 +595,8 @@ INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.
 INTEG_DEPS_web := $(BUILD)/tests/lib/wd.o
 INTEG_LIBS_web := $(PNG_LIBS)
+INTEG_DEPS_web_fabric := $(BUILD)/tests/lib/wd.o
+INTEG_LIBS_web_fabric := $(PNG_LIBS)
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
 		$(BUILD)/tests/test_%: $(BUILD)/tests/integ/test_%.o \
@@ -911,7 +922,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc web_http
+	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -946,7 +957,8 @@ FUZZ_SRCS_sweep := testbed/sweep/sweep_list.c testbed/sweep/sweep_csv.c \
 FUZZ_LIBS_sweep := $(INIH_LIBS)
 FUZZ_SRCS_cal_tl1 := ocs-drivers/cal_tl1.c ocs-drivers/tl1.c \
 	ocs-drivers/rest_name.c proto/base/errf.c
-FUZZ_SRCS_report := proto/report.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
+FUZZ_SRCS_report := proto/report.c proto/report_tl.c proto/msg.c \
+	$(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_report := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
@@ -954,6 +966,9 @@ FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c
+FUZZ_SRCS_nlb := testbed/ocs-emu/emu_nlb.c $(BASE_SRCS)
+FUZZ_LIBS_nlb := $(shell $(PKG_CONFIG) --cflags --libs libnl-3.0 \
+	libnl-route-3.0)
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_alink := $(PROTOBUF_LIBS) $(NNG_LIBS)

@@ -406,7 +406,8 @@ run_setup(struct run *r)
 			         "out of memory for the plan");
 		log_warnx("run %llu: %s", (unsigned long long)r->sp->run,
 		          r->err);
-		session_abort(&r->a->s, 0, r->err);
+		if (rv != -ECANCELED) /* ocsd's own abort, heard */
+			session_abort(&r->a->s, 0, r->err);
 		return (rv);
 	}
 	r->setup_ns = mono_ns() - t0;

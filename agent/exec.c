@@ -300,11 +300,50 @@ setup_expect(struct exec *e)
  * leaves fresh pages untouched, and the faults then came in the data
  * phase.
  */
+/*
+ * A run's setup (its slab faulted in, its own blocks filled) is done in
+ * pieces of EX_SETUP_PIECE with an abort checked between them: a 256 MiB
+ * run's buffers took seconds to fault in and fill with nine agents on a
+ * loaded 2-core machine, and an agent that neither heard the abort nor
+ * polled meanwhile was counted lost by ocsd (three missed heartbeats),
+ * every one of them, so the next run found none.
+ */
+#define EX_SETUP_PIECE (4u << 20)
+
+/* Has an abort come on the session (its descriptor readable)? */
+static int
+aborted(struct exec *e, char *why, size_t len)
+{
+	struct pollfd p = {.fd = e->ab.fd, .events = POLLIN};
+
+	return (e->ab.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
+	        e->ab.check(e->ab.arg, why, len));
+}
+
+/* The slab's pages in now, not in a phase's first writes: 0, or
+ * -ECANCELED (an abort came; why says it). */
+static int
+slab_populate(struct exec *e, char *why, size_t len)
+{
+	uint8_t *b = e->slab;
+	size_t   o, n;
+
+	for (o = 0; o < e->slab_len; o += n) {
+		n = e->slab_len - o < EX_SETUP_PIECE ? e->slab_len - o
+		                                     : EX_SETUP_PIECE;
+		if (madvise(b + o, n, MADV_POPULATE_WRITE) != 0)
+			ex_prefault(b + o, n); /* a kernel before 5.14 */
+		if (aborted(e, why, len))
+			return (-ECANCELED);
+	}
+	return (0);
+}
+
 static int
 slab_map(struct exec *e, size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return (-ENOMEM);
@@ -350,53 +389,64 @@ setup_vslots(struct exec *e)
 	return (slab_map(e, e->vslab + 1));
 }
 
+/* Block b's slot filled with the pattern (r, d, part) from byte off of
+ * it, in pieces: 0, or -ECANCELED (an abort came; why says it). */
+static int
+own_fill(struct exec *e, uint32_t b, uint32_t r, uint32_t d, uint32_t part,
+         uint64_t off, char *why, size_t len)
+{
+	uint32_t sl = ex_take(e, b);
+	uint8_t *p = ex_slot_data(e, sl);
+	size_t   size = ex_blk_size(e, b), o, n;
+
+	for (o = 0; o < size; o += n) {
+		n = size - o < EX_SETUP_PIECE ? size - o : EX_SETUP_PIECE;
+		pat_fill(p + o, n, e->p.run, r, d, part, off + o);
+		if (aborted(e, why, len))
+			return (-ECANCELED);
+	}
+	e->slots[sl].have = size;
+	return (0);
+}
+
 /* A topology collective's own chunks: AllGather its share, the
  * reductions its contribution to every chunk (pattern (node, chunk)). */
-static void
-own_chunks(struct exec *e)
+static int
+own_chunks(struct exec *e, char *why, size_t len)
 {
-	uint32_t nb = e->p.n * e->p.parts, b, sl;
-	int      share = e->p.coll == SCHED_ALLGATHER;
+	uint32_t nb = e->p.n * e->p.parts, b;
+	int      share = e->p.coll == SCHED_ALLGATHER, rv = 0;
 
 	for (b = share ? e->p.node * e->p.parts : 0;
-	     b < (share ? (e->p.node + 1) * e->p.parts : nb); b++) {
-		sl = ex_take(e, b);
-		pat_fill(ex_slot_data(e, sl), ex_blk_size(e, b), e->p.run,
-		         e->p.node, b, 0, 0);
-		e->slots[sl].have = ex_blk_size(e, b);
-	}
+	     rv == 0 && b < (share ? (e->p.node + 1) * e->p.parts : nb); b++)
+		rv = own_fill(e, b, e->p.node, b, 0, 0, why, len);
+	return (rv);
 }
 
 /* The node's own blocks, filled with the pattern: B[node, d].part for
  * every d, or the explicit blocks it is the source of. */
-static void
-own_blocks(struct exec *e)
+static int
+own_blocks(struct exec *e, char *why, size_t len)
 {
-	uint32_t d, part, b, sl, src, dst, pt;
+	uint32_t d, part, b, src, dst, pt;
 	uint64_t off;
+	int      rv = 0;
 
-	if (ex_is_coll(&e->p)) {
-		own_chunks(e);
-		return;
-	}
-	for (d = 0; e->p.vb == NULL && d < e->p.n; d++)
-		for (part = 0; part < e->p.parts; part++) {
-			b = sched_blk_id(&e->lay, e->p.node, d, part);
-			sl = ex_take(e, b);
-			pat_fill(ex_slot_data(e, sl), ex_blk_size(e, b),
-			         e->p.run, e->p.node, d, part, 0);
-			e->slots[sl].have = ex_blk_size(e, b);
-		}
-	for (d = 0; e->p.vb != NULL && d < e->p.nvb; d++) {
+	if (ex_is_coll(&e->p))
+		return (own_chunks(e, why, len));
+	for (d = 0; rv == 0 && e->p.vb == NULL && d < e->p.n; d++)
+		for (part = 0; rv == 0 && part < e->p.parts; part++)
+			rv = own_fill(
+			    e, sched_blk_id(&e->lay, e->p.node, d, part),
+			    e->p.node, d, part, 0, why, len);
+	for (d = 0; rv == 0 && e->p.vb != NULL && d < e->p.nvb; d++) {
 		if (e->p.vb[d].src != e->p.node)
 			continue;
 		b = e->p.vb[d].id;
-		sl = ex_take(e, b);
 		ex_blk_pattern(e, b, &src, &dst, &pt, &off);
-		pat_fill(ex_slot_data(e, sl), ex_blk_size(e, b), e->p.run, src,
-		         dst, pt, off);
-		e->slots[sl].have = ex_blk_size(e, b);
+		rv = own_fill(e, b, src, dst, pt, off, why, len);
 	}
+	return (rv);
 }
 
 int
@@ -406,6 +456,7 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
 	struct exec *e;
 	uint32_t     i;
 	size_t       fb;
+	char         why[300];
 	int          rv;
 
 	*out = NULL;
@@ -449,7 +500,12 @@ exec_new(struct exec **out, const struct plan *p, struct xport *ports,
 	if (ex_is_coll(p) && ((e->sum = malloc(p->chunk)) == NULL ||
 	                      (e->tmp = malloc(p->chunk)) == NULL))
 		goto nomem;
-	own_blocks(e);
+	if ((rv = slab_populate(e, why, sizeof(why))) != 0 ||
+	    (rv = own_blocks(e, why, sizeof(why))) != 0) {
+		exec_free(e);
+		snprintf(err, errlen, "aborted: %s", why);
+		return (rv);
+	}
 	*out = e;
 	return (0);
 nomem:
@@ -561,16 +617,6 @@ missing(const struct exec *e, char *buf, size_t len)
 		snprintf(buf + off, len - off,
 		         "%s%u blocks to receive, %u to relay, %u to send",
 		         off ? "; " : "", blocks, relays, sends);
-}
-
-/* Has an abort come on the session (its descriptor readable)? */
-static int
-aborted(struct exec *e, char *why, size_t len)
-{
-	struct pollfd p = {.fd = e->ab.fd, .events = POLLIN};
-
-	return (e->ab.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN) &&
-	        e->ab.check(e->ab.arg, why, len));
 }
 
 /* Nothing moved: sleep in poll until a port can move something or an

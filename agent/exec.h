@@ -42,7 +42,8 @@ int exec_check(const struct plan *, char *err, size_t errlen);
 /*
  * Set up a run: buffers sized from the plan, the node's own blocks
  * filled with the pattern.  ports[i] is transceiver i.  0, -ENOMEM,
- * -EINVAL (a plan this node cannot carry out; reason in err).
+ * -EINVAL (a plan this node cannot carry out; reason in err), or
+ * -ECANCELED (an abort came on the session while it set up).
  */
 int  exec_new(struct exec **, const struct plan *, struct xport *ports,
               const struct exec_abort *, char *err, size_t errlen);

@@ -556,6 +556,7 @@ static const struct conf_key conf_keys[] = {
     {"run", "link_up", v_seconds, FIELD(run_link_up_s), 0, 3600, ""},
     {"run", "link_deadline", v_ms_floor, FIELD(run_link_deadline_ms), 0.001,
      3600, "at least 1ms"},
+    {"run", "idle_lit", v_yesno, FIELD(run_idle_lit), 0, 0, NULL},
     {"state", "dir", v_str, FIELD(state_dir), 0, 0, NULL},
     {"state", "reconcile", v_reconcile, FIELD(reconcile), 0, 0, NULL},
 };

@@ -143,6 +143,7 @@ struct conf {
 	uint32_t         run_chunk, run_deadline_ms;
 	double           run_link_up_s;        /* the model's link-up */
 	uint32_t         run_link_deadline_ms; /* links up after a switch */
+	int              run_idle_lit; /* after a run, loop dark hosts */
 	struct conf_trx *trx;
 	size_t           ntrx;
 	/* Lookups in O(log n) for thousands of hosts (O(1) by port, per

@@ -777,6 +777,9 @@ run_begin(struct ocsd *d, struct run *r, uint64_t id, uint64_t t_req,
 			return (-ENOMEM);
 		}
 	}
+	/* [run] idle_lit: and with the hosts' dark transceivers lit. */
+	if (d->conf->run_idle_lit && rn->restoring != 1)
+		run_idle_loops(d, r, rn->prerun);
 	r->id = id;
 	r->t_req = t_req;
 	r->started_unix_ms = started_unix_ms;

@@ -229,6 +229,11 @@ int run_links_broken(const struct run *, const struct agent *, char *why,
  * the same: 0, or -OCSD_EUSAGE naming two that differ. */
 int run_links_mtu(const struct run *, char *err, size_t len);
 
+/* run_idle.c, with d->mtx held: [run] idle_lit's loops added to maps
+ * (one a switch, what the run puts back): each of the run's hosts'
+ * transceivers that maps leave dark lit by another of its own. */
+void run_idle_loops(struct ocsd *, const struct run *, struct map *maps);
+
 /* run_report.c: what the run did (points into r). */
 void run_report(const struct run *r, struct run_report *out);
 

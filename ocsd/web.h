@@ -48,6 +48,9 @@
                                   * this long to every page: ocsd reads the
                                   * switch as for one page however many */
 
+#define WEB_SWITCHES_MAX 16 /* switches whose port readings are kept */
+#define WEB_SWNAME_MAX   32 /* a switch's name and its NUL (conf.h's) */
+
 /* What the feed keeps and streams (event: NAME). */
 enum web_snap {
 	WEB_SNAP_SHOW,
@@ -114,10 +117,14 @@ struct web {
 	nng_thread  *feed;
 	int          feed_done; /* the feed's thread has ended */
 	uint64_t     feed_seq;  /* ocsd's last event seen */
-	char        *ports;     /* /api/ports's last body, and when */
-	nng_time     ports_at;
 	struct {
-		uint64_t id; /* 0: none */
+		char     sw[WEB_SWNAME_MAX]; /* "": the lone switch */
+		char    *body;               /* /api/ports's last, and when */
+		nng_time at;
+	} ports[WEB_SWITCHES_MAX];
+	struct {
+		uint64_t id;       /* 0: none */
+		int      timeline; /* /api/timeline/ID's form */
 		char    *body;
 		uint64_t used; /* the least recently used goes first */
 	} runs[WEB_RUNS_KEEP];
@@ -150,9 +157,20 @@ int  web_route(struct web *, uint64_t conn_id, const struct web_req *r,
                char **resp, size_t *len, char *why, size_t wl);
 int  web_workers_start(struct web *);
 void web_workers_stop(struct web *);
+
+/* web_cache.c: what is kept of ocsd's answers.  A switch's ("": the lone
+ * one) port reading when younger than WEB_PORTS_MS, and a run's record
+ * (ocsctl's, or the timeline's form): a copy (malloc'd), or NULL: ask
+ * ocsd, then keep its answer. */
+char *web_ports_cached(struct web *, const char *sw);
+void  web_ports_keep(struct web *, const char *sw, const char *body);
+char *web_run_cached(struct web *, uint64_t id, int timeline);
+void  web_run_keep(struct web *, uint64_t id, int timeline, const char *body);
 /* The records of runs kept forgotten: ocsd was away, and one that
  * restarted with its history gone may give an id to another run. */
 void web_runs_forget(struct web *);
+/* Everything kept, freed. */
+void web_cache_free(struct web *);
 /* A finished job: its connection and its whole response (malloc'd), or
  * 0 when none is left.  Under no lock (takes mtx). */
 uint64_t web_take_done(struct web *, char **resp, size_t *len);

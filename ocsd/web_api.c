@@ -5,7 +5,8 @@
  * ocsctl_print.c's), and the sweeps and plans given on the command line.
  * Requests to ocsd are jobs for WEB_WORKERS threads, at most WEB_JOBS_MAX
  * waiting (more get a 503): a thousand pages cannot make ocsd answer more
- * than that many at once.
+ * than that many at once.  One endpoint is not ocsctl's: /api/timeline/ID,
+ * a run's record made smaller for the Runs page (proto/report_tl.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,15 +21,19 @@
 #include "ocsd/ocsctl.h"
 #include "ocsd/web.h"
 #include "proto/base/log.h"
+#include "proto/report_tl.h"
 
 struct wjob {
-	uint64_t     conn;
-	int          op;   /* OCS__CTL_REQUEST__OP__* */
-	int          kind; /* enum out_kind */
-	uint64_t     run_id;
-	int          keep_alive, head_only;
-	char        *resp;
-	size_t       len;
+	uint64_t conn;
+	int      op;   /* OCS__CTL_REQUEST__OP__* */
+	int      kind; /* enum out_kind */
+	uint64_t run_id;
+	int      timeline; /* the run's record in proto/report_tl.h's form */
+	char     sw[WEB_SWNAME_MAX]; /* ports: of this switch ("": the
+	                                  * lone one) */
+	int      keep_alive, head_only;
+	char    *resp;
+	size_t   len;
 	struct wjob *next;
 };
 
@@ -172,21 +177,16 @@ static const struct {
     {"/api/diff", OCS__CTL_REQUEST__OP__MAP_DIFF, OUT_DIFF},
 };
 
-/* A job for the workers: 0 queued, 503 when too many wait. */
+/* A job for the workers (a copy of t): 0 queued, 503 when too many wait. */
 static int
-queue(struct web *w, uint64_t conn, int op, int kind, uint64_t run_id,
-      const struct web_req *r)
+queue(struct web *w, const struct wjob *t)
 {
 	struct wjob *j;
 
-	if ((j = calloc(1, sizeof(*j))) == NULL)
+	if ((j = malloc(sizeof(*j))) == NULL)
 		return (503);
-	*j = (struct wjob){.conn = conn,
-	                   .op = op,
-	                   .kind = kind,
-	                   .run_id = run_id,
-	                   .keep_alive = r->keep_alive,
-	                   .head_only = r->head};
+	*j = *t;
+	j->next = NULL;
 	nng_mtx_lock(w->mtx);
 	if (w->njobs >= WEB_JOBS_MAX) {
 		nng_mtx_unlock(w->mtx);
@@ -204,13 +204,67 @@ queue(struct web *w, uint64_t conn, int op, int kind, uint64_t run_id,
 	return (0);
 }
 
+/* A switch's name as ocsd.conf allows it (conf.c): a letter, then
+ * letters, digits, - and _. */
+static int
+sw_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= WEB_SWNAME_MAX ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return (0);
+	for (i = 1; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		      s[i] == '_'))
+			return (0);
+	return (1);
+}
+
+/* /api/ports?switch=NAME: a fabric's switches are read one at a time
+ * (ocsctl -S NAME show ports).  0, or 400 with why. */
+static int
+ports_switch(const struct web_req *r, char *sw, char *why, size_t wl)
+{
+	char v[64];
+	int  rv;
+
+	sw[0] = '\0';
+	if ((rv = web_query(r->query, "switch", v, sizeof(v))) == -ENOENT)
+		return (0);
+	if (rv != 0 || !sw_name_ok(v)) {
+		snprintf(why, wl,
+		         "switch \"%.40s\": expected a switch's name (a "
+		         "letter, then letters, digits, - and _; at most %d)",
+		         rv != 0 ? "(malformed or too long)" : v,
+		         WEB_SWNAME_MAX);
+		return (400);
+	}
+	snprintf(sw, WEB_SWNAME_MAX, "%s", v);
+	return (0);
+}
+
+/* A run id in a path ("12"), or 0 when it is none. */
+static uint64_t
+path_run_id(const char *s)
+{
+	char    *e;
+	uint64_t id;
+
+	if (*s < '0' || *s > '9')
+		return (0);
+	id = strtoull(s, &e, 10);
+	return (*e || id == UINT64_MAX ? 0 : id);
+}
+
 int
 web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
           size_t *len, char *why, size_t wl)
 {
-	const char *p = r->path;
-	char       *e;
-	uint64_t    id;
+	const char *p = r->path, *e;
+	struct wjob t;
 	size_t      i;
 	int         st;
 
@@ -218,26 +272,36 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 	if ((st = web_asset_route(w, r, resp, len)) != 404)
 		return (st);
 	if (strcmp(p, "/api/snap") == 0) {
-		if ((e = web_snap_all(w)) == NULL)
+		char *snap = web_snap_all(w);
+
+		if (snap == NULL)
 			return (503);
-		st = json_response(200, e, r, resp, len);
-		free(e);
+		st = json_response(200, snap, r, resp, len);
+		free(snap);
 		return (st == 0 ? 0 : 503);
 	}
+	t = (struct wjob){
+	    .conn = conn, .keep_alive = r->keep_alive, .head_only = r->head};
 	for (i = 0; i < sizeof(api) / sizeof(api[0]); i++)
-		if (strcmp(p, api[i].path) == 0)
-			return (queue(w, conn, api[i].op, api[i].kind, 0, r));
-	if (strncmp(p, "/api/runs/", 10) == 0) {
-		id = strtoull(p + 10, &e, 10);
-		if (p[10] < '0' || p[10] > '9' || *e || id == 0 ||
-		    id == UINT64_MAX) {
+		if (strcmp(p, api[i].path) == 0) {
+			t.op = api[i].op;
+			t.kind = api[i].kind;
+			if (t.op == OCS__CTL_REQUEST__OP__PORTS &&
+			    (st = ports_switch(r, t.sw, why, wl)) != 0)
+				return (st);
+			return (queue(w, &t));
+		}
+	t.timeline = strncmp(p, "/api/timeline/", 14) == 0;
+	if (t.timeline || strncmp(p, "/api/runs/", 10) == 0) {
+		e = p + (t.timeline ? 14 : 10);
+		if ((t.run_id = path_run_id(e)) == 0) {
 			snprintf(why, wl,
-			         "run id \"%.40s\": expected 1, 2, ...",
-			         p + 10);
+			         "run id \"%.40s\": expected 1, 2, ...", e);
 			return (404);
 		}
-		return (queue(w, conn, OCS__CTL_REQUEST__OP__RUNS, OUT_REPORT,
-		              id, r));
+		t.op = OCS__CTL_REQUEST__OP__RUNS;
+		t.kind = OUT_REPORT;
+		return (queue(w, &t));
 	}
 	if (strcmp(p, "/api/sweeps") == 0)
 		return (list(w->o->sweeps, w->o->nsweeps, r, resp, len));
@@ -252,87 +316,21 @@ web_route(struct web *w, uint64_t conn, const struct web_req *r, char **resp,
 	return (404);
 }
 
-/* /api/ports: the last reading when younger than WEB_PORTS_MS (a copy),
- * else NULL: ask ocsd. */
+/* /api/timeline/ID's body from ocsd's answer (malloc'd; NULL when out of
+ * memory) and its status: 200, or 404 when the answer holds no record. */
 static char *
-ports_cached(struct web *w)
+timeline_body(const Ocs__Msg *rep, int *status)
 {
-	char *s = NULL;
+	const Ocs__CtlReply *c = rep->ctl_reply;
+	size_t               len;
 
-	nng_mtx_lock(w->mtx);
-	if (w->ports != NULL && nng_clock() - w->ports_at < WEB_PORTS_MS)
-		s = strdup(w->ports);
-	nng_mtx_unlock(w->mtx);
-	return (s);
-}
-
-static void
-ports_keep(struct web *w, const char *body)
-{
-	char *s = strdup(body);
-
-	nng_mtx_lock(w->mtx);
-	free(w->ports);
-	w->ports = s;
-	w->ports_at = nng_clock();
-	nng_mtx_unlock(w->mtx);
-}
-
-/* Run id's record as last answered (a copy), or NULL: ask ocsd.  A run
- * in runs.jsonl has ended: its record is what it will always be. */
-static char *
-run_cached(struct web *w, uint64_t id)
-{
-	char *s = NULL;
-	int   i;
-
-	nng_mtx_lock(w->mtx);
-	for (i = 0; i < WEB_RUNS_KEEP; i++)
-		if (w->runs[i].id == id && w->runs[i].body != NULL) {
-			s = strdup(w->runs[i].body);
-			w->runs[i].used = ++w->runs_tick;
-			break;
-		}
-	nng_mtx_unlock(w->mtx);
-	return (s);
-}
-
-static void
-run_keep(struct web *w, uint64_t id, const char *body)
-{
-	char *s = strdup(body);
-	int   i, old = 0;
-
-	if (s == NULL)
-		return;
-	nng_mtx_lock(w->mtx);
-	for (i = 0; i < WEB_RUNS_KEEP; i++) {
-		if (w->runs[i].id == id) { /* two pages asked at once */
-			old = i;
-			break;
-		}
-		if (w->runs[i].used < w->runs[old].used)
-			old = i;
+	if (c == NULL || c->report == NULL) {
+		*status = 404;
+		return (strdup("{\"error\":\"ocsd sent no record of the "
+		               "run\"}"));
 	}
-	free(w->runs[old].body);
-	w->runs[old].id = id;
-	w->runs[old].body = s;
-	w->runs[old].used = ++w->runs_tick;
-	nng_mtx_unlock(w->mtx);
-}
-
-void
-web_runs_forget(struct web *w)
-{
-	int i;
-
-	nng_mtx_lock(w->mtx);
-	for (i = 0; i < WEB_RUNS_KEEP; i++) {
-		free(w->runs[i].body);
-		w->runs[i].body = NULL;
-		w->runs[i].id = 0;
-	}
-	nng_mtx_unlock(w->mtx);
+	*status = 200;
+	return (report_timeline_json(c->report, &len));
 }
 
 /* Ask ocsd for j and make its answer: ocsctl -j's JSON, or its error
@@ -349,19 +347,29 @@ answer(struct web *w, struct wjob *j)
 	int                   rv, refused, status = 200;
 
 	if (j->op == OCS__CTL_REQUEST__OP__PORTS &&
-	    (body = ports_cached(w)) != NULL)
+	    (body = web_ports_cached(w, j->sw)) != NULL)
 		goto respond;
-	if (j->run_id && (body = run_cached(w, j->run_id)) != NULL)
+	if (j->run_id &&
+	    (body = web_run_cached(w, j->run_id, j->timeline)) != NULL)
 		goto respond;
 	ocs__ctl_request__init(&q);
 	q.op = j->op;
+	if (j->sw[0])
+		q.switch_name = j->sw;
 	if (j->run_id) {
 		q.has_run_id = 1;
 		q.run_id = j->run_id;
 	}
-	out_init(&out, 1, 0);
 	rv = ctlc_call(&w->o->ctl, &q, "ocsd", &rep, err, sizeof(err),
 	               &refused);
+	if (rv == 0 && j->timeline) {
+		body = timeline_body(rep, &status);
+		msg_free(rep);
+		if (body != NULL && status == 200)
+			web_run_keep(w, j->run_id, 1, body);
+		goto respond;
+	}
+	out_init(&out, 1, 0);
 	if (rv == 0) {
 		ocsctl_print(&out, (enum out_kind)j->kind, rep->ctl_reply,
 		             &po);
@@ -374,9 +382,9 @@ answer(struct web *w, struct wjob *j)
 		status = 503;
 		body = strdup("{\"error\": \"out of memory\"}\n");
 	} else if (rv == 0 && j->op == OCS__CTL_REQUEST__OP__PORTS)
-		ports_keep(w, body);
+		web_ports_keep(w, j->sw, body);
 	else if (rv == 0 && j->run_id)
-		run_keep(w, j->run_id, body);
+		web_run_keep(w, j->run_id, 0, body);
 respond:
 	if (body == NULL ||
 	    web_response(status, "application/json", body, strlen(body),
@@ -444,9 +452,7 @@ web_workers_stop(struct web *w)
 		free(j->resp);
 		free(j);
 	}
-	free(w->ports);
-	w->ports = NULL;
-	web_runs_forget(w);
+	web_cache_free(w);
 }
 
 uint64_t

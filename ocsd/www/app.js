@@ -4,17 +4,19 @@
 // window.ocs keeps what each view last drew (tests and bench_web read
 // it): ocs.rendered[view] = ms from navigation to its first render,
 // ocs.painted[view] the frame after it, ocs.drawMs[view] the draw alone,
-// ocs.matrixAt the wall clock (ms) the matrix last changed on the page.
+// ocs.matrixAt the wall clock (ms) the matrix last changed on the page,
+// ocs.boards[switch] each matrix's geometry (ports n x m, px a port,
+// pad) and how many port readings it drew with; ocs.heat the sweep
+// heatmap's cells and ocs.heatModel the model_hash they are of.
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);
   const snap = fetch('/api/snap').then((r) => r.json());
   const ocs = (window.ocs = { state: {}, rendered: {}, painted: {}, drawMs: {}, events: [],
-    lastEventMs: 0, live: null, runShown: null });
+    lastEventMs: 0, live: null, runShown: null, boards: {} });
   let view = 'switch';
   let zoom = 0;              // matrix cell pixels; 0: fit
-  let cursor = { r: 0, c: 0 };
-  let ports = null;          // /api/ports, for power and failed
+  const ports = new Map();   // switch name -> /api/ports's, for power and failed
   let portsAsked = 0;
 
   // ---- formatting ---------------------------------------------------------
@@ -60,7 +62,7 @@
   // while app.js comes): the first draw waits for neither the script nor
   // the event stream.  The stream's own snapshots, when first, win.
   function onState(k) {
-    if (k === 'show') { askPorts(); if (view === 'switch') drawSwitch(); }
+    if (k === 'show' && view === 'switch') { drawSwitch(); afterPaint(askPorts); }
     if (k === 'agents' && view === 'agents') drawAgents();
     if (k === 'runs' && view === 'runs') drawRuns();
     if (k === 'status') drawLive();
@@ -118,34 +120,46 @@
   }
 
   // ---- the switch ------------------------------------------------------------
-  // The switch read, at most every 2 s a page (ocs-web answers every
-  // page from one reading that young: ocsd is asked as for one page).
+  // A fabric's show is {"switches": {"A": {...}, ...}} (ocsctl -j), a lone
+  // switch's the one object: [name, its show] each ('' the lone one).
+  function switchList() {
+    const show = ocs.state.show;
+    if (!show) return [];
+    if (show.switches) return Object.keys(show.switches).map((k) => [k, show.switches[k]]);
+    return [['', show]];
+  }
+
+  // Each switch's ports read, at most every 2 s a page (ocs-web answers
+  // every page from one reading that young: ocsd is asked as for one).
+  // Asked once the view is on screen: the answer's redraw is not the
+  // first frame's work.
   function askPorts() {
     const now = Date.now();
-    if (now - portsAsked < 2000) return;
+    if (!ocs.state.show || now - portsAsked < 2000) return;
     portsAsked = now;
-    fetch('/api/ports').then((r) => r.json()).then((o) => {
-      if (o.ports) { ports = o.ports; if (view === 'switch') drawSwitch(); }
-    }).catch(() => {});
+    switchList().forEach(([name]) => {
+      fetch('/api/ports' + (name ? '?switch=' + encodeURIComponent(name) : '')).then((r) => r.json()).then((o) => {
+        const p = name ? ((o.switches || {})[name] || {}).ports : o.ports;
+        if (p) { ports.set(name, p); if (view === 'switch') drawSwitch(); }
+      }).catch(() => {});
+    });
+  }
+  function afterPaint(f) {
+    requestAnimationFrame(() => setTimeout(f, 0));
   }
 
-  function geometry() {
-    const sw = (ocs.state.show || {}).switch || {};
-    const n = sw.ports || 0;
-    const m = sw.egress || n;
-    return { n, m };
-  }
-
-  function matrixData() {
-    const show = ocs.state.show || {};
-    const { n, m } = geometry();
+  // What a switch's matrix shows, indexed once a draw (hover and the
+  // keyboard read it; it was remade at each mouse move).
+  function matrixData(s, p) {
+    const sw = s.switch || {};
+    const n = sw.ports || 0, m = sw.egress || n;
     const live = new Map(), want = new Map();
-    (show.live || []).forEach((p) => live.set(p.in, p.out - n));
-    (show.desired || []).forEach((p) => want.set(p.in, p.out - n));
+    (s.live || []).forEach((q) => live.set(q.in, q.out - n));
+    (s.desired || []).forEach((q) => want.set(q.in, q.out - n));
     const trx = new Map();
-    (show.cabling || []).forEach((t) => { trx.set('i' + t.in, t.name); trx.set('o' + t.out, t.name); });
+    (s.cabling || []).forEach((t) => { trx.set('i' + t.in, t.name); trx.set('o' + t.out, t.name); });
     const pinfo = new Map();
-    (ports || []).forEach((p) => pinfo.set(p.port, p));
+    (p || []).forEach((q) => pinfo.set(q.port, q));
     return { n, m, live, want, trx, pinfo };
   }
 
@@ -161,25 +175,50 @@
     return '';
   }
 
-  function drawSwitch() {
-    const t0 = performance.now();
-    const show = ocs.state.show;
-    if (!show) return;
-    const d = matrixData();
-    const sw = show.switch || {};
-    $('sw-summary').textContent = `${sw.driver} ${sw.address}: ` +
-      (sw.connected ? 'connected' : 'NOT CONNECTED') +
-      `, ${d.n}×${d.m}, ` + (show.in_sync === undefined ? 'map unknown'
-        : show.in_sync ? 'in sync with the desired map' : 'DIVERGED from the desired map');
-    const cv = $('matrix');
+  // A switch's board: its heading (a fabric's), summary, matrix, tooltip
+  // and the cell under the cursor; made once, kept by name.
+  const boards = new Map();
+  function board(name) {
+    let b = boards.get(name);
+    if (b) return b;
+    const el = (tag, cls) => { const e = document.createElement(tag); if (cls) e.className = cls; return e; };
+    const sec = el('div', 'board'), sum = el('p'), wrap = el('div', 'matrix-wrap');
+    const cv = el('canvas'), tip = el('div', 'tip'), info = el('p', 'cell-info');
+    sec.dataset.switch = name;
+    if (name) { const h = el('h3'); h.textContent = 'Switch ' + name; sec.appendChild(h); }
+    cv.tabIndex = 0;
+    cv.setAttribute('role', 'img');
+    cv.setAttribute('aria-label', (name ? `Switch ${name}: ` : '') +
+      'ingress by egress matrix; arrow keys move, + and - zoom');
+    tip.setAttribute('role', 'tooltip');
+    tip.hidden = true;
+    info.setAttribute('aria-live', 'polite');
+    info.textContent = 'Arrow keys or the mouse: a port pair.';
+    wrap.append(cv, tip);
+    sec.append(sum, wrap, info);
+    $('matrices').appendChild(sec);
+    b = { name, sec, sum, cv, tip, info, cursor: { r: 0, c: 0 }, d: null, px: 1, pad: 12 };
+    matrixEvents(b);
+    boards.set(name, b);
+    return b;
+  }
+
+  function summary(s, d) {
+    const sw = s.switch || {};
+    return `${sw.driver} ${sw.address}: ` + (sw.connected ? 'connected' : 'NOT CONNECTED') +
+      `, ${d.n}×${d.m}, ` + (s.in_sync === undefined ? 'map unknown'
+        : s.in_sync ? 'in sync with the desired map' : 'DIVERGED from the desired map');
+  }
+
+  // One switch's matrix; its drift and marked ports for the tables.
+  function drawBoard(b, s) {
+    const d = (b.d = matrixData(s, ports.get(b.name)));
+    b.sum.textContent = summary(s, d);
+    const cv = b.cv;
     const fit = Math.max(1, Math.min(24, Math.floor(Math.min(900, window.innerWidth - 80) / Math.max(1, d.m + 4))));
-    const px = zoom || fit;
-    const pad = 12;
+    const px = (b.px = zoom || fit), pad = b.pad;
     cv.width = pad + d.m * px + 1;
     cv.height = pad + d.n * px + 1;
-    cv.dataset.px = px;
-    cv.dataset.pad = pad;
-    $('zoom-level').textContent = `${px} px a port`;
     const g = cv.getContext('2d');
     g.fillStyle = '#fff';
     g.fillRect(0, 0, cv.width, cv.height);
@@ -192,57 +231,83 @@
     }
     // Ports marked on the axes: failed red, dark grey.
     const marked = [];
-    for (let i = 1; i <= d.n; i++) {
-      const k = portMark(d, i);
-      if (k) { g.fillStyle = k === 'failed' ? '#c00000' : '#333'; g.fillRect(0, pad + (i - 1) * px, pad - 2, px); marked.push([i, k]); }
+    for (let p = 1; p <= d.n + d.m; p++) {
+      const k = portMark(d, p);
+      if (!k) continue;
+      g.fillStyle = k === 'failed' ? '#c00000' : '#333';
+      if (p <= d.n) g.fillRect(0, pad + (p - 1) * px, pad - 2, px);
+      else g.fillRect(pad + (p - d.n - 1) * px, 0, px, pad - 2);
+      marked.push([p, k]);
     }
-    for (let j = 1; j <= d.m; j++) {
-      const k = portMark(d, d.n + j);
-      if (k) { g.fillStyle = k === 'failed' ? '#c00000' : '#333'; g.fillRect(pad + (j - 1) * px, 0, px, pad - 2); marked.push([d.n + j, k]); }
-    }
-    const drift = [];
-    const s = Math.max(1, px - (px >= 4 ? 1 : 0));
-    d.live.forEach((out, inp) => {
-      const ok = d.want.get(inp) === out;
-      g.fillStyle = ok ? '#1b7a2f' : '#e07b00';
-      g.fillRect(pad + (out - 1) * px + (px >= 4 ? 1 : 0), pad + (inp - 1) * px + (px >= 4 ? 1 : 0), s, s);
-      if (!ok) drift.push([inp, out + d.n, 'only on the switch']);
+    const drift = [], in1 = px >= 4 ? 1 : 0, sz = Math.max(1, px - in1);
+    // Colour by colour: a fill style set per cell costs more than its cell.
+    [true, false].forEach((asWanted) => {
+      g.fillStyle = asWanted ? '#1b7a2f' : '#e07b00';
+      d.live.forEach((out, inp) => {
+        if ((d.want.get(inp) === out) !== asWanted) return;
+        g.fillRect(pad + (out - 1) * px + in1, pad + (inp - 1) * px + in1, sz, sz);
+        if (!asWanted) drift.push([inp, out + d.n, 'only on the switch']);
+      });
     });
+    g.strokeStyle = '#c00000';
+    g.lineWidth = Math.max(1, px / 4);
     d.want.forEach((out, inp) => {
       if (d.live.get(inp) === out) return;
-      g.strokeStyle = '#c00000';
-      g.lineWidth = Math.max(1, px / 4);
       g.strokeRect(pad + (out - 1) * px, pad + (inp - 1) * px, px, px);
       drift.push([inp, out + d.n, 'only in the desired map']);
     });
-    // The keyboard's cursor.
+    ocs.boards[b.name] = { n: d.n, m: d.m, px, pad, readings: d.pinfo.size };
     if (document.activeElement === cv) {
       g.strokeStyle = '#b3470a';
       g.lineWidth = 2;
-      g.strokeRect(pad + cursor.c * px - 1, pad + cursor.r * px - 1, px + 2, px + 2);
+      g.strokeRect(pad + b.cursor.c * px - 1, pad + b.cursor.r * px - 1, px + 2, px + 2);
     }
-    // Tables: circuits, drift, ports marked.
-    const tb = $('circuits').tBodies[0];
-    tb.textContent = '';
-    (show.circuits || []).slice().sort((a, b) => natural(a.a, b.a)).forEach((c) => {
-      const tr = tb.insertRow();
-      cell(tr, c.a); cell(tr, c.complete ? '↔' : '→'); cell(tr, c.b);
+    return { drift, marked };
+  }
+
+  function esc(v) {
+    return String(v).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+  }
+  // Rows of cells as one string of HTML: a thousand cells made one by one
+  // were most of a table's time.  A cell is text, or [text, data-v].
+  function rowsHTML(rows) {
+    return rows.map((r) => '<tr>' + r.map((c) => (Array.isArray(c)
+      ? `<td data-v="${esc(c[1])}">${esc(c[0])}</td>` : `<td>${esc(c)}</td>`)).join('') + '</tr>').join('');
+  }
+
+  function drawSwitch() {
+    const t0 = performance.now();
+    const list = switchList();
+    if (!list.length) return;
+    const fabric = !!ocs.state.show.switches;
+    boards.forEach((b, name) => {
+      if (!list.some(([n]) => n === name)) { b.sec.remove(); boards.delete(name); delete ocs.boards[name]; }
     });
-    const db = $('drift').tBodies[0];
-    db.textContent = '';
-    drift.forEach(([i, o, w]) => { const tr = db.insertRow(); cell(tr, i); cell(tr, o); cell(tr, w); });
-    const ml = $('marked');
-    ml.textContent = '';
-    marked.slice(0, 50).forEach(([p, k]) => {
-      const li = document.createElement('li');
-      li.textContent = `port ${p} (${d.trx.get((p <= d.n ? 'i' : 'o') + p) || 'not cabled'}): ${k}`;
-      ml.appendChild(li);
+    const drift = [], marked = [], circuits = [], keys = [];
+    let nlive = 0, nwant = 0;
+    list.forEach(([name, s]) => {
+      const b = board(name), r = drawBoard(b, s);
+      const tag = (row) => (fabric ? row.concat([name]) : row);
+      r.drift.forEach(([i, o, w]) => drift.push(tag([i, o, w])));
+      r.marked.slice(0, 50).forEach(([p, k]) => marked.push((fabric ? name + ': ' : '') +
+        `port ${p} (${b.d.trx.get((p <= b.d.n ? 'i' : 'o') + p) || 'not cabled'}): ${k}`));
+      (s.circuits || []).forEach((c) => circuits.push(tag([c.a, c.complete ? '↔' : '→', c.b])));
+      keys.push(name + ':' + [...b.d.live].join(';'));
+      nlive += b.d.live.size;
+      nwant += b.d.want.size;
     });
-    if (!marked.length) ml.innerHTML = '<li>none</li>';
+    $('sw-summary').textContent = fabric ? `A fabric of ${list.length} switches: ` +
+      list.map(([n, s]) => n + (s.in_sync === false ? ' (DIVERGED)' : '')).join(', ') : '';
+    $('zoom-level').textContent = `${[...boards.values()][0].px} px a port`;
+    document.querySelectorAll('.fab-col').forEach((e) => { e.hidden = !fabric; });
+    circuits.sort((x, y) => natural(x[0], y[0]) || natural(x[3] || '', y[3] || ''));
+    $('circuits').tBodies[0].innerHTML = rowsHTML(circuits);
+    $('drift').tBodies[0].innerHTML = rowsHTML(drift);
+    $('marked').innerHTML = marked.length ? marked.map((t) => `<li>${esc(t)}</li>`).join('') : '<li>none</li>';
     drawReconfs();
-    const key = [...d.live].join(';');
+    const key = keys.join('|');
     if (!ocs.matrix || ocs.matrix.key !== key) ocs.matrixAt = Date.now();
-    ocs.matrix = { live: d.live.size, desired: d.want.size, drift: drift.length, key };
+    ocs.matrix = { live: nlive, desired: nwant, drift: drift.length, key, switches: list.map(([n]) => n) };
     done('switch', t0);
   }
 
@@ -258,26 +323,26 @@
     if (!ol.children.length) ol.innerHTML = '<li>none since ocs-web started</li>';
   }
 
-  function describe(r, c) {
-    const d = matrixData();
-    if (r < 0 || c < 0 || r >= d.n || c >= d.m) return '';
+  function describe(b, r, c) {
+    const d = b.d;
+    if (!d || r < 0 || c < 0 || r >= d.n || c >= d.m) return '';
     const inp = r + 1, out = d.n + c + 1;
     const pi = d.pinfo.get(inp), po = d.pinfo.get(out);
     const pw = (p) => (p && p.dbm !== null && p.dbm !== undefined ? p.dbm.toFixed(1) + ' dBm' : 'no reading') + (p && p.failed ? ', FAILED' : '');
     const l = d.live.get(inp) === c + 1, w = d.want.get(inp) === c + 1;
-    return `ingress ${inp} (${d.trx.get('i' + inp) || 'not cabled'} TX, in ${pw(pi)})\n` +
+    return (b.name ? `switch ${b.name}: ` : '') +
+      `ingress ${inp} (${d.trx.get('i' + inp) || 'not cabled'} TX, in ${pw(pi)})\n` +
       `egress ${out} (${d.trx.get('o' + out) || 'not cabled'} RX, out ${pw(po)})\n` +
       (l && w ? 'patched, as desired' : l ? 'patched, NOT in the desired map (drift)'
         : w ? 'desired, NOT on the switch (drift)' : 'not patched');
   }
 
-  function matrixEvents() {
-    const cv = $('matrix'), tip = $('tip');
+  function matrixEvents(b) {
+    const cv = b.cv, tip = b.tip;
     cv.addEventListener('mousemove', (e) => {
-      const px = +cv.dataset.px, pad = +cv.dataset.pad;
       const rc = cv.getBoundingClientRect();
-      const c = Math.floor((e.clientX - rc.left - pad) / px), r = Math.floor((e.clientY - rc.top - pad) / px);
-      const t = describe(r, c);
+      const c = Math.floor((e.clientX - rc.left - b.pad) / b.px), r = Math.floor((e.clientY - rc.top - b.pad) / b.px);
+      const t = describe(b, r, c);
       if (!t) { tip.hidden = true; return; }
       tip.textContent = t;
       tip.hidden = false;
@@ -286,31 +351,31 @@
     });
     cv.addEventListener('mouseleave', () => { tip.hidden = true; });
     cv.addEventListener('keydown', (e) => {
-      const { n, m } = geometry();
+      const d = b.d || { n: 0, m: 0 }, cur = b.cursor;
       const step = e.shiftKey ? 10 : 1;
-      if (e.key === 'ArrowUp') cursor.r = Math.max(0, cursor.r - step);
-      else if (e.key === 'ArrowDown') cursor.r = Math.min(n - 1, cursor.r + step);
-      else if (e.key === 'ArrowLeft') cursor.c = Math.max(0, cursor.c - step);
-      else if (e.key === 'ArrowRight') cursor.c = Math.min(m - 1, cursor.c + step);
+      if (e.key === 'ArrowUp') cur.r = Math.max(0, cur.r - step);
+      else if (e.key === 'ArrowDown') cur.r = Math.min(d.n - 1, cur.r + step);
+      else if (e.key === 'ArrowLeft') cur.c = Math.max(0, cur.c - step);
+      else if (e.key === 'ArrowRight') cur.c = Math.min(d.m - 1, cur.c + step);
       else if (e.key === '+' || e.key === '=') { setZoom(1); return; }
       else if (e.key === '-') { setZoom(-1); return; }
       else return;
       e.preventDefault();
-      $('cell-info').textContent = describe(cursor.r, cursor.c);
+      b.info.textContent = describe(b, cur.r, cur.c);
       drawSwitch();
     });
     cv.addEventListener('focus', drawSwitch);
+    cv.addEventListener('blur', drawSwitch);
     cv.addEventListener('wheel', (e) => {
       if (!e.ctrlKey) return;
       e.preventDefault();
       setZoom(e.deltaY < 0 ? 1 : -1);
     }, { passive: false });
-    $('zoom-in').addEventListener('click', () => setZoom(1));
-    $('zoom-out').addEventListener('click', () => setZoom(-1));
   }
 
   function setZoom(dir) {
-    const cur = +$('matrix').dataset.px || 2;
+    const first = [...boards.values()][0];
+    const cur = first ? first.px : 2;
     zoom = Math.max(1, Math.min(32, dir > 0 ? cur * 2 : Math.floor(cur / 2)));
     drawSwitch();
   }
@@ -453,99 +518,153 @@
     $('tl-title').textContent = `Timeline of run ${L.run_id} (running)`;
   }
 
+  // The run's record for the timeline (/api/timeline/ID): ocsctl -j's
+  // report with the agents' times as columns of nanoseconds, a third of
+  // the bytes and no object per phase time.
   function showRun(id) {
     ocs.runShown = id;
-    fetch('/api/runs/' + id).then((r) => r.json()).then((o) => {
-      if (!o.report) return;
-      ocs.report = o.report;
-      drawTimeline(o.report);
+    fetch('/api/timeline/' + id).then((r) => r.json()).then((o) => {
+      if (o.run_id === undefined) return;
+      ocs.report = o;
+      drawTimeline(o);
       document.querySelectorAll('#runs tbody tr').forEach((tr) =>
         tr.setAttribute('aria-selected', String(tr.dataset.run === String(id))));
     }).catch(() => {});
   }
 
+  // Phase k starts after its reconfiguration (dark) and ends with its
+  // slowest agent; waits end where the phase starts.  Seconds.
+  function phaseSpans(ph, setup) {
+    const reconf0 = new Float64Array(ph.length), start = new Float64Array(ph.length);
+    let t = setup;
+    ph.forEach((p, k) => {
+      const rc = p.reconfigured ? p.reconf_s : 0;
+      reconf0[k] = t;
+      start[k] = t + rc;
+      t += rc + p.data_s + (p.control_s || 0);
+    });
+    return { reconf0, start, total: Math.max(t, 1e-9) };
+  }
+
+  // '#rrggbb' as a pixel (ImageData is RGBA in memory: ABGR little-endian),
+  // signed: a typed array's fill takes its fast path with a small integer.
+  function rgba(hex) {
+    const v = parseInt(hex.slice(1), 16);
+    return 0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | (v >> 16);
+  }
+  const TL = { setup: rgba('#8a8a8a'), wait: rgba('#f0c24a'), data: rgba('#2f6fb5'),
+    verify: rgba('#8fb6e3'), band: rgba('#e8c0c0'), white: -1 };
+
+  // Span [x0, x1) of a line of pixels, whole pixels, at least one wide.
+  function span(line, w, x0, x1, c) {
+    const a = Math.round(x0);
+    let b = Math.round(x1);
+    if (b <= a) b = a + 1;
+    line.fill(c, a < 0 ? 0 : a, b > w ? w : b);
+  }
+
+  // One agent's line: setup, then waits, data and verify, each layer over
+  // the one before (a wait may reach back over the phase before's data);
+  // the slowest of each phase noted.
+  function agentLine(line, w, a, i, t) {
+    const pn = a.phase, wn = a.wait_ns, dn = a.data_ns, vn = a.verify_ns, n = pn.length;
+    const ks = new Int32Array(n), sc = t.scale;
+    for (let j = 0; j < n; j++) {
+      const k = t.ph[j] && t.ph[j].phase === pn[j] ? j : t.byPhase.get(pn[j]);
+      ks[j] = k === undefined ? -1 : k;
+    }
+    span(line, w, t.left, t.left + (a.setup_ns || 0) * sc, TL.setup);
+    for (let j = 0; j < n; j++) {
+      const k = ks[j];
+      if (k >= 0) span(line, w, Math.max(t.left, t.xr[k] - wn[j] * sc), t.xr[k], TL.wait);
+    }
+    for (let j = 0; j < n; j++) {
+      const k = ks[j];
+      if (k < 0) continue;
+      const d1 = t.xs[k] + dn[j] * sc;
+      span(line, w, t.xs[k], d1, TL.data);
+      if (dn[j] > t.best[k]) { t.best[k] = dn[j]; t.slow[k] = i; t.slowX[k] = d1; }
+    }
+    for (let j = 0; j < n; j++) {
+      const k = ks[j];
+      if (k < 0 || !(vn[j] > 0)) continue;
+      const d1 = t.xs[k] + dn[j] * sc;
+      span(line, w, d1 - vn[j] * sc, d1, TL.verify);
+    }
+  }
+
+  // The timeline's pixels: the reconfigurations as bands from y = 18
+  // down, then each agent's row as one line drawn into a row-high
+  // ImageData and put.  80 000 fillRect calls were the draw's time, and
+  // an ImageData the canvas's size costs its first touch (~15 ms).
+  function timelinePixels(g, w, h, ag, t, rowH) {
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, w, h);
+    const bg = new Int32Array(w).fill(TL.white);
+    g.fillStyle = '#e8c0c0';
+    t.ph.forEach((p, k) => {
+      if (t.xs[k] > t.xr[k]) {
+        span(bg, w, t.xr[k], t.xs[k], TL.band);
+        g.fillRect(t.xr[k], 18, Math.max(1, t.xs[k] - t.xr[k]), h - 18);
+      }
+    });
+    const rh = rowH - 2, img = g.createImageData(w, rh), px = new Int32Array(img.data.buffer);
+    ag.forEach((a, i) => {
+      px.set(bg);
+      agentLine(px, w, a, i, t);
+      for (let r = 1; r < rh; r++) px.copyWithin(r * w, 0, w);
+      g.putImageData(img, 0, 22 + i * rowH);
+    });
+  }
+
   function drawTimeline(rep) {
     const t0 = performance.now();
-    const ph = rep.phases || [], tl = (rep.timeline || []).slice().sort((a, b) => a.node - b.node);
-    // Phase k starts after its reconfiguration (dark) and ends with its
-    // slowest agent; waits end where the phase starts.
-    const starts = [];
-    let t = 0;
-    const setup = Math.max(0, ...tl.map((a) => a.setup_s || 0));
-    t = setup;
-    ph.forEach((p) => {
-      const rc = p.reconfigured ? p.reconf_s : 0;
-      starts.push({ reconf0: t, start: t + rc, end: t + rc + p.data_s + (p.control_s || 0) });
-      t = t + rc + p.data_s + (p.control_s || 0);
-    });
-    const total = Math.max(t, 1e-9);
+    const ph = rep.phases || [], ag = (rep.agents || []).slice().sort((a, b) => a.node - b.node);
+    const sp = phaseSpans(ph, Math.max(0, ...ag.map((a) => (a.setup_ns || 0) * 1e-9)));
     const cv = $('timeline');
-    const rowH = tl.length > 40 ? 6 : 14;
+    const rowH = ag.length > 40 ? 6 : 14;
     const left = rowH >= 14 ? 60 : 10;
     cv.width = Math.max(600, Math.min(1400, window.innerWidth - 60));
-    cv.height = 24 + tl.length * rowH + 10;
+    cv.height = 24 + ag.length * rowH + 10;
     const W = cv.width - left - 10;
-    const X = (s) => left + (s / total) * W;
+    const X = (s) => left + (s / sp.total) * W;
     const g = cv.getContext('2d');
-    g.fillStyle = '#fff'; g.fillRect(0, 0, cv.width, cv.height);
-    g.fillStyle = '#e8c0c0';
-    starts.forEach((s) => { if (s.start > s.reconf0) g.fillRect(X(s.reconf0), 18, Math.max(1, X(s.start) - X(s.reconf0)), cv.height - 18); });
-    // The slowest agent of each phase.
-    const slow = ph.map((p, k) => {
-      let best = null, bv = -1;
-      tl.forEach((a) => { const q = (a.phases || [])[k]; if (q && q.data_s > bv) { bv = q.data_s; best = a.host; } });
-      return best;
-    });
-    // Colour by colour: a fill style set per rectangle (four for each
-    // of 20 000 phase times) cost half the draw; rectangles stay
-    // rectangles (one Path2D of them all was slower still to paint).
-    const rects = { setup: [], wait: [], data: [], verify: [], slow: [] };
-    g.fillStyle = '#111'; g.font = '11px sans-serif';
-    tl.forEach((a, i) => {
-      const y = 22 + i * rowH, h = rowH - 2;
-      if (left > 10) g.fillText(a.host, 2, y + h - 2);
-      rects.setup.push(X(0), y, Math.max(1, X(a.setup_s || 0) - X(0)), h);
-      (a.phases || []).forEach((q, k) => {
-        const s = starts[k];
-        if (!s) return;
-        const w0 = X(Math.max(0, s.reconf0 - q.wait_s));
-        rects.wait.push(w0, y, Math.max(1, X(s.reconf0) - w0), h);
-        const d0 = X(s.start), d1 = X(s.start + q.data_s);
-        rects.data.push(d0, y, Math.max(1, d1 - d0), h);
-        const v0 = X(s.start + q.data_s - q.verify_s);
-        if (d1 > v0) rects.verify.push(v0, y, d1 - v0, h);
-        if (slow[k] === a.host && rowH >= 6) rects.slow.push(d0, y, Math.max(2, d1 - d0), h);
-      });
-    });
-    [['setup', '#8a8a8a'], ['wait', '#f0c24a'], ['data', '#2f6fb5'], ['verify', '#8fb6e3']].forEach(([k, c]) => {
-      const r = rects[k];
-      g.fillStyle = c;
-      for (let i = 0; i < r.length; i += 4) g.fillRect(r[i], r[i + 1], r[i + 2], r[i + 3]);
-    });
+    const t = { ph, left, scale: W / sp.total * 1e-9, xr: sp.reconf0.map(X), xs: sp.start.map(X),
+      byPhase: new Map(ph.map((p, k) => [p.phase, k])), best: new Float64Array(ph.length).fill(-1),
+      slow: new Int32Array(ph.length).fill(-1), slowX: new Float64Array(ph.length) };
+    timelinePixels(g, cv.width, cv.height, ag, t, rowH);
+    // Over the pixels: the slowest framed, the model's line, the words.
     g.strokeStyle = '#c00000'; g.lineWidth = 1.5;
-    for (let i = 0; i < rects.slow.length; i += 4) g.strokeRect(rects.slow[i], rects.slow[i + 1], rects.slow[i + 2], rects.slow[i + 3]);
+    t.slow.forEach((i, k) => {
+      if (i >= 0) g.strokeRect(t.xs[k], 22 + i * rowH, Math.max(2, t.slowX[k] - t.xs[k]), rowH - 2);
+    });
     g.fillStyle = '#000';
-    ph.forEach((p, k) => { const s = starts[k]; g.fillRect(X(s.start + p.predicted_s), 16, 2, cv.height - 16); });
+    ph.forEach((p, k) => g.fillRect(X(sp.start[k] + p.predicted_s), 16, 2, cv.height - 16));
+    g.fillStyle = '#111'; g.font = '11px sans-serif';
+    if (left > 10) ag.forEach((a, i) => g.fillText(a.host, 2, 22 + i * rowH + rowH - 4));
     g.font = '12px sans-serif';
     g.fillText(`run ${rep.run_id}: ${rep.algo}, ${rep.nodes} nodes, ${fmtSize(rep.bytes)}; total ${fmtTime(rep.total_s)}, model ${fmtTime(rep.predicted_s)}`, left, 12);
     $('tl-title').textContent = `Timeline of run ${rep.run_id}`;
-    const tb = $('phases').tBodies[0];
-    tb.textContent = '';
-    ph.forEach((p, k) => {
-      const tr = tb.insertRow();
-      tr.dataset.phase = p.phase;
-      cell(tr, p.phase, p.phase);
-      cell(tr, p.reconfigured ? fmtTime(p.reconf_s) : '-', p.reconf_s);
-      cell(tr, fmtTime(p.data_s), p.data_s);
-      cell(tr, p.reconfigured ? fmtTime(p.barrier_s) : '-', p.barrier_s);
-      cell(tr, fmtTime(p.predicted_s), p.predicted_s);
-      cell(tr, slow[k] || '-');
-    });
+    phaseTable(ph, Array.from(t.slow, (i) => (i >= 0 ? ag[i].host : '-')));
     done('timeline', t0);
   }
 
+  // The phases' table as one string of HTML: 1 500 cells made one by one
+  // were a fifth of the draw.
+  function phaseTable(ph, slow) {
+    const td = (text, v) => (v === undefined ? '<td>' : `<td data-v="${esc(v)}">`) + esc(text) + '</td>';
+    $('phases').tBodies[0].innerHTML = ph.map((p, k) => `<tr data-phase="${esc(p.phase)}">` +
+      td(p.phase, p.phase) +
+      td(p.reconfigured ? fmtTime(p.reconf_s) : '-', p.reconf_s) +
+      td(fmtTime(p.data_s), p.data_s) +
+      td(p.reconfigured ? fmtTime(p.barrier_s) : '-', p.barrier_s) +
+      td(fmtTime(p.predicted_s), p.predicted_s) +
+      td(slow[k]) + '</tr>').join('');
+  }
+
   // ---- plans and sweeps -----------------------------------------------------
-  let sweepRows = [];
+  let sweepRows = [];       // sweep.csv, every model's rows
+  let sweepModelList = [];  // its models, the latest last
 
   function loadPlans() {
     fetch('/api/plans').then((r) => r.json()).then((list) => {
@@ -602,14 +721,42 @@
     document.body.dataset.readyplan = '1';
   }
 
+  // sweep.csv's rows as objects; numbers where the column is one (a
+  // model_hash of digits and an 'e' is text, not 7e12...).
+  const TEXT_COLS = new Set(['algo', 'reconfigure_before', 'cpu_bound', 'model', 'model_hash']);
   function parseCSV(text) {
     const lines = text.split('\n').filter((l) => l.trim());
     const head = lines.shift().split(',');
     return lines.map((l) => {
       const v = l.split(','), o = {};
-      head.forEach((h, i) => { o[h] = v[i] === '' || v[i] === undefined ? null : isNaN(+v[i]) ? v[i] : +v[i]; });
+      head.forEach((h, i) => {
+        const x = v[i];
+        o[h] = x === '' || x === undefined ? null : TEXT_COLS.has(h) || isNaN(+x) ? x : +x;
+      });
       return o;
     });
+  }
+
+  // The models whose rows a sweep holds (a CSV keeps every model run into
+  // it, issue 40): by model_hash, in meta.json's order of runs (the
+  // latest last), named with the parameters meta.json gives.
+  function sweepModels(rows, meta) {
+    const count = new Map();
+    rows.forEach((r) => { const h = r.model_hash || ''; count.set(h, (count.get(h) || 0) + 1); });
+    const runs = new Map();
+    (meta.runs || []).forEach((r) => { if (r.model && count.has(r.model.hash)) { runs.delete(r.model.hash); runs.set(r.model.hash, r); } });
+    const order = [...[...count.keys()].filter((h) => !runs.has(h)), ...runs.keys()];
+    return order.map((h) => {
+      const run = runs.get(h), m = (run && run.model) || {};
+      const name = m.name || (rows.find((r) => (r.model_hash || '') === h) || {}).model || 'model';
+      const what = m.bandwidth_bps ? ` (${fmtRate(m.bandwidth_bps)}, α_s ${fmtTime(m.alpha_s)}, α_h ${fmtTime(m.alpha_h)}` +
+        (run.backend ? `, ${run.backend}` : '') + ')' : '';
+      return { hash: h, label: `${name} ${h.slice(0, 8) || '(no hash)'}${what}, ${count.get(h)} rows`,
+        command: run && run.command ? [].concat(run.command).join(' ') : meta.command };
+    });
+  }
+  function fmtRate(b) {
+    return b >= 1e9 ? b / 1e9 + ' Gbps' : b >= 1e6 ? b / 1e6 + ' Mbps' : b + ' bps';
   }
 
   function pickSweep() {
@@ -618,15 +765,32 @@
       fetch(`/api/sweep?n=${n}&file=meta.json`).then((r) => r.json()).catch(() => ({}))])
       .then(([csv, meta]) => {
         sweepRows = parseCSV(csv);
-        const combos = [...new Set(sweepRows.map((r) => r.algo + ':' + r.nodes))];
-        const s = $('pair-pick');
+        sweepModelList = sweepModels(sweepRows, meta || {});
+        const s = $('model-pick');
         s.textContent = '';
-        combos.forEach((a) => combos.forEach((b) => { if (a !== b && !a.startsWith('static')) s.add(new Option(`${a} over ${b}`, a + '/' + b)); }));
-        const pref = [...s.options].findIndex((o) => /^retri:\d+\/static/.test(o.value));
-        if (pref >= 0) s.selectedIndex = pref;
-        $('sweep-info').textContent = (meta.command ? meta.command + '; ' : '') + `${sweepRows.length} points`;
-        drawHeat();
+        sweepModelList.forEach((m) => s.add(new Option(m.label, m.hash)));
+        s.selectedIndex = sweepModelList.length - 1;
+        pickModel();
       }).catch(() => {});
+  }
+
+  // One model's rows: the pairs they hold, the heatmap of one.
+  function modelRows() {
+    const h = $('model-pick').value;
+    return sweepRows.filter((r) => (r.model_hash || '') === h);
+  }
+  function pickModel() {
+    const rows = modelRows(), m = sweepModelList[$('model-pick').selectedIndex] || {};
+    const combos = [...new Set(rows.map((r) => r.algo + ':' + r.nodes))];
+    const s = $('pair-pick'), was = s.value;
+    s.textContent = '';
+    combos.forEach((a) => combos.forEach((b) => { if (a !== b && !a.startsWith('static')) s.add(new Option(`${a} over ${b}`, a + '/' + b)); }));
+    const keep = [...s.options].findIndex((o) => o.value === was);
+    const pref = [...s.options].findIndex((o) => /^retri:\d+\/static/.test(o.value));
+    if (keep >= 0) s.selectedIndex = keep; else if (pref >= 0) s.selectedIndex = pref;
+    $('sweep-info').textContent = (m.command ? m.command + '; ' : '') + `${rows.length} points of this model` +
+      (rows.length < sweepRows.length ? ` (${sweepRows.length} in the file)` : '');
+    drawHeat();
   }
 
   // speedup time(B)/time(A) over delta x size, A's R* in each cell, and
@@ -635,10 +799,11 @@
     const t0 = performance.now();
     const [A, B] = ($('pair-pick').value || '/').split('/');
     const meas = $('sweep-measured').checked;
+    const rows = modelRows();
     const key = (r) => r.algo + ':' + r.nodes;
-    const xs = [...new Set(sweepRows.map((r) => r.delta_s))].sort((a, b) => a - b);
-    const ys = [...new Set(sweepRows.map((r) => r.bytes))].sort((a, b) => a - b);
-    const find = (k, b, d) => sweepRows.find((r) => key(r) === k && r.bytes === b && r.delta_s === d);
+    const xs = [...new Set(rows.map((r) => r.delta_s))].sort((a, b) => a - b);
+    const ys = [...new Set(rows.map((r) => r.bytes))].sort((a, b) => a - b);
+    const find = (k, b, d) => rows.find((r) => key(r) === k && r.bytes === b && r.delta_s === d);
     const cw = 46, ch = 22, left = 80, top = 20;
     const cv = $('heat');
     cv.width = left + xs.length * cw + 20;
@@ -665,12 +830,14 @@
     xs.forEach((d, i) => { if (i % 2 === 0) g.fillText(fmtTime(d), left + i * cw, top + ys.length * ch + 14); });
     g.fillText(`speedup time(${B}) / time(${A}); R* of ${A} in each cell` + (meas ? ' (measured)' : ''), left, 12);
     ocs.heat = cells;
+    ocs.heatModel = $('model-pick').value;
     done('plans', t0);
   }
 
   function planEvents() {
     $('plan-pick').addEventListener('change', pickPlan);
     $('sweep-pick').addEventListener('change', pickSweep);
+    $('model-pick').addEventListener('change', pickModel);
     $('pair-pick').addEventListener('change', drawHeat);
     $('sweep-measured').addEventListener('change', drawHeat);
     $('plan-file').addEventListener('change', (e) => {
@@ -689,7 +856,7 @@
       if (k === view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
     });
     document.title = 'ocsd — ' + $('tab-' + view).textContent;
-    if (view === 'switch') drawSwitch();
+    if (view === 'switch') { drawSwitch(); afterPaint(askPorts); }
     if (view === 'agents') drawAgents();
     if (view === 'runs') { drawRuns(); drawLive(); }
     if (view === 'plans' && !$('plan-pick').options.length && !$('sweep-pick').options.length) loadPlans();
@@ -699,7 +866,8 @@
   window.addEventListener('pageshow', (e) => { if (e.persisted) connect(); });
   window.addEventListener('resize', () => { if (view === 'switch') drawSwitch(); });
   setInterval(() => { if (view === 'runs' && ocs.live && !ocs.live.ended) drawLive(); }, 500);
-  matrixEvents();
+  $('zoom-in').addEventListener('click', () => setZoom(1));
+  $('zoom-out').addEventListener('click', () => setZoom(-1));
   agentsHead();
   planEvents();
   route();

@@ -111,10 +111,14 @@ struct emu {
 	int       link_any;
 	/* A datapath that carries the light itself (the kernel's) tracks
 	 * the model: dp_gen is the generation of patches it has wholly
-	 * applied, removed paths dark and links set, so that a change is
-	 * answered only once the light really follows it. */
+	 * applied, new paths carried and removed ones dark, so that a
+	 * change is answered only once the light really follows it (the
+	 * hosts' carriers follow after, as on real optics). */
 	int      dp_track;
 	uint64_t dp_gen;
+	/* With dp_track: an eventfd the datapath writes whenever dp_gen
+	 * moves, so that an answer waiting for it goes out at once. */
+	int dp_wake;
 };
 
 /* Has the datapath (if any) applied every change of patches: every path

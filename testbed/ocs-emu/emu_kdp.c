@@ -13,7 +13,7 @@
  * Each change replaces the patch filter's action in one netlink request,
  * so there is no moment at which a port
  * forwards where the model does not say; a reconfiguration's requests go
- * in one batch, their answers read after.
+ * in one datagram, acknowledged once (emu_nlb.c).
  *
  * One thread keeps the kernel equal to the model: woken by every change
  * of patches (oxc's changed hook) and at the next settling time, it moves
@@ -23,15 +23,26 @@
  * forward yet.  Netlink sockets are opened in the testbed's namespaces
  * before any thread starts (setns applies to the calling thread only).
  *
+ * The model's generation is marked applied (emu->dp_gen, and dp_wake
+ * written) once the kernel's filters forward and darken exactly as the
+ * model says, so a change is answered (TL1 COMPLD) only then: a new
+ * circuit carries, and a removed one carries nothing, once the switch has
+ * said so.
+ *
  * Links follow the light, as on real optics: a host transceiver has a
  * carrier only while light reaches its receiver, so the switch side of
  * its veth (p<k>) is up only while egress N+k is lit through the kernel,
  * and, after light returns, only once the port's retrain time (--link-up)
- * has passed.  A port whose light goes is taken down in the same pass
- * that darkens the path.  The model's generation is marked applied
- * (emu->dp_gen) only once the kernel forwards, darkens and links exactly
- * as the model says, so a change is answered (TL1 COMPLD) only then: a
- * removed circuit carries nothing once the switch has said it is gone.
+ * has passed.  A port whose light goes (or comes from another sender) is
+ * taken down after the pass that darkens the path, and comes up only once
+ * it has been down, so its host always sees the carrier drop and return
+ * (ocsd waits for that).  Links are set after the answer, as a NIC's
+ * carrier follows a real switch's mirrors, not the switch's reply: a link
+ * taken down costs the kernel an RCU grace period under the RTNL lock
+ * (0.1-15 ms each on a loaded 2-core machine; 81 of them 11-107 ms), so
+ * an answer that waited for them took 50-64 ms for 81 ports where the
+ * filters alone take 2-5 ms.  Link work is done one request at a time
+ * and gives way to a change of patches, whose filters go first.
  *
  * One emulator a testbed: an abstract UNIX socket bound in PREFIX-sw
  * (released by the kernel when its holder dies, even by SIGKILL) marks
@@ -62,6 +73,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -83,6 +95,7 @@
 #include "testbed/ocs-emu/emu.h"
 #include "testbed/ocs-emu/emu_cap.h"
 #include "testbed/ocs-emu/emu_kdp.h"
+#include "testbed/ocs-emu/emu_nlb.h"
 
 #define KDP_PRIO      1 /* the patch: to the egress port, when lit */
 #define KDP_PRIO_DARK 2 /* always there: what no patch takes, to "dark" */
@@ -90,11 +103,16 @@
  * made: the patch filter's is made first. */
 #define KDP_HANDLE      0x80000800u /* 800::800 */
 #define KDP_HANDLE_DARK 0x80100800u /* 801::800 */
-#define KDP_WINDOW      32 /* requests sent before their answers are read */
-#define KDP_INGRESS     0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
-#define KDP_TICK_NS     10000000u   /* shutters and faults: seen within this */
-#define KDP_STATS_NS    100000000u  /* counters refreshed this often */
-#define KDP_HOST_TRX    64          /* t0..t63 a host, at most */
+/* Links set between two looks for a change of patches: a link taken
+ * down costs the kernel an RCU grace period (0.1-15 ms on a loaded
+ * 2-core machine), and 8 of them held a following change back by up to
+ * 15 ms; one at a time, an up costs one round trip more (~40 us). */
+#define KDP_LINK_BATCH 1
+#define KDP_CNT_BATCH  2 /* ports whose counters are read between looks */
+#define KDP_INGRESS    0xffff0000u /* ffff: (TC_HANDLE shifts an int) */
+#define KDP_TICK_NS    10000000u   /* shutters and faults: seen within this */
+#define KDP_STATS_NS   100000000u  /* counters refreshed this often */
+#define KDP_HOST_TRX   64          /* t0..t63 a host, at most */
 /* The testbed's lock: an abstract UNIX socket in PREFIX-sw. */
 #define KDP_LOCK_NAME "ocs-emu/datapath"
 
@@ -103,9 +121,10 @@ struct kport {
 	int      to; /* where its patch filter redirects: 0 none, -1 unknown */
 	int      up; /* its link as set: 1 up, 0 down, -1 unknown */
 	int      fwd; /* the kernel forwards what the model says (planning) */
-	int      lwant; /* the link it should have now */
-	uint64_t since; /* light at its receiver since (mono ns), 0: dark */
-	uint32_t src;   /* the ingress whose light that is */
+	int      lwant;  /* the link it should have now */
+	int      bounce; /* its light went: down before it comes up again */
+	uint64_t since;  /* light at its receiver since (mono ns), 0: dark */
+	uint32_t src;    /* the ingress whose light that is */
 };
 
 /* A host namespace's transceivers, shaped or cleared at open and
@@ -128,6 +147,7 @@ struct emu_kdp {
 	uint64_t       *settle_at; /* [n + 1]: and its settling time */
 	struct nl_msg **msgs;      /* [n]: one batch of changes */
 	uint32_t       *chg;       /* [n]: the ports they change */
+	int            *errs;      /* [n]: and how each went */
 	pthread_cond_t  cond;
 	pthread_t       thr;
 	int             started, stop;
@@ -137,7 +157,10 @@ struct emu_kdp {
 	int             lockfd;
 	struct khost   *hosts;
 	int             nhosts, shaped;
-	int             ok; /* this pass's requests all succeeded */
+	int             ok; /* this pass's filter requests all succeeded */
+	int             link_ok; /* and its link requests */
+	uint32_t        cnt_at;  /* the next port whose counters to read */
+	uint32_t        nlseq;   /* numbering sk's batches (emu_nlb.h) */
 };
 
 /* ---- netlink in a namespace --------------------------------------------- */
@@ -302,45 +325,17 @@ out:
 	return (rv);
 }
 
-/*
- * Send n requests at once and then take their n answers: one round trip
- * for a whole reconfiguration, where a request each (libnl's
- * rtnl_cls_add waits for every ACK) costs one per port.  0, or the
- * first error (every request is answered either way).
- */
-static int
-send_all(struct nl_sock *sk, struct nl_msg **m, size_t n)
-{
-	size_t i, j, sent;
-	int    rv = 0, r;
-
-	/* In windows, so the answers never outgrow the socket's receive
-	 * buffer (an answer the kernel cannot queue is lost, and waiting
-	 * for it would wait for ever). */
-	for (i = 0; i < n; i += KDP_WINDOW) {
-		for (sent = 0, j = i; j < n && j < i + KDP_WINDOW; j++) {
-			if ((r = nl_send_auto(sk, m[j])) < 0 && rv == 0)
-				rv = r;
-			sent += r >= 0;
-			nlmsg_free(m[j]);
-		}
-		for (j = 0; j < sent; j++)
-			if ((r = nl_wait_for_ack(sk)) < 0 && rv == 0)
-				rv = r;
-	}
-	return (rv);
-}
-
 /* One filter now (setup). */
 static int
-filter_set(struct nl_sock *sk, int ifindex, uint16_t prio, int to, int pass)
+filter_set(struct nl_sock *sk, uint32_t *seq, int ifindex, uint16_t prio,
+           int to, int pass)
 {
 	struct nl_msg *m;
 	int            rv;
 
 	if ((rv = filter_req(ifindex, prio, to, pass, &m)) != 0)
 		return (rv);
-	return (send_all(sk, &m, 1));
+	return (emu_nlb_send(sk, seq, &m, 1, NULL));
 }
 
 /* The bytes in one dumped filter's actions.  libnl's classifier objects
@@ -453,18 +448,17 @@ apply(struct emu_kdp *k)
 	}
 	if (n == 0)
 		return;
-	if ((rv = send_all(k->sk, m, n)) != 0) {
-		/* Which failed is not known: do them all again next time. */
+	if ((rv = emu_nlb_send(k->sk, &k->nlseq, m, n, k->errs)) != 0) {
 		log_warnx("datapath: %u port changes: %s", n, nl_geterror(rv));
-		for (in = 0; in < n; in++)
-			k->p[k->chg[in]].to = -1;
 		k->ok = 0;
-		return;
 	}
 	for (in = 0; in < n; in++) {
 		uint32_t j = k->chg[in];
 
-		k->p[j].to = k->want[j] == k->sink ? 0 : k->want[j];
+		/* One that failed is done again in the next pass. */
+		k->p[j].to = k->errs[in] != 0        ? -1
+		             : k->want[j] == k->sink ? 0
+		                                     : k->want[j];
 	}
 	log_debug("datapath: %u ports changed in one batch", n);
 }
@@ -533,15 +527,22 @@ plan_links(struct emu_kdp *k, uint64_t now, uint64_t next)
 			lit = 0;
 			next = now;
 		}
-		if (!lit)
+		if (!lit) {
 			p->since = 0;
-		else if (p->since == 0) {
+			/* Down it goes before it may come up again, even if
+			 * light returns before the link was set (a later
+			 * pass): the host must see the carrier drop. */
+			if (p->up != 0)
+				p->bounce = 1;
+		} else if (p->since == 0) {
 			p->since = now;
 			p->src = in;
 		}
 		t = p->since + (e->link_ns ? e->link_ns[j] : 0);
-		p->lwant = lit && now >= t;
-		if (lit && now < t && t < next)
+		p->lwant = lit && now >= t && !p->bounce;
+		if (lit && p->bounce)
+			next = now; /* up once it has been down */
+		else if (lit && now < t && t < next)
 			next = t;
 	}
 	return (next);
@@ -568,39 +569,67 @@ link_req(int ifindex, int up, struct nl_msg **out)
 	return (0);
 }
 
-/* Outside the lock: set the links plan_links asked for, in one batch. */
-static void
-apply_links(struct emu_kdp *k)
+/* Has the model moved on from generation gen (or is it time to stop)? */
+static int
+moved(struct emu_kdp *k, uint64_t gen)
 {
-	uint32_t j, n = 0;
-	int      rv;
+	int rv;
 
-	for (j = 1; j <= k->n; j++) {
-		struct kport *p = &k->p[j];
-
-		if (!p->ifindex || p->up == p->lwant)
-			continue;
-		if (link_req(p->ifindex, p->lwant, &k->msgs[n]) == 0)
-			k->chg[n++] = j;
-		else
-			k->ok = 0;
-	}
-	if (n == 0)
-		return;
-	if ((rv = send_all(k->sk, k->msgs, n)) != 0) {
-		log_warnx("datapath: %u link changes: %s", n, nl_geterror(rv));
-		for (j = 0; j < n; j++)
-			k->p[k->chg[j]].up = -1;
-		k->ok = 0;
-		return;
-	}
-	for (j = 0; j < n; j++)
-		k->p[k->chg[j]].up = k->p[k->chg[j]].lwant;
-	log_debug("datapath: %u links changed in one batch", n);
+	pthread_mutex_lock(&k->e->mtx);
+	rv = k->e->x.gen != gen || k->stop;
+	pthread_mutex_unlock(&k->e->mtx);
+	return (rv);
 }
 
+/*
+ * Outside the lock: set the links plan_links asked for, KDP_LINK_BATCH
+ * requests a datagram, giving way to a change of patches between two
+ * (a change is answered once its filters are in, and links follow, as a
+ * NIC's carrier follows light on real optics): 1 if one came (the links
+ * left are set in a later pass), else 0.
+ */
+static int
+apply_links(struct emu_kdp *k, uint64_t gen)
+{
+	uint32_t j = 1, i, n;
+	int      rv;
+
+	while (j <= k->n) {
+		for (n = 0; j <= k->n && n < KDP_LINK_BATCH; j++) {
+			struct kport *p = &k->p[j];
+
+			if (!p->ifindex || p->up == p->lwant)
+				continue;
+			if (link_req(p->ifindex, p->lwant, &k->msgs[n]) == 0)
+				k->chg[n++] = j;
+			else
+				k->link_ok = 0;
+		}
+		if (n == 0)
+			break;
+		if ((rv = emu_nlb_send(k->sk, &k->nlseq, k->msgs, n,
+		                       k->errs)) != 0) {
+			log_warnx("datapath: %u link changes: %s", n,
+			          nl_geterror(rv));
+			k->link_ok = 0;
+		}
+		for (i = 0; i < n; i++) {
+			struct kport *p = &k->p[k->chg[i]];
+
+			/* One that failed is set again in the next pass. */
+			p->up = k->errs[i] != 0 ? -1 : p->lwant;
+			if (p->up == 0)
+				p->bounce = 0;
+		}
+		if (moved(k, gen))
+			return (1);
+	}
+	return (0);
+}
+
+/* The switch side's byte counts: what the hosts sent in and were sent. */
 static void
-refresh_counters(struct emu_kdp *k)
+link_counters(struct emu_kdp *k)
 {
 	struct emu       *e = k->e;
 	struct nl_cache  *links;
@@ -610,10 +639,8 @@ refresh_counters(struct emu_kdp *k)
 	if (rtnl_link_alloc_cache(k->sk, AF_UNSPEC, &links) != 0)
 		return;
 	for (j = 1; j <= k->n; j++) {
-		struct kport *p = &k->p[j];
-
-		if (!p->ifindex ||
-		    (l = rtnl_link_get(links, p->ifindex)) == NULL)
+		if (!k->p[j].ifindex ||
+		    (l = rtnl_link_get(links, k->p[j].ifindex)) == NULL)
 			continue;
 		/* Switch side: what it receives, the host sent in. */
 		__atomic_store_n(&e->cnt_in[j],
@@ -622,12 +649,46 @@ refresh_counters(struct emu_kdp *k)
 		__atomic_store_n(&e->cnt_out[k->n + j],
 		                 rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES),
 		                 __ATOMIC_RELAXED);
-		__atomic_store_n(&e->cnt_drop[j],
-		                 filter_bytes(k->sk, p->ifindex),
-		                 __ATOMIC_RELAXED);
 		rtnl_link_put(l);
 	}
 	nl_cache_free(links);
+}
+
+/*
+ * The counters, every KDP_STATS_NS: the links' in one dump, then each
+ * port's dark count (a dump a port, 0.1-0.3 ms each), KDP_CNT_BATCH
+ * between two looks for a change of patches, which goes first: 1 if one
+ * came (the round goes on in a later pass from where it stopped).
+ */
+static int
+refresh_counters(struct emu_kdp *k, uint64_t gen)
+{
+	uint32_t n;
+
+	if (k->cnt_at == 0) {
+		if (mono_ns() < k->stats_at)
+			return (0);
+		link_counters(k);
+		k->cnt_at = 1;
+	}
+	while (k->cnt_at <= k->n) {
+		for (n = 0; k->cnt_at <= k->n && n < KDP_CNT_BATCH;
+		     k->cnt_at++) {
+			int ix = k->p[k->cnt_at].ifindex;
+
+			if (!ix)
+				continue;
+			__atomic_store_n(&k->e->cnt_drop[k->cnt_at],
+			                 filter_bytes(k->sk, ix),
+			                 __ATOMIC_RELAXED);
+			n++;
+		}
+		if (k->cnt_at <= k->n && moved(k, gen))
+			return (1);
+	}
+	k->cnt_at = 0;
+	k->stats_at = mono_ns() + KDP_STATS_NS;
+	return (0);
 }
 
 static void
@@ -637,12 +698,14 @@ changed(void *arg)
 }
 
 /*
- * The kernel follows the model in three steps: the filters (each changed
- * port dark at once, pointed at its egress once settled); then, with what
- * the kernel forwards known, the links (down where the light went, up
- * where it has been back for the retrain time); only then are paths
- * marked carried and the model's generation applied, so nothing says a
- * path is lit, or a removed one dark, before the kernel does.
+ * The kernel follows the model in two steps: the filters (each changed
+ * port dark at once, pointed at its egress once settled), after which
+ * the paths the kernel forwards are marked carried and the model's
+ * generation applied (a change is answered: new paths carry, removed
+ * ones are dark); then the links (down where the light went, up where it
+ * has been back for the retrain time), as a NIC's carrier follows the
+ * light after the switch has moved.  Link and counter work gives way to
+ * a change of patches, which goes first.
  */
 static void *
 kdp_main(void *arg)
@@ -650,7 +713,8 @@ kdp_main(void *arg)
 	struct emu_kdp *k = arg;
 	struct emu     *e = k->e;
 	struct timespec ts;
-	uint64_t        gen, next, now;
+	uint64_t        gen, next;
+	int             busy;
 
 	pthread_mutex_lock(&e->mtx);
 	while (!k->stop) {
@@ -660,23 +724,25 @@ kdp_main(void *arg)
 		pthread_mutex_unlock(&e->mtx);
 		apply(k);
 		pthread_mutex_lock(&e->mtx);
-		plan_fwd(k);
+		mark_carried(k);
+		if (k->ok && e->x.gen == gen && e->dp_gen != gen) {
+			uint64_t one = 1;
+
+			e->dp_gen = gen;
+			(void)write(e->dp_wake, &one, sizeof(one));
+		}
 		next = plan_links(k, mono_ns(), next);
 		pthread_mutex_unlock(&e->mtx);
-		apply_links(k);
-		now = mono_ns();
-		if (now >= k->stats_at) {
-			refresh_counters(k);
-			k->stats_at = now + KDP_STATS_NS;
-		}
+		k->link_ok = 1;
+		busy = apply_links(k, gen) || refresh_counters(k, gen);
 		pthread_mutex_lock(&e->mtx);
-		mark_carried(k);
-		if (e->x.gen != gen || k->stop)
+		if (busy || e->x.gen != gen || k->stop)
 			continue;
-		if (k->ok)
-			e->dp_gen = gen;
-		else if (next > mono_ns() + KDP_TICK_NS / 10)
+		if ((!k->ok || !k->link_ok) &&
+		    next > mono_ns() + KDP_TICK_NS / 10)
 			next = mono_ns() + KDP_TICK_NS / 10; /* try again */
+		if (k->stats_at < next)
+			next = k->stats_at;
 		ts.tv_sec = (time_t)(next / 1000000000u);
 		ts.tv_nsec = (long)(next % 1000000000u);
 		pthread_cond_timedwait(&k->cond, &e->mtx, &ts);
@@ -924,10 +990,10 @@ find_ports(struct emu_kdp *k, char *err, size_t len)
 		/* The patch filter first (passing all on): it takes hash
 		 * table 800, the dark one 801. */
 		if ((rv = ingress_qdisc(k->sk, k->p[j].ifindex, 1)) != 0 ||
-		    (rv = filter_set(k->sk, k->p[j].ifindex, KDP_PRIO, k->pass,
-		                     1)) != 0 ||
-		    (rv = filter_set(k->sk, k->p[j].ifindex, KDP_PRIO_DARK,
-		                     k->sink, 0)) != 0) {
+		    (rv = filter_set(k->sk, &k->nlseq, k->p[j].ifindex,
+		                     KDP_PRIO, k->pass, 1)) != 0 ||
+		    (rv = filter_set(k->sk, &k->nlseq, k->p[j].ifindex,
+		                     KDP_PRIO_DARK, k->sink, 0)) != 0) {
 			snprintf(err, len, "%s-sw %s: %s", k->prefix, name,
 			         nl_geterror(rv));
 			return (-EIO);
@@ -957,7 +1023,8 @@ ports_dark(struct emu_kdp *k, char *err, size_t len)
 		if (!k->p[j].ifindex)
 			continue;
 		if ((rv = link_req(k->p[j].ifindex, 0, &k->msgs[0])) != 0 ||
-		    (rv = send_all(k->sk, k->msgs, 1)) != 0) {
+		    (rv = emu_nlb_send(k->sk, &k->nlseq, k->msgs, 1, NULL)) !=
+		        0) {
 			snprintf(err, len, "%s-sw p%u: link down: %s",
 			         k->prefix, j, nl_geterror(rv));
 			return (-EIO);
@@ -989,9 +1056,10 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 	k->settle_at = calloc(k->n + 1, sizeof(*k->settle_at));
 	k->msgs = calloc(k->n + 1, sizeof(*k->msgs));
 	k->chg = calloc(k->n + 1, sizeof(*k->chg));
+	k->errs = calloc(k->n + 1, sizeof(*k->errs));
 	e->x.carried = calloc(k->n + 1, 1);
 	if (!k->p || !k->want || !k->out_at || !k->settle_at || !k->msgs ||
-	    !k->chg || !e->x.carried) {
+	    !k->chg || !k->errs || !e->x.carried) {
 		emu_kdp_close(k);
 		return (-ENOMEM);
 	}
@@ -1006,6 +1074,12 @@ emu_kdp_open(struct emu *e, const struct emu_kdp_conf *c, struct emu_kdp **out,
 	    (rv = hosts_open(k, c->rate_bps, c->delay_ns, err, len)) != 0 ||
 	    (c->capture && (rv = open_capture(k, ns, err, len)) != 0) ||
 	    (rv = ports_dark(k, err, len)) != 0) {
+		emu_kdp_close(k);
+		return (rv);
+	}
+	if ((e->dp_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		rv = -errno;
+		snprintf(err, len, "eventfd: %s", strerror(errno));
 		emu_kdp_close(k);
 		return (rv);
 	}
@@ -1057,13 +1131,18 @@ emu_kdp_close(struct emu_kdp *k)
 			(void)ingress_qdisc(k->sk, k->p[j].ifindex, 0);
 			if (k->p[j].up != 0 &&
 			    link_req(k->p[j].ifindex, 0, &k->msgs[0]) == 0)
-				(void)send_all(k->sk, k->msgs, 1);
+				(void)emu_nlb_send(k->sk, &k->nlseq, k->msgs,
+				                   1, NULL);
 		}
 	if (k->sk)
 		nl_socket_free(k->sk);
 	hosts_close(k);
 	if (k->lockfd >= 0)
 		close(k->lockfd);
+	if (k->e->dp_track) { /* set once the wake was made */
+		close(k->e->dp_wake);
+		k->e->dp_track = 0;
+	}
 	pthread_cond_destroy(&k->cond);
 	free(k->e->x.carried);
 	k->e->x.carried = NULL;
@@ -1073,5 +1152,6 @@ emu_kdp_close(struct emu_kdp *k)
 	free(k->settle_at);
 	free(k->msgs);
 	free(k->chg);
+	free(k->errs);
 	free(k);
 }

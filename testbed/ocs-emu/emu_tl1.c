@@ -311,6 +311,7 @@ dropped(struct srv *sv, struct sess *s)
 	tl1_buf_consume(&s->out, s->out.len);
 	tl1_buf_consume(&s->held, s->held.len);
 	s->due_ms = 0;
+	s->dp_wait = 0;
 	s->closing = 1;
 	return (1);
 }
@@ -598,12 +599,16 @@ poll_set(struct srv *sv, int lfd, int stopfd, int inboxfd, struct pollfd *pfd,
 	pfd[n++].events = POLLIN;
 	pfd[n].fd = inboxfd; /* -1: ignored by poll */
 	pfd[n++].events = POLLIN;
+	pfd[n].fd = -1; /* the datapath's news, while an answer waits */
+	pfd[n++].events = POLLIN;
 	for (i = 0; i < MAX_SESS; i++) {
 		struct sess *s = sv->s[i];
 		uint64_t     t;
 
 		if (s == NULL)
 			continue;
+		if (s->dp_wait)
+			pfd[3].fd = sv->e->dp_wake;
 		t = s->due_ms ? s->due_ms : idle_until(sv, s);
 		if (t) {
 			int w = t > now ? (int)(t - now) : 0;
@@ -677,15 +682,19 @@ sess_work(struct srv *sv, uint64_t now)
 
 		if (s == NULL)
 			continue;
-		if (s->due_ms && now >= s->due_ms && !carrying(sv)) {
+		if (s->due_ms && (now >= s->due_ms || s->dp_wait) &&
+		    !carrying(sv)) {
 			/* The mirrors have moved, the kernel datapath not
 			 * yet: COMPLD once light really passes (and no
-			 * longer passes where a patch went). */
+			 * longer passes where a patch went), as soon as it
+			 * says so (dp_wake), else looked at every ms. */
 			s->due_ms = now + 1;
-		} else if (s->due_ms && now >= s->due_ms) {
+			s->dp_wait = sv->e->dp_track;
+		} else if (s->due_ms && (now >= s->due_ms || s->dp_wait)) {
 			tl1_buf_put(&s->out, s->held.p, s->held.len);
 			tl1_buf_consume(&s->held, s->held.len);
 			s->due_ms = 0;
+			s->dp_wait = 0;
 		}
 		process(sv, s);
 		if (s->closing && s->out.len == 0) {
@@ -713,8 +722,8 @@ emu_tl1_serve(struct emu *e, const struct emu_tl1_dialect *d, int lfd,
               int stopfd, struct emu_tl1_inbox *ib)
 {
 	struct srv    sv;
-	struct pollfd pfd[MAX_SESS + 3];
-	int           idx[MAX_SESS + 3];
+	struct pollfd pfd[MAX_SESS + 4];
+	int           idx[MAX_SESS + 4];
 	int           i, n, timeout;
 	uint64_t      now;
 
@@ -732,8 +741,13 @@ emu_tl1_serve(struct emu *e, const struct emu_tl1_dialect *d, int lfd,
 			accept_one(&sv, lfd);
 		if (pfd[2].revents & POLLIN)
 			adopt(&sv, ib);
+		if (pfd[3].revents & POLLIN) {
+			uint64_t v;
+
+			(void)read(pfd[3].fd, &v, sizeof(v));
+		}
 		now = mono_ms();
-		for (i = 3; i < n; i++)
+		for (i = 4; i < n; i++)
 			(void)sess_io(&sv, idx[i], pfd[i].revents, now);
 		sess_work(&sv, now);
 	}

@@ -29,8 +29,9 @@ struct sess {
 	int            logged_in, inhibit, closing;
 	char           user[64]; /* who logged in */
 	enum emu_priv  priv;     /* and their access class */
-	const char    *prompt; /* after every reply (TL1 over SSH), or NULL */
-	uint64_t       due_ms; /* held reply goes out then; 0 = none */
+	const char    *prompt;  /* after every reply (TL1 over SSH), or NULL */
+	uint64_t       due_ms;  /* held reply goes out then; 0 = none */
+	int            dp_wait; /* and is due, waiting for the datapath */
 	uint64_t       last_ms;
 	unsigned       id;
 	uint32_t       ncmds;   /* for the drop fault */

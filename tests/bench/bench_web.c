@@ -30,6 +30,9 @@
  * Goals (issue 41): < 200 ms each render, < 1 s the feed, the CPU with
  * 10 pages within the noise of none.  Printed as one table, goal beside
  * each measure.  Skipped, saying why, when Chromium cannot start.
+ * Arguments name the parts to run (switch, agents, timeline, feed: the
+ * feed with the CPU), all when none: one part measured while working
+ * on it.  BENCH_WEB_JS: a script run after each load, its value printed.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -124,6 +127,18 @@ apply_ring(struct rig *r, int n)
 	return (rv);
 }
 
+/* BENCH_WEB_JS, when set, run after each load and its value printed
+ * ("load: VALUE" on stderr): a look into the loads behind a median. */
+static void
+look(struct wd *wd)
+{
+	const char *js = getenv("BENCH_WEB_JS");
+	char        v[2000];
+
+	if (js != NULL && *js && wd_str(wd, js, v, sizeof(v)) == 0)
+		fprintf(stderr, "load: %s\n", v);
+}
+
 /* Load url LOADS + 1 times (the first to warm up): view's first paint
  * (ms from navigation), median and worst, and the draw alone (median). */
 static int
@@ -146,6 +161,7 @@ load_times(struct wd *wd, const char *url, const char *view, struct stat3 *s)
 		}
 		if (i < 0)
 			continue;
+		look(wd);
 		snprintf(js + 150, 50, "return ocs.painted['%s']", view);
 		p[i] = wd_num(wd, js + 150);
 		snprintf(js + 150, 50, "return ocs.drawMs['%s']", view);
@@ -491,7 +507,8 @@ struct cpu {
 	double none, pages, again, web_none, web_pages;
 };
 
-/* The timeline, the feed and the CPU on a 48-port rig. */
+/* The timeline, the feed and the CPU on a 48-port rig (tl or feed NULL:
+ * not that part; the CPU goes with the feed). */
 static int
 small_rig(struct wd *wd, struct stat3 *tl, struct stat3 *feed, struct cpu *c)
 {
@@ -511,8 +528,12 @@ small_rig(struct wd *wd, struct stat3 *tl, struct stat3 *feed, struct cpu *c)
 	    apply_ring(r, 23) != 0)
 		goto out;
 	snprintf(url, sizeof(url), "%s#runs", w.url);
-	if (load_times(wd, url, "timeline", tl) != 0)
+	if (tl != NULL && load_times(wd, url, "timeline", tl) != 0)
 		goto out;
+	if (feed == NULL) {
+		rv = 0;
+		goto out;
+	}
 	snprintf(url, sizeof(url), "%s#switch", w.url);
 	if (feed_delay(wd, r, url, feed) != 0 ||
 	    wd_get(wd, "about:blank") != 0)
@@ -551,17 +572,139 @@ print_row(const char *what, const struct stat3 *s)
 	       verdict(s->med < 200));
 }
 
-int
-main(void)
-{
-	static const int ports[] = {48, 384, 1024};
-	struct stat3     sw[3], tl, feed, ag, sort, filter;
-	struct cpu       c;
-	struct wd        wd;
-	char             log[300], *dir;
-	double           noise, res, more;
-	int              i;
+struct results {
+	struct stat3 sw[3], tl, feed, ag, sort, filter;
+	struct cpu   c;
+	int          want_sw, want_ag, want_tl, want_feed;
+};
 
+static const int ports[] = {48, 384, 1024};
+
+static void
+print_cpu(const struct cpu *c)
+{
+	double noise, res, more;
+
+	noise = c->again > c->none ? c->again - c->none : c->none - c->again;
+	/* What two readings of /proc's ticks can differ by alone. */
+	res = 2 * 100.0 / ((double)sysconf(_SC_CLK_TCK) * WINDOW_S);
+	more = c->pages - (c->none + c->again) / 2;
+	printf("ocsd's CPU over %d s, a circuit changed every 500 ms "
+	       "(%% of a core; ocs-web's beside)\n",
+	       WINDOW_S);
+	printf("%-40s %8.2f %% (ocs-web %.2f %%)\n", "no page open", c->none,
+	       c->web_none);
+	printf("%-40s %8.2f %% (ocs-web %.2f %%)\n", "10 pages open", c->pages,
+	       c->web_pages);
+	printf("%-40s %8.2f %%\n", "no page open again", c->again);
+	printf("%-40s %8.2f %% points %20s %s\n",
+	       "10 pages less none (their mean)", more, "within noise",
+	       verdict(more <= noise + res));
+	printf("%-40s %8.2f %% points (and %.2f of /proc's ticks)\n",
+	       "  the noise: none less none again", noise, res);
+}
+
+static void
+print_all(const struct results *m)
+{
+	int i;
+
+	printf("first render: navigation to the frame after the view is "
+	       "drawn, median of %d loads (worst)\n",
+	       LOADS);
+	printf("and on the way (medians): the page's files in, the view's "
+	       "data in hand, its draw alone\n");
+	printf("%-38s %21s %9s %9s %7s %10s\n", "", "first render (worst)",
+	       "files", "data", "draw", "goal");
+	for (i = 0; m->want_sw && i < 3; i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "Switch page, %d x %d ports",
+		         ports[i], ports[i]);
+		print_row(what, &m->sw[i]);
+	}
+	if (m->want_tl)
+		print_row("Runs timeline, 81 agents x 256 phases", &m->tl);
+	if (m->want_ag) {
+		print_row("Agents page, 1000 agents", &m->ag);
+		printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
+		       "  a sort, to the frame after", m->sort.med,
+		       m->sort.max, "< 100 ms", verdict(m->sort.med < 100));
+		printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
+		       "  a filter, to the frame after", m->filter.med,
+		       m->filter.max, "< 100 ms",
+		       verdict(m->filter.med < 100));
+	}
+	if (!m->want_feed)
+		return;
+	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
+	       "Feed: a circuit change to the page", m->feed.med, m->feed.max,
+	       "< 1000 ms", verdict(m->feed.max < 1000));
+	printf("%-38s %6.1f ms\n", "  of which ocsctl's request (median)",
+	       m->feed.draw);
+	print_cpu(&m->c);
+}
+
+/* Which parts argv names (all when none): 0, or -1 said. */
+static int
+parts(int argc, char **argv, struct results *m)
+{
+	int i;
+
+	m->want_sw = m->want_ag = m->want_tl = m->want_feed = argc < 2;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "switch") == 0)
+			m->want_sw = 1;
+		else if (strcmp(argv[i], "agents") == 0)
+			m->want_ag = 1;
+		else if (strcmp(argv[i], "timeline") == 0)
+			m->want_tl = 1;
+		else if (strcmp(argv[i], "feed") == 0)
+			m->want_feed = 1;
+		else {
+			fprintf(stderr,
+			        "bench_web: part \"%s\": expected switch, "
+			        "agents, timeline or feed\n",
+			        argv[i]);
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+static int
+run_parts(struct wd *wd, struct results *m)
+{
+	int i;
+
+	for (i = 0; m->want_sw && i < 3; i++) {
+		fprintf(stderr, "bench_web: the Switch page at %d ports\n",
+		        ports[i]);
+		if (switch_at(wd, ports[i], &m->sw[i]) != 0)
+			return (-1);
+	}
+	if (m->want_ag) {
+		fprintf(stderr, "bench_web: the Agents page with %d agents\n",
+		        AGENTS);
+		if (agents_page(wd, &m->ag, &m->sort, &m->filter) != 0)
+			return (-1);
+	}
+	if ((m->want_tl || m->want_feed) &&
+	    small_rig(wd, m->want_tl ? &m->tl : NULL,
+	              m->want_feed ? &m->feed : NULL, &m->c) != 0)
+		return (-1);
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct results m;
+	struct wd             wd;
+	char                  log[300], *dir;
+
+	if (parts(argc, argv, &m) != 0)
+		return (2);
 	printf("bench_web: ocs-web in headless Chromium (chromedriver), "
 	       "ocsd and ocs-emu over TL1\n");
 	if ((dir = proc_tmpdir("bench-web")) == NULL)
@@ -573,68 +716,16 @@ main(void)
 		free(dir);
 		return (0);
 	}
-	for (i = 0; i < 3; i++) {
-		fprintf(stderr, "bench_web: the Switch page at %d ports\n",
-		        ports[i]);
-		if (switch_at(&wd, ports[i], &sw[i]) != 0)
-			goto fail;
+	if (run_parts(&wd, &m) != 0) {
+		wd_stop(&wd);
+		fprintf(stderr, "bench_web: chromedriver's log kept in %s\n",
+		        dir);
+		free(dir);
+		return (1);
 	}
-	fprintf(stderr, "bench_web: the Agents page with %d agents\n", AGENTS);
-	if (agents_page(&wd, &ag, &sort, &filter) != 0)
-		goto fail;
-	if (small_rig(&wd, &tl, &feed, &c) != 0)
-		goto fail;
 	wd_stop(&wd);
 	proc_rmtree(dir);
 	free(dir);
-	noise = c.again > c.none ? c.again - c.none : c.none - c.again;
-	/* What two readings of /proc's ticks can differ by alone. */
-	res = 2 * 100.0 / ((double)sysconf(_SC_CLK_TCK) * WINDOW_S);
-	more = c.pages - (c.none + c.again) / 2;
-	printf("first render: navigation to the frame after the view is "
-	       "drawn, median of %d loads (worst)\n",
-	       LOADS);
-	printf("and on the way (medians): the page's files in, the view's "
-	       "data in hand, its draw alone\n");
-	printf("%-38s %21s %9s %9s %7s %10s\n", "", "first render (worst)",
-	       "files", "data", "draw", "goal");
-	for (i = 0; i < 3; i++) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "Switch page, %d x %d ports",
-		         ports[i], ports[i]);
-		print_row(what, &sw[i]);
-	}
-	print_row("Runs timeline, 81 agents x 256 phases", &tl);
-	print_row("Agents page, 1000 agents", &ag);
-	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
-	       "  a sort, to the frame after", sort.med, sort.max, "< 100 ms",
-	       verdict(sort.med < 100));
-	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
-	       "  a filter, to the frame after", filter.med, filter.max,
-	       "< 100 ms", verdict(filter.med < 100));
-	printf("%-38s %6.1f ms (%6.1f ms) %30s %s\n",
-	       "Feed: a circuit change to the page", feed.med, feed.max,
-	       "< 1000 ms", verdict(feed.max < 1000));
-	printf("%-38s %6.1f ms\n", "  of which ocsctl's request (median)",
-	       feed.draw);
-	printf("ocsd's CPU over %d s, a circuit changed every 500 ms "
-	       "(%% of a core; ocs-web's beside)\n",
-	       WINDOW_S);
-	printf("%-40s %8.2f %% (ocs-web %.2f %%)\n", "no page open", c.none,
-	       c.web_none);
-	printf("%-40s %8.2f %% (ocs-web %.2f %%)\n", "10 pages open", c.pages,
-	       c.web_pages);
-	printf("%-40s %8.2f %%\n", "no page open again", c.again);
-	printf("%-40s %8.2f %% points %20s %s\n",
-	       "10 pages less none (their mean)", more, "within noise",
-	       verdict(more <= noise + res));
-	printf("%-40s %8.2f %% points (and %.2f of /proc's ticks)\n",
-	       "  the noise: none less none again", noise, res);
+	print_all(&m);
 	return (0);
-fail:
-	wd_stop(&wd);
-	fprintf(stderr, "bench_web: chromedriver's log kept in %s\n", dir);
-	free(dir);
-	return (1);
 }

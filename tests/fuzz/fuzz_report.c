@@ -3,15 +3,35 @@
  * libFuzzer target: a line of STATE/runs.jsonl, the file ocsd reads back
  * for `ocsctl runs` (an operator may edit or truncate it).  A refusal
  * must say why; what is accepted must survive a round trip: formatted
- * and parsed again, it is the same report.
+ * and parsed again, it is the same report.  Its timeline's form
+ * (proto/report_tl.c, ocs-web's) is JSON with an agent for each of the
+ * report's.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto/report.h"
+#include "proto/report_tl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+static void
+timeline_form(const Ocs__RunReport *r)
+{
+	json_t *t;
+	char   *s;
+	size_t  len;
+
+	if ((s = report_timeline_json(r, &len)) == NULL)
+		abort();
+	if ((t = json_loadb(s, len, 0, NULL)) == NULL ||
+	    json_array_size(json_object_get(t, "agents")) != r->n_timeline ||
+	    json_object_get(t, "timeline") != NULL)
+		abort();
+	json_decref(t);
+	free(s);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -30,6 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		json_decref(j);
 		return (0);
 	}
+	timeline_form(r);
 	if ((k = report_to_json(r)) == NULL)
 		abort();
 	if (report_from_json(k, &r2, err, sizeof(err)) != 0)

@@ -1257,6 +1257,51 @@ test_run_27_agents(void **state)
 	          27 * 4096);
 }
 
+static int
+setup3_idle_lit(void **state)
+{
+	*state = rig_up(3, "1ms", "deadline = 30s\nidle_lit = yes\n");
+	assert_non_null(*state);
+	return (0);
+}
+
+/*
+ * [run] idle_lit: after a run the switch holds what the operator patched
+ * and, besides, every host's dark transceivers looped to one another
+ * (two: each into the other's RX; one: into its own RX).  3 hosts of 2
+ * transceivers on 8 ports: h<h>.<j> sends into ingress 2h+j+1 and
+ * receives from egress 8+2h+j+1; the operator's h00.0 <-> h01.0 is kept.
+ */
+static void
+test_run_idle_lit(void **state)
+{
+	struct fx *f = *state;
+	char      *o, *e, now[512] = "";
+	int        i;
+
+	if (ctl(f, &o, &e, "connect", "h00.0", "h01.0", NULL) != 0)
+		fail_msg("connect: %s", e);
+	free(o);
+	free(e);
+	json_decref(run_ok(f, "static", "64KiB", NULL, NULL, 3));
+	for (i = 0; i < 200; i++) {
+		patches(f, now, sizeof(now));
+		if (strcmp(now, "1,11;2,10;3,9;4,12;5,14;6,13;") == 0)
+			break;
+		mono_sleep_ms(20);
+	}
+	assert_string_equal(now, "1,11;2,10;3,9;4,12;5,14;6,13;");
+	/* The next run starts from the loops and puts them back. */
+	json_decref(run_ok(f, "static", "64KiB", NULL, NULL, 3));
+	for (i = 0; i < 200; i++) {
+		patches(f, now, sizeof(now));
+		if (strcmp(now, "1,11;2,10;3,9;4,12;5,14;6,13;") == 0)
+			break;
+		mono_sleep_ms(20);
+	}
+	assert_string_equal(now, "1,11;2,10;3,9;4,12;5,14;6,13;");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1294,6 +1339,8 @@ main(int argc, char **argv)
 	                                    setup9, teardown),
 	    cmocka_unit_test_setup_teardown(test_run_ocsd_killed_mid_run,
 	                                    setup9, teardown),
+	    cmocka_unit_test_setup_teardown(test_run_idle_lit, setup3_idle_lit,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
 	                                    teardown),
 	};

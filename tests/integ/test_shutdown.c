@@ -26,6 +26,18 @@
 #include "tests/lib/rig.h"
 
 #define STOP_MS 500
+/* Under `make check` (SAN=1) the programs' exits include LeakSanitizer's
+ * scan of the heap and ASan's slower teardown, which are not theirs:
+ * measured 517-544 ms at load 15-20.  The 500 ms is held by `make test`. */
+#define STOP_MS_SAN 1000
+
+static int
+stop_ms(void)
+{
+	const char *san = getenv("SAN");
+
+	return (san != NULL && strcmp(san, "1") == 0 ? STOP_MS_SAN : STOP_MS);
+}
 
 /*
  * Every descriptor of the process past 0, 1 and 2 is close-on-exec (the
@@ -64,15 +76,15 @@ all_cloexec(pid_t pid, const char *what)
 	assert_true(n > 0);
 }
 
-/* SIGTERM p: it must be gone, cleanly, within STOP_MS. */
+/* SIGTERM p: it must be gone, cleanly, within stop_ms(). */
 static void
 stops(struct proc *p, const char *what)
 {
 	int st, ms = proc_term_ms(p, &st);
 
-	if (ms < 0 || ms > STOP_MS)
+	if (ms < 0 || ms > stop_ms())
 		fail_msg("%s: %d ms after SIGTERM (at most %d)", what, ms,
-		         STOP_MS);
+		         stop_ms());
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		fail_msg("%s: wait status %#x after SIGTERM", what, st);
 	fprintf(stderr, "  %-40s %4d ms\n", what, ms);

@@ -425,6 +425,175 @@ test_web_keyboard_and_contrast(void **state)
 	}
 }
 
+/* ocs-sweep ARGS (the model's) into dir: 0 or -1. */
+static int
+sweep_into(const char *dir, const char *bw, const char *as)
+{
+	char        bin[256], log[700];
+	struct proc p;
+	char       *argv[] = {
+	          (char *)(uintptr_t)proc_bin("ocs-sweep", bin, sizeof(bin)),
+	          "--algo",
+	          "retri,static",
+	          "--nodes",
+	          "9",
+	          "--bytes",
+	          "1MiB,16MiB",
+	          "--delay",
+	          "1us,1ms,10ms",
+	          "--bandwidth",
+	          (char *)(uintptr_t)bw,
+	          "--alpha-s",
+	          (char *)(uintptr_t)as,
+	          "--alpha-h",
+	          "1us",
+	          "--out",
+	          (char *)(uintptr_t)dir,
+	          NULL};
+
+	snprintf(log, sizeof(log), "%s.log", dir);
+	if (proc_start(&p, argv, log) != 0)
+		return (-1);
+	return (proc_wait(&p, 60000));
+}
+
+/* From dir/sweep.csv, the rows of model hash: "BYTES DELTA_NS SPEEDUP;"
+ * for retri:9 over static:9 (static's time over retri's), sorted as
+ * the page's cells come (size, then delta). */
+static void
+expected_cells(const char *dir, const char *hash, char *out, size_t len)
+{
+	char   path[700], line[1024], key[64][48];
+	double sp[64], rt[64], stt[64];
+	size_t n = 0, o = 0, i;
+	FILE  *f;
+
+	snprintf(path, sizeof(path), "%s/sweep.csv", dir);
+	assert_non_null(f = fopen(path, "r"));
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char  *c[24], *s = line, *nl;
+		int    k = 0;
+		double pred;
+
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		while (k < 24 && (c[k++] = strsep(&s, ",")) != NULL)
+			;
+		if (k < 20 || c[19] == NULL || strcmp(c[19], hash) != 0)
+			continue;
+		pred = atof(c[6]);
+		snprintf(key[n], sizeof(key[n]), "%s %.0f", c[2],
+		         atof(c[3]) * 1e9);
+		for (i = 0; i < n && strcmp(key[i], key[n]) != 0; i++)
+			;
+		if (i == n) {
+			rt[n] = stt[n] = 0;
+			n++;
+		}
+		if (strcmp(c[0], "retri") == 0)
+			rt[i] = pred;
+		else
+			stt[i] = pred;
+	}
+	fclose(f);
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		sp[i] = stt[i] / rt[i];
+		o += (size_t)snprintf(out + o, len - o, "%s %.6g;", key[i],
+		                      sp[i]);
+	}
+}
+
+/* The page's heatmap cells as expected_cells says them. */
+static void
+page_cells(struct fx *f, char *out, size_t len)
+{
+	assert_int_equal(
+	    wd_str(&f->wd,
+	           "return ocs.heat.slice().sort((a, b) => a.bytes - b.bytes "
+	           "|| a.delta_s - b.delta_s).map(c => c.bytes + ' ' + "
+	           "Math.round(c.delta_s * 1e9) + ' ' + "
+	           "(+c.speedup.toPrecision(6))).join(';') "
+	           "+ ';'",
+	           out, len),
+	    0);
+}
+
+/* A sweep into which two models were run: the heatmap shows one model's
+ * rows at a time (the latest first), never a mix (issue 40). */
+static void
+test_web_sweep_models(void **state)
+{
+	struct fx  *f = *state;
+	struct proc web = {0};
+	char        dir[600], bin[256], log[700], line[256], url[200];
+	char        h[2][32], want[2048], page[2048], path[700];
+	json_t     *meta, *runs;
+	int         i;
+
+	NEED_BROWSER(f);
+	snprintf(dir, sizeof(dir), "%s/sweep", f->r->dir);
+	assert_int_equal(sweep_into(dir, "10Gbps", "1us"), 0);
+	assert_int_equal(sweep_into(dir, "1Gbps", "10us"), 0);
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	assert_non_null(meta = json_load_file(path, 0, NULL));
+	runs = json_object_get(meta, "runs");
+	assert_int_equal(json_array_size(runs), 2);
+	for (i = 0; i < 2; i++)
+		snprintf(h[i], sizeof(h[i]), "%s",
+		         json_string_value(json_object_get(
+		             json_object_get(json_array_get(runs, (size_t)i),
+		                             "model"),
+		             "hash")));
+	json_decref(meta);
+	assert_string_not_equal(h[0], h[1]);
+	snprintf(log, sizeof(log), "%s/web-sweep.log", f->r->dir);
+	{
+		char *argv[] = {
+		    (char *)(uintptr_t)proc_bin("ocs-web", bin, sizeof(bin)),
+		    "-s",
+		    f->r->sock,
+		    "-l",
+		    "127.0.0.1:0",
+		    "--sweep",
+		    dir,
+		    NULL};
+
+		assert_int_equal(proc_start(&web, argv, log), 0);
+		assert_int_equal(proc_line(&web, line, sizeof(line), 10000),
+		                 0);
+		assert_int_equal(sscanf(line, "ocs-web: %127s", url), 1);
+	}
+	strcat(url, "#plans");
+	assert_int_equal(wd_get(&f->wd, url), 0);
+	assert_true(
+	    wd_wait(&f->wd, "return !!window.ocs && !!ocs.heat", 15000) >= 0);
+	assert_true(wd_num(&f->wd, "return document.getElementById("
+	                           "'model-pick').options.length") == 2);
+	/* The latest model first, then the other one picked. */
+	for (i = 1; i >= 0; i--) {
+		char js[300];
+
+		if (i == 0) {
+			snprintf(
+			    js, sizeof(js),
+			    "const s = document.getElementById('model-pick');"
+			    " s.value = '%s'; s.dispatchEvent(new "
+			    "Event('change')); return 1",
+			    h[0]);
+			assert_true(wd_num(&f->wd, js) == 1);
+		}
+		snprintf(js, sizeof(js), "return ocs.heatModel === '%s'",
+		         h[i]);
+		assert_true(wd_wait(&f->wd, js, 5000) >= 0);
+		expected_cells(dir, h[i], want, sizeof(want));
+		page_cells(f, page, sizeof(page));
+		printf("# model %s: %s\n", h[i], page);
+		assert_string_equal(page, want);
+	}
+	proc_stop(&web, SIGTERM);
+}
+
 int
 main(void)
 {
@@ -434,6 +603,7 @@ main(void)
 	    cmocka_unit_test(test_web_agents_equal_ocsctl),
 	    cmocka_unit_test(test_web_run_appears_live),
 	    cmocka_unit_test(test_web_keyboard_and_contrast),
+	    cmocka_unit_test(test_web_sweep_models),
 	    cmocka_unit_test(test_web_agent_killed_shows_lost),
 	};
 

@@ -290,6 +290,16 @@ test_web_bad_requests(void **state)
 	     "%s\r\n\r\n",
 	     404},
 	    {"GET /api/runs/12x HTTP/1.1\r\nHost: %s\r\n\r\n", 404},
+	    {"GET /api/timeline/abc HTTP/1.1\r\nHost: %s\r\n\r\n", 404},
+	    {"GET /api/timeline/0 HTTP/1.1\r\nHost: %s\r\n\r\n", 404},
+	    {"GET /api/timeline/ HTTP/1.1\r\nHost: %s\r\n\r\n", 404},
+	    {"GET /api/ports?switch=9x HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
+	    {"GET /api/ports?switch=a%%20b HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
+	    {"GET /api/ports?switch=%%zz HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
+	    {"GET /api/ports?switch= HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
+	    {"GET /api/ports?switch=abcdefghijabcdefghijabcdefghijabc "
+	     "HTTP/1.1\r\nHost: %s\r\n\r\n",
+	     400},
 	    {"GET /api/sweep HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
 	    {"GET /api/sweep?n=%%zz HTTP/1.1\r\nHost: %s\r\n\r\n", 400},
 	    {"GET /api/sweep?n=-1 HTTP/1.1\r\nHost: %s\r\n\r\n", 404},
@@ -348,6 +358,11 @@ test_web_bad_requests(void **state)
 	assert_non_null(strstr(buf, "run id \"7x\""));
 	assert_int_equal(get(f, "/api/runs/77", buf, sizeof(buf)), 404);
 	assert_non_null(strstr(buf, "\"error\""));
+	assert_int_equal(get(f, "/api/timeline/77", buf, sizeof(buf)), 404);
+	assert_non_null(strstr(buf, "\"error\""));
+	assert_int_equal(get(f, "/api/ports?switch=a%20b", buf, sizeof(buf)),
+	                 400);
+	assert_non_null(strstr(buf, "switch \"a b\""));
 	/* HEAD: the head of the answer alone. */
 	{
 		int   n = snprintf(req, sizeof(req),

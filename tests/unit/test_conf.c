@@ -157,6 +157,8 @@ test_conf_bad_values(void **state)
 {
 	(void)state;
 	bad_line("switch", "driver = cisco", "driver: \"cisco\": unknown");
+	bad_line("run", "idle_lit = sometimes",
+	         "idle_lit: \"sometimes\": expected yes or no");
 	bad_line("switch", "timeout = 5", "timeout: \"5\": expected a time");
 	bad_line("switch", "timeout = 0", "timeout: \"0\": at least 1ms");
 	bad_line("switch", "poll = forever", "poll: \"forever\"");

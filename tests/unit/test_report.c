@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* tests/unit/test_report.c: a run's report to JSON and back (proto/report.c),
- * the schema of ocsctl -j and of ocsd's runs.jsonl. */
+ * the schema of ocsctl -j and of ocsd's runs.jsonl; and its timeline's
+ * form (proto/report_tl.c, ocs-web's /api/timeline/ID). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,18 +14,21 @@
 
 #include "proto/msg.h"
 #include "proto/report.h"
+#include "proto/report_tl.h"
 
-/* A report with every part: two phases, two agents' timelines. */
-static json_t *
-sample(void)
+/* A report with every part: two phases, two agents' timelines (static:
+ * the caller reads it until the next call). */
+static Ocs__RunReport *
+sample_report(void)
 {
-	Ocs__RunReport     r;
-	Ocs__PhaseReport   ph[2], *pp[2] = {&ph[0], &ph[1]};
-	Ocs__AgentTimeline tl[2], *tp[2] = {&tl[0], &tl[1]};
-	Ocs__PhaseTime     pt[4], *ptp[4] = {&pt[0], &pt[1], &pt[2], &pt[3]};
-	uint32_t           before[1] = {1};
-	char              *hosts[2] = {"h0", "h1"};
-	int                i;
+	static Ocs__RunReport     r;
+	static Ocs__PhaseReport   ph[2], *pp[2] = {&ph[0], &ph[1]};
+	static Ocs__AgentTimeline tl[2], *tp[2] = {&tl[0], &tl[1]};
+	static Ocs__PhaseTime     pt[4],
+	    *ptp[4] = {&pt[0], &pt[1], &pt[2], &pt[3]};
+	static uint32_t before[1] = {1};
+	static char    *hosts[2] = {"h0", "h1"};
+	int             i;
 
 	ocs__run_report__init(&r);
 	r.run_id = 77;
@@ -75,7 +80,13 @@ sample(void)
 	r.hosts = hosts;
 	r.n_timeline = 2;
 	r.timeline = tp;
-	return (report_to_json(&r));
+	return (&r);
+}
+
+static json_t *
+sample(void)
+{
+	return (report_to_json(sample_report()));
 }
 
 static void
@@ -191,6 +202,94 @@ test_report_refuses(void **state)
 	}
 }
 
+/* agents[a][key][k] as an integer. */
+static json_int_t
+tl_at(const json_t *o, size_t a, const char *key, size_t k)
+{
+	return (json_integer_value(json_array_get(
+	    json_object_get(json_array_get(json_object_get(o, "agents"), a),
+	                    key),
+	    k)));
+}
+
+/* The timeline's form: the report's JSON less its timeline, and each
+ * agent's times as columns of nanoseconds. */
+static void
+test_report_timeline_form(void **state)
+{
+	Ocs__RunReport *r = sample_report();
+	json_t         *o, *full, *a1;
+	const char     *k;
+	json_t         *v;
+	char           *s;
+	size_t          len;
+
+	(void)state;
+	assert_non_null(s = report_timeline_json(r, &len));
+	assert_int_equal(len, strlen(s));
+	assert_non_null(o = json_loads(s, 0, NULL));
+	free(s);
+	assert_null(json_object_get(o, "timeline"));
+	/* Every other key as report_to_json has it (6 digits, ocsctl's). */
+	full = report_to_json(r);
+	json_object_foreach(full, k, v)
+	{
+		if (strcmp(k, "timeline") == 0)
+			continue;
+		assert_non_null(json_object_get(o, k));
+	}
+	assert_int_equal(json_integer_value(json_object_get(o, "run_id")), 77);
+	assert_true(json_real_value(json_object_get(
+	                json_array_get(json_object_get(o, "phases"), 1),
+	                "reconf_s")) == 0.002);
+	json_decref(full);
+	assert_int_equal(json_array_size(json_object_get(o, "agents")), 2);
+	a1 = json_array_get(json_object_get(o, "agents"), 1);
+	assert_string_equal(json_string_value(json_object_get(a1, "host")),
+	                    "h1");
+	assert_int_equal(json_integer_value(json_object_get(a1, "node")), 1);
+	assert_int_equal(json_integer_value(json_object_get(a1, "setup_ns")),
+	                 10000000);
+	assert_int_equal(tl_at(o, 1, "phase", 0), 0);
+	assert_int_equal(tl_at(o, 1, "phase", 1), 1);
+	assert_int_equal(tl_at(o, 1, "data_ns", 0), 200000000);
+	assert_int_equal(tl_at(o, 1, "data_ns", 1), 300000000);
+	assert_int_equal(tl_at(o, 0, "data_ns", 0), 0);
+	assert_int_equal(tl_at(o, 1, "verify_ns", 1), 10000000);
+	assert_int_equal(tl_at(o, 1, "wait_ns", 0), 2000000);
+	json_decref(o);
+}
+
+/* A host that needs escaping stays one JSON string; a time that is no
+ * time (NaN, negative) is 0, never a bar across the page. */
+static void
+test_report_timeline_odd(void **state)
+{
+	Ocs__RunReport *r = sample_report();
+	json_t         *o;
+	char           *s, *h0 = r->timeline[0]->host;
+	size_t          len;
+
+	(void)state;
+	r->timeline[0]->host = "h\"0\n\\";
+	r->timeline[0]->phases[0]->data_s = NAN;
+	r->timeline[0]->phases[1]->wait_s = -1;
+	s = report_timeline_json(r, &len);
+	r->timeline[0]->host = h0;
+	r->timeline[0]->phases[0]->data_s = 0;
+	r->timeline[0]->phases[1]->wait_s = 0.002;
+	assert_non_null(s);
+	assert_non_null(o = json_loads(s, 0, NULL));
+	free(s);
+	assert_string_equal(
+	    json_string_value(json_object_get(
+	        json_array_get(json_object_get(o, "agents"), 0), "host")),
+	    "h\"0\n\\");
+	assert_int_equal(tl_at(o, 0, "data_ns", 0), 0);
+	assert_int_equal(tl_at(o, 0, "wait_ns", 1), 0);
+	json_decref(o);
+}
+
 int
 main(void)
 {
@@ -198,6 +297,8 @@ main(void)
 	    cmocka_unit_test(test_report_round_trip),
 	    cmocka_unit_test(test_report_long_error),
 	    cmocka_unit_test(test_report_refuses),
+	    cmocka_unit_test(test_report_timeline_form),
+	    cmocka_unit_test(test_report_timeline_odd),
 	};
 
 	return (cmocka_run_group_tests_name("report", tests, NULL, NULL));
