@@ -169,8 +169,8 @@ link_alone(double bps)
 	plan2(&p0, 0, 1, b1, bps);
 	plan2(&p1, 1, 0, b0, bps);
 	if (l0 < 0 || l1 < 0 ||
-	    local_connect(l0, &p0, 1, &a, 2000, err, sizeof(err)) != 0 ||
-	    local_connect(l1, &p1, 1, &b, 2000, err, sizeof(err)) != 0)
+	    local_connect(l0, &p0, 1, &a, 2000, NULL, err, sizeof(err)) != 0 ||
+	    local_connect(l1, &p1, 1, &b, 2000, NULL, err, sizeof(err)) != 0)
 		return (0);
 	t0 = mono_ns();
 	while (got < total) {
