@@ -737,6 +737,7 @@ $(BUILD)/bench/bench_fabric: $(BUILD)/tests/bench/bench_fabric.o \
 
 $(BUILD)/bench/bench_servers: $(BUILD)/tests/bench/bench_servers.o \
 		$(BUILD)/tests/lib/proc.o $(BUILD)/tests/lib/rig.o \
+		$(addprefix $(BUILD)/agent/,local.o xport_local.o xport.o) \
 		$(BASE_LIB) $(PROGS)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"

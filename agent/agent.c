@@ -399,7 +399,7 @@ struct run {
  * links to the others of the node's server, made now.  0 or -errno
  * (r->err says which link). */
 static int
-run_ports(struct run *r)
+run_ports(struct run *r, const struct exec_abort *ab)
 {
 	const struct plan *p = &r->sp->p;
 	uint32_t           i, nx = p->local_from ? p->local_from : p->nports;
@@ -412,7 +412,7 @@ run_ports(struct run *r)
 	/* The whole of a phase's deadline to meet the others. */
 	if ((rv = local_connect(r->a->lfd, p, r->sp->run, &r->ll,
 	                        (int)(p->deadline_ms ? p->deadline_ms : 10000),
-	                        r->err, sizeof(r->err))) != 0)
+	                        ab, r->err, sizeof(r->err))) != 0)
 		return (rv);
 	for (i = 0; i < r->ll.n; i++)
 		r->ports[p->local_from + i] = r->ll.x[i];
@@ -459,7 +459,7 @@ run_setup(struct run *r)
 		         (unsigned long long)need,
 		         (unsigned long long)r->a->s.mem_limit);
 		rv = -ENOMEM;
-	} else if ((rv = run_ports(r)) == 0)
+	} else if ((rv = run_ports(r, &ab)) == 0)
 		rv = exec_new(&r->e, p, r->ports, &ab, r->err, sizeof(r->err));
 	if (rv != 0) {
 		if (rv == -ENOMEM && r->err[0] == '\0')

@@ -124,20 +124,32 @@ greet(int fd, const struct plan *p, uint64_t run, uint64_t dl)
 /* Those of lower index: accept until each said its hello. */
 static int
 answer(int lfd, const struct plan *p, uint64_t run, int *fds, uint64_t dl,
-       int timeout_ms, char *err, size_t len)
+       int timeout_ms, const struct exec_abort *ab, char *err, size_t len)
 {
 	uint32_t j, want = 0;
 	int      fd, at;
+	char     why[300];
 
 	for (j = 0; j < p->nlocal; j++)
 		want += p->lnode[j] < p->node;
 	while (want > 0) {
-		struct pollfd pf = {.fd = lfd, .events = POLLIN};
-		uint64_t      now = mono_ms();
+		struct pollfd pf[2] = {
+		    {.fd = lfd, .events = POLLIN},
+		    {.fd = ab ? ab->fd : -1, .events = POLLIN}};
+		uint64_t now = mono_ms();
 
-		if (now >= dl || poll(&pf, 1, (int)(dl - now)) == 0)
+		if (now >= dl || poll(pf, 2, (int)(dl - now)) == 0)
 			break;
-		if ((fd = accept(lfd, NULL, NULL)) < 0)
+		/* The run ended elsewhere (a peer's setup failed). */
+		if ((pf[1].revents & POLLIN) &&
+		    ab->check(ab->arg, why, sizeof(why))) {
+			snprintf(err, len,
+			         "aborted while its local links were made: %s",
+			         why);
+			return (-ECANCELED);
+		}
+		if (!(pf[0].revents & POLLIN) ||
+		    (fd = accept(lfd, NULL, NULL)) < 0)
 			continue;
 		/* A stray or a late one from an earlier run: not ours. */
 		if ((at = greet(fd, p, run, dl)) < 0 || fds[at] >= 0) {
@@ -161,7 +173,8 @@ answer(int lfd, const struct plan *p, uint64_t run, int *fds, uint64_t dl,
 
 int
 local_connect(int lfd, const struct plan *p, uint64_t run,
-              struct local_links *ll, int timeout_ms, char *err, size_t len)
+              struct local_links *ll, int timeout_ms,
+              const struct exec_abort *ab, char *err, size_t len)
 {
 	uint64_t dl = mono_ms() + (uint64_t)timeout_ms;
 	int      fds[PLAN_MAX_LOCAL], rv, one = 1, buf = 4 << 20;
@@ -175,7 +188,7 @@ local_connect(int lfd, const struct plan *p, uint64_t run,
 		return (-ENOTCONN);
 	}
 	if ((rv = dial(p, run, fds, dl, err, len)) == 0)
-		rv = answer(lfd, p, run, fds, dl, timeout_ms, err, len);
+		rv = answer(lfd, p, run, fds, dl, timeout_ms, ab, err, len);
 	for (j = 0; j < p->nlocal; j++) {
 		if (rv != 0 || fds[j] < 0) {
 			if (fds[j] >= 0)

@@ -21,13 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/exec.h"
 #include "agent/xport.h"
 #include "collectives/plan.h"
 
 #define LOCAL_HELLO 36
 
 /* The shaping of one node's local links together: a token bucket in
- * bytes, filled at rate bytes a ns up to depth. */
+ * bytes, filled at rate bytes a ns up to depth (5 ms of it). */
 struct local_bucket {
 	double   rate, depth, tokens;
 	uint64_t t_ns;
@@ -54,12 +55,13 @@ int local_hello_check(const uint8_t *h, const struct plan *p, uint64_t run);
 /*
  * Make p's local links for run: connect (and say hello) to the peers of
  * higher index, accept from lfd those of lower index, all within
- * timeout_ms.  0, or -errno with the link named in err (nothing left
- * open).  local_close() them after the run.
+ * timeout_ms, or until ab (nullable) says the run was aborted (another
+ * agent's setup failed: -ECANCELED).  0, or -errno with the link named
+ * in err (nothing left open).  local_close() them after the run.
  */
 int  local_connect(int lfd, const struct plan *p, uint64_t run,
-                   struct local_links *ll, int timeout_ms, char *err,
-                   size_t len);
+                   struct local_links *ll, int timeout_ms,
+                   const struct exec_abort *ab, char *err, size_t len);
 void local_close(struct local_links *ll);
 
 /* Put fd, a made link to node peer (at addr, for messages), into x,

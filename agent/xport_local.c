@@ -18,11 +18,14 @@
 #include "agent/local.h"
 #include "proto/base/mono.h"
 
-/* A burst: a millisecond of the rate, at least a frame's worth of small
- * writes, at most 1 MiB (so a slow rate still moves whole frames and a
- * fast one keeps its shape within a ms). */
+/* Writes of TB_MIN at least; a bucket of TB_MS of the rate (within
+ * TB_MIN..TB_MAX).  The executor sleeps in poll(), whole milliseconds
+ * and later on a busy machine: a bucket of one millisecond overflowed
+ * while it slept and the link ran at half its rate (bench_servers);
+ * five keep the rate and bound the burst a phase may start with. */
 #define TB_MIN (16u << 10)
-#define TB_MAX (1u << 20)
+#define TB_MAX (4u << 20)
+#define TB_MS  5
 
 struct lx {
 	int                  fd;
@@ -36,7 +39,7 @@ void
 local_bucket_init(struct local_bucket *tb, double bps)
 {
 	tb->rate = bps / 8e9;
-	tb->depth = tb->rate * 1e6;
+	tb->depth = tb->rate * 1e6 * TB_MS;
 	tb->depth = tb->depth < TB_MIN   ? TB_MIN
 	            : tb->depth > TB_MAX ? TB_MAX
 	                                 : tb->depth;

@@ -10,13 +10,17 @@
  * of RUNS runs; the per-phase table is of the last configuration's last
  * run, with the plan's bytes against what the agents received.
  */
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "agent/local.h"
+#include "proto/base/mono.h"
 #include "tests/lib/rig.h"
 
 #define RUNS 3
@@ -132,6 +136,70 @@ phases(json_t *rep)
 	}
 }
 
+/* Node `node` of a server of two, its one local link to `peer`. */
+static void
+plan2(struct plan *p, uint32_t node, uint32_t peer, const char *addr,
+      double bps)
+{
+	memset(p, 0, sizeof(*p));
+	p->node = node;
+	p->n = 2;
+	p->local_from = 1;
+	p->nlocal = 1;
+	p->nports = 2;
+	p->lnode[0] = peer;
+	p->local_bps = bps;
+	snprintf(p->laddr[0], sizeof(p->laddr[0]), "%s", addr);
+}
+
+/* One local link alone, 20 MB through it as an executor would move them
+ * (poll, hold): what rate the shaping gives, without agents' work. */
+static double
+link_alone(double bps)
+{
+	static char        buf[1 << 20];
+	struct local_links a, b;
+	struct plan        p0, p1;
+	char               b0[64], b1[64], err[256];
+	size_t             total = 20000000, sent = 0, got = 0;
+	int l0 = local_listen("127.0.0.1:0", b0, sizeof(b0), err, sizeof(err)),
+	    l1 = local_listen("127.0.0.1:0", b1, sizeof(b1), err, sizeof(err));
+	uint64_t t0;
+
+	plan2(&p0, 0, 1, b1, bps);
+	plan2(&p1, 1, 0, b0, bps);
+	if (l0 < 0 || l1 < 0 ||
+	    local_connect(l0, &p0, 1, &a, 2000, NULL, err, sizeof(err)) != 0 ||
+	    local_connect(l1, &p1, 1, &b, 2000, NULL, err, sizeof(err)) != 0)
+		return (0);
+	t0 = mono_ns();
+	while (got < total) {
+		ssize_t w = sent < total ? xport_send(&a.x[0], buf,
+		                                      total - sent < 65600
+		                                          ? total - sent
+		                                          : 65600)
+		                         : 0,
+		        r = xport_recv(&b.x[0], buf, sizeof(buf));
+		uint64_t h = xport_hold(&a.x[0]);
+
+		sent += w > 0 ? (size_t)w : 0;
+		got += r > 0 ? (size_t)r : 0;
+		if (w <= 0 && r <= 0) {
+			struct pollfd pf[2] = {
+			    {xport_fd(&a.x[0]), h ? 0 : POLLOUT, 0},
+			    {xport_fd(&b.x[0]), POLLIN, 0}};
+
+			poll(pf, 2, h ? (int)(h / 1000000) + 1 : 50);
+		}
+	}
+	t0 = mono_ns() - t0;
+	local_close(&a);
+	local_close(&b);
+	close(l0);
+	close(l1);
+	return ((double)total * 8 / ((double)t0 / 1e9));
+}
+
 int
 main(void)
 {
@@ -148,6 +216,10 @@ main(void)
 	       "beside it FAST with one NIC a\n   GPU (no servers); "
 	       "medians of %d runs; bytes: every phase's as planned\n",
 	       RUNS);
+	printf("   a local link alone (xport_local, 20 MB): 100 Mbps -> %.1f, "
+	       "400 Mbps -> %.1f,\n   1 Gbps -> %.1f Mbps\n",
+	       link_alone(100e6) / 1e6, link_alone(400e6) / 1e6,
+	       link_alone(1e9) / 1e6);
 	printf("   %6s %5s %-8s %6s %10s %10s %7s %7s %6s\n", "delta", "hosts",
 	       "servers", "phases", "total", "predicted", "meas/pr", "blocks",
 	       "bytes");

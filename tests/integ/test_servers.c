@@ -106,9 +106,9 @@ test_servers_fast_g4_verified(void **state)
 		circ += planned - lb;
 		local += lb;
 		/* Shaped: no faster than the mean GPU's local bytes at the
-		 * rate (less a bucket's first burst). */
-		floor_s = lb / 8 > (64u << 10)
-		              ? (double)(lb / 8 - (64u << 10)) * 8 / SU_BPS
+		 * rate, less the burst of a full bucket (5 ms of it). */
+		floor_s = lb / 8 > 250000
+		              ? (double)(lb / 8 - 250000) * 8 / SU_BPS
 		              : 0;
 		assert_true(json_real_value(json_object_get(v, "data_s")) >=
 		            floor_s);

@@ -70,7 +70,7 @@ test_local_hello(void **state)
 	assert_int_equal(local_hello_check(h, &p, 7), -1);
 }
 
-/* 400 Mbps is 0.05 bytes a ns: a bucket of 50 000 bytes (1 ms). */
+/* 400 Mbps is 0.05 bytes a ns: a bucket of 250 000 bytes (5 ms). */
 static void
 test_local_bucket(void **state)
 {
@@ -79,10 +79,10 @@ test_local_bucket(void **state)
 
 	(void)state;
 	local_bucket_init(&tb, 400e6);
-	assert_true(tb.depth == 50000);
+	assert_true(tb.depth == 250000);
 	tb.t_ns = 1000;
-	assert_int_equal(local_bucket_take(&tb, 80000, 1000, &wait), 50000);
-	local_bucket_spend(&tb, 50000);
+	assert_int_equal(local_bucket_take(&tb, 300000, 1000, &wait), 250000);
+	local_bucket_spend(&tb, 250000);
 	/* Empty: 16 KiB (what a write needs at least) takes 327 680 ns. */
 	assert_int_equal(local_bucket_take(&tb, 80000, 1000, &wait), 0);
 	assert_int_equal(wait, 327681);
@@ -96,7 +96,7 @@ test_local_bucket(void **state)
 	    local_bucket_take(&tb, 100, 1000 + 327681 + 2000, &wait), 100);
 	/* Never more than the bucket holds, however long it waited. */
 	assert_int_equal(local_bucket_take(&tb, 1 << 20, 1ull << 40, &wait),
-	                 50000);
+	                 250000);
 }
 
 /* Node 0 dials node 1's listener; node 1 accepts, past a stranger. */
@@ -122,9 +122,9 @@ test_local_connect_and_carry(void **state)
 	local_hello(h, 99, 0, 1, tok);
 	assert_int_equal(net_write_all(stray, h, sizeof(h), 5000, -1), 0);
 	assert_int_equal(
-	    local_connect(l0, &p0, 42, &a, 2000, err, sizeof(err)), 0);
+	    local_connect(l0, &p0, 42, &a, 2000, NULL, err, sizeof(err)), 0);
 	assert_int_equal(
-	    local_connect(l1, &p1, 42, &b, 2000, err, sizeof(err)), 0);
+	    local_connect(l1, &p1, 42, &b, 2000, NULL, err, sizeof(err)), 0);
 	assert_int_equal(a.n, 1);
 	assert_int_equal(b.n, 1);
 	assert_int_equal(xport_send(&a.x[0], "hello", 5), 5);
@@ -148,7 +148,20 @@ test_local_connect_and_carry(void **state)
 	close(l1);
 }
 
-/* A peer that never dials: the wait ends at the timeout, naming it. */
+/* The abort hook: a pipe with a byte in it means "aborted: why". */
+static int
+said_abort(void *arg, char *reason, size_t len)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) != 1)
+		return (0);
+	snprintf(reason, len, "h03 (node 3): out of memory");
+	return (1);
+}
+
+/* A peer that never dials: the wait ends at the timeout, naming it, or
+ * at once when the run is aborted meanwhile. */
 static void
 test_local_peer_missing_named(void **state)
 {
@@ -161,16 +174,34 @@ test_local_peer_missing_named(void **state)
 	assert_true((l1 = local_listen("127.0.0.1:0", b1, sizeof(b1), err,
 	                               sizeof(err))) >= 0);
 	plan2(&p1, 1, 0, "127.0.0.1:9");
-	assert_int_equal(local_connect(l1, &p1, 42, &b, 200, err, sizeof(err)),
-	                 -ETIMEDOUT);
+	assert_int_equal(
+	    local_connect(l1, &p1, 42, &b, 200, NULL, err, sizeof(err)),
+	    -ETIMEDOUT);
 	assert_string_equal(err, "local link from node 0 (at 127.0.0.1:9) did "
 	                         "not come within 0.2 s");
+	{
+		int               pp[2];
+		struct exec_abort ab = {-1, said_abort, &pp[0]};
+
+		assert_int_equal(pipe(pp), 0);
+		ab.fd = pp[0];
+		assert_int_equal(write(pp[1], "x", 1), 1);
+		assert_int_equal(local_connect(l1, &p1, 42, &b, 10000, &ab,
+		                               err, sizeof(err)),
+		                 -ECANCELED);
+		assert_string_equal(err, "aborted while its local links were "
+		                         "made: h03 (node 3): out of memory");
+		close(pp[0]);
+		close(pp[1]);
+	}
 	/* And one that cannot be dialled. */
 	plan2(&p1, 0, 1, "127.0.0.1:1");
-	assert_true(local_connect(l1, &p1, 42, &b, 500, err, sizeof(err)) < 0);
+	assert_true(
+	    local_connect(l1, &p1, 42, &b, 500, NULL, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "local link to node 1 at 127.0.0.1:1"));
-	assert_int_equal(local_connect(-1, &p1, 42, &b, 500, err, sizeof(err)),
-	                 -ENOTCONN);
+	assert_int_equal(
+	    local_connect(-1, &p1, 42, &b, 500, NULL, err, sizeof(err)),
+	    -ENOTCONN);
 	close(l1);
 	assert_true(
 	    local_listen("nonsense", b1, sizeof(b1), err, sizeof(err)) < 0);
