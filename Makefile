@@ -483,7 +483,8 @@ UNIT_TESTS := \
 	runs \
 	links \
 	emu_cap \
-	nlb
+	nlb \
+	alink
 INTEG_TESTS := \
 	ocs_plan \
 	polatis \
@@ -558,6 +559,7 @@ TEST_DEPS_emu_calient = $(BUILD)/tests/lib/emutest.o \
 TEST_DEPS_map := $(BUILD)/ocsd/map.o
 TEST_DEPS_runs := $(BUILD)/ocsd/runs.o $(BUILD)/ocsd/runs_index.o
 TEST_DEPS_drv := $(DRV_LIB)
+TEST_DEPS_alink := $(MSG_LIB)
 TEST_DEPS_calient_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the

@@ -236,7 +236,7 @@ await(struct session *s, uint64_t seq, uint64_t deadline, Ocs__Msg **rep,
 	int                rv;
 
 	for (;;) {
-		if ((rv = alink_recv(&s->link, 0, rep, err, errlen)) < 0)
+		if ((rv = alink_take(&s->link, rep, err, errlen)) < 0)
 			return (rv);
 		if (rv == 1) {
 			if ((*rep)->has_seq && (*rep)->seq == seq)
@@ -269,6 +269,10 @@ await(struct session *s, uint64_t seq, uint64_t deadline, Ocs__Msg **rep,
 			         s->link.url);
 			return (-ECONNRESET);
 		}
+		/* Read after the wait, not before it: the answer is seldom
+		 * there yet, and asking cost a read(2) an exchange. */
+		if ((rv = alink_fill(&s->link, err, errlen)) < 0)
+			return (rv);
 	}
 }
 

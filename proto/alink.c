@@ -38,7 +38,8 @@ tls_reason(const char *what, char *err, size_t errlen)
  * non-blocking loop), no session tickets (nothing resumes), writes that
  * may stop after a record and be retried from another address, and
  * reads ahead (a record's header and body in one read(2), not two:
- * every read is drained until the socket has no more, alink_rx_read). */
+ * what OpenSSL read ahead is drained before the socket is polled again,
+ * alink_rx_read). */
 static SSL_CTX *
 tls_ctx(const SSL_METHOD *method)
 {
@@ -399,11 +400,15 @@ alink_rx_read(struct alink_rx *rx, struct alink_io *io)
 
 	/* A plain read shorter than the room took all there was: asking
 	 * again would only be told EAGAIN, a system call a frame.  TLS
-	 * hands out a record at a time: read until it has no more, so
-	 * that nothing waits inside it while the socket looks idle. */
+	 * hands out a record at a time: read on while OpenSSL holds more
+	 * (a record read ahead, or the rest of one), so that nothing waits
+	 * inside it while the socket looks idle; what is still in the
+	 * socket wakes its poller again (level-triggered).  Asking until
+	 * EAGAIN cost a read(2) a record. */
 	while ((r = read_once(rx, io, &space)) > 0) {
 		total += r;
-		if (io->ssl == NULL && (size_t)r < space)
+		if (io->ssl == NULL ? (size_t)r < space
+		                    : !SSL_has_pending(io->ssl))
 			break;
 	}
 	return (total > 0 ? total : r);
@@ -598,15 +603,53 @@ alink_send(struct alink_conn *c, const Ocs__Msg *m, uint64_t deadline,
 	return (rv);
 }
 
+/* A read's or a wait's failure said: -ECONNRESET for ocsd's end. */
+static int
+recv_failed(struct alink_conn *c, long r, char *err, size_t errlen)
+{
+	if (r == 0 || r == -ECONNRESET || r == -EPIPE) {
+		snprintf(err, errlen,
+		         "agent link %s: ocsd closed it (it stopped or "
+		         "restarted)",
+		         c->url);
+		return (-ECONNRESET);
+	}
+	snprintf(err, errlen, "agent link %s: %s", c->url,
+	         r == -ETIMEDOUT ? "no answer in time"
+	         : r == -EPROTO  ? "TLS failed"
+	                         : strerror((int)-r));
+	return ((int)r);
+}
+
+int
+alink_take(struct alink_conn *c, Ocs__Msg **m, char *err, size_t errlen)
+{
+	char why[300];
+	int  rv;
+
+	if ((rv = alink_rx_next(&c->rx, m, why, sizeof(why))) < 0)
+		snprintf(err, errlen, "agent link %s: %s", c->url, why);
+	return (rv);
+}
+
+int
+alink_fill(struct alink_conn *c, char *err, size_t errlen)
+{
+	long r = alink_rx_read(&c->rx, &c->io);
+
+	if (r > 0 || r == -EAGAIN)
+		return (r > 0);
+	return (recv_failed(c, r, err, errlen));
+}
+
 int
 alink_recv(struct alink_conn *c, uint64_t deadline, Ocs__Msg **m, char *err,
            size_t errlen)
 {
-	char why[300];
 	long r;
 	int  rv;
 
-	while ((rv = alink_rx_next(&c->rx, m, why, sizeof(why))) == 0) {
+	while ((rv = alink_take(c, m, err, errlen)) == 0) {
 		r = alink_rx_read(&c->rx, &c->io);
 		if (r > 0)
 			continue;
@@ -616,21 +659,8 @@ alink_recv(struct alink_conn *c, uint64_t deadline, Ocs__Msg **m, char *err,
 			if ((r = io_wait(&c->io, POLLIN, deadline)) == 0)
 				continue;
 		}
-		if (r == 0 || r == -ECONNRESET || r == -EPIPE) {
-			snprintf(err, errlen,
-			         "agent link %s: ocsd closed it (it stopped "
-			         "or restarted)",
-			         c->url);
-			return (-ECONNRESET);
-		}
-		snprintf(err, errlen, "agent link %s: %s", c->url,
-		         r == -ETIMEDOUT ? "no answer in time"
-		         : r == -EPROTO  ? "TLS failed"
-		                         : strerror((int)-r));
-		return ((int)r);
+		return (recv_failed(c, r, err, errlen));
 	}
-	if (rv < 0)
-		snprintf(err, errlen, "agent link %s: %s", c->url, why);
 	return (rv);
 }
 

@@ -79,8 +79,10 @@ struct alink_rx {
 };
 
 /* Read what the connection has now, up to a read that leaves room (the
- * kernel had no more): > 0 bytes, 0 at the end, -EAGAIN when it had
- * nothing, -errno.  An end after some bytes is the next call's. */
+ * kernel had no more; with TLS, up to a record after which OpenSSL holds
+ * nothing: what the socket may still have is for the next call): > 0
+ * bytes, 0 at the end, -EAGAIN when it had nothing, -errno.  An end
+ * after some bytes is the next call's. */
 long alink_rx_read(struct alink_rx *, struct alink_io *);
 /* The next whole frame, decoded: 1 with *m (msg_free it), 0 when none is
  * whole yet, or a negative code and one line in why (a frame longer than
@@ -124,6 +126,17 @@ int alink_send(struct alink_conn *, const Ocs__Msg *m, uint64_t deadline,
  */
 int alink_recv(struct alink_conn *, uint64_t deadline, Ocs__Msg **m, char *err,
                size_t errlen);
+/*
+ * For a caller with its own poller (level-triggered), woken when the
+ * socket is readable: alink_fill reads once (1: something came, 0:
+ * nothing yet, or a negative code as alink_recv's and one line in err);
+ * alink_take hands out the frames read so far without reading (1 with
+ * *m, 0 when none is whole, or a negative code and one line in err: a
+ * bad frame).  What the socket still holds wakes the poller again:
+ * reading until EAGAIN would cost a read(2) a frame.
+ */
+int alink_fill(struct alink_conn *, char *err, size_t errlen);
+int alink_take(struct alink_conn *, Ocs__Msg **m, char *err, size_t errlen);
 /*
  * One exchange: send m (its seq set), then wait up to timeout_ms for the
  * answer with that seq.  Answers to requests given up on are skipped; an

@@ -464,10 +464,15 @@ link_event(struct simag *a, uint32_t events)
 		poll_(a);
 		return;
 	}
+	/* One read a wakeup (alink_fill), then what it completed; an end
+	 * after the last frames comes with the next. */
+	if ((rv = alink_fill(&a->link, err, sizeof(err))) < 0) {
+		rejoin(a); /* ocsd closed it (it restarted, or lost us) */
+		return;
+	}
 	while (a->st == S_LINK && a->have_link &&
-	       (rv = alink_recv(&a->link, 0, &r, err, sizeof(err))) != 0) {
+	       (rv = alink_take(&a->link, &r, err, sizeof(err))) != 0) {
 		if (rv < 0) {
-			/* ocsd closed it (it restarted, or lost us). */
 			rejoin(a);
 			return;
 		}

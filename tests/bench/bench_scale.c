@@ -16,7 +16,9 @@
  *      (agents in the clear, their links derived), and in the same run
  *      with agents over TLS (a second ocsd, tls+tcp://, links TLS too);
  *      beside them the floors of the same barrier on this machine over
- *      bare sockets and over nng alone (nng_floor.h).
+ *      bare sockets and over nng alone (nng_floor.h); and the CPU each
+ *      side spent a phase, ocsd and the simulated agents, in the clear
+ *      and over TLS (on a shared machine the wall time is everybody's).
  * At 4 000 agents each has one transceiver (4 000 of the emulated
  * switch's 4 096 ports), and a run needs two: barriers stop at 1 000.
  */
@@ -100,6 +102,9 @@ struct row {
 	double   floor_ms; /* nng alone, the same n */
 	double   sock_ms;  /* bare sockets alone, the same n */
 	int      phases;
+	/* CPU per phase of the runs (their planning included): ocsd's,
+	 * and this process's (the simulated agents'), in ms. */
+	double cpu_ocsd_ms, cpu_agents_ms;
 	/* ocsctl's status request round trips: idle, and while
 	 * ocsd plans a skewed run with auto on every agent (median, max). */
 	double st_idle_ms, st_plan_ms, st_plan_max_ms, plan_s;
@@ -261,9 +266,14 @@ one(uint32_t n, int tls, struct row *w)
 	w->hb_cpu = (proc_cpu_s(r->ocsd.pid) - c0) / t0;
 	w->ctl_ms = -1;
 	if (ro.trx >= 2) {
+		double a0 = proc_cpu_s(getpid());
+
+		c0 = proc_cpu_s(r->ocsd.pid);
 		for (runs = 0; runs < 3; runs++)
 			if (run_controls(r, n, c, &nc, 4096) != 0)
 				goto out;
+		w->cpu_ocsd_ms = (proc_cpu_s(r->ocsd.pid) - c0) * 1e3 / nc;
+		w->cpu_agents_ms = (proc_cpu_s(getpid()) - a0) * 1e3 / nc;
 		qsort(c, (size_t)nc, sizeof(*c), cmp_d);
 		w->ctl_ms = c[nc / 2] * 1e3;
 		w->phases = nc / 3;
@@ -299,6 +309,7 @@ main(int argc, char **argv)
 {
 	uint32_t   ns[8] = {100, 1000, 4000};
 	struct row w[8];
+	double     tls_cpu[8][2] = {{0}};
 	int        i, nn = 3;
 
 	nng_floor_child(argc, argv);
@@ -342,6 +353,8 @@ main(int argc, char **argv)
 			if (one(ns[i], 1, &wn) != 0)
 				return (1);
 			w[i].tls_ms = wn.ctl_ms;
+			tls_cpu[i][0] = wn.cpu_ocsd_ms;
+			tls_cpu[i][1] = wn.cpu_agents_ms;
 		}
 		printf("  %6u %4u %6.3f s %7llu %8.0f %7.1f%% %9.1f", w[i].n,
 		       w[i].trx, w[i].join_s, (unsigned long long)w[i].retries,
@@ -356,6 +369,22 @@ main(int argc, char **argv)
 			printf(" %6s %9s %9s %9s %9s %9s\n", "-", "-", "-",
 			       "-", "-", "-");
 	}
+	/* Wall time on a shared machine is the other programs' too: what
+	 * the barrier costs each side is its CPU. */
+	printf("  CPU per phase of the runs (release, Readys, and the runs' "
+	       "planning and plans), ocsd's\n  and the simulated agents', "
+	       "in the clear and over TLS:\n");
+	for (i = 0; i < nn; i++)
+		if (w[i].ctl_ms >= 0)
+			printf("  %6u agents: ocsd %.2f ms, TLS %.2f ms "
+			       "(%+.2f us an agent); agents %.2f ms, TLS "
+			       "%.2f ms (%+.2f us an agent)\n",
+			       w[i].n, w[i].cpu_ocsd_ms, tls_cpu[i][0],
+			       1e3 * (tls_cpu[i][0] - w[i].cpu_ocsd_ms) /
+			           w[i].n,
+			       w[i].cpu_agents_ms, tls_cpu[i][1],
+			       1e3 * (tls_cpu[i][1] - w[i].cpu_agents_ms) /
+			           w[i].n);
 	printf("  status (ocsctl's request, one REQ socket, median of 21) "
 	       "idle, and every 50 ms "
 	       "while ocsd plans\n  auto on a zipf matrix over every agent "
