@@ -563,6 +563,23 @@ missing(const struct exec *e, char *buf, size_t len)
 		         off ? "; " : "", blocks, relays, sends);
 }
 
+/* Which ports may send: those of the planes released (all of them when
+ * the plan has no planes apart).  1 while some port waits. */
+static int
+gate(struct exec *e)
+{
+	uint32_t all = (1u << e->p.nports) - 1, lit, q;
+
+	e->gate = all;
+	if (e->p.nplanes < 2 || e->ab.lit == NULL)
+		return (0);
+	lit = e->ab.lit(e->ab.arg);
+	for (q = 0; q < e->p.nports; q++)
+		if (!((lit >> e->p.plane[q]) & 1))
+			e->gate &= ~(1u << q);
+	return (e->gate != all);
+}
+
 /* Has an abort come on the session (its descriptor readable)? */
 static int
 aborted(struct exec *e, char *why, size_t len)
@@ -580,7 +597,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	struct pollfd pfd[EXEC_MAX_PORTS + 1];
 	uint64_t      t0 = mono_ns(), dl, now, t_ab = t0;
 	uint32_t      i, n;
-	int           rv, moved;
+	int           rv, moved, dark;
 	char          why[400];
 
 	e->err = err;
@@ -600,6 +617,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	 * buffer, where polling its descriptor would not see it. */
 	if (e->ab.fd >= 0 && e->ab.check(e->ab.arg, why, sizeof(why)))
 		return (ex_fail(e, -ECANCELED, "aborted: %s", why));
+	dark = gate(e);
 	for (i = 0; i < e->p.nports; i++) {
 		xport_epoch(e->port[i].x, e->run32, (uint16_t)k,
 		            (uint16_t)e->p.node);
@@ -636,11 +654,14 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 		}
 		/* Data that keeps moving (a dark fibre takes all it is
 		 * given) must not hide an abort: looked for every 20 ms. */
-		if (moved && now - t_ab > 20000000u) {
+		/* ... and a plane still dark is looked for at once: its
+		 * release comes pushed on the session. */
+		if ((moved && now - t_ab > 20000000u) || dark) {
 			t_ab = now;
 			if (aborted(e, why, sizeof(why)))
 				return (ex_fail(e, -ECANCELED, "aborted: %s",
 				                why));
+			dark = gate(e);
 		}
 		if (moved)
 			continue;
@@ -654,7 +675,9 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 			    (pt->in.cap - (pt->in.tail - pt->in.head) > 0
 			         ? POLLIN
 			         : 0) |
-			    (pt->out.tail != pt->out.head ? POLLOUT : 0);
+			    (pt->out.tail != pt->out.head && ex_open(e, i)
+			         ? POLLOUT
+			         : 0);
 			n++;
 		}
 		if (e->ab.fd >= 0) {
@@ -665,6 +688,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 		if (e->ab.fd >= 0 && (pfd[n - 1].revents & POLLIN) &&
 		    e->ab.check(e->ab.arg, why, sizeof(why)))
 			return (ex_fail(e, -ECANCELED, "aborted: %s", why));
+		dark = gate(e);
 	}
 	e->d.data_ns = mono_ns() - t0;
 	*done = e->d;

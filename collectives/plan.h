@@ -64,6 +64,10 @@ struct plan {
 	 * receives add int32 elements (wrapping) into its own.  AllReduce
 	 * gathers (receives replace) from phase ag_from on. */
 	uint32_t coll, ag_from;
+	/* Planes apart (nplanes > 1): each port's plane; a port sends only
+	 * once its plane is released (agent/exec.h).  0: together. */
+	uint32_t nplanes;
+	uint8_t  plane[8];
 };
 
 /* The entry of block id in p->vb, or NULL. */

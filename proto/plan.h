@@ -21,6 +21,7 @@ struct plan_wire {
 	Ocs__Relay     *rl, **rlp;
 	Ocs__Recv      *rv, **rvp;
 	Ocs__VBlock    *vb, **vbp;
+	uint32_t        plane[8];
 };
 /* 0 or -ENOMEM; free w with plan_wire_free either way.  algo must
  * outlive w. */

@@ -274,15 +274,20 @@ rig_emu_restart(struct rig *r)
 	return (-1);
 }
 
-/* A fabric's switch B: a second ocs-emu started as the first was. */
+/* A fabric's switch B: a second ocs-emu started as the first was (its
+ * own switching time if st_b). */
 static int
-fabric_emu(struct rig *r, char **eargv)
+fabric_emu(struct rig *r, char **eargv, const char *st_b)
 {
-	char line[256], log[300];
+	char line[256], log[300], *st = eargv[10];
+	int  rv;
 
 	snprintf(log, sizeof(log), "%s/emu-b.log", r->dir);
-	if (proc_start(&r->emu_b, eargv, log) != 0 ||
-	    proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
+	if (st_b != NULL)
+		eargv[10] = (char *)(uintptr_t)st_b;
+	rv = proc_start(&r->emu_b, eargv, log);
+	eargv[10] = st;
+	if (rv != 0 || proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
 		return (-1);
 	snprintf(r->tl1_b, sizeof(r->tl1_b), "%.60s", line + 13);
 	if (proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
@@ -363,7 +368,7 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
-	if (ro->fabric && fabric_emu(r, eargv) != 0)
+	if (ro->fabric && fabric_emu(r, eargv, ro->switch_time_b) != 0)
 		goto fail;
 	snprintf(r->emu_ports, sizeof(r->emu_ports), "%s", ports);
 	snprintf(r->emu_st, sizeof(r->emu_st), "%s", st);
@@ -415,7 +420,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		    r->tl1, st, ro->timeout ? ro->timeout : "2s",
 		    ro->fabric == 2 ? "polatis" : "calient",
 		    ro->fabric == 2 ? "" : "http://",
-		    ro->fabric == 2 ? r->tl1_b : r->rest_b, st,
+		    ro->fabric == 2 ? r->tl1_b : r->rest_b,
+		    ro->switch_time_b ? ro->switch_time_b : st,
 		    ro->timeout ? ro->timeout : "2s");
 	else
 		off = (size_t)snprintf(
