@@ -123,9 +123,8 @@ planes(void)
 	printf("\n   planes together vs apart (TL1 + REST, --planes): "
 	       "total, medians of %d runs\n",
 	       RUNS);
-	printf("   %6s %11s %11s %8s %11s %11s %8s %8s\n", "delta",
-	       "together", "apart", "a/t", "model t", "model a", "model a/t",
-	       "meas/pr");
+	printf("   %6s %11s %11s %8s %11s %11s %8s %8s\n", "delta", "together",
+	       "apart", "a/t", "model t", "model a", "model a/t", "meas/pr");
 	for (d = 0; d < 2; d++) {
 		struct rig_opts o = {.switch_time = deltas[d],
 		                     .fabric = 1,
@@ -141,12 +140,13 @@ planes(void)
 			return (1);
 		}
 		rig_down(r);
-		printf("   %6s %8.1f ms %8.1f ms %8.3f %8.1f ms %8.1f ms %8.3f "
-		       "%4.2f/%4.2f\n",
-		       deltas[d], t.total * 1e3, a.total * 1e3,
-		       a.total / t.total, a.pred_together * 1e3,
-		       a.pred_apart * 1e3, a.pred_apart / a.pred_together,
-		       t.total / t.predicted, a.total / a.predicted);
+		printf(
+		    "   %6s %8.1f ms %8.1f ms %8.3f %8.1f ms %8.1f ms %8.3f "
+		    "%4.2f/%4.2f\n",
+		    deltas[d], t.total * 1e3, a.total * 1e3, a.total / t.total,
+		    a.pred_together * 1e3, a.pred_apart * 1e3,
+		    a.pred_apart / a.pred_together, t.total / t.predicted,
+		    a.total / a.predicted);
 	}
 	return (0);
 }

@@ -370,6 +370,11 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
 	if (ro->fabric && fabric_emu(r, eargv, ro->switch_time_b) != 0)
 		goto fail;
+	/* More than a transceiver a plane: each its plane's relay. */
+	for (i = 0, off = 0; ro->fabric && T > 2 && i < T; i++)
+		off += (size_t)snprintf(
+		    r->fibres + off, sizeof(r->fibres) - off, "%s%s",
+		    i ? "," : "", 2 * i / T ? r->fibre_b : r->fibre);
 	snprintf(r->emu_ports, sizeof(r->emu_ports), "%s", ports);
 	snprintf(r->emu_st, sizeof(r->emu_st), "%s", st);
 	if (strcmp(driver, "calient") == 0)
@@ -442,14 +447,18 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	    run_conf ? run_conf : "");
 	if (T != 2)
 		snprintf(r->trx, sizeof(r->trx), "%d", T);
+	/* A fabric: the first half of a host's transceivers on A, the
+	 * rest on B (one each with two). */
 	for (h = 0; h < n; h++)
 		for (i = 0; i < T; i++)
 			off += (size_t)snprintf(
 			    conf + off, cap - off, "h%02d.%d = %s%s%d %d\n", h,
-			    i, ro->fabric ? (i ? "B" : "A") : "",
+			    i, ro->fabric ? (2 * i / T ? "B" : "A") : "",
 			    ro->fabric ? " " : "",
-			    ro->fabric ? h + 1 : T * h + i + 1,
-			    ro->fabric ? h + 1 + P : T * h + i + 1 + P);
+			    ro->fabric ? T / 2 * h + i % (T / 2) + 1
+			               : T * h + i + 1,
+			    ro->fabric ? T / 2 * h + i % (T / 2) + 1 + P
+			               : T * h + i + 1 + P);
 	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
 	write_file(cpath, conf, 0644);
 	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));

@@ -26,7 +26,7 @@ struct rig {
 	/* A fabric (rig_opts.fabric): switch B's ocs-emu and its faces,
 	 * and the agents' two relays ("FIBRE_A,FIBRE_B"). */
 	struct proc emu_b;
-	char        tl1_b[64], fibre_b[64], rest_b[64], fibres[140];
+	char        tl1_b[64], fibre_b[64], rest_b[64], fibres[300];
 };
 
 struct rig_opts {
