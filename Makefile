@@ -130,6 +130,8 @@ COLL_SRCS := \
 	collectives/coll.c \
 	collectives/sched.c \
 	collectives/sched_validate.c \
+	collectives/sched_planes.c \
+	collectives/planes.c \
 	collectives/cost.c \
 	collectives/cmodel.c \
 	collectives/topo_teccl.c \
@@ -260,6 +262,7 @@ OCSD_SRCS := \
 	ocsd/run_plan.c \
 	ocsd/run_fab.c \
 	ocsd/run_srv.c \
+	ocsd/run_apart.c \
 	ocsd/run_job.c \
 	ocsd/run_topo.c \
 	ocsd/run_report.c \
@@ -443,6 +446,7 @@ $(BIN)/ocs-sweep: $(SWEEP_SRCS:%.c=$(BUILD)/%.o) $(COLL_LIB) $(BASE_LIB)
 UNIT_TESTS := \
 	units \
 	sched \
+	planes \
 	retri \
 	a2a_validate \
 	cost \
@@ -565,7 +569,7 @@ TEST_DEPS_polatis_dev := $(BUILD)/tests/lib/tl1dev.o $(DRV_LIB)
 # The runner with the real switch worker; the agents' registry is the
 # test's (it plays the agents through the runner's callbacks).
 TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_plan.o \
-	run_fab.o run_srv.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
+	run_fab.o run_srv.o run_apart.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
 TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \

@@ -443,7 +443,7 @@ run_setup(struct run *r)
 {
 	const struct plan *p = &r->sp->p;
 	struct exec_abort  ab = {session_events_fd(&r->a->s),
-	                         session_abort_check, &r->a->s};
+	                         session_abort_check, &r->a->s, session_lit};
 	uint64_t           need, t0 = mono_ns();
 	int                rv;
 
@@ -560,6 +560,10 @@ run(struct agent *a, struct session_plan *sp)
 		return;
 	}
 	exec_drain(a->x, a->s.ntrx);
+	/* Planes apart: every Ready names the planes it waits for. */
+	a->s.planes = 0;
+	for (k = 0; sp->p.nplanes > 1 && k < sp->p.nports; k++)
+		a->s.planes |= 1u << sp->p.plane[k];
 	for (k = 0; k <= nph && !quit && rv == 0; k++) {
 		if ((k == nph || sp->p.ph[k].barrier) &&
 		    (rv = barrier(r, k)) != 0)

@@ -619,6 +619,24 @@ missing(const struct exec *e, char *buf, size_t len)
 		         off ? "; " : "", blocks, relays, sends);
 }
 
+/* Which ports may send: those of the planes released (all of them when
+ * the plan has no planes apart).  1 while some port waits. */
+static int
+gate(struct exec *e)
+{
+	uint32_t all = (1u << e->p.nports) - 1, lit, q;
+
+	e->gate = all;
+	if (e->p.nplanes < 2 || e->ab.lit == NULL)
+		return (0);
+	lit = e->ab.lit(e->ab.arg);
+	/* A server's local links (from local_from) are on no plane. */
+	for (q = 0; q < (e->p.local_from ? e->p.local_from : e->p.nports); q++)
+		if (!((lit >> e->p.plane[q]) & 1))
+			e->gate &= ~(1u << q);
+	return (e->gate != all);
+}
+
 /* Nothing moved: sleep in poll until a port can move something or an
  * abort comes; a shaped link that may not send yet is waited for until
  * it may (xport_hold), not polled for room it has.  1 if aborted (why
@@ -639,7 +657,9 @@ wait_io(struct exec *e, char *why, size_t len)
 		pfd[n].events =
 		    (pt->in.cap - (pt->in.tail - pt->in.head) > 0 ? POLLIN
 		                                                  : 0) |
-		    (pt->out.tail != pt->out.head && hold == 0 ? POLLOUT : 0);
+		    (pt->out.tail != pt->out.head && hold == 0 && ex_open(e, i)
+		         ? POLLOUT
+		         : 0);
 		if (hold > 0 && hold / 1000000 + 1 < (uint64_t)tmo)
 			tmo = (int)(hold / 1000000) + 1;
 		n++;
@@ -659,7 +679,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 {
 	uint64_t t0 = mono_ns(), dl, now, t_ab = t0;
 	uint32_t i;
-	int      rv, moved;
+	int      rv, moved, dark;
 	char     why[400];
 
 	e->err = err;
@@ -679,6 +699,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 	 * buffer, where polling its descriptor would not see it. */
 	if (e->ab.fd >= 0 && e->ab.check(e->ab.arg, why, sizeof(why)))
 		return (ex_fail(e, -ECANCELED, "aborted: %s", why));
+	dark = gate(e);
 	for (i = 0; i < e->p.nports; i++) {
 		xport_epoch(e->port[i].x, e->run32, (uint16_t)k,
 		            (uint16_t)e->p.node);
@@ -715,11 +736,14 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 		}
 		/* Data that keeps moving (a dark fibre takes all it is
 		 * given) must not hide an abort: looked for every 20 ms. */
-		if (moved && now - t_ab > 20000000u) {
+		/* ... and a plane still dark is looked for at once: its
+		 * release comes pushed on the session. */
+		if ((moved && now - t_ab > 20000000u) || dark) {
 			t_ab = now;
 			if (aborted(e, why, sizeof(why)))
 				return (ex_fail(e, -ECANCELED, "aborted: %s",
 				                why));
+			dark = gate(e);
 		}
 		if (moved)
 			continue;
@@ -727,6 +751,7 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 			return (rv);
 		if (wait_io(e, why, sizeof(why)))
 			return (ex_fail(e, -ECANCELED, "aborted: %s", why));
+		dark = gate(e);
 	}
 	e->d.data_ns = mono_ns() - t0;
 	*done = e->d;

@@ -33,6 +33,11 @@ struct exec_abort {
 	int fd;
 	int (*check)(void *arg, char *reason, size_t len);
 	void *arg;
+	/* Planes apart (plan.nplanes > 1): the planes released since the
+	 * last barrier, a bit each, as check() last heard them; a port
+	 * sends (its own frames and relays) only once its plane is.  NULL:
+	 * every plane is lit at the release. */
+	uint32_t (*lit)(void *arg);
 };
 
 /* Is the plan one this executor can carry out?  0, or -EINVAL with the

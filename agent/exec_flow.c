@@ -148,6 +148,10 @@ ex_inject(struct exec *e)
 	for (i = 0; i < ph->nsend; i++) {
 		struct port *pt = &e->port[ph->send[i].port];
 
+		/* A dark plane's port waits for its release. */
+		if (!ex_open(e, ph->send[i].port))
+			continue;
+
 		while (e->send_blk[i] < ph->send[i].nblk && pt->burst < 2 &&
 		       pt->out.tail - pt->out.head < two) {
 			moved = 1;
@@ -176,7 +180,7 @@ ex_flush(struct exec *e, uint32_t q)
 	struct buf *b = &e->port[q].out;
 	ssize_t     w;
 
-	if (b->tail == b->head)
+	if (b->tail == b->head || !ex_open(e, q))
 		return (0);
 	w = xport_send(e->port[q].x, b->p + b->head, b->tail - b->head);
 	if (w == -EAGAIN)

@@ -76,6 +76,7 @@ struct exec {
 	uint8_t *sum, *tmp;
 
 	uint32_t         k;
+	uint32_t         gate; /* ports that may send now, a bit each */
 	struct plan_done d;
 	char            *err;
 	size_t           errlen;
@@ -89,6 +90,12 @@ struct run {
 };
 
 /* exec.c */
+/* May port q send now (its plane released)? */
+static inline int
+ex_open(const struct exec *e, uint32_t q)
+{
+	return ((e->gate >> q) & 1);
+}
 int ex_fail(struct exec *e, int code, const char *fmt, ...)
     __attribute__((__format__(printf, 3, 4)));
 int         ex_is_coll(const struct plan *p);

@@ -35,7 +35,8 @@ ex_run_flush(struct exec *e, uint32_t q, struct run *r)
 
 	if (r->len == 0)
 		return (0);
-	if (out->tail == out->head && (w = xport_send(pt->x, p, r->len)) < 0)
+	if (out->tail == out->head && ex_open(e, r->port) &&
+	    (w = xport_send(pt->x, p, r->len)) < 0)
 		w = 0;
 	if (out->cap - out->tail < r->len - (size_t)w &&
 	    ex_buf_grow(out, r->len - (size_t)w) != 0)

@@ -365,9 +365,18 @@ session_ready(struct session *s, uint32_t phase, const struct plan_done *d,
 		free(o);
 		return (-E2BIG);
 	}
-	/* Held until every agent is ready and the switch is set. */
+	o->ready.r.has_planes = s->planes != 0;
+	o->ready.r.planes = s->planes;
+	s->bar = phase;
+	s->lit = 0;
+	/* Held until every agent is ready and the switch is set (apart:
+	 * the first plane's switch; the others come pushed). */
 	rv = call(s, &o->m, s->timeout_ms, &rep, err, errlen);
 	free(o);
+	if (rv == AMSG_RELEASE)
+		s->lit = rep->release->has_plane && rep->release->plane < 32
+		             ? 1u << rep->release->plane
+		             : UINT32_MAX;
 	msg_free(rep);
 	switch (rv) {
 	case AMSG_RELEASE:
@@ -396,6 +405,14 @@ session_abort(struct session *s, uint32_t phase, const char *reason)
 	free(o);
 	msg_free(rep);
 	return (rv < 0 ? rv : 0);
+}
+
+uint32_t
+session_lit(void *arg)
+{
+	const struct session *s = arg;
+
+	return (s->lit);
 }
 
 int
@@ -428,6 +445,12 @@ session_abort_check(void *arg, char *reason, size_t len)
 			snprintf(reason, len, "%s", m->abort->reason);
 			hit = 1;
 		}
+		/* Another plane of the last barrier released. */
+		if (m->body_case == OCS__MSG__BODY_RELEASE && m->has_run_id &&
+		    m->run_id == s->run && m->has_phase &&
+		    m->phase == s->bar && m->release->has_plane &&
+		    m->release->plane < 32)
+			s->lit |= 1u << m->release->plane;
 		msg_free(m);
 	}
 	return (hit);

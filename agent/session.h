@@ -56,6 +56,11 @@ struct session {
 	int side_fd;
 	void (*side)(void *arg);
 	void *side_arg;
+	/* Planes apart (the run's plan names them): the planes this node
+	 * waits for, said in each Ready (0: one release for all), the
+	 * barrier it last said Ready for, and the planes released since (a
+	 * bit each; every bit: all). */
+	uint32_t planes, bar, lit;
 };
 
 int  session_open(struct session *, char *err, size_t errlen);
@@ -117,5 +122,7 @@ int session_abort(struct session *, uint32_t phase, const char *reason);
  * and the reason, else 0). */
 int session_events_fd(struct session *);
 int session_abort_check(void *arg, char *reason, size_t len);
+/* The executor's lit hook: the planes released since the last Ready. */
+uint32_t session_lit(void *arg);
 
 #endif

@@ -19,6 +19,8 @@ static const char *const coll_errtab[] = {
                                    "configuration",
     [COLL_ETOOBIG - COLL_EBASE] = "schedule too large to materialise",
     [COLL_ENODES - COLL_EBASE] = "more nodes than this planner takes",
+    [COLL_EPLANE - COLL_EBASE] = "a phase's planes disagree with its "
+                                 "circuits",
     [COLL_ENONUM - COLL_EBASE] = "not a number",
     [COLL_ERANGE - COLL_EBASE] = "out of range",
     [COLL_EALGO - COLL_EBASE] = "unknown algorithm",

@@ -27,6 +27,7 @@ enum coll_err {
 	COLL_ELINK,        /* a link used more than its capacity */
 	COLL_EREDUCE,      /* a reduction counts a contribution twice */
 	COLL_ENODES,       /* more nodes than the planner takes */
+	COLL_EPLANE,       /* a phase's planes disagree with its circuits */
 	COLL_EMAX
 };
 

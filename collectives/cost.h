@@ -16,6 +16,13 @@
  * tail by one frame, beta * min(sf_bytes, D) with D the largest
  * transfer's bytes: (h - 1) * beta * min(sf_bytes, D).  With sf_bytes 0
  * (the papers' model, every closed form) it is absent.
+ *
+ * Planes apart (a phase that names its planes, sched.h): each plane p
+ * carries its own links' load L_p and is dark only while it changes, so
+ * the data and reconfiguration terms become max over planes of
+ * (delta_p if p changes) + beta * L_p: a plane that keeps its circuits
+ * carries data while another is dark.  Together, the slowest plane's
+ * delta comes first and then every plane's data.
  */
 #ifndef COLL_COST_H
 #define COLL_COST_H
@@ -34,6 +41,10 @@ struct cost_params {
 	const double *delta_k;
 	uint32_t      ndelta_k; /* entries in delta_k (index 0 unused) */
 	double        sf_bytes; /* store-and-forward frame, 0: none */
+	/* Optional per-plane delays (a fabric's switches differ):
+	 * delta_plane[p] replaces delta for plane p where it is > 0. */
+	const double *delta_plane;
+	uint32_t      ndelta_plane;
 };
 
 /* The store-and-forward term of a phase (see above). */
@@ -57,7 +68,10 @@ cost_delta(const struct cost_params *p, uint32_t k)
 /* One phase's share of the cost. */
 struct cost_phase {
 	double   total;      /* reconf + alpha_s + alpha_h*hops + beta*L */
-	double   reconf;     /* delta paid before this phase, or 0 */
+	double   reconf;     /* delta paid before this phase, or 0: apart,
+	                      * what it adds beyond the data (overlap hides
+	                      * the rest) */
+	double   dark;       /* the longest a plane is dark, or 0 */
 	uint32_t hops;       /* longest path */
 	double   link_bytes; /* L: model bytes on the busiest link */
 	double   dir_bytes;  /* largest model bytes of one transfer */

@@ -43,6 +43,11 @@ struct plan {
 	struct sched_verr  verr;
 	struct cost_phase *pc;
 	double             ir_cost, sim_cost, chunk;
+	/* --planes: q planes of the rings' transceivers each (1: one a
+	 * transceiver), the model both ways, and which was kept. */
+	uint32_t pq, pn;
+	double   ptogether, papart;
+	int      pchosen;
 };
 
 static void
@@ -251,6 +256,16 @@ print_json(const struct plan *pl)
 			json_object_set_new(o, "error",
 			                    json_string(pl->verr.msg));
 	}
+	if (pl->o.planes_mode)
+		json_object_set_new(
+		    o, "planes",
+		    json_pack(
+		        "{s:s, s:s, s:i, s:i, s:f, s:f}", "asked",
+		        planes_name(pl->o.planes_mode), "kept",
+		        pl->pchosen ? "apart" : "together", "planes",
+		        (json_int_t)pl->pn, "transceivers_a_plane",
+		        (json_int_t)(pl->pq >= 2 ? 2 * a2a_rings(&pl->a) : 1),
+		        "together_s", pl->ptogether, "apart_s", pl->papart));
 	if (pl->o.simulate) {
 		json_object_set_new(o, "simulated_s", json_real(pl->sim_cost));
 		json_object_set_new(o, "chunk_bytes", json_real(pl->chunk));
@@ -296,6 +311,14 @@ print_text(const struct plan *pl)
 	printf("reconfigure before phases: %s (R = %u, %s)\n", place, pl->r,
 	       pl->o.reconf == PLAN_RECONF_AUTO ? "optimal" : "as requested");
 	printf("predicted: %s\n", unit_fmt_time(pl->predicted, a, sizeof(a)));
+	if (pl->o.planes_mode)
+		printf("planes: %u of %u transceivers each, together %s, "
+		       "apart %s (%.2fx): %s\n",
+		       pl->pn, pl->pq >= 2 ? 2 * a2a_rings(&pl->a) : 1,
+		       unit_fmt_time(pl->ptogether, b, sizeof(b)),
+		       unit_fmt_time(pl->papart, c, sizeof(c)),
+		       pl->papart / pl->ptogether,
+		       pl->pchosen ? "apart" : "together");
 	if (pl->o.simulate)
 		printf("simulated: %s (chunks of %.0f B)\n",
 		       unit_fmt_time(pl->sim_cost, a, sizeof(a)), pl->chunk);
@@ -407,6 +430,55 @@ static int export(struct plan *pl)
 	return (0);
 }
 
+/*
+ * --planes: T transceivers (--transceivers, default the rings') as q
+ * planes of the rings' P each, the schedule spread over them (q >= 2),
+ * or, q = 1, every transceiver its own plane (a fabric with one switch
+ * a transceiver: ReTri's ring directions apart).  Priced both ways.
+ */
+static int
+plan_planes(struct plan *pl)
+{
+	uint32_t     P = 2 * a2a_rings(&pl->a), T = pl->o.planes, t;
+	uint8_t      plane[SCHED_MAX_PLANES];
+	struct sched out;
+	int          rv;
+
+	if (T == 0)
+		T = P;
+	if (T % P != 0 || T > SCHED_MAX_PLANES) {
+		fprintf(stderr,
+		        "ocs-plan: --transceivers %u: a multiple of the %u "
+		        "the algorithm's rings use, at most %d\n",
+		        T, P, SCHED_MAX_PLANES);
+		return (2);
+	}
+	if (!pl->built && materialise(pl) != 0)
+		return (1);
+	pl->pq = T / P;
+	if (pl->pq >= 2) {
+		rv = planes_spread_choose(&pl->s, pl->pq, &pl->cp,
+		                          pl->o.planes_mode, &out,
+		                          &pl->ptogether, &pl->papart);
+		sched_free(&out);
+		pl->pn = pl->pq;
+	} else {
+		for (t = 0; t < P; t++)
+			plane[t] = (uint8_t)t;
+		pl->pn = P;
+		rv = sched_set_planes(&pl->s, P, plane);
+		if (rv == 0)
+			rv = planes_choose(&pl->s, &pl->cp, pl->o.planes_mode,
+			                   &pl->ptogether, &pl->papart);
+	}
+	if (rv < 0) {
+		fprintf(stderr, "ocs-plan: --planes: %s\n", coll_strerror(rv));
+		return (1);
+	}
+	pl->pchosen = rv;
+	return (0);
+}
+
 static int
 plan_run(struct plan *pl)
 {
@@ -464,8 +536,10 @@ plan_run(struct plan *pl)
 		        coll_strerror(rv));
 		return (1);
 	}
-	if (pl->o.validate || pl->o.phases || pl->o.simulate ||
-	    pl->o.export_fmt) {
+	if (pl->o.planes_mode && (rv = plan_planes(pl)) != 0)
+		return (rv);
+	if (!pl->built && (pl->o.validate || pl->o.phases || pl->o.simulate ||
+	                   pl->o.export_fmt)) {
 		if (materialise(pl) != 0)
 			return (1);
 		if (!pl->valid) {

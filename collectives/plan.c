@@ -121,6 +121,11 @@ plan_from_sched(const struct sched *s, const struct sched_nplan *np,
 	                   .bytes = s->bytes,
 	                   .coll = s->topo != NULL ? (uint32_t)s->coll : 0,
 	                   .ag_from = s->ag_from};
+	/* Planes apart: each port waits for its plane's release. */
+	if (sched_is_apart(s) && nports <= 8 && s->ports == nports) {
+		p->nplanes = s->nplanes;
+		memcpy(p->plane, s->plane, nports);
+	}
 	if ((p->ph = calloc(s->nph, sizeof(*p->ph))) == NULL)
 		return (-ENOMEM);
 	for (i = s->local_from;

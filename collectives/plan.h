@@ -81,6 +81,10 @@ struct plan {
 	char     laddr[PLAN_MAX_LOCAL][PLAN_LADDR_MAX];
 	uint8_t  ltoken[PLAN_LTOKEN];
 	double   local_bps;
+	/* Planes apart (nplanes > 1): each port's plane; a port sends only
+	 * once its plane is released (agent/exec.h).  0: together. */
+	uint32_t nplanes;
+	uint8_t  plane[8];
 };
 
 /* The entry of block id in p->vb, or NULL. */

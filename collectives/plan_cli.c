@@ -30,6 +30,7 @@ enum {
 	OPT_SU_BW,
 	OPT_SU_ALPHA,
 	OPT_TRX,
+	OPT_PLANES,
 	OPT_RADIX,
 	OPT_EXPORT,
 	OPT_MODEL,
@@ -60,6 +61,7 @@ static const struct option plan_longopts[] = {
     {"scaleup-bandwidth", required_argument, NULL, OPT_SU_BW},
     {"scaleup-alpha", required_argument, NULL, OPT_SU_ALPHA},
     {"transceivers", required_argument, NULL, OPT_TRX},
+    {"planes", required_argument, NULL, OPT_PLANES},
     {"radix", required_argument, NULL, OPT_RADIX},
     {"export", required_argument, NULL, OPT_EXPORT},
     {"msccl-dialect", required_argument, NULL, OPT_DIALECT},
@@ -86,6 +88,10 @@ plan_usage(void)
 	    "auto|none|all|k1,k2,...]\n"
 	    "                [--validate] [--phases] [--json] [--simulate "
 	    "[--chunk SIZE]]\n"
+	    "                [--planes together|apart|auto [--transceivers "
+	    "T]] (T a multiple of\n"
+	    "                the rings' transceivers: planes of them, each "
+	    "its own switch)\n"
 	    "SIZE: B KB MB GB KiB MiB GiB; TIME: ns us ms s; RATE: bps Kbps "
 	    "Mbps Gbps\n"
 	    "defaults: --bytes 1MiB --delay 1us --alpha-s 1.7us --alpha-h 1us "
@@ -254,6 +260,13 @@ matrix_opt(int c, const char *arg, struct plan_opts *o, char *err, size_t len)
 			             "(ReTri uses radix - 1 transceivers)",
 			             arg));
 		o->radix = (uint32_t)v;
+		return (0);
+	case OPT_PLANES:
+		if (planes_parse(arg, &o->planes_mode) != 0)
+			return (errf(-EINVAL, err, len,
+			             "--planes \"%s\": expected together, "
+			             "apart or auto",
+			             arg));
 		return (0);
 	case OPT_TRX:
 		if ((rv = parse_uint(arg, 8, &v)) != 0 || v < 1)
@@ -525,9 +538,14 @@ check_mode(struct plan_opts *o, char *err, size_t len)
 		             "--export msccl: not with --matrix (MSCCL's "
 		             "chunks are equal shares of the buffer, a skewed "
 		             "All-to-All's blocks are not)"));
+	if (o->planes_mode && (o->matrix != NULL || o->topology != NULL))
+		return (errf(-EINVAL, err, len,
+		             "--planes: only with the ring algorithms (a "
+		             "skewed planner's stages already sit on planes "
+		             "apart)"));
 	if (o->matrix != NULL)
 		return (check_matrix(o, err, len));
-	if (o->gpus || o->su_rate_set || o->planes)
+	if (o->gpus || o->su_rate_set || (o->planes && !o->planes_mode))
 		return (errf(-EINVAL, err, len, "%s: only with --matrix",
 		             o->gpus ? "--gpus-per-server"
 		             : o->planes

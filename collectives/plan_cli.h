@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectives/planes.h"
+
 struct sched;
 struct msccl_opts;
 
@@ -63,6 +65,9 @@ struct plan_opts {
 	              const char *prefix, char *err, size_t len);
 	double su_rate, su_alpha;
 	int    su_rate_set;
+	/* --planes: the ring algorithms on planes of transceivers
+	 * (planes.h), together, apart or the model's cheaper. */
+	enum planes_mode planes_mode;
 };
 
 /*

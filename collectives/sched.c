@@ -104,6 +104,7 @@ sched_add_phase(struct sched *s, int with_cfg, uint32_t stride)
 	p->cfg = -1;
 	p->xfer_off = s->nxf;
 	p->nxfer = 0;
+	p->planes = 0;
 	if (with_cfg) {
 		if ((rv = GROW(s, cfg, cfg, (uint64_t)s->ncfg + 1)) != 0)
 			return (rv);

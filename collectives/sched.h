@@ -87,7 +87,15 @@ struct sched_cfg {
 struct sched_phase {
 	int32_t  cfg; /* index in sched.cfg set before this phase, or -1 */
 	uint32_t xfer_off, nxfer;
+	/* Planes apart (sched.nplanes > 1): a bit for each plane this
+	 * phase's configuration reconfigures, each released on its own
+	 * while the others keep their circuits (and go on at once); 0: every
+	 * plane together, at one barrier (what every schedule did before). */
+	uint32_t planes;
 };
+
+/* Transceiver planes a schedule may name (a fabric: one switch each). */
+#define SCHED_MAX_PLANES 8
 
 struct sched {
 	char            algo[16];
@@ -132,6 +140,11 @@ struct sched {
 	 * They are always up, in no configuration, and never on a switch;
 	 * circuits use only ports below local_from. */
 	uint32_t local_from;
+	/* Transceiver planes (sched_planes.c): plane[p] is the plane of
+	 * every node's transceiver p, the one its transmitter's circuits are
+	 * made on; nplanes 0 or 1: one plane, and no phase names planes. */
+	uint32_t nplanes;
+	uint8_t  plane[SCHED_MAX_PLANES];
 };
 
 /* Local links: the node at the far end of node i's local port q, and
@@ -288,6 +301,27 @@ int sched_validate(const struct sched *, struct sched_verr *err);
  * lit circuits from its source to its destination.  A topology
  * schedule's content is tsyn_validate()'s. */
 int sched_validate_circuits(const struct sched *, struct sched_verr *err);
+
+/*
+ * Planes (sched_planes.c).  A one-way link (or each direction of a
+ * circuit) belongs to the plane of its sending transceiver.
+ * sched_set_planes: nplanes (1..SCHED_MAX_PLANES) and each port's plane
+ * (ports <= SCHED_MAX_PLANES): 0 or -EINVAL.  sched_planes_changed: the
+ * planes whose links the configuration set before phase k changes from
+ * the one in force (every plane for phase 0; 0 for a phase without a
+ * configuration): 0, -ENOMEM or a port error.  sched_apart: every
+ * configured phase names the planes it changes (phase 0 all of them; a
+ * phase whose configuration changes nothing names none and is a plain
+ * barrier): 0, -EINVAL (one plane), -ENOMEM.  sched_validate_planes: a
+ * phase names only planes that exist, and every plane whose links change
+ * (COLL_EPLANE with err naming the phase and plane).
+ */
+int sched_set_planes(struct sched *, uint32_t nplanes, const uint8_t *plane);
+int sched_planes_changed(const struct sched *, uint32_t k, uint32_t *mask);
+int sched_apart(struct sched *);
+int sched_validate_planes(const struct sched *, struct sched_verr *err);
+/* Does any phase reconfigure planes apart? */
+int sched_is_apart(const struct sched *);
 
 /* "B[r,d]" or "B[r,d].p" into buf. */
 void sched_blk_name(const struct sched *, uint32_t b, char *buf, size_t len);

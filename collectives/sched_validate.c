@@ -269,7 +269,8 @@ sched_validate_circuits(const struct sched *s, struct sched_verr *err)
 
 	if (err)
 		memset(err, 0, sizeof(*err));
-	if ((rv = first_cfg(s, err)) != 0)
+	if ((rv = first_cfg(s, err)) != 0 ||
+	    (rv = sched_validate_planes(s, err)) != 0)
 		return (rv);
 	if ((peer = malloc((size_t)s->n * s->ports * sizeof(*peer) + 1)) ==
 	    NULL)
@@ -300,7 +301,8 @@ sched_validate(const struct sched *s, struct sched_verr *err)
 		return (fail(err, -EINVAL, -1, -1, -1,
 		             "unsupported collective %d", s->coll));
 
-	if ((rv = first_cfg(s, err)) != 0)
+	if ((rv = first_cfg(s, err)) != 0 ||
+	    (rv = sched_validate_planes(s, err)) != 0)
 		return (rv);
 
 	peer = malloc((size_t)s->n * s->ports * sizeof(*peer));

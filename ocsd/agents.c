@@ -156,6 +156,33 @@ agents_release(struct ocsd *d, struct agent *a, uint64_t run_id,
 }
 
 void
+agents_release_plane(struct ocsd *d, struct agent *a, uint64_t run_id,
+                     uint32_t phase, uint32_t plane)
+{
+	Ocs__Msg     m;
+	Ocs__Release rel;
+
+	(void)d;
+	msg_for(&m, run_id, phase);
+	ocs__release__init(&rel);
+	rel.has_plane = 1;
+	rel.plane = plane;
+	m.body_case = OCS__MSG__BODY_RELEASE;
+	m.release = &rel;
+	if (a->hold.kind != HOLD_NONE) {
+		answer(a, &m);
+		return;
+	}
+	/* The Ready was answered by another plane's: pushed, seq 0. */
+	if (a->link == NULL)
+		return;
+	m.version = MSG_VERSION;
+	m.has_seq = 1;
+	m.seq = 0;
+	(void)aglink_send(a->link, &m);
+}
+
+void
 agents_finished(struct ocsd *d, struct agent *a, uint64_t run_id,
                 uint32_t phase)
 {
@@ -512,6 +539,7 @@ ready_check(struct agents *ag, struct agent *a, const Ocs__Msg *m,
 	rd->setup_ns = m->ready->has_setup_ns ? m->ready->setup_ns : 0;
 	rd->teardown_ns =
 	    m->ready->has_teardown_ns ? m->ready->teardown_ns : 0;
+	rd->planes = m->ready->has_planes ? m->ready->planes : 0;
 	if ((n = plan_ready_decode(m->ready, rd->done)) < 0) {
 		snprintf(why, len, "%zu phase reports, at most %d",
 		         m->ready->n_done, PLAN_MAX_DONE);

@@ -90,7 +90,8 @@ struct agent {
 	/* In the current run (the runner's): */
 	int      node; /* -1 if not in it */
 	int      plan_sent;
-	uint32_t ready; /* the barrier it is ready for, or AG_NONE */
+	uint32_t ready;  /* the barrier it is ready for, or AG_NONE */
+	uint32_t planes; /* its last Ready's planes (0: released together) */
 };
 
 /* A Ready, checked for shape: its phase reports decoded. */
@@ -101,6 +102,7 @@ struct agents_ready {
 	struct plan_done done[PLAN_MAX_DONE];
 	uint32_t         ndone;
 	uint64_t         setup_ns, teardown_ns; /* 0: not said */
+	uint32_t         planes; /* it waits for these apart; 0: together */
 };
 
 /*
@@ -140,6 +142,10 @@ void agents_release(struct ocsd *, struct agent *, uint64_t run_id,
                     uint32_t phase);
 void agents_finished(struct ocsd *, struct agent *, uint64_t run_id,
                      uint32_t phase);
+/* Planes apart: plane's release of phase, the answer to the agent's
+ * Ready if it is still held, else pushed on its link (seq 0). */
+void agents_release_plane(struct ocsd *, struct agent *, uint64_t run_id,
+                          uint32_t phase, uint32_t plane);
 /* A run's end for the agents nodes[0..n) (NULL entries skipped): the
  * answer to what each waits on, else sent unasked on its link (it is in
  * a phase and stops at once). */

@@ -691,6 +691,8 @@ run_req(const Ocs__RunRequest *q, struct run_req *o)
 	o->delta = q->delta;
 	o->keep = q->has_keep && q->keep;
 	o->radix = q->has_radix ? q->radix : 0;
+	snprintf(o->planes, sizeof(o->planes), "%s",
+	         q->planes ? q->planes : "");
 	if (q->n_matrix > 0) {
 		o->matrix = q->matrix;
 		for (o->mn = 1; (size_t)o->mn * o->mn < q->n_matrix; o->mn++)

@@ -25,6 +25,14 @@ check_matrix(const Ocs__RunRequest *r, char *why, size_t len)
 		snprintf(why, len, "run: radix %u (3, 5, 7 or 9)", r->radix);
 		return (-MSG_EFIELD);
 	}
+	if (r->planes && strcmp(r->planes, "together") != 0 &&
+	    strcmp(r->planes, "apart") != 0 &&
+	    strcmp(r->planes, "auto") != 0) {
+		snprintf(why, len,
+		         "run: planes \"%.40s\": together, apart or auto",
+		         msg_str_ok(r->planes) ? r->planes : "?");
+		return (-MSG_EFIELD);
+	}
 	if (r->matrix_name && !msg_str_ok(r->matrix_name)) {
 		snprintf(why, len, "run: matrix_name bad");
 		return (-MSG_EFIELD);

@@ -17,11 +17,14 @@ fab_init(struct fab_job *f, struct ocsd *d)
 
 	memset(f, 0, sizeof(*f));
 	f->d = d;
-	for (i = 0; i < d->nsw; i++)
-		if ((rv = nng_aio_alloc(&f->aio[i], fab_cb, f)) != 0) {
+	for (i = 0; i < d->nsw; i++) {
+		f->slot[i] = (struct fab_slot){f, i};
+		if ((rv = nng_aio_alloc(&f->aio[i], fab_cb, &f->slot[i])) !=
+		    0) {
 			fab_fini(f);
 			return (-ENOMEM);
 		}
+	}
 	return (0);
 }
 
@@ -99,10 +102,13 @@ conclude(struct fab_job *f)
 static void
 fab_cb(void *arg)
 {
-	struct fab_job *f = arg;
-	nng_aio        *caller;
+	struct fab_slot *sl = arg;
+	struct fab_job  *f = sl->f;
+	nng_aio         *caller;
 
 	nng_mtx_lock(f->d->mtx);
+	if (f->one != NULL && f->sj[sl->i].rv == 0)
+		f->one(f->one_arg, sl->i);
 	if (--f->left > 0) {
 		nng_mtx_unlock(f->d->mtx);
 		return;

@@ -15,8 +15,20 @@
 
 #include "ocsd/sw.h"
 
+struct fab_job;
+/* A switch's aio knows its job and index. */
+struct fab_slot {
+	struct fab_job *f;
+	uint32_t        i;
+};
+
 struct fab_job {
 	struct ocsd *d;
+	/* Heard (d->mtx held) as each switch's hold succeeds, before the
+	 * whole job completes: planes apart release a plane as soon as its
+	 * own switch has settled.  NULL: only the completion. */
+	void (*one)(void *arg, uint32_t sw);
+	void *one_arg;
 	/* The target of each switch, by index (n == 0: left alone). */
 	struct map target[CONF_SWITCH_MAX];
 	int        transient; /* the desired maps stay (a run's phases) */
@@ -29,10 +41,11 @@ struct fab_job {
 	char     err[1024]; /* the failure, and what each switch holds */
 
 	/* Each switch's job and aio. */
-	struct sw_job sj[CONF_SWITCH_MAX];
-	nng_aio      *aio[CONF_SWITCH_MAX];
-	uint32_t      left; /* jobs not finished yet */
-	nng_aio      *caller;
+	struct sw_job   sj[CONF_SWITCH_MAX];
+	nng_aio        *aio[CONF_SWITCH_MAX];
+	struct fab_slot slot[CONF_SWITCH_MAX];
+	uint32_t        left; /* jobs not finished yet */
+	nng_aio        *caller;
 };
 
 /* Allocate the aios (0 or a negative code); fab_fini after the workers

@@ -63,6 +63,8 @@ static const struct cmd {
      "       [--delay TIME] [--chunk SIZE] [--keep] [--matrix "
      "FILE|GENERATOR]\n"
      "       [--radix 3|5|7|9] (retri: radix - 1 transceivers a host)\n"
+     "       [--planes together|apart|auto] (a fabric: planes released "
+     "apart)\n"
      "       [--capture] (ocs-emu's capture of the run, on the "
      "namespace testbed)\n"
      "   run --algo fast|spreadout|solstice|eclipse|sorted|auto --matrix "

@@ -360,6 +360,16 @@ run_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 		rq->has_radix = 1;
 		rq->radix = (uint32_t)v;
 		return (0);
+	case 'P':
+		if (strcmp(a, "together") != 0 && strcmp(a, "apart") != 0 &&
+		    strcmp(a, "auto") != 0)
+			return (ocsctl_fail(o,
+			                    "run: --planes \"%s\": together, "
+			                    "apart or auto",
+			                    a) +
+			        1);
+		rq->planes = (char *)(uintptr_t)a;
+		return (0);
 	case 'b':
 		if (unit_parse_size(a, &sz) != 0 || sz == 0)
 			return (
@@ -573,6 +583,7 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 	    {"keep", no_argument, NULL, 'K'},
 	    {"matrix", required_argument, NULL, 'm'},
 	    {"radix", required_argument, NULL, 'x'},
+	    {"planes", required_argument, NULL, 'P'},
 	    {"capture", no_argument, NULL, 'C'},
 	    {"collective", required_argument, NULL, 'o'},
 	    {"topology", required_argument, NULL, 'T'},
@@ -626,7 +637,7 @@ ocsctl_run(struct opts *o, int argc, char **argv)
 				return (rv);
 			continue;
 		}
-		if (c == '?' || strchr("abrnBshdcx", c) == NULL)
+		if (c == '?' || strchr("abrnBshdcxP", c) == NULL)
 			return (ocsctl_fail(o, "run: \"%s\": unknown option",
 			                    argv[optind - 1]) +
 			        1);

@@ -367,6 +367,29 @@ p_ports(struct out *o, const Ocs__CtlReply *r)
 
 /* ---- a run ------------------------------------------------------------- */
 
+/* Planes apart: each plane's switch and its release after the barrier's
+ * last Ready (a plane released early carries data while another is
+ * dark: the overlap). */
+static void
+p_planes(struct out *o, const Ocs__PhaseReport *p)
+{
+	char   a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < p->n_planes; i++) {
+		const Ocs__PlaneTime *t = p->planes[i];
+
+		out_text(o, "%5s  plane %s: %s%s, released after %s\n", "",
+		         t->name, t->reconfigured ? "reconf " : "kept",
+		         t->reconfigured && t->has_reconf_s
+		             ? unit_fmt_time(t->reconf_s, a, sizeof(a))
+		             : "",
+		         t->has_release_s
+		             ? unit_fmt_time(t->release_s, b, sizeof(b))
+		             : "-");
+	}
+}
+
 /* The measured phases beside the model's prediction (text: -j has them
  * in the report). */
 static void
@@ -399,6 +422,7 @@ p_phases(struct out *o, const Ocs__RunReport *rr)
 		                    : "-",
 		    unit_fmt_size(p->bytes, d, sizeof(d)),
 		    unit_fmt_time(p->predicted_s, e, sizeof(e)), srv);
+		p_planes(o, p);
 	}
 }
 
@@ -530,6 +554,11 @@ p_report_head(struct out *o, const Ocs__RunReport *rr)
 		out_text(o, " (switch %s + link-up %s + overhead)",
 		         unit_fmt_time(rr->switch_s, a, sizeof(a)),
 		         unit_fmt_time(rr->link_up_s, b, sizeof(b)));
+	if (rr->planes)
+		out_text(o, "\nplanes %s (model: together %s, apart %s)",
+		         rr->planes,
+		         unit_fmt_time(rr->predicted_together_s, a, sizeof(a)),
+		         unit_fmt_time(rr->predicted_apart_s, b, sizeof(b)));
 	out_text(o, "\n");
 }
 

@@ -463,6 +463,33 @@ timeline(struct reply *rp, const struct run_report *o, Ocs__RunReport *rr)
 	}
 }
 
+/* Planes apart: each plane of a phase that starts with a barrier. */
+static void
+planes(struct reply *rp, const struct run_report *o,
+       const struct run_phase_report *q, Ocs__PhaseReport *p)
+{
+	uint32_t i;
+
+	if (!q->apart || o->plane_name == NULL ||
+	    (p->planes = reply_alloc(rp, (o->nplanes + 1) * sizeof(void *))) ==
+	        NULL)
+		return;
+	for (i = 0; i < o->nplanes && i < 8; i++) {
+		Ocs__PlaneTime *t = reply_alloc(rp, sizeof(*t));
+
+		if (t == NULL)
+			return;
+		ocs__plane_time__init(t);
+		t->name = reply_str(rp, o->plane_name[i]);
+		t->reconfigured = (q->pmask >> i) & 1;
+		t->has_reconf_s = t->reconfigured;
+		t->reconf_s = q->plane_reconf_s[i];
+		t->has_release_s = 1;
+		t->release_s = q->plane_release_s[i];
+		p->planes[p->n_planes++] = t;
+	}
+}
+
 void
 reply_run(struct reply *rp, const struct run_report *o)
 {
@@ -516,7 +543,14 @@ reply_run(struct reply *rp, const struct run_report *o)
 		p->has_planned_bytes = p->has_local_bytes = o->gpus > 1;
 		p->planned_bytes = q->planned_bytes;
 		p->local_bytes = q->local_bytes;
+		planes(rp, o, q, p);
 		rr->phases[rr->n_phases++] = p;
+	}
+	if (o->planes != NULL) {
+		rr->planes = reply_str(rp, o->planes);
+		rr->has_predicted_together_s = rr->has_predicted_apart_s = 1;
+		rr->predicted_together_s = o->pred_together_s;
+		rr->predicted_apart_s = o->pred_apart_s;
 	}
 	rr->total_s = o->total_s;
 	rr->predicted_s = o->predicted_s;

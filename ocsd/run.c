@@ -67,8 +67,8 @@ restore(struct ocsd *d, int keep)
 
 /* The run's intent, once, before phase 0 changes anything: a restart
  * that finds it puts the desired map back (sw.c). */
-static int
-save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
+int
+run_save_intent(struct ocsd *d, const struct run *r, char *err, size_t len)
 {
 	struct runner    *rn = d->runner;
 	struct run_report rep;
@@ -254,10 +254,11 @@ arm_timer(struct runner *rn, const struct run *r)
 	nng_sleep_aio((nng_duration)r->deadline_ms, rn->timer);
 }
 
-static void
-release(struct ocsd *d, struct run *r)
+/* The barrier's (first) release is out: its times, and on to the next. */
+void
+run_released(struct ocsd *d, struct run *r)
 {
-	uint32_t k = r->bar[r->bi], i;
+	uint32_t k = r->bar[r->bi];
 	uint64_t now = mono_us();
 
 	r->barrier_ms[k] =
@@ -268,10 +269,6 @@ release(struct ocsd *d, struct run *r)
 		r->t_start = now;
 	r->t_release[k] = now;
 	nng_aio_cancel(d->runner->ltimer);
-	for (i = 0; i < r->n; i++) {
-		r->node[i]->ready = AG_NONE;
-		agents_release(d, r->node[i], r->id, k);
-	}
 	run_links_mark(r);
 	log_debug("run %llu: phase %u released", (unsigned long long)r->id, k);
 	ev_say(d->ev, "run", "phase", NULL, r->id, k, "run %llu: phase %u",
@@ -279,6 +276,18 @@ release(struct ocsd *d, struct run *r)
 	r->bi++;
 	r->nready = 0;
 	arm_timer(d->runner, r);
+}
+
+static void
+release(struct ocsd *d, struct run *r)
+{
+	uint32_t k = r->bar[r->bi], i;
+
+	for (i = 0; i < r->n; i++) {
+		r->node[i]->ready = AG_NONE;
+		agents_release(d, r->node[i], r->id, k);
+	}
+	run_released(d, r);
 }
 
 static void
@@ -307,12 +316,21 @@ all_ready(struct ocsd *d, struct run *r)
 	char           why[400];
 	int            rv;
 
+	/* Planes apart: the last barrier's switches first. */
+	if (r->apart_busy) {
+		r->apart_next = 1;
+		return;
+	}
 	if (k == r->nph) {
 		finish(d, r);
 		return;
 	}
 	if (k > 0 && !r->before[k]) {
 		release(d, r);
+		return;
+	}
+	if (r->apart && r->s.ph[k].planes != 0) {
+		(void)run_apart_begin(d, r);
 		return;
 	}
 	/* Phase 0's circuits, or a reconfiguration: through the worker.
@@ -325,7 +343,7 @@ all_ready(struct ocsd *d, struct run *r)
 			          d->nsw > 1 ? d->sw[i].label : "");
 			return;
 		}
-	if (k == 0 && (rv = save_intent(d, r, why, sizeof(why))) != 0) {
+	if (k == 0 && (rv = run_save_intent(d, r, why, sizeof(why))) != 0) {
 		run_abort(d, "%s; nothing changed on the switch", why);
 		return;
 	}
@@ -345,6 +363,12 @@ all_ready(struct ocsd *d, struct run *r)
 	r->reconfiguring = 1;
 	rn->reconf_busy = 1;
 	fab_submit_locked(&rn->job, rn->reconf);
+}
+
+void
+run_continue(struct ocsd *d, struct run *r)
+{
+	all_ready(d, r);
 }
 
 /* The switch has settled: release once every link the phase lights is
@@ -443,6 +467,11 @@ reconf_cb(void *arg)
 	nng_mtx_lock(d->mtx);
 	rn->reconf_busy = 0;
 	r = rn->run;
+	if (r != NULL && r->apart_busy) {
+		(void)run_apart_done(d, r);
+		nng_mtx_unlock(d->mtx);
+		return;
+	}
 	if (r == NULL || !r->reconfiguring) {
 		nng_mtx_unlock(d->mtx);
 		return;
@@ -476,7 +505,7 @@ timer_cb(void *arg)
 		return; /* cancelled: released, reconfiguring or over */
 	nng_mtx_lock(d->mtx);
 	r = d->runner->run;
-	if (r == NULL || r->reconfiguring || r->linkwait ||
+	if (r == NULL || r->reconfiguring || r->linkwait || r->apart_next ||
 	    mono_us() < d->runner->due_us) {
 		nng_mtx_unlock(d->mtx);
 		return;
@@ -575,6 +604,7 @@ on_ready(void *arg, struct agent *a, const struct agents_ready *m)
 		r->errors += pd->errors;
 	}
 	a->ready = r->bi;
+	a->planes = m->planes;
 	if (r->nready++ == 0)
 		r->t_first = mono_us();
 	if (r->nready < r->n)
@@ -611,6 +641,11 @@ on_links(void *arg, struct agent *a)
 		return;
 	if (r->linkwait) {
 		links_wait(d, r);
+		return;
+	}
+	/* Planes apart: a plane moving, or waiting for its links. */
+	if (r->apart_busy || r->apart_links) {
+		run_apart_links(d, r);
 		return;
 	}
 	/* Links move while the switch does; before phase 0 none is used. */
@@ -857,6 +892,9 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 		free(rn);
 		return (msg_nngerr(rv));
 	}
+	/* Planes apart hear each switch of a run's job settle. */
+	rn->job.one = run_apart_one;
+	rn->job.one_arg = d;
 	/* Runs are numbered from the clock so that ids do not repeat
 	 * across restarts. */
 	rn->last_id = (uint64_t)time(NULL) << 16;

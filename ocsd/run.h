@@ -33,7 +33,8 @@ struct run_req {
 	const uint64_t *matrix;
 	uint32_t        mn;
 	uint32_t        radix; /* retri's, 0: 3 */
-	char            matrix_name[128];
+	char planes[16];       /* together | apart | auto; "": as before */
+	char matrix_name[128];
 	/* A synthesised collective ("" for All-to-All): its name, the
 	 * topology (a generator or JSON text, pointing into the request;
 	 * NULL: ring:N) and chunks per node (0: 1). */
@@ -64,6 +65,12 @@ struct run_phase_report {
 	uint64_t bytes;
 	/* Servers: what the plan moves (every hop), and of it locally. */
 	uint64_t planned_bytes, local_bytes;
+	/* Planes apart, a barrier: each plane's switch time and release
+	 * after the last Ready (nplanes in the report; pmask the planes
+	 * reconfigured). */
+	int      apart;
+	uint32_t pmask;
+	double   plane_reconf_s[8], plane_release_s[8];
 };
 struct run_report {
 	uint64_t                id;
@@ -79,6 +86,12 @@ struct run_report {
 	double                  total_s, predicted_s;
 	uint32_t                before[RUN_MAX_PHASES];
 	struct run_phase_report ph[RUN_MAX_PHASES];
+	/* A fabric's planes (--planes): "together" or "apart" (NULL: not
+	 * asked), the model both ways, and each plane's switch. */
+	const char *planes;
+	double      pred_together_s, pred_apart_s;
+	uint32_t    nplanes;
+	const char (*plane_name)[16];
 	const char (*hosts)[64];        /* nodes of them */
 	const struct run_node_time *nt; /* nodes of them */
 	uint64_t                    started_unix_ms;

@@ -5,6 +5,7 @@
 
 #include "collectives/a2a.h"
 #include "collectives/plan.h"
+#include "collectives/planes.h"
 #include "collectives/skew.h"
 #include "collectives/topo.h"
 #include "collectives/tsyn.h"
@@ -21,6 +22,7 @@ struct run_member {
 	uint64_t mem_limit;
 	char     host[64];
 	char     laddr[PLAN_LADDR_MAX]; /* its local links' listener, or "" */
+	uint8_t  sw[AGENT_MAX_TRX];     /* each transceiver's switch (plane) */
 };
 
 /* What planning reads of the configuration, copied for the same
@@ -30,6 +32,9 @@ struct run_env {
 	double   bps, alpha_s, alpha_h, reconf_s;
 	double   link_up_s; /* the model's link-up time, part of delta */
 	double   su_bps, su_alpha; /* servers' local links */
+	/* A fabric: its switches (planes), each one's switching time. */
+	uint32_t nsw;
+	uint32_t sw_ms[CONF_SWITCH_MAX];
 };
 
 /* A node's links in the stretch the run is in (run_link.c): lit, the
@@ -62,7 +67,16 @@ struct run {
 	uint8_t             before[RUN_MAX_PHASES + 1];
 	struct cost_phase   pc[RUN_MAX_PHASES];
 	double              predicted;
-	struct agent      **node; /* NULL once lost */
+	/* Planes (--planes): what was asked, whether the schedule was
+	 * spread over them, each one's delta, and the model's cost with
+	 * the planes together and apart (0: not asked). */
+	enum planes_mode planes;
+	int              spread;
+	uint32_t         nplanes; /* the fabric's, at bind */
+	char             plane_name[CONF_SWITCH_MAX][16];
+	double           plane_delta[CONF_SWITCH_MAX];
+	double           pred_together, pred_apart;
+	struct agent   **node; /* NULL once lost */
 	/* A fabric: per configuration, node and schedule port, the port
 	 * its light comes in at (run_fab.c); NULL on one switch. */
 	uint8_t           *rxmap;
@@ -96,6 +110,16 @@ struct run {
 	double                su_bps, su_alpha;
 	uint8_t               ltoken[PLAN_LTOKEN];
 	struct skew_srv_bytes by[RUN_MAX_PHASES];
+	/* Planes apart (run_apart.c): the barrier whose planes are being
+	 * released (apart_k), those not released yet, and those whose
+	 * switch settled but whose links are not all up; apart_busy while
+	 * its switches move, apart_next when the next barrier's Readys are
+	 * all in and wait for them.  Per phase and plane: the switch's time
+	 * and the release, after the barrier's last Ready (ms). */
+	int      apart, apart_busy, apart_next, apart_first;
+	uint32_t apart_k, apart_left, apart_links;
+	double   plane_reconf_ms[RUN_MAX_PHASES][CONF_SWITCH_MAX];
+	double   plane_release_ms[RUN_MAX_PHASES][CONF_SWITCH_MAX];
 
 	int               keep; /* the last configuration stays (--keep) */
 	struct run_waiter ctl;  /* the operator waiting for the report */
@@ -212,6 +236,23 @@ int run_topo_request(struct run *r, const struct run_req *q, uint32_t *n,
 int run_topo_build(struct run *r, const struct run_req *q,
                    const struct run_member *m, char *err, size_t len);
 
+/* run_apart.c, with d->mtx held: a barrier whose phase names its planes
+ * (sched.h) on a fabric, its switches moved at once and each plane
+ * released as its own switch settles (the planes it leaves alone at
+ * once).  run_apart_begin: all Readys in (0, or the run aborted);
+ * run_apart_one: the fab job's hook, a switch settled; run_apart_done:
+ * the job complete (0, or the run aborted); run_apart_links: an agent's
+ * link changed.  run.c's barrier bookkeeping at a barrier's first
+ * release: run_released (k the phase; r->bi moves on). */
+int  run_apart_begin(struct ocsd *, struct run *);
+void run_apart_one(void *arg, uint32_t sw);
+int  run_apart_done(struct ocsd *, struct run *);
+void run_apart_links(struct ocsd *, struct run *);
+void run_released(struct ocsd *, struct run *);
+/* Every Ready of the barrier is in: end, release, or reconfigure. */
+void run_continue(struct ocsd *, struct run *);
+int  run_save_intent(struct ocsd *, const struct run *, char *err, size_t len);
+
 /* run_link.c, with d->mtx held.  Before the switches are asked for
  * phase k's maps tm (one a switch, by index): which links the phase
  * lights, and which must retrain. */
@@ -219,6 +260,8 @@ void run_links_plan(struct ocsd *, struct run *, const struct map *tm);
 /* Is every link the phase lights up (those that retrain, up again)?  1,
  * else 0 with the first that is not named in why. */
 int run_links_up(const struct run *, char *why, size_t len);
+/* The same for the transceivers on the switches of mask (a bit each). */
+int run_links_up_sw(const struct run *, uint32_t mask, char *why, size_t len);
 /* At the release: the carrier counts the stretch must keep. */
 void run_links_mark(struct run *);
 /* In a released stretch: has one of a's lit links lost its carrier (or

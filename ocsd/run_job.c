@@ -87,23 +87,27 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 		         act[i]->local_link);
 		snprintf(j->m[i].host, sizeof(j->m[i].host), "%s",
 		         act[i]->host);
+		memcpy(j->m[i].sw, act[i]->sw, sizeof(j->m[i].sw));
 	}
 	/* A fabric's switches move at once: the slowest is the delta. */
 	for (i = 0, swms = 0; i < d->conf->nsw; i++)
 		if (d->conf->sw[i].switch_ms > swms)
 			swms = d->conf->sw[i].switch_ms;
-	j->env = (struct run_env){.chunk = d->conf->run_chunk,
-	                          .deadline_ms = d->conf->run_deadline_ms,
-	                          .switch_ms = swms,
-	                          .bps = d->conf->run_bps,
-	                          .alpha_s = d->conf->run_alpha_s,
-	                          .alpha_h = d->conf->run_alpha_h,
-	                          .reconf_s = d->conf->run_reconf_s,
-	                          .link_up_s = d->conf->run_link_up_s,
-	                          .su_bps = d->conf->run_su_bps,
-	                          .su_alpha = d->conf->run_su_alpha,
-	                          .link_deadline_ms =
-	                              d->conf->run_link_deadline_ms};
+	j->env =
+	    (struct run_env){.chunk = d->conf->run_chunk,
+	                     .deadline_ms = d->conf->run_deadline_ms,
+	                     .switch_ms = swms,
+	                     .bps = d->conf->run_bps,
+	                     .alpha_s = d->conf->run_alpha_s,
+	                     .alpha_h = d->conf->run_alpha_h,
+	                     .reconf_s = d->conf->run_reconf_s,
+	                     .link_up_s = d->conf->run_link_up_s,
+	                     .su_bps = d->conf->run_su_bps,
+	                     .su_alpha = d->conf->run_su_alpha,
+	                     .link_deadline_ms = d->conf->run_link_deadline_ms,
+	                     .nsw = d->conf->nsw};
+	for (i = 0; i < d->conf->nsw && i < CONF_SWITCH_MAX; i++)
+		j->env.sw_ms[i] = d->conf->sw[i].switch_ms;
 	return (j);
 }
 

@@ -68,6 +68,12 @@ run_links_plan(struct ocsd *d, struct run *r, const struct map *tm)
 int
 run_links_up(const struct run *r, char *why, size_t len)
 {
+	return (run_links_up_sw(r, UINT32_MAX, why, len));
+}
+
+int
+run_links_up_sw(const struct run *r, uint32_t mask, char *why, size_t len)
+{
 	uint32_t i, t;
 	char     nm[48];
 
@@ -76,7 +82,8 @@ run_links_up(const struct run *r, char *why, size_t len)
 		const struct run_links *lk = &r->lk[i];
 
 		for (t = 0; a != NULL && t < AGENT_MAX_TRX; t++) {
-			if (!(lk->lit & (1u << t)))
+			if (!(lk->lit & (1u << t)) || a->sw[t] >= 32 ||
+			    !((mask >> a->sw[t]) & 1))
 				continue;
 			if (a->links[t].state != AGL_UP) {
 				snprintf(why, len, "%s %s: %s", a->host,

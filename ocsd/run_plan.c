@@ -327,10 +327,118 @@ build_a2a(struct run *r, const struct run_req *q, char *err, size_t len)
 	return (0);
 }
 
+/* Spread over the planes when every node has nsw * P transceivers, the
+ * P of plane j being j P .. j P + P - 1 (2q transceivers on q planes). */
+static int
+spreads(const struct run *r, const struct run_member *m, uint32_t nsw)
+{
+	uint32_t P = r->s.ports, i, t;
+
+	if (nsw * P > SCHED_MAX_PLANES)
+		return (0);
+	for (i = 0; i < r->n; i++) {
+		if (m[i].ntrx < nsw * P)
+			return (0);
+		for (t = 0; t < nsw * P; t++)
+			if (m[i].sw[t] != t / P)
+				return (0);
+	}
+	return (1);
+}
+
+/* The schedule spread over nsw planes, together or apart. */
+static int
+spread(struct run *r, uint32_t nsw)
+{
+	struct sched out;
+	uint32_t     k;
+	int          rv;
+
+	rv = planes_spread_choose(&r->s, nsw, &r->cp, r->planes, &out,
+	                          &r->pred_together, &r->pred_apart);
+	if (rv < 0) {
+		sched_free(&out);
+		return (rv);
+	}
+	sched_free(&r->s);
+	r->s = out;
+	r->spread = 1;
+	for (k = 1; k < r->nph; k++)
+		r->before[k] = r->s.ph[k].cfg >= 0;
+	return (0);
+}
+
+/*
+ * --planes: the schedule's transceivers on the fabric's planes (port t
+ * on the switch every node's transceiver t is cabled to), or spread over
+ * them; then together or apart as asked, auto the model's cheaper, with
+ * each plane's own delta.  0, -OCSD_EUSAGE / -OCSD_EREQUEST with err.
+ */
+static int
+apply_planes(const struct run_env *env, struct run *r, const struct run_req *q,
+             const struct run_member *m, char *err, size_t len)
+{
+	uint8_t  plane[SCHED_MAX_PLANES];
+	uint32_t t, i, p, nsw = env->nsw;
+	int      rv;
+
+	if (q->planes[0] == '\0')
+		return (0);
+	if (planes_parse(q->planes, &r->planes) != 0 || run_is_skew(q->algo) ||
+	    q->matrix != NULL) {
+		snprintf(err, len,
+		         "planes %.20s: together, apart or auto, with retri, "
+		         "bridge, static or bruck and no matrix",
+		         q->planes);
+		return (-OCSD_EUSAGE);
+	}
+	if (nsw < 2 || nsw > CONF_SWITCH_MAX) {
+		snprintf(
+		    err, len,
+		    "planes %s: one switch; planes reconfigure apart on a "
+		    "fabric of several ([switch NAME], one a plane)",
+		    q->planes);
+		return (-OCSD_EREQUEST);
+	}
+	for (p = 0; p < nsw; p++)
+		r->plane_delta[p] =
+		    (q->has_delta ? q->delta : env->sw_ms[p] / 1e3) +
+		    r->link_up_s + env->reconf_s;
+	r->cp.delta_plane = r->plane_delta;
+	r->cp.ndelta_plane = nsw;
+	if (spreads(r, m, nsw))
+		return (spread(r, nsw));
+	for (t = 0; t < r->s.ports && t < SCHED_MAX_PLANES; t++) {
+		plane[t] = m[0].sw[t];
+		for (i = 1; i < r->n; i++)
+			if (m[i].sw[t] != plane[t]) {
+				snprintf(
+				    err, len,
+				    "planes %s: %s.%u and %s.%u are on "
+				    "different switches (a plane is every "
+				    "node's transceiver t)",
+				    q->planes, m[0].host, t, m[i].host, t);
+				return (-OCSD_EREQUEST);
+			}
+	}
+	if (r->s.ports > SCHED_MAX_PLANES ||
+	    sched_set_planes(&r->s, nsw, plane) != 0 ||
+	    (rv = planes_choose(&r->s, &r->cp, r->planes, &r->pred_together,
+	                        &r->pred_apart)) == -EINVAL) {
+		snprintf(err, len,
+		         "planes %s: the schedule's %u transceivers "
+		         "are not on the fabric's planes",
+		         q->planes, r->s.ports);
+		return (-OCSD_EREQUEST);
+	}
+	return (rv < 0 ? rv : 0);
+}
+
 /* The schedule, its validation, per-node plans and the prediction. */
 static int
 build(struct run *r, const struct run_req *q, const struct skew_watch *hook,
-      char *err, size_t len)
+      const struct run_env *env, const struct run_member *act, char *err,
+      size_t len)
 {
 	double total;
 	int    rv;
@@ -350,6 +458,9 @@ build(struct run *r, const struct run_req *q, const struct skew_watch *hook,
 		return (rv);
 	if (rv == 0 && q->matrix != NULL)
 		r->bytes = r->s.bytes; /* the largest row */
+	if (rv == 0 && (rv = apply_planes(env, r, q, act, err, len)) != 0 &&
+	    (rv == -OCSD_EUSAGE || rv == -OCSD_EREQUEST))
+		return (rv);
 	if (rv != 0 || (rv = sched_validate(&r->s, NULL)) != 0 ||
 	    (rv = sched_plans(&r->s, &r->plans)) != 0 ||
 	    (rv = cost_sched(&r->s, &r->cp, &total, r->pc)) != 0 ||
@@ -416,7 +527,7 @@ plan(const struct run_env *env, struct run *r, const struct run_req *q,
 		rv = run_topo_build(r, q, act, err, len);
 	} else {
 		r->n = *n;
-		rv = build(r, q, hook, err, len);
+		rv = build(r, q, hook, env, act, err, len);
 	}
 	return (rv != 0 ? rv : check_memory(r, act, err, len));
 }
@@ -489,6 +600,11 @@ run_bind(struct ocsd *d, struct run *r, char *err, size_t len)
 	}
 	for (i = 0; i < r->n; i++)
 		r->node[i] = agents_get(d, r->member[i].id);
+	r->apart = d->nsw > 1 && sched_is_apart(&r->s);
+	r->nplanes = d->nsw;
+	for (i = 0; i < d->nsw && i < CONF_SWITCH_MAX; i++)
+		snprintf(r->plane_name[i], sizeof(r->plane_name[i]), "%.15s",
+		         d->sw[i].label);
 	return (run_fab_bind(d, r, err, len));
 }
 

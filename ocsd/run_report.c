@@ -5,6 +5,22 @@
 #include "ocsd/run_int.h"
 #include "proto/base/mono.h"
 
+/* Phase k's planes, where a barrier released them apart. */
+static void
+plane_report(const struct run *r, uint32_t k, struct run_phase_report *p)
+{
+	uint32_t i;
+
+	if (!r->apart || r->s.ph[k].planes == 0)
+		return;
+	p->apart = 1;
+	p->pmask = r->s.ph[k].planes;
+	for (i = 0; i < r->nplanes && i < 8; i++) {
+		p->plane_reconf_s[i] = r->plane_reconf_ms[k][i] / 1e3;
+		p->plane_release_s[i] = r->plane_release_ms[k][i] / 1e3;
+	}
+}
+
 void
 run_report(const struct run *r, struct run_report *o)
 {
@@ -45,6 +61,14 @@ run_report(const struct run *r, struct run_report *o)
 		 * so it belongs to the phases that start with one. */
 		p->has_control = p->reconfigured;
 		p->control_s = r->control_ms[k] / 1e3;
+		plane_report(r, k, p);
+	}
+	if (r->planes != PLANES_NONE) {
+		o->planes = r->apart ? "apart" : "together";
+		o->pred_together_s = r->pred_together;
+		o->pred_apart_s = r->pred_apart;
+		o->nplanes = r->nplanes;
+		o->plane_name = (const char(*)[16])r->plane_name;
 	}
 	o->total_s = r->t_end > r->t_start ? (r->t_end - r->t_start) / 1e6 : 0;
 	o->predicted_s = r->predicted;

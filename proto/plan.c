@@ -134,6 +134,12 @@ plan_encode(const struct plan *p, uint32_t agent_id, const char *algo,
 	}
 	w->p.n_vblocks = p->nvb;
 	w->p.vblocks = p->nvb ? w->vbp : NULL;
+	if (p->nplanes > 1) {
+		for (k = 0; k < p->nports && k < 8; k++)
+			w->plane[k] = p->plane[k];
+		w->p.n_port_plane = k;
+		w->p.port_plane = w->plane;
+	}
 	if (p->local_from == 0)
 		return (0);
 	w->p.has_local_from = 1;
@@ -266,6 +272,9 @@ vblocks_decode(const Ocs__Plan *m, struct plan *p, char *err, size_t len)
 	return (0);
 }
 
+static int planes_decode(const Ocs__Plan *m, struct plan *p, char *err,
+                         size_t len);
+
 int
 plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
             char *err, size_t len)
@@ -301,9 +310,43 @@ plan_decode(const Ocs__Plan *m, uint64_t run, uint32_t ntrx, struct plan *p,
 	for (k = 0; k < p->nph; k++)
 		if (phase_decode(m->phases[k], &p->ph[k]) != 0)
 			return (-ENOMEM);
-	if (local_decode(m, ntrx, p, err, len) != 0)
+	if (local_decode(m, ntrx, p, err, len) != 0 ||
+	    planes_decode(m, p, err, len) != 0)
 		return (-EINVAL);
 	return (vblocks_decode(m, p, err, len));
+}
+
+/* Each transceiver's plane, one per transceiver, each below 8. */
+static int
+planes_decode(const Ocs__Plan *m, struct plan *p, char *err, size_t len)
+{
+	size_t k;
+
+	if (m->n_port_plane == 0)
+		return (0);
+	if (m->n_port_plane != p->nports || p->nports > 8) {
+		snprintf(err, len,
+		         "plan: port_plane has %zu entries, expected %u (one "
+		         "a transceiver)",
+		         m->n_port_plane, p->nports);
+		return (-EINVAL);
+	}
+	p->nplanes = 1;
+	for (k = 0; k < m->n_port_plane; k++) {
+		if (m->port_plane[k] >= 8) {
+			snprintf(err, len,
+			         "plan: port_plane[%zu] = %u, expected 0..7",
+			         k, m->port_plane[k]);
+			return (-EINVAL);
+		}
+		p->plane[k] = (uint8_t)m->port_plane[k];
+		if (p->plane[k] + 1u > p->nplanes)
+			p->nplanes = p->plane[k] + 1u;
+	}
+	/* One plane named is no plane apart. */
+	if (p->nplanes < 2)
+		p->nplanes = 0;
+	return (0);
 }
 
 int

@@ -22,6 +22,7 @@ struct plan_wire {
 	Ocs__Recv      *rv, **rvp;
 	Ocs__VBlock    *vb, **vbp;
 	Ocs__LocalPeer  lp[PLAN_MAX_LOCAL], *lpp[PLAN_MAX_LOCAL];
+	uint32_t        plane[8];
 };
 /* 0 or -ENOMEM; free w with plan_wire_free either way.  algo must
  * outlive w. */

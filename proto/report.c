@@ -12,6 +12,27 @@
 #define SET(o, k, v) json_object_set_new((o), (k), (v))
 
 static json_t *
+planes_json(const Ocs__PhaseReport *p)
+{
+	json_t *a = json_array();
+	size_t  i;
+
+	for (i = 0; i < p->n_planes; i++) {
+		const Ocs__PlaneTime *t = p->planes[i];
+		json_t               *e = json_object();
+
+		SET(e, "name", json_string(t->name));
+		SET(e, "reconfigured", json_boolean(t->reconfigured));
+		if (t->has_reconf_s)
+			SET(e, "reconf_s", json_real(t->reconf_s));
+		if (t->has_release_s)
+			SET(e, "release_s", json_real(t->release_s));
+		json_array_append_new(a, e);
+	}
+	return (a);
+}
+
+static json_t *
 phases_json(const Ocs__RunReport *rr)
 {
 	json_t *ph = json_array();
@@ -38,6 +59,8 @@ phases_json(const Ocs__RunReport *rr)
 		if (p->has_local_bytes)
 			SET(e, "local_bytes",
 			    json_integer((json_int_t)p->local_bytes));
+		if (p->n_planes)
+			SET(e, "planes", planes_json(p));
 		json_array_append_new(ph, e);
 	}
 	return (ph);
@@ -119,6 +142,12 @@ report_to_json(const Ocs__RunReport *rr)
 		SET(o, "gpus_per_server", json_integer(rr->gpus_per_server));
 	if (rr->has_scaleup_bps)
 		SET(o, "scaleup_bps", json_real(rr->scaleup_bps));
+	if (rr->planes) {
+		SET(o, "planes", json_string(rr->planes));
+		SET(o, "predicted_together_s",
+		    json_real(rr->predicted_together_s));
+		SET(o, "predicted_apart_s", json_real(rr->predicted_apart_s));
+	}
 	SET(o, "bandwidth_bps", json_real(rr->bandwidth_bps));
 	SET(o, "alpha_s", json_real(rr->alpha_s));
 	SET(o, "alpha_h", json_real(rr->alpha_h));
@@ -253,6 +282,40 @@ arr(struct jr *c, const json_t *o, const char *k, size_t max, void **v,
 	return (n);
 }
 
+/* Phase i's planes (a run with planes apart). */
+static void
+planes_from(struct jr *c, const json_t *e, Ocs__PhaseReport *p, size_t i)
+{
+	const json_t *a = json_object_get(e, "planes");
+	size_t        k, n = arr(c, e, "planes", 8, (void **)&p->planes,
+	                         sizeof(*p->planes));
+	int           has;
+
+	for (k = 0; k < n && c->rv == 0; k++) {
+		const json_t   *q = json_array_get(a, k);
+		Ocs__PlaneTime *t = calloc(1, sizeof(*t));
+
+		if (t == NULL) {
+			c->rv = -ENOMEM;
+			break;
+		}
+		ocs__plane_time__init(t);
+		p->planes[p->n_planes++] = t;
+		if (!json_is_object(q)) {
+			bad(c, "phases[%zu].planes[%zu]: expected an object",
+			    i, k);
+			break;
+		}
+		t->name = str(c, q, "name", 1);
+		t->reconfigured =
+		    json_is_true(json_object_get(q, "reconfigured"));
+		t->reconf_s = num(c, q, "reconf_s", 0, &has);
+		t->has_reconf_s = has;
+		t->release_s = num(c, q, "release_s", 0, &has);
+		t->has_release_s = has;
+	}
+}
+
 static void
 phases_from(struct jr *c, const json_t *o, Ocs__RunReport *r)
 {
@@ -291,6 +354,7 @@ phases_from(struct jr *c, const json_t *o, Ocs__RunReport *r)
 		p->has_planned_bytes = has;
 		p->local_bytes = unum(c, e, "local_bytes", 0, &has);
 		p->has_local_bytes = has;
+		planes_from(c, e, p, i);
 	}
 }
 
@@ -426,6 +490,14 @@ report_from_json(const json_t *o, Ocs__RunReport **out, char *err, size_t len)
 	r->has_gpus_per_server = has;
 	r->scaleup_bps = num(&c, o, "scaleup_bps", 0, &has);
 	r->has_scaleup_bps = has;
+	if ((r->planes = str(&c, o, "planes", 0)) != NULL) {
+		r->predicted_together_s =
+		    num(&c, o, "predicted_together_s", 0, &has);
+		r->has_predicted_together_s = has;
+		r->predicted_apart_s =
+		    num(&c, o, "predicted_apart_s", 0, &has);
+		r->has_predicted_apart_s = has;
+	}
 	r->bandwidth_bps = num(&c, o, "bandwidth_bps", 1, NULL);
 	r->alpha_s = num(&c, o, "alpha_s", 1, NULL);
 	r->alpha_h = num(&c, o, "alpha_h", 1, NULL);

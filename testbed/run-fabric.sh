@@ -8,7 +8,9 @@
 # and each agent plugs each transceiver into its plane's switch.  Runs an
 # All-to-All with ReTri, Bridge and the static ring (a ring across the two
 # planes runs as one direction on each: every circuit is one-way on its
-# sender's switch) and a skewed one (spreadout), every block verified;
+# sender's switch), a skewed one (spreadout) and ReTri with its planes
+# apart (--planes apart: each released as its own switch settles), every
+# block verified;
 # then arms a fault on switch B (a batch refused half way) and runs again:
 # the run ends naming switch B and what switch A holds, and once the fault
 # is cleared both switches are back in sync.  Everything is on this
@@ -115,6 +117,10 @@ run --algo spreadout --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5"
 [ $((NODES % 3)) -eq 0 ] &&
 	run --algo fast --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5" \
 		--gpus-per-server 3
+# Planes apart: each plane released as its own switch settles, the other
+# carrying data meanwhile (the report gives each plane's release).
+run --algo retri --bytes "$BYTES" --reconfig all --planes apart
+grep -q '^planes apart' "$dir/run.out" || fail "the run was not planes apart"
 
 # A fault on one plane mid-run: switch B refuses the next batch half way.
 echo "switch B: fault deny-half (its next batch is refused half way)"

@@ -76,7 +76,7 @@ struct cal_run {
 static int
 regressors(struct cal_run *c, uint32_t n, char *err, size_t len)
 {
-	struct cost_params cp = {0, 0, 1, 0, NULL, 0, 0};
+	struct cost_params cp = {.beta = 1};
 	struct cost_phase  ph[CAL_MAX_PH];
 	struct sched       sc;
 	struct a2a         a;

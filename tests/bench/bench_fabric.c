@@ -9,6 +9,13 @@
  * and switch B over CALIENT REST (with its dialect's), measured and
  * predicted in the same run.  The goal: the second switch adds at most
  * 10% to a phase's barrier (reconfiguration and control).
+ *
+ * Then planes together against apart (ocsctl run --planes) on the mixed
+ * fabric, both measured and both predicted in the same rig: apart, each
+ * plane is released as its own switch settles.  ReTri's two ring
+ * directions, a plane each, carry the same load, so the model prices
+ * apart as together; the goal (apart <= 0.7 x together) is for where
+ * the model says overlap pays, which it says here in the model column.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,11 +57,13 @@ jnum(json_t *o, const char *k)
 struct meas {
 	double reconf, barrier; /* median per phase, s */
 	double total, predicted;
+	double pred_together, pred_apart; /* with --planes */
 };
 
-/* RUNS ReTri runs on r: the medians over every phase of every run. */
+/* RUNS ReTri runs of bytes a node on r (planes: --planes, or NULL):
+ * the medians over every phase of every run. */
 static int
-measure(struct rig *r, struct meas *m)
+measure(struct rig *r, const char *bytes, const char *planes, struct meas *m)
 {
 	double rc[512], br[512], tot[RUNS], pr[RUNS];
 	int    n = 0, run;
@@ -65,8 +74,8 @@ measure(struct rig *r, struct meas *m)
 		size_t  p;
 
 		if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "retri",
-		            "--bytes", "16MiB", "--reconfig", "all",
-		            NULL) != 0) {
+		            "--bytes", bytes, "--reconfig", "all",
+		            planes ? "--planes" : NULL, planes, NULL) != 0) {
 			fprintf(stderr, "run failed: %s", e);
 			free(o);
 			free(e);
@@ -85,6 +94,8 @@ measure(struct rig *r, struct meas *m)
 		}
 		tot[run] = jnum(rep, "total_s");
 		pr[run] = jnum(rep, "predicted_s");
+		m->pred_together = jnum(rep, "predicted_together_s");
+		m->pred_apart = jnum(rep, "predicted_apart_s");
 		json_decref(j);
 	}
 	m->reconf = median(rc, n);
@@ -98,6 +109,59 @@ static double
 pct(double a, double b)
 {
 	return (100 * (a - b) / b);
+}
+
+/*
+ * Planes together and apart on the mixed fabric, measured and predicted:
+ * 2 transceivers a host (ReTri's directions, a plane each) at 16 MiB,
+ * then 4 (two a plane: the schedule spread over the planes, which take
+ * turns apart) at 1 MiB, where a slow switch's delta outweighs a phase's
+ * data and the model says overlap pays.
+ */
+static int
+planes(void)
+{
+	static const struct {
+		const char *delta, *bytes;
+		int         trx;
+	} row[] = {{"1ms", "16MiB", 2},
+	           {"10ms", "16MiB", 2},
+	           {"10ms", "1MiB", 4},
+	           {"100ms", "1MiB", 4}};
+	struct meas t, a;
+	size_t      d;
+
+	printf("\n   planes together vs apart (TL1 + REST, --planes): "
+	       "total, medians of %d runs\n",
+	       RUNS);
+	printf("   %6s %5s %3s %11s %11s %6s %11s %11s %6s %9s\n", "delta",
+	       "bytes", "trx", "together", "apart", "a/t", "model t",
+	       "model a", "a/t", "meas/pr");
+	for (d = 0; d < sizeof(row) / sizeof(row[0]); d++) {
+		struct rig_opts o = {.switch_time = row[d].delta,
+		                     .fabric = 1,
+		                     .trx = row[d].trx,
+		                     .quiet = 1,
+		                     .rate = "100Mbps",
+		                     .run_conf = MODEL};
+		struct rig     *r = rig_up_opts(9, &o);
+
+		if (r == NULL ||
+		    measure(r, row[d].bytes, "together", &t) != 0 ||
+		    measure(r, row[d].bytes, "apart", &a) != 0) {
+			if (r)
+				rig_down(r);
+			return (1);
+		}
+		rig_down(r);
+		printf("   %6s %5s %3d %8.1f ms %8.1f ms %6.3f %8.1f ms %8.1f "
+		       "ms %6.3f %4.2f/%4.2f\n",
+		       row[d].delta, row[d].bytes, row[d].trx, t.total * 1e3,
+		       a.total * 1e3, a.total / t.total, a.pred_together * 1e3,
+		       a.pred_apart * 1e3, a.pred_apart / a.pred_together,
+		       t.total / t.predicted, a.total / a.predicted);
+	}
+	return (0);
 }
 
 int
@@ -128,7 +192,7 @@ main(void)
 			struct rig     *r = rig_up_opts(9, &o);
 			struct meas    *x = &m[d][f];
 
-			if (r == NULL || measure(r, x) != 0) {
+			if (r == NULL || measure(r, "16MiB", NULL, x) != 0) {
 				if (r)
 					rig_down(r);
 				return (1);
@@ -150,5 +214,5 @@ main(void)
 		       pct(m[d][1].barrier, m[d][0].barrier),
 		       pct(m[d][2].reconf, m[d][0].reconf),
 		       pct(m[d][2].barrier, m[d][0].barrier));
-	return (0);
+	return (planes());
 }

@@ -541,6 +541,155 @@ test_fabric_run_retri(void **state)
 	fail_msg("the switches did not go back after the run");
 }
 
+/* Switch B slow (300 ms to switch), A quick (1 ms). */
+static int
+setup_slow_b(void **state)
+{
+	struct rig_opts o = {
+	    .switch_time = "1ms", .switch_time_b = "300ms", .fabric = 1};
+
+	*state = rig_up_opts(FAB_HOSTS, &o);
+	return (*state ? 0 : -1);
+}
+
+/* Phase 1's plane named name in the report's phases. */
+static json_t *
+plane_of(json_t *rep, uint32_t k, const char *name)
+{
+	json_t *ph = json_array_get(json_object_get(rep, "phases"), k), *p;
+	size_t  i;
+
+	json_array_foreach(
+	    json_object_get(ph, "planes"), i,
+	    p) if (strcmp(json_string_value(json_object_get(p, "name")),
+	                  name) == 0) return (p);
+	return (NULL);
+}
+
+/*
+ * Planes apart on two switches, B much slower than A: every byte
+ * verified, and plane A is released before plane B's switch has even
+ * settled (A's data flows while B is dark), where together every plane
+ * waits for B.
+ */
+static void
+test_fabric_planes_apart(void **state)
+{
+	struct rig  *r = *state;
+	char        *o, *e;
+	json_t      *j, *rep, *a, *b;
+	json_error_t je;
+	double       ra, rb, bb;
+	int          rv;
+
+	rv = rig_ctl(r, &o, &e, "-j", "run", "--algo", "retri", "--bytes",
+	             "256KiB", "--reconfig", "all", "--planes", "apart", NULL);
+	if (rv != 0)
+		fail_msg("run: exit %d, stderr \"%s\"", rv, e);
+	free(e);
+	assert_non_null(j = json_loads(o, 0, &je));
+	free(o);
+	rep = json_object_get(j, "report");
+	assert_true(json_is_true(json_object_get(rep, "verified")));
+	assert_int_equal(json_integer_value(json_object_get(rep, "errors")),
+	                 0);
+	assert_string_equal(json_string_value(json_object_get(rep, "planes")),
+	                    "apart");
+	assert_non_null(a = plane_of(rep, 1, "A"));
+	assert_non_null(b = plane_of(rep, 1, "B"));
+	assert_true(json_is_true(json_object_get(a, "reconfigured")));
+	assert_true(json_is_true(json_object_get(b, "reconfigured")));
+	ra = json_real_value(json_object_get(a, "release_s"));
+	rb = json_real_value(json_object_get(b, "release_s"));
+	bb = json_real_value(json_object_get(b, "reconf_s"));
+	/* B takes its 300 ms; A is out long before. */
+	if (!(bb >= 0.25 && rb >= bb && ra < 0.5 * bb))
+		fail_msg("plane A released after %.3f s, B after %.3f s (its "
+		         "switch %.3f s)",
+		         ra, rb, bb);
+	json_decref(j);
+	/* Together, the barrier waits for B before anyone sends. */
+	rv = rig_ctl(r, &o, &e, "-j", "run", "--algo", "retri", "--bytes",
+	             "256KiB", "--reconfig", "all", "--planes", "together",
+	             NULL);
+	if (rv != 0)
+		fail_msg("run: exit %d, stderr \"%s\"", rv, e);
+	free(e);
+	assert_non_null(j = json_loads(o, 0, &je));
+	free(o);
+	rep = json_object_get(j, "report");
+	assert_true(json_is_true(json_object_get(rep, "verified")));
+	assert_string_equal(json_string_value(json_object_get(rep, "planes")),
+	                    "together");
+	assert_null(plane_of(rep, 1, "A"));
+	assert_true(json_real_value(json_object_get(
+	                json_array_get(json_object_get(rep, "phases"), 1),
+	                "reconf_s")) >= 0.25);
+	json_decref(j);
+	/* One switch has no planes to keep apart: said, not run. */
+}
+
+/* Two transceivers a plane: .0 and .1 on A (slow: 150 ms), .2 and .3
+ * on B. */
+static int
+setup_pairs(void **state)
+{
+	struct rig_opts o = {.switch_time = "150ms",
+	                     .switch_time_b = "1ms",
+	                     .fabric = 1,
+	                     .trx = 4};
+
+	*state = rig_up_opts(5, &o);
+	return (*state ? 0 : -1);
+}
+
+/*
+ * 2q transceivers on q planes: Bridge on 5 hosts (3 phases) spread over
+ * the planes taking turns.  Phase 0 sets both (epoch 0 on A, 1 on B);
+ * phase 1 runs on B while A changes for epoch 2; phase 2 goes on A once
+ * it is released, without a barrier.  Every block verified; together,
+ * every phase on both planes, verified too.
+ */
+static void
+test_fabric_planes_spread(void **state)
+{
+	struct rig  *r = *state;
+	const char  *mode[] = {"apart", "together"};
+	json_t      *j, *rep, *ph;
+	json_error_t je;
+	char        *o, *e;
+	int          i, rv;
+
+	for (i = 0; i < 2; i++) {
+		rv = rig_ctl(r, &o, &e, "-j", "run", "--algo", "bridge",
+		             "--bytes", "160KiB", "--reconfig", "all",
+		             "--planes", mode[i], NULL);
+		if (rv != 0)
+			fail_msg("run %s: exit %d, stderr \"%s\"", mode[i], rv,
+			         e);
+		free(e);
+		assert_non_null(j = json_loads(o, 0, &je));
+		free(o);
+		rep = json_object_get(j, "report");
+		assert_true(json_is_true(json_object_get(rep, "verified")));
+		assert_string_equal(
+		    json_string_value(json_object_get(rep, "planes")),
+		    mode[i]);
+		ph = json_object_get(rep, "phases");
+		assert_int_equal(json_array_size(ph), 3);
+		if (i == 0) {
+			/* Phase 1 changes A only; B was lit already. */
+			assert_true(json_is_true(json_object_get(
+			    plane_of(rep, 1, "A"), "reconfigured")));
+			assert_false(json_is_true(json_object_get(
+			    plane_of(rep, 1, "B"), "reconfigured")));
+			assert_false(json_is_true(json_object_get(
+			    json_array_get(ph, 2), "reconfigured")));
+		}
+		json_decref(j);
+	}
+}
+
 /* A skewed planner's stages too. */
 static void
 test_fabric_run_skewed(void **state)
@@ -688,6 +837,10 @@ main(void)
 	                                    teardown_rig),
 	    cmocka_unit_test_setup_teardown(test_fabric_run_skewed, setup_rig,
 	                                    teardown_rig),
+	    cmocka_unit_test_setup_teardown(test_fabric_planes_apart,
+	                                    setup_slow_b, teardown_rig),
+	    cmocka_unit_test_setup_teardown(test_fabric_planes_spread,
+	                                    setup_pairs, teardown_rig),
 	    cmocka_unit_test_setup_teardown(test_fabric_switch_fault_mid_run,
 	                                    setup_rig, teardown_rig),
 	    cmocka_unit_test_setup_teardown(test_fabric_ocsd_killed_mid_run,

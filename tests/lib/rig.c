@@ -274,15 +274,20 @@ rig_emu_restart(struct rig *r)
 	return (-1);
 }
 
-/* A fabric's switch B: a second ocs-emu started as the first was. */
+/* A fabric's switch B: a second ocs-emu started as the first was (its
+ * own switching time if st_b). */
 static int
-fabric_emu(struct rig *r, char **eargv)
+fabric_emu(struct rig *r, char **eargv, const char *st_b)
 {
-	char line[256], log[300];
+	char line[256], log[300], *st = eargv[10];
+	int  rv;
 
 	snprintf(log, sizeof(log), "%s/emu-b.log", r->dir);
-	if (proc_start(&r->emu_b, eargv, log) != 0 ||
-	    proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
+	if (st_b != NULL)
+		eargv[10] = (char *)(uintptr_t)st_b;
+	rv = proc_start(&r->emu_b, eargv, log);
+	eargv[10] = st;
+	if (rv != 0 || proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
 		return (-1);
 	snprintf(r->tl1_b, sizeof(r->tl1_b), "%.60s", line + 13);
 	if (proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
@@ -370,8 +375,13 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (proc_line(&r->emu, line, sizeof(line), 5000) != 0)
 		goto fail;
 	snprintf(r->rest, sizeof(r->rest), "%.60s", line + 14);
-	if (ro->fabric && fabric_emu(r, eargv) != 0)
+	if (ro->fabric && fabric_emu(r, eargv, ro->switch_time_b) != 0)
 		goto fail;
+	/* More than a transceiver a plane: each its plane's relay. */
+	for (i = 0, off = 0; ro->fabric && T > 2 && i < T; i++)
+		off += (size_t)snprintf(
+		    r->fibres + off, sizeof(r->fibres) - off, "%s%s",
+		    i ? "," : "", 2 * i / T ? r->fibre_b : r->fibre);
 	snprintf(r->emu_ports, sizeof(r->emu_ports), "%s", ports);
 	snprintf(r->emu_st, sizeof(r->emu_st), "%s", st);
 	if (strcmp(driver, "calient") == 0)
@@ -422,7 +432,8 @@ rig_up_opts(int n, const struct rig_opts *ro)
 		    r->tl1, st, ro->timeout ? ro->timeout : "2s",
 		    ro->fabric == 2 ? "polatis" : "calient",
 		    ro->fabric == 2 ? "" : "http://",
-		    ro->fabric == 2 ? r->tl1_b : r->rest_b, st,
+		    ro->fabric == 2 ? r->tl1_b : r->rest_b,
+		    ro->switch_time_b ? ro->switch_time_b : st,
 		    ro->timeout ? ro->timeout : "2s");
 	else
 		off = (size_t)snprintf(
@@ -443,14 +454,18 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	    run_conf ? run_conf : "");
 	if (T != 2)
 		snprintf(r->trx, sizeof(r->trx), "%d", T);
+	/* A fabric: the first half of a host's transceivers on A, the
+	 * rest on B (one each with two). */
 	for (h = 0; h < n; h++)
 		for (i = 0; i < T; i++)
 			off += (size_t)snprintf(
 			    conf + off, cap - off, "h%02d.%d = %s%s%d %d\n", h,
-			    i, ro->fabric ? (i ? "B" : "A") : "",
+			    i, ro->fabric ? (2 * i / T ? "B" : "A") : "",
 			    ro->fabric ? " " : "",
-			    ro->fabric ? h + 1 : T * h + i + 1,
-			    ro->fabric ? h + 1 + P : T * h + i + 1 + P);
+			    ro->fabric ? T / 2 * h + i % (T / 2) + 1
+			               : T * h + i + 1,
+			    ro->fabric ? T / 2 * h + i % (T / 2) + 1 + P
+			               : T * h + i + 1 + P);
 	snprintf(cpath, sizeof(cpath), "%s/ocsd.conf", r->dir);
 	write_file(cpath, conf, 0644);
 	oargv[0] = (char *)(uintptr_t)proc_bin("ocsd", bin, sizeof(bin));

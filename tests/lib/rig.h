@@ -26,7 +26,7 @@ struct rig {
 	/* A fabric (rig_opts.fabric): switch B's ocs-emu and its faces,
 	 * and the agents' two relays ("FIBRE_A,FIBRE_B"). */
 	struct proc emu_b;
-	char        tl1_b[64], fibre_b[64], rest_b[64], fibres[140];
+	char        tl1_b[64], fibre_b[64], rest_b[64], fibres[300];
 };
 
 struct rig_opts {
@@ -55,6 +55,9 @@ struct rig_opts {
 	 * is on A, .1 on B (two transceivers a host).  2: switch B over
 	 * Polatis TL1 too. */
 	int fabric;
+	/* A fabric's switch B slower (or faster) than A: its ocs-emu's
+	 * --switch-time and ocsd's, or NULL: switch_time. */
+	const char *switch_time_b;
 	/* The fibres' line rate on ocs-emu's relay (--rate), or NULL:
 	 * unmetered. */
 	const char *rate;

@@ -131,7 +131,7 @@ static void
 data_time_ratio(const char *a_name, const char *b_name, uint32_t n,
                 double factor, uint32_t rings_a)
 {
-	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0, 0};
+	struct cost_params beta_only = {0, 0, 1e-9, 0, NULL, 0, 0, NULL, 0};
 	uint8_t            all[16];
 	struct a2a         a, b;
 	double             ca, cb;

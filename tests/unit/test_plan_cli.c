@@ -196,6 +196,37 @@ test_plan_cli_checks_against_phases(void **state)
 	bad(plan_check(&o, 1, e, sizeof(e)), e, "--delay", "1us,2us");
 }
 
+/* --planes: the ring algorithms on planes, with --transceivers. */
+static void
+test_plan_cli_planes(void **state)
+{
+	struct plan_opts o;
+	char             e[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "9"), 0);
+	assert_int_equal(o.planes_mode, PLANES_NONE);
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "27",
+	                       "--planes", "auto", "--transceivers", "4"),
+	                 0);
+	assert_int_equal(o.planes_mode, PLANES_AUTO);
+	assert_int_equal(o.planes, 4);
+	assert_int_equal(PARSE(&o, e, "--algo", "retri", "--nodes", "9",
+	                       "--planes", "apart"),
+	                 0);
+	assert_int_equal(o.planes_mode, PLANES_APART);
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--planes",
+	          "sideways"),
+	    e, "--planes", "sideways");
+	bad(PARSE(&o, e, "--algo", "fast", "--matrix", "uniform:8:1024",
+	          "--planes", "apart"),
+	    e, "--planes", "ring algorithms");
+	/* --transceivers without --planes stays the skewed planners'. */
+	bad(PARSE(&o, e, "--algo", "retri", "--nodes", "9", "--transceivers",
+	          "4"),
+	    e, "--transceivers", "--matrix");
+}
+
 /* The MSCCL runtime an export is for: --msccl-dialect, --max-steps. */
 static void
 test_plan_cli_msccl_runtime(void **state)
@@ -253,6 +284,7 @@ main(void)
 	    cmocka_unit_test(test_plan_cli_all_options),
 	    cmocka_unit_test(test_plan_cli_bad_inputs),
 	    cmocka_unit_test(test_plan_cli_msccl_runtime),
+	    cmocka_unit_test(test_plan_cli_planes),
 	    cmocka_unit_test(test_plan_cli_checks_against_phases),
 	};
 

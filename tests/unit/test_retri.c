@@ -124,7 +124,8 @@ test_retri_balance_power_of_three(void **state)
 static void
 test_retri_even_tie_split(void **state)
 {
-	struct cost_params cp = {1.7e-6, 1e-6, 8 / 400e9, 1e-6, NULL, 0, 0};
+	struct cost_params cp = {1.7e-6, 1e-6, 8 / 400e9, 1e-6, NULL,
+	                         0,      0,    NULL,      0};
 	uint8_t            all[16], none[16] = {0};
 	uint64_t           m = 256u << 20;
 	struct sched       sc;
@@ -195,7 +196,8 @@ static void
 test_retri_radix(void **state)
 {
 	static const uint32_t radices[] = {5, 7};
-	struct cost_params    cp = {1.7e-6, 1e-6, 8 / 400e9, 3e-6, NULL, 0, 0};
+	struct cost_params    cp = {1.7e-6, 1e-6, 8 / 400e9, 3e-6, NULL,
+	                            0,      0,    NULL,      0};
 	struct reconf_result  res;
 	uint8_t               all[16], pl[16];
 	int8_t                tau[8];
