@@ -740,7 +740,13 @@ exec_phase(struct exec *e, uint32_t k, struct plan_done *done, char *err,
 		 * release comes pushed on the session. */
 		if ((moved && now - t_ab > 20000000u) || dark) {
 			t_ab = now;
-			if (aborted(e, why, sizeof(why)))
+			/* While a plane is dark its release may already wait
+			 * in the session's buffer (read with the barrier's
+			 * answer), where polling the descriptor would not
+			 * see it: asked for directly. */
+			if (dark ? e->ab.fd >= 0 &&
+			               e->ab.check(e->ab.arg, why, sizeof(why))
+			         : aborted(e, why, sizeof(why)))
 				return (ex_fail(e, -ECANCELED, "aborted: %s",
 				                why));
 			dark = gate(e);
