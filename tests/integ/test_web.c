@@ -578,8 +578,21 @@ test_web_sweep_models(void **state)
 	}
 	strcat(url, "#plans");
 	assert_int_equal(wd_get(&f->wd, url), 0);
-	assert_true(
-	    wd_wait(&f->wd, "return !!window.ocs && !!ocs.heat", 15000) >= 0);
+	/* 30 s: an ASan build on a machine at load 30 took longer than 15. */
+	if (wd_wait(&f->wd, "return !!window.ocs && !!ocs.heat", 30000) < 0) {
+		char st[600] = "", errs[2048] = "";
+
+		wd_str(
+		    &f->wd,
+		    "return location.href + ' sweeps ' + document."
+		    "getElementById('sweep-pick').options.length + ' models "
+		    "' + document.getElementById('model-pick').options.length"
+		    " + ' info ' + document.getElementById('sweep-info')"
+		    ".textContent",
+		    st, sizeof(st));
+		wd_console_errors(&f->wd, errs, sizeof(errs));
+		fail_msg("no heatmap: %s; console: %s", st, errs);
+	}
 	assert_true(wd_num(&f->wd, "return document.getElementById("
 	                           "'model-pick').options.length") == 2);
 	/* The latest model first, then the other one picked. */
