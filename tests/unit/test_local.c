@@ -181,7 +181,7 @@ test_local_peer_missing_named(void **state)
 	                         "not come within 0.2 s");
 	{
 		int               pp[2];
-		struct exec_abort ab = {-1, said_abort, &pp[0]};
+		struct exec_abort ab = {-1, said_abort, &pp[0], NULL};
 
 		assert_int_equal(pipe(pp), 0);
 		ab.fd = pp[0];
