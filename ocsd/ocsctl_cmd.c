@@ -335,12 +335,35 @@ ocsctl_abort(struct opts *o, int argc, char **argv)
 	                  OUT_MESSAGE));
 }
 
+/* --alpha-s, --alpha-h, --delay: a time.  0, or 2 (said). */
+static int
+run_opt_time(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
+{
+	double t;
+
+	if (unit_parse_time(a, &t) != 0)
+		return (ocsctl_fail(o,
+		                    "run: --%s \"%s\": expected a time "
+		                    "(ns, us, ms, s)",
+		                    c == 's'   ? "alpha-s"
+		                    : c == 'h' ? "alpha-h"
+		                               : "delay",
+		                    a) +
+		        1);
+	if (c == 's')
+		rq->has_alpha_s = 1, rq->alpha_s = t;
+	else if (c == 'h')
+		rq->has_alpha_h = 1, rq->alpha_h = t;
+	else
+		rq->has_delta = 1, rq->delta = t;
+	return (0);
+}
+
 /* One option of run into rq: 0, or 2 after saying what is wrong. */
 static int
 run_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 {
 	uint64_t      sz;
-	double        t;
 	char         *end;
 	unsigned long v;
 
@@ -409,23 +432,7 @@ run_opt(const struct opts *o, int c, const char *a, Ocs__RunRequest *rq)
 	case 's':
 	case 'h':
 	case 'd':
-		if (unit_parse_time(a, &t) != 0)
-			return (
-			    ocsctl_fail(o,
-			                "run: --%s \"%s\": expected a time "
-			                "(ns, us, ms, s)",
-			                c == 's'   ? "alpha-s"
-			                : c == 'h' ? "alpha-h"
-			                           : "delay",
-			                a) +
-			    1);
-		if (c == 's')
-			rq->has_alpha_s = 1, rq->alpha_s = t;
-		else if (c == 'h')
-			rq->has_alpha_h = 1, rq->alpha_h = t;
-		else
-			rq->has_delta = 1, rq->delta = t;
-		return (0);
+		return (run_opt_time(o, c, a, rq));
 	case 'c':
 		if (unit_parse_size(a, &sz) != 0 || sz < 1024 ||
 		    sz > (1u << 20))

@@ -543,48 +543,82 @@ metered(struct fsrv *f)
 	timerfd_settime(f->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-int
-emu_fibre_serve(struct emu *e, int lfd, int stopfd)
+/* The server's descriptors and the listener, the stop fd, the timers
+ * and the patches' wake-up in its epoll set: 0 or -ENOMEM (what was made
+ * is closed by fsrv_close). */
+static int
+fsrv_open(struct fsrv *f, struct emu *e, int lfd, int stopfd)
 {
-	struct epoll_event ev, evs[64];
-	struct fsrv        f;
-	int                n, i, j, blocked, rv = 0;
+	struct epoll_event ev;
 
-	memset(&f, 0, sizeof(f));
-	f.e = e;
-	f.by_in = calloc(2 * e->x.n + 1, sizeof(*f.by_in));
-	f.by_out = calloc(2 * e->x.n + 1, sizeof(*f.by_out));
-	f.ep = epoll_create1(EPOLL_CLOEXEC);
-	f.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	f.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	f.ltfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	f.wfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	f.rate = (double)e->c.rate_bps / 8e9;
+	memset(f, 0, sizeof(*f));
+	f->e = e;
+	f->by_in = calloc(2 * e->x.n + 1, sizeof(*f->by_in));
+	f->by_out = calloc(2 * e->x.n + 1, sizeof(*f->by_out));
+	f->ep = epoll_create1(EPOLL_CLOEXEC);
+	f->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	f->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	f->ltfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	f->wfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	f->rate = (double)e->c.rate_bps / 8e9;
 	/* A grant, and a millisecond more so that a late timer loses
 	 * nothing. */
-	f.grant = fmin(fmax(f.rate * 2e6, TB_GRANT_MIN), TB_GRANT_MAX);
-	f.depth = f.grant + f.rate * 1e6;
-	if (!f.by_in || !f.by_out || f.ep < 0 || f.devnull < 0 || f.tfd < 0 ||
-	    f.ltfd < 0 || f.wfd < 0) {
-		rv = -ENOMEM;
-		goto out;
+	f->grant = fmin(fmax(f->rate * 2e6, TB_GRANT_MIN), TB_GRANT_MAX);
+	f->depth = f->grant + f->rate * 1e6;
+	if (!f->by_in || !f->by_out || f->ep < 0 || f->devnull < 0 ||
+	    f->tfd < 0 || f->ltfd < 0 || f->wfd < 0) {
+		return (-ENOMEM);
 	}
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
-	ev.data.ptr = &f.ep; /* marks the listener */
-	epoll_ctl(f.ep, EPOLL_CTL_ADD, lfd, &ev);
-	ev.data.ptr = &f.devnull; /* marks the stop fd */
-	epoll_ctl(f.ep, EPOLL_CTL_ADD, stopfd, &ev);
-	ev.data.ptr = &f.tfd; /* marks the meter's timer */
-	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.tfd, &ev);
-	ev.data.ptr = &f.ltfd; /* marks the links' timer */
-	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.ltfd, &ev);
-	ev.data.ptr = &f.wfd; /* marks a change of patches */
-	epoll_ctl(f.ep, EPOLL_CTL_ADD, f.wfd, &ev);
+	ev.data.ptr = &f->ep; /* marks the listener */
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, lfd, &ev);
+	ev.data.ptr = &f->devnull; /* marks the stop fd */
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, stopfd, &ev);
+	ev.data.ptr = &f->tfd; /* marks the meter's timer */
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, f->tfd, &ev);
+	ev.data.ptr = &f->ltfd; /* marks the links' timer */
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, f->ltfd, &ev);
+	ev.data.ptr = &f->wfd; /* marks a change of patches */
+	epoll_ctl(f->ep, EPOLL_CTL_ADD, f->wfd, &ev);
 	pthread_mutex_lock(&e->mtx);
 	e->x.changed = patches_changed;
-	e->x.changed_arg = &f.wfd;
+	e->x.changed_arg = &f->wfd;
 	pthread_mutex_unlock(&e->mtx);
+	return (0);
+}
+
+static void
+fsrv_close(struct fsrv *f, struct emu *e)
+{
+	pthread_mutex_lock(&e->mtx);
+	e->x.changed = NULL;
+	pthread_mutex_unlock(&e->mtx);
+	while (f->nall > 0)
+		close_conn(f, f->all[0]);
+	free(f->by_in);
+	free(f->by_out);
+	if (f->ep >= 0)
+		close(f->ep);
+	if (f->devnull >= 0)
+		close(f->devnull);
+	if (f->tfd >= 0)
+		close(f->tfd);
+	if (f->ltfd >= 0)
+		close(f->ltfd);
+	if (f->wfd >= 0)
+		close(f->wfd);
+}
+
+int
+emu_fibre_serve(struct emu *e, int lfd, int stopfd)
+{
+	struct epoll_event evs[64];
+	struct fsrv        f;
+	int                n, i, j, blocked, rv;
+
+	if ((rv = fsrv_open(&f, e, lfd, stopfd)) != 0)
+		goto out;
 	for (;;) {
 		for (blocked = 0, i = 0; i < f.nall; i++)
 			blocked |= f.all[i]->blocked;
@@ -652,22 +686,6 @@ emu_fibre_serve(struct emu *e, int lfd, int stopfd)
 		}
 	}
 out:
-	pthread_mutex_lock(&e->mtx);
-	e->x.changed = NULL;
-	pthread_mutex_unlock(&e->mtx);
-	while (f.nall > 0)
-		close_conn(&f, f.all[0]);
-	free(f.by_in);
-	free(f.by_out);
-	if (f.ep >= 0)
-		close(f.ep);
-	if (f.devnull >= 0)
-		close(f.devnull);
-	if (f.tfd >= 0)
-		close(f.tfd);
-	if (f.ltfd >= 0)
-		close(f.ltfd);
-	if (f.wfd >= 0)
-		close(f.wfd);
+	fsrv_close(&f, e);
 	return (rv);
 }
