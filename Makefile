@@ -113,6 +113,13 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 ALL_LDFLAGS += -fsanitize=address,undefined
 endif
+# ocs-sweep --netns runs testbed/netns.sh beside its programs' directory
+# (bin/ and testbed/ of the tree); the sanitizer build's programs are in
+# build/san/bin, so the script goes beside them too.
+SAN_FILES :=
+ifeq ($(SAN),1)
+SAN_FILES := $(BUILD)/testbed/netns.sh
+endif
 
 # ---- proto/base: logging, the clock, sockets, units; used by everyone ------
 BASE_SRCS := \
@@ -686,13 +693,17 @@ $(DRV_LIB): $(DRV_SRCS:%.c=$(BUILD)/%.o)
 
 all: $(PROGS)
 
-test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP)
+test: $(PROGS) $(TEST_BINS) $(BUILD)/install/ocs-plan $(REAP) $(SAN_FILES)
 	@OCS_BIN=$(BIN) OCS_GOLDEN=tests/golden OCS_INSTALL=1 MAKE="$(MAKE)" \
 		BUILD=$(BUILD) SAN=$(SAN) OCS_README=README.md \
 		OCS_REAP=$(REAP) sh tests/run.sh $(TEST_BINS)
 
 check:
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 test
+
+$(BUILD)/testbed/netns.sh: testbed/netns.sh
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
 
 # The suite 10 times in a row with both cores of a 2-core machine busy
 # (OCS_TEST_LOAD busy loops): every run must pass.  OCS_ROUNDS to change.
