@@ -256,10 +256,9 @@ arm_timer(struct runner *rn, const struct run *r)
 
 /* The barrier's (first) release is out: its times, and on to the next. */
 void
-run_released(struct ocsd *d, struct run *r)
+run_released(struct ocsd *d, struct run *r, uint64_t now)
 {
 	uint32_t k = r->bar[r->bi];
-	uint64_t now = mono_us();
 
 	r->barrier_ms[k] =
 	    (now - r->t_first) / 1e3 - r->reconf_ms[k] - r->link_ms[k];
@@ -269,7 +268,10 @@ run_released(struct ocsd *d, struct run *r)
 		r->t_start = now;
 	r->t_release[k] = now;
 	nng_aio_cancel(d->runner->ltimer);
-	run_links_mark(r);
+	/* Planes apart: only the planes released so far (apart_left is 0
+	 * outside such a barrier); a plane still moving keeps the counts
+	 * taken before its switch moved. */
+	run_links_mark(r, ~r->apart_left);
 	log_debug("run %llu: phase %u released", (unsigned long long)r->id, k);
 	ev_say(d->ev, "run", "phase", NULL, r->id, k, "run %llu: phase %u",
 	       (unsigned long long)r->id, k);
@@ -282,12 +284,16 @@ static void
 release(struct ocsd *d, struct run *r)
 {
 	uint32_t k = r->bar[r->bi], i;
+	/* The phase begins with the first release sent: the first agent
+	 * may be at work before the last is told (on two cores, even
+	 * before ocsd runs again). */
+	uint64_t t = mono_us();
 
 	for (i = 0; i < r->n; i++) {
 		r->node[i]->ready = AG_NONE;
 		agents_release(d, r->node[i], r->id, k);
 	}
-	run_released(d, r);
+	run_released(d, r, t);
 }
 
 static void
@@ -414,6 +420,7 @@ ltimer_cb(void *arg)
 		          "phase %u: links not up %.3f s after the switch "
 		          "settled: %s",
 		          r->bar[r->bi], r->link_deadline_ms / 1e3, why);
+
 	nng_mtx_unlock(d->mtx);
 }
 
@@ -883,10 +890,12 @@ run_init(struct ocsd *d, const struct run_hooks *hooks)
 	if ((rv = nng_aio_alloc(&rn->reconf, reconf_cb, d)) != 0 ||
 	    (rv = nng_aio_alloc(&rn->raio, restore_cb, d)) != 0 ||
 	    (rv = nng_aio_alloc(&rn->timer, timer_cb, d)) != 0 ||
-	    (rv = nng_aio_alloc(&rn->ltimer, ltimer_cb, d)) != 0) {
+	    (rv = nng_aio_alloc(&rn->ltimer, ltimer_cb, d)) != 0 ||
+	    (rv = nng_aio_alloc(&rn->atimer, run_apart_timer, d)) != 0) {
 		nng_aio_free(rn->reconf);
 		nng_aio_free(rn->raio);
 		nng_aio_free(rn->timer);
+		nng_aio_free(rn->ltimer);
 		fab_fini(&rn->job);
 		fab_fini(&rn->rjob);
 		free(rn);
@@ -924,12 +933,14 @@ run_fini(struct ocsd *d)
 		return;
 	nng_aio_stop(rn->timer);
 	nng_aio_stop(rn->ltimer);
+	nng_aio_stop(rn->atimer);
 	nng_aio_stop(rn->reconf);
 	nng_aio_stop(rn->raio);
 	if (rn->ending != NULL) /* its restore never came back */
 		run_free(rn->ending);
 	nng_aio_free(rn->timer);
 	nng_aio_free(rn->ltimer);
+	nng_aio_free(rn->atimer);
 	nng_aio_free(rn->reconf);
 	nng_aio_free(rn->raio);
 	fab_fini(&rn->job);

@@ -26,6 +26,7 @@ static void
 release_plane(struct ocsd *d, struct run *r, uint32_t p)
 {
 	uint32_t k = r->apart_k, i;
+	uint64_t t = mono_us(); /* the first release sent (run.c) */
 
 	if (!((r->apart_left >> p) & 1))
 		return;
@@ -48,8 +49,67 @@ release_plane(struct ocsd *d, struct run *r, uint32_t p)
 	}
 	if (!r->apart_first) {
 		r->apart_first = 1;
-		run_released(d, r);
+		run_released(d, r, t);
+	} else
+		run_links_mark(r, 1u << p);
+}
+
+/*
+ * Each plane waiting for its links gives up the link deadline after its
+ * switch settled.  One timer serves them all: the deadlines come in the
+ * order the planes begin to wait, so a timer running is never later
+ * than a new one; it is begun only when idle (an aio cancelled and begun
+ * again at once may still have its completion queued) and sleeps again
+ * from its own callback.
+ */
+static void
+links_arm(struct ocsd *d, struct run *r)
+{
+	struct runner *rn = d->runner;
+	uint64_t       now = mono_us(), due = UINT64_MAX;
+	uint32_t       p;
+
+	if (rn->atimer_on)
+		return;
+	for (p = 0; p < d->nsw; p++)
+		if (((r->apart_links >> p) & 1) && r->apart_due_us[p] < due)
+			due = r->apart_due_us[p];
+	if (due == UINT64_MAX)
+		return;
+	rn->atimer_on = 1;
+	nng_sleep_aio((nng_duration)(due > now ? (due - now) / 1000 + 1 : 0),
+	              rn->atimer);
+}
+
+void
+run_apart_timer(void *arg)
+{
+	struct ocsd *d = arg;
+	struct run  *r;
+	uint64_t     now = mono_us();
+	uint32_t     p;
+	char         why[200];
+
+	nng_mtx_lock(d->mtx);
+	d->runner->atimer_on = 0;
+	r = d->runner->run;
+	if (nng_aio_result(d->runner->atimer) != 0 || r == NULL) {
+		nng_mtx_unlock(d->mtx);
+		return; /* stopped, or the run is over */
 	}
+	for (p = 0; p < d->nsw; p++)
+		if (((r->apart_links >> p) & 1) && now >= r->apart_due_us[p] &&
+		    !run_links_up_sw(r, 1u << p, why, sizeof(why))) {
+			run_abort(d,
+			          "phase %u: links not up %.3f s after switch "
+			          "%s settled: %s",
+			          r->apart_k, r->link_deadline_ms / 1e3,
+			          d->sw[p].label, why);
+			nng_mtx_unlock(d->mtx);
+			return;
+		}
+	links_arm(d, r);
+	nng_mtx_unlock(d->mtx);
 }
 
 /* Plane p's switch has settled: released once its links are up. */
@@ -64,7 +124,11 @@ settled(struct ocsd *d, struct run *r, uint32_t p)
 		release_plane(d, r, p);
 		return;
 	}
+	if (!((r->apart_links >> p) & 1))
+		r->apart_due_us[p] =
+		    mono_us() + (uint64_t)r->link_deadline_ms * 1000;
 	r->apart_links |= 1u << p;
+	links_arm(d, r);
 	log_debug("run %llu: phase %u, plane %s waits for its links (%s)",
 	          (unsigned long long)r->id, r->apart_k, d->sw[p].label, why);
 }

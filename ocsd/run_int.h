@@ -120,6 +120,9 @@ struct run {
 	uint32_t apart_k, apart_left, apart_links;
 	double   plane_reconf_ms[RUN_MAX_PHASES][CONF_SWITCH_MAX];
 	double   plane_release_ms[RUN_MAX_PHASES][CONF_SWITCH_MAX];
+	/* Planes apart: when each plane waiting for its links gives up
+	 * (the link deadline from its switch's settling), us. */
+	uint64_t apart_due_us[CONF_SWITCH_MAX];
 
 	int               keep; /* the last configuration stays (--keep) */
 	struct run_waiter ctl;  /* the operator waiting for the report */
@@ -148,7 +151,11 @@ struct runner {
 	uint64_t    due_us;          /* when it is due (mono) */
 	nng_aio    *ltimer;          /* the links' deadline after a switch */
 	uint64_t    ldue_us;
-	nng_aio    *reconf; /* the reconfiguration job's */
+	/* Planes apart: the links' deadlines of the planes waiting for
+	 * them (run_apart.c), set only while idle (atimer_on). */
+	nng_aio *atimer;
+	int      atimer_on;
+	nng_aio *reconf; /* the reconfiguration job's */
 	/* A reconfiguration moves every switch of a fabric at once (a
 	 * worker each) and is done when all have settled. */
 	struct fab_job job;
@@ -243,12 +250,16 @@ int run_topo_build(struct run *r, const struct run_req *q,
  * run_apart_one: the fab job's hook, a switch settled; run_apart_done:
  * the job complete (0, or the run aborted); run_apart_links: an agent's
  * link changed.  run.c's barrier bookkeeping at a barrier's first
- * release: run_released (k the phase; r->bi moves on). */
+ * release: run_released (k the phase; r->bi moves on; t_us when the
+ * first release was sent). */
 int  run_apart_begin(struct ocsd *, struct run *);
 void run_apart_one(void *arg, uint32_t sw);
 int  run_apart_done(struct ocsd *, struct run *);
 void run_apart_links(struct ocsd *, struct run *);
-void run_released(struct ocsd *, struct run *);
+void run_released(struct ocsd *, struct run *, uint64_t t_us);
+/* Planes apart: the timer of the planes' link deadlines (rn->atimer's
+ * callback; arg is the ocsd). */
+void run_apart_timer(void *arg);
 /* Every Ready of the barrier is in: end, release, or reconfigure. */
 void run_continue(struct ocsd *, struct run *);
 int  run_save_intent(struct ocsd *, const struct run *, char *err, size_t len);
@@ -262,8 +273,10 @@ void run_links_plan(struct ocsd *, struct run *, const struct map *tm);
 int run_links_up(const struct run *, char *why, size_t len);
 /* The same for the transceivers on the switches of mask (a bit each). */
 int run_links_up_sw(const struct run *, uint32_t mask, char *why, size_t len);
-/* At the release: the carrier counts the stretch must keep. */
-void run_links_mark(struct run *);
+/* At the release: the carrier counts the stretch must keep, of the
+ * transceivers on the switches of mask (planes apart mark each plane at
+ * its own release: a plane still moving has not retrained yet). */
+void run_links_mark(struct run *, uint32_t mask);
 /* In a released stretch: has one of a's lit links lost its carrier (or
  * lost it and got it back)?  1 with host, interface and what in why. */
 int run_links_broken(const struct run *, const struct agent *, char *why,

@@ -110,13 +110,15 @@ run_links_up_sw(const struct run *r, uint32_t mask, char *why, size_t len)
 }
 
 void
-run_links_mark(struct run *r)
+run_links_mark(struct run *r, uint32_t mask)
 {
 	uint32_t i, t;
 
 	for (i = 0; i < r->n; i++)
 		for (t = 0; r->node[i] != NULL && t < AGENT_MAX_TRX; t++)
-			r->lk[i].ups[t] = r->node[i]->links[t].ups;
+			if (r->node[i]->sw[t] < 32 &&
+			    ((mask >> r->node[i]->sw[t]) & 1))
+				r->lk[i].ups[t] = r->node[i]->links[t].ups;
 }
 
 int

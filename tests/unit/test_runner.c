@@ -171,6 +171,18 @@ agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
 	"h0.0 = A 1 9\nh0.1 = B 1 9\nh1.0 = A 2 10\nh1.1 = B 2 10\n"          \
 	"h2.0 = A 3 11\nh2.1 = B 3 11\nh3.0 = A 4 12\nh3.1 = B 4 12\n"
 
+/* The fabric again, B slow to switch (150 ms) and links waited for
+ * within 400 ms of a switch settling. */
+#define CONF_FAB_SLOW_B                                                       \
+	"[switch A]\ndriver = emu\nports = 8\nswitch_time = 0\n"              \
+	"light_check = no\npoll = 0\n"                                        \
+	"[switch B]\ndriver = emu\nports = 8\nswitch_time = 150ms\n"          \
+	"light_check = no\npoll = 0\n"                                        \
+	"[run]\nlink_deadline = 400ms\n"                                      \
+	"[cabling]\n"                                                         \
+	"h0.0 = A 1 9\nh0.1 = B 1 9\nh1.0 = A 2 10\nh1.1 = B 2 10\n"          \
+	"h2.0 = A 3 11\nh2.1 = B 3 11\nh3.0 = A 4 12\nh3.1 = B 4 12\n"
+
 /* The run's outcome, as the operator's request hears it. */
 struct pending {
 	int          rv;
@@ -256,6 +268,24 @@ setup_fab(void **state)
 	return (setup_conf(state, CONF_FAB));
 }
 
+/* Agents that say their links (up, one carrier up so far). */
+static int
+setup_fab_slow_b(void **state)
+{
+	uint32_t i, t;
+
+	if (setup_conf(state, CONF_FAB_SLOW_B) != 0)
+		return (-1);
+	for (i = 0; i < NAG; i++) {
+		ag[i].has_links = 1;
+		for (t = 0; t < 2; t++) {
+			ag[i].links[t].state = AGL_UP;
+			ag[i].links[t].ups = 1;
+		}
+	}
+	return (0);
+}
+
 static int
 teardown(void **state)
 {
@@ -277,7 +307,8 @@ teardown(void **state)
 }
 
 static void
-start_algo(struct fx *f, const char *algo, const char *reconfig)
+start_planes(struct fx *f, const char *algo, const char *reconfig,
+             const char *planes)
 {
 	struct run_req          q = {.bytes = 4096};
 	static uint64_t         m[NAG * NAG];
@@ -297,6 +328,7 @@ start_algo(struct fx *f, const char *algo, const char *reconfig)
 		q.mn = NAG;
 	}
 	snprintf(q.reconfig, sizeof(q.reconfig), "%s", reconfig);
+	snprintf(q.planes, sizeof(q.planes), "%s", planes);
 	reply_init(&f->p.rep);
 	nng_mtx_lock(f->d.mtx);
 	assert_int_equal(
@@ -311,6 +343,12 @@ start_algo(struct fx *f, const char *algo, const char *reconfig)
 	nng_mtx_unlock(f->d.mtx);
 	if (!started)
 		fail_msg("not started: %s", f->p.err);
+}
+
+static void
+start_algo(struct fx *f, const char *algo, const char *reconfig)
+{
+	start_planes(f, algo, reconfig, "");
 }
 
 static void
@@ -586,6 +624,88 @@ test_runner_fabric_rx_ports(void **state)
 	nng_aio_wait(f->aio);
 }
 
+/* Transceiver t of every agent got its carrier back (a LinkState). */
+static void
+carrier_up(struct fx *f, uint32_t t)
+{
+	uint32_t i;
+
+	nng_mtx_lock(f->d.mtx);
+	for (i = 0; i < NAG; i++) {
+		ag[i].links[t].ups++;
+		ev.links(ev.arg, &ag[i]);
+	}
+	nng_mtx_unlock(f->d.mtx);
+}
+
+/* A planes-apart ReTri on A (quick) and B (150 ms): every agent's Ready
+ * for phase 0 in, both switches moving. */
+static void
+apart_phase0(struct fx *f)
+{
+	char     err[256];
+	uint32_t i;
+
+	start_planes(f, "retri", "all", "apart");
+	for (i = 0; i < NAG; i++)
+		poll_(f, (int)i);
+	assert_int_equal(nplans, NAG);
+	for (i = 0; i < NAG; i++)
+		assert_int_equal(ready(f, (int)i, 0, 0, err, sizeof(err)), 0);
+}
+
+/*
+ * The relay's race in make run-fabric: B's light came back and its links
+ * retrained before B's switch was heard to settle (its read-back takes
+ * longer than the light), and A was released meanwhile.  B's links came
+ * back since B's switch was asked, so B is released when it settles; the
+ * counts taken at A's release (after B's links were up) must not hold B
+ * for ever.
+ */
+static void
+test_runner_apart_links_early(void **state)
+{
+	struct fx *f = *state;
+
+	apart_phase0(f);
+	mono_sleep_ms(30); /* A has settled; B moves for 150 ms */
+	carrier_up(f, 1);  /* B's links, up before B's answer */
+	carrier_up(f, 0);  /* A's: A is released */
+	wait_released(f, 1);
+	nng_mtx_lock(f->d.mtx);
+	assert_int_equal(nabort, 0);
+	assert_true(f->d.runner->run->plane_release_ms[0][1] >= 100);
+	nng_mtx_unlock(f->d.mtx);
+}
+
+/*
+ * Planes apart, B's links never come back: the run ends within the link
+ * deadline of B's settling, named, though A's release (after B began to
+ * wait) cancelled the timer that was counting it.
+ */
+static void
+test_runner_apart_links_deadline(void **state)
+{
+	struct fx *f = *state;
+	uint32_t   i, n = 0;
+
+	apart_phase0(f);
+	mono_sleep_ms(250); /* B has settled and waits for its links */
+	carrier_up(f, 0);   /* A is released */
+	for (i = 0; i < 300 && n == 0; i++) {
+		mono_sleep_ms(10);
+		nng_mtx_lock(f->d.mtx);
+		n = nabort;
+		nng_mtx_unlock(f->d.mtx);
+	}
+	if (n != 1)
+		fail_msg("no abort 3 s after B settled without its links");
+	assert_non_null(strstr(abort_reason, "links not up"));
+	assert_non_null(strstr(abort_reason, "transceiver 1"));
+	nng_aio_wait(f->aio);
+	assert_int_not_equal(f->p.rv, 0);
+}
+
 int
 main(void)
 {
@@ -602,6 +722,10 @@ main(void)
 	                                    setup_fab, teardown),
 	    cmocka_unit_test_setup_teardown(test_runner_fabric_rx_ports,
 	                                    setup_fab, teardown),
+	    cmocka_unit_test_setup_teardown(test_runner_apart_links_early,
+	                                    setup_fab_slow_b, teardown),
+	    cmocka_unit_test_setup_teardown(test_runner_apart_links_deadline,
+	                                    setup_fab_slow_b, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("runner", tests, NULL, NULL));
