@@ -999,18 +999,19 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRCS_$$*)
 
 # Each target runs FUZZ_TIME seconds from the committed seeds; the
 # summary line per target carries the executions count.
-fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
-	$(Q)for t in $(FUZZ_TARGETS); do \
-		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
-		echo "fuzz: $$t for $(FUZZ_TIME)s"; \
-		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) \
-			-artifact_prefix=$(BUILD)/fuzz/ -print_final_stats=1 \
-			$(BUILD)/fuzz/corpus-$$t \
-			tests/fuzz/seed-$$t >$(BUILD)/fuzz/$$t.log 2>&1 || \
-			{ tail -n 30 $(BUILD)/fuzz/$$t.log; exit 1; }; \
-		grep -E '^stat::number_of_executed_units' \
-			$(BUILD)/fuzz/$$t.log; \
-	done
+# One target a fuzzer, so that make -j2 fuzz runs two at a time (CI
+# does: 18 fuzzers of FUZZ_TIME seconds each, one core each).
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+fuzz-run-%: $(BUILD)/fuzz/fuzz_%
+	$(Q)mkdir -p $(BUILD)/fuzz/corpus-$*; \
+	echo "fuzz: $* for $(FUZZ_TIME)s"; \
+	$(BUILD)/fuzz/fuzz_$* -max_total_time=$(FUZZ_TIME) \
+		-artifact_prefix=$(BUILD)/fuzz/ -print_final_stats=1 \
+		$(BUILD)/fuzz/corpus-$* \
+		tests/fuzz/seed-$* >$(BUILD)/fuzz/$*.log 2>&1 || \
+		{ tail -n 30 $(BUILD)/fuzz/$*.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units' $(BUILD)/fuzz/$*.log | \
+		sed 's/^/fuzz: $*: /'
 
 # Every C file of ours, wherever it lives (build/ holds generated ones).
 TREE_SRCS := $(shell find agent collectives ocs-drivers ocsd proto testbed \
