@@ -212,7 +212,7 @@ PROTO_H := $(BUILD)/proto/ocs.pb-c.h
 MSG_OBJS := $(BUILD)/proto/msg.o $(BUILD)/proto/auth.o $(BUILD)/proto/link.o \
 	$(BUILD)/proto/alink.o $(BUILD)/proto/amsg.o \
 	$(BUILD)/proto/plan.o $(BUILD)/proto/report.o $(BUILD)/proto/report_tl.o \
-	$(BUILD)/proto/ocs.pb-c.o
+	$(BUILD)/proto/wire.o $(BUILD)/proto/ocs.pb-c.o
 MSG_LIB := $(BUILD)/libmsg.a
 
 # Generated files are targets in their own right, not intermediates make
@@ -526,8 +526,8 @@ TEST_DEPS_rest := $(DRV_LIB)
 TEST_DEPS_tsyn := $(BUILD)/collectives/tplan.o
 TEST_DEPS_msccl := $(BUILD)/collectives/tplan.o
 TEST_DEPS_oxc := $(DRV_LIB)
-TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(DRV_LIB)
-TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
+TEST_DEPS_conf := $(BUILD)/ocsd/conf.o $(BUILD)/proto/wire.o $(DRV_LIB)
+TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o $(BUILD)/proto/wire.o \
 	$(DRV_LIB)
 AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	exec_relay.o exec_recv.o) $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
@@ -959,7 +959,7 @@ FUZZ_SRCS_emu_nc := $(FUZZ_SRCS_emu_tl1) testbed/ocs-emu/emu_nc_ctx.c \
 	testbed/ocs-emu/emu_nc_edit.c testbed/ocs-emu/emu_nc_guard.c \
 	testbed/ocs-emu/emu_nc_port.c
 FUZZ_LIBS_emu_nc := -lcrypt
-FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c
+FUZZ_SRCS_conf := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) ocsd/conf.c proto/wire.c
 FUZZ_LIBS_conf := $(INIH_LIBS)
 FUZZ_SRCS_plan_msg := $(COLL_SRCS) $(BASE_SRCS) proto/msg.c proto/plan.c \
 	$(BUILD)/proto/ocs.pb-c.c \
@@ -980,7 +980,7 @@ FUZZ_SRCS_report := proto/report.c proto/report_tl.c proto/msg.c \
 	$(BASE_SRCS)
 FUZZ_LIBS_report := $(PROTOBUF_LIBS) $(NNG_LIBS)
 FUZZ_SRCS_ocsd_msg := $(DRV_SRCS) $(COLL_SRCS) $(BASE_SRCS) proto/msg.c \
-	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c ocsd/xc.c \
+	$(BUILD)/proto/ocs.pb-c.c ocsd/ctl_check.c ocsd/conf.c proto/wire.c ocsd/xc.c \
 	ocsd/map.c
 FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c

@@ -139,24 +139,6 @@ named_ok(const struct conf *c, const char *pn)
 	                         pn));
 }
 
-/* A switch's name: a letter, then letters, digits, - and _. */
-static int
-sw_name_ok(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len == 0 || len >= CONF_SWNAME_MAX ||
-	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
-		return (0);
-	for (i = 1; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		      s[i] == '_'))
-			return (0);
-	return (1);
-}
-
 /* "SWITCH IN OUT": the switch's name and its length, else 0 (two
  * words: the lone switch's ports). */
 static size_t
@@ -195,7 +177,7 @@ cabling(struct pctx *p, const char *name, const char *val)
 		            "digits, - and _)"));
 	memset(&t, 0, sizeof(t));
 	skip = cable_switch(val, swn);
-	if (skip > 0 && !sw_name_ok(swn, strlen(swn)))
+	if (skip > 0 && !wire_swname_ok(swn, strlen(swn)))
 		return (bad(p, name, val,
 		            "expected \"INGRESS EGRESS\" (or \"SWITCH INGRESS "
 		            "EGRESS\"): \"%s\" is not a switch's name (a "
@@ -603,7 +585,7 @@ sw_section(struct pctx *p, const char *sec, const char *key, const char *val)
 		return (bad(p, key, val,
 		            "[switch] and [switch NAME] sections do not mix "
 		            "(one switch, or every switch named)"));
-	if (nm[0] != '\0' && !sw_name_ok(nm, strlen(nm)))
+	if (nm[0] != '\0' && !wire_swname_ok(nm, strlen(nm)))
 		return (bad(p, key, val,
 		            "[%s]: a switch's name is a letter, then letters, "
 		            "digits, - and _ (at most %d)",

@@ -75,11 +75,12 @@
 #include <stdint.h>
 
 #include "proto/base/errbase.h"
+#include "proto/wire.h"
 
 #define CONF_NAME_MAX      64
 #define CONF_PORT_NAME_MAX 32
 #define CONF_SWITCH_MAX    8 /* switches in a fabric */
-#define CONF_SWNAME_MAX    32
+#define CONF_SWNAME_MAX    WIRE_SWNAME_MAX
 
 enum conf_err {
 	CONF_EBASE = ERR_BASE_CONF,

@@ -24,6 +24,7 @@
 
 #include "ocsd/ctlc.h"
 #include "ocsd/web_http.h"
+#include "proto/wire.h"
 
 #define WEB_CONN_MAX 512 /* connections at once; more get a 503 */
 #define WEB_SSE_MAX  128 /* event streams at once */
@@ -49,7 +50,7 @@
                                   * switch as for one page however many */
 
 #define WEB_SWITCHES_MAX 16 /* switches whose port readings are kept */
-#define WEB_SWNAME_MAX   32 /* a switch's name and its NUL (conf.h's) */
+#define WEB_SWNAME_MAX   WIRE_SWNAME_MAX /* a switch's name and its NUL */
 
 /* What the feed keeps and streams (event: NAME). */
 enum web_snap {

@@ -204,25 +204,6 @@ queue(struct web *w, const struct wjob *t)
 	return (0);
 }
 
-/* A switch's name as ocsd.conf allows it (conf.c): a letter, then
- * letters, digits, - and _. */
-static int
-sw_name_ok(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n >= WEB_SWNAME_MAX ||
-	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
-		return (0);
-	for (i = 1; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		      s[i] == '_'))
-			return (0);
-	return (1);
-}
-
 /* /api/ports?switch=NAME: a fabric's switches are read one at a time
  * (ocsctl -S NAME show ports).  0, or 400 with why. */
 static int
@@ -234,7 +215,7 @@ ports_switch(const struct web_req *r, char *sw, char *why, size_t wl)
 	sw[0] = '\0';
 	if ((rv = web_query(r->query, "switch", v, sizeof(v))) == -ENOENT)
 		return (0);
-	if (rv != 0 || !sw_name_ok(v)) {
+	if (rv != 0 || !wire_swname_ok(v, strlen(v))) {
 		snprintf(why, wl,
 		         "switch \"%.40s\": expected a switch's name (a "
 		         "letter, then letters, digits, - and _; at most %d)",

@@ -9,6 +9,8 @@
 #ifndef OCS_WIRE_H
 #define OCS_WIRE_H
 
+#include <stddef.h>
+
 #include "proto/base/errbase.h"
 
 /* Entries of one apply at most: far more than any switch has ports. */
@@ -16,6 +18,13 @@
 /* A run's topology text and chunks per node (synthesised collectives). */
 #define CTL_MAX_TOPOLOGY (1u << 20)
 #define CTL_MAX_CHUNKS   64
+/* A switch's name in ocsd.conf ([switch NAME], the cabling), in ocsctl's
+ * requests and in ocs-web's ?switch=: its length and NUL at most. */
+#define WIRE_SWNAME_MAX 32
+
+/* Is s[0..len) a switch's name: a letter, then letters, digits, - and
+ * _, shorter than WIRE_SWNAME_MAX?  1 or 0. */
+int wire_swname_ok(const char *s, size_t len);
 
 enum ocsd_err {
 	OCSD_EBASE = ERR_BASE_OCSD,
