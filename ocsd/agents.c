@@ -855,8 +855,14 @@ tick_cb(void *arg)
 			continue;
 		if (a->hold.kind == HOLD_POLL && now >= a->hold.until)
 			idle_held(a);
-		if (a->link == NULL && now - a->joined_ms > AG_ATTACH_MS)
-			lose(ag, a, "it joined but never attached its link");
+		/* Until its link is attached the attach's deadline watches
+		 * it, not the heartbeat: on a loaded machine an attach may
+		 * come after three short heartbeats. */
+		if (a->link == NULL) {
+			if (now - a->joined_ms > AG_ATTACH_MS)
+				lose(ag, a,
+				     "it joined but never attached its link");
+		}
 		/*
 		 * An idle agent polls again at once after each Idle, so
 		 * one heard of for three heartbeats is hung (stopped: its
