@@ -261,6 +261,7 @@ OCSD_SRCS := \
 	ocsd/agents.c \
 	ocsd/agents_link.c \
 	ocsd/agents_view.c \
+	ocsd/agents_probe.c \
 	ocsd/agjoin.c \
 	ocsd/aglink.c \
 	ocsd/run.c \
@@ -336,6 +337,7 @@ AGENT_SRCS := \
 	agent/local.c \
 	agent/xport_kernel.c \
 	agent/xport_kernel_rx.c \
+	agent/probe.c \
 	agent/frame.c \
 	agent/crc32c.c \
 	agent/pattern.c
@@ -514,6 +516,7 @@ INTEG_TESTS := \
 	reap \
 	ocs_sweep \
 	relay \
+	check \
 	netns \
 	load \
 	web \
@@ -579,7 +582,7 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_p
 	run_fab.o run_srv.o run_apart.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o agents_probe.o \
 	agjoin.o aglink.o conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
