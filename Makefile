@@ -535,7 +535,8 @@ TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o \
 AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	exec_relay.o exec_recv.o) $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
-TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
+TEST_DEPS_frame := $(AGENT_CORE) $(BUILD)/agent/probe.o $(BUILD)/agent/xport.o \
+	$(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o $(BUILD)/agent/flink.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)

@@ -596,13 +596,18 @@ probe(struct agent *a, const struct amsg_probe *p)
 
 	failed = probe_run(a->x, a->open, a->s.ntrx, a->s.host, p, h,
 	                   AMSG_MAX_HEARD, &n);
-	if (failed != 0)
-		log_warnx("probe: %d of the probes not sent%s", failed,
-		          failed < 0 ? " (out of memory)" : "");
+	if (failed < 0)
+		log_warnx("probe: out of memory");
+	for (i = 0; failed > 0 && i < a->s.ntrx; i++)
+		if (failed & (1 << i))
+			log_warnx("probe: %s.%zu: not sent (%s)", a->s.host, i,
+			          a->open[i] ? "the transceiver refused it"
+			                     : a->why[i]);
 	for (i = 0; i < n; i++)
 		log_debug("probe: %s.%u heard %s.%u", a->s.host, h[i].trx,
 		          h[i].host, h[i].from_trx);
-	(void)session_heard(&a->s, p->nonce, h, n);
+	(void)session_heard(&a->s, p->nonce, h, n,
+	                    failed > 0 ? (uint32_t)failed : 0);
 }
 
 static const struct option longopts[] = {

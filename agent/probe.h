@@ -24,8 +24,8 @@
  * each in p->listen has heard a probe of this nonce (and the probes
  * were sent again), or p->wait_ms pass.  What was heard, each (receiver,
  * sender) once, into out[0..cap); *nout their count.  Blocks up to
- * p->wait_ms.  Returns how many sends failed (the receivers then say
- * "not heard"), or -ENOMEM.
+ * p->wait_ms.  Returns the transmitters whose probe could not be sent
+ * (a bit each), or -ENOMEM.
  */
 int probe_run(struct xport *x, const int *open, uint32_t n, const char *host,
               const struct amsg_probe *p, struct amsg_heard *out, size_t cap,

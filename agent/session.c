@@ -147,7 +147,7 @@ session_links(struct session *s)
 
 int
 session_heard(struct session *s, uint32_t nonce, const struct amsg_heard *h,
-              size_t n)
+              size_t n, uint32_t unsent)
 {
 	struct amsg_out *o;
 	char             err[300];
@@ -157,7 +157,7 @@ session_heard(struct session *s, uint32_t nonce, const struct amsg_heard *h,
 		return (0);
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return (-ENOMEM);
-	amsg_heard(o, s->agent_id, nonce, h, n);
+	amsg_heard(o, s->agent_id, nonce, h, n, unsent);
 	if ((rv = alink_send(&s->link, &o->m,
 	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
 	                     sizeof(err))) != 0)

@@ -60,6 +60,7 @@ struct agent_probe {
 	int               sent;     /* its Probe went out */
 	int               answered; /* its Heard came */
 	uint32_t          send, listen; /* transceiver bits, as asked */
+	uint32_t          unsent;       /* and those it could not send */
 	uint32_t          nheard;
 	struct amsg_heard heard[AMSG_MAX_HEARD];
 };
@@ -207,6 +208,7 @@ int agents_probe_heard(struct agent *, const Ocs__Heard *, char *err,
 struct probe_info {
 	char     trx[AMSG_HOST_MAX + 12]; /* HOST.TRX */
 	int      sent;                    /* a probe went out of it */
+	int      unsent; /* its agent was asked to, and could not */
 	uint32_t nheard;
 	char     heard[AMSG_MAX_HEARD][AMSG_HOST_MAX + 12];
 	char     why[80]; /* not probed, or not answered: why */

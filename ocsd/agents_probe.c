@@ -143,6 +143,9 @@ agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err,
 		         "%s", h->heard[i]->host);
 	}
 	a->probe.nheard = (uint32_t)h->n_heard;
+	for (i = 0; i < h->n_unsent; i++)
+		if (h->unsent[i] < AGENT_MAX_TRX)
+			a->probe.unsent |= 1u << h->unsent[i];
 	a->probe.answered = 1;
 	return (0);
 }
@@ -156,7 +159,7 @@ info_of(const struct agent *a, uint32_t t, struct probe_info *o)
 
 	memset(o, 0, sizeof(*o));
 	snprintf(o->trx, sizeof(o->trx), "%s.%u", a->host, t);
-	o->sent = p->sent && (p->send & (1u << t));
+	o->sent = p->sent && (p->send & (1u << t)) && !(p->unsent & (1u << t));
 	for (k = 0; k < p->nheard; k++)
 		if (p->heard[k].trx == t)
 			snprintf(o->heard[o->nheard++], sizeof(o->heard[0]),
@@ -170,6 +173,7 @@ info_of(const struct agent *a, uint32_t t, struct probe_info *o)
 	else if (!p->answered)
 		snprintf(o->why, sizeof(o->why),
 		         "its agent did not say what it heard in time");
+	o->unsent = p->answered && (p->unsent & (1u << t));
 }
 
 uint32_t

@@ -32,7 +32,7 @@ struct row {
 	/* The probe: whether one went out of its transmitter, what its
 	 * receiver heard ("h01.0,h02.1"), why it was not probed; and the
 	 * transmitter the live map patches to its receiver, if any. */
-	int  has_probe, sent;
+	int  has_probe, sent, unsent;
 	char heard[200], pwhy[80];
 	const struct row *expect;
 	char why[800];
@@ -147,6 +147,7 @@ from_probes(struct check *c, const Ocs__CtlReply *p)
 			return (-1);
 		t->has_probe = 1;
 		t->sent = q->sent;
+		t->unsent = q->has_unsent && q->unsent;
 		snprintf(t->pwhy, sizeof(t->pwhy), "%s", q->why ? q->why : "");
 		for (o = 0, k = 0; k < q->n_heard && o < sizeof(t->heard);
 		     k++)
@@ -266,6 +267,8 @@ judge_peer(struct row *t)
 
 	if (!t->has_probe)
 		return;
+	if (t->unsent)
+		say(t, "its transmitter could not send a probe");
 	if (t->pwhy[0] && (e != NULL || t->sent)) {
 		say(t, "not probed: %s", t->pwhy);
 		return;
@@ -273,6 +276,9 @@ judge_peer(struct row *t)
 	if (e != NULL && t->heard[0] == '\0') {
 		if (e->sent)
 			say(t, "sent by %s, not heard", e->name);
+		else if (e->unsent)
+			say(t, "nothing heard: %s could not send its probe",
+			    e->name);
 		else if (e->has_probe && e->pwhy[0])
 			say(t, "nothing heard: %s sent no probe (%s)", e->name,
 			    e->pwhy);

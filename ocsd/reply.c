@@ -695,6 +695,8 @@ reply_probes(struct reply *rp, const struct probe_info *in, uint32_t n)
 			break;
 		o->trx = reply_str(rp, p->trx);
 		o->sent = p->sent;
+		o->has_unsent = p->unsent;
+		o->unsent = p->unsent;
 		for (k = 0; k < p->nheard; k++)
 			o->heard[o->n_heard++] = reply_str(rp, p->heard[k]);
 		if (p->why[0])

@@ -139,9 +139,10 @@ amsg_link_state(struct amsg_out *o, uint32_t agent_id,
 
 void
 amsg_heard(struct amsg_out *o, uint32_t agent_id, uint32_t nonce,
-           const struct amsg_heard *h, size_t n)
+           const struct amsg_heard *h, size_t n, uint32_t unsent)
 {
-	size_t i;
+	size_t   i;
+	uint32_t t;
 
 	begin(o, 0, 0);
 	ocs__heard__init(&o->heard);
@@ -156,6 +157,10 @@ amsg_heard(struct amsg_out *o, uint32_t agent_id, uint32_t nonce,
 	}
 	o->heard.n_heard = i;
 	o->heard.heard = o->hfp;
+	for (t = 0; t < AMSG_MAX_TRX; t++)
+		if (unsent & (1u << t))
+			o->unsent[o->heard.n_unsent++] = t;
+	o->heard.unsent = o->unsent;
 	o->m.body_case = OCS__MSG__BODY_HEARD;
 	o->m.heard = &o->heard;
 }

@@ -50,6 +50,7 @@ struct amsg_out {
 	Ocs__Heard        heard;
 	Ocs__HeardFrom    hf[AMSG_MAX_HEARD];
 	Ocs__HeardFrom   *hfp[AMSG_MAX_HEARD];
+	uint32_t          unsent[AMSG_MAX_TRX];
 	uint8_t           proof[AUTH_PROOF];
 	uint8_t           nonce[AUTH_NONCE];
 	struct ready_wire ready;
@@ -95,9 +96,10 @@ struct amsg_heard {
 	char     host[AMSG_HOST_MAX];
 };
 /* A Heard: unasked (seq 0), what a Probe's listening heard (n at most
- * AMSG_MAX_HEARD; more are left out). */
+ * AMSG_MAX_HEARD; more are left out), and the transmitters whose probe
+ * could not be sent (a bit each). */
 void amsg_heard(struct amsg_out *, uint32_t agent_id, uint32_t nonce,
-                const struct amsg_heard *, size_t n);
+                const struct amsg_heard *, size_t n, uint32_t unsent);
 /* A Probe (the answer to a Poll), checked against a host of ntrx
  * transceivers: bit i of send and listen is transceiver i. */
 struct amsg_probe {
