@@ -944,7 +944,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb flink
+	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb flink probe
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -990,6 +990,10 @@ FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c
 FUZZ_SRCS_nlb := testbed/ocs-emu/emu_nlb.c $(BASE_SRCS)
 FUZZ_SRCS_flink := agent/flink.c $(BASE_SRCS)
+FUZZ_SRCS_probe := agent/probe.c agent/frame.c agent/crc32c.c agent/xport.c \
+	proto/amsg.c proto/msg.c proto/plan.c proto/alink.c proto/auth.c \
+	$(BUILD)/proto/ocs.pb-c.c $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_LIBS_probe := $(ISAL_LIBS) $(PROTOBUF_LIBS) $(NNG_LIBS) -lcrypto -lssl
 FUZZ_LIBS_nlb := $(shell $(PKG_CONFIG) --cflags --libs libnl-3.0 \
 	libnl-route-3.0)
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
@@ -1034,7 +1038,8 @@ fmt:
 #   testbed/       no ocsd/, and of ocs-drivers/ only the switch model
 #                  and the codecs it shares with the drivers
 # and protobuf-c's types appear only in proto/ and the files that
-# dispatch messages: ocsd's sockets (ctl*, agents.c, agjoin.c, aglink.c), its replies
+# dispatch messages: ocsd's sockets (ctl*, agents.c, agents_probe.c, agjoin.c,
+# aglink.c), its replies
 # (reply.*), ocsctl's requests and output, the agent's session.
 LINT_OURS := (ocsd|ocs-drivers|agent|testbed|proto|collectives)/
 lint:
@@ -1060,7 +1065,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agents_probe|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

@@ -52,7 +52,6 @@ int frame_crc_ok(const uint8_t *hdr, const struct frame *, const void *p);
 /* Rewrite the hops field in an encoded header. */
 void frame_set_hops(uint8_t *hdr, uint16_t hops);
 
-
 struct frame_probe {
 	uint32_t nonce, trx;
 	char     host[FRAME_PROBE_HOST];

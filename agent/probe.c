@@ -119,12 +119,12 @@ probe_run(struct xport *x, const int *open, uint32_t n, const char *host,
           size_t *nout)
 {
 	uint8_t(*buf)[PROBE_BUF];
-	size_t                  len[AMSG_MAX_TRX] = {0};
-	struct pollfd           pf[AMSG_MAX_TRX];
-	uint32_t                idx[AMSG_MAX_TRX], i, np;
-	uint64_t                t0 = mono_ms(), now, end = t0 + p->wait_ms;
-	uint64_t                again = t0 + PROBE_AGAIN_MS;
-	int                     failed, live[AMSG_MAX_TRX] = {0};
+	size_t        len[AMSG_MAX_TRX] = {0};
+	struct pollfd pf[AMSG_MAX_TRX];
+	uint32_t      idx[AMSG_MAX_TRX], i, np;
+	uint64_t      t0 = mono_ms(), now, end = t0 + p->wait_ms;
+	uint64_t      again = t0 + PROBE_AGAIN_MS;
+	int           failed, live[AMSG_MAX_TRX] = {0};
 
 	*nout = 0;
 	if (n > AMSG_MAX_TRX)
@@ -144,8 +144,8 @@ probe_run(struct xport *x, const int *open, uint32_t n, const char *host,
 			break;
 		for (np = 0, i = 0; i < n; i++)
 			if (live[i]) {
-				pf[np] = (struct pollfd){xport_fd(&x[i]), POLLIN,
-				                         0};
+				pf[np] = (struct pollfd){xport_fd(&x[i]),
+				                         POLLIN, 0};
 				idx[np++] = i;
 			}
 		if (poll(pf, np, (int)((again ? again : end) - now)) < 0 &&

@@ -74,8 +74,8 @@ int session_side(struct session *, int fd, void (*fn)(void *), void *arg);
 /* Tell ocsd what a probe heard (h[0..n)) and which transmitters could
  * not send it (unsent, a bit each), unasked: 0, or an error as
  * for session_links. */
-int session_heard(struct session *, uint32_t nonce,
-                  const struct amsg_heard *h, size_t n, uint32_t unsent);
+int session_heard(struct session *, uint32_t nonce, const struct amsg_heard *h,
+                  size_t n, uint32_t unsent);
 /* Tell ocsd the links now (s->links), unasked: 0, or an error (the link
  * closed: the agent joins again).  Not joined: nothing to do, 0. */
 int session_links(struct session *);

@@ -56,9 +56,9 @@ struct agent_link {
 
 /* ocsctl check's probe of one agent (agents_probe.c). */
 struct agent_probe {
-	uint32_t          nonce;    /* the probe's; 0: none asked of it */
-	int               sent;     /* its Probe went out */
-	int               answered; /* its Heard came */
+	uint32_t          nonce;        /* the probe's; 0: none asked of it */
+	int               sent;         /* its Probe went out */
+	int               answered;     /* its Heard came */
 	uint32_t          send, listen; /* transceiver bits, as asked */
 	uint32_t          unsent;       /* and those it could not send */
 	uint32_t          nheard;

@@ -27,7 +27,8 @@ masks(const struct ocsd *d, const struct agent *a, uint32_t *send,
 
 	*send = *listen = 0;
 	for (t = 0; t < a->ntrx && t < AGENT_MAX_TRX; t++) {
-		const struct sw *s = a->sw[t] < d->nsw ? &d->sw[a->sw[t]] : NULL;
+		const struct sw *s =
+		    a->sw[t] < d->nsw ? &d->sw[a->sw[t]] : NULL;
 
 		if (s == NULL || !s->have_live)
 			continue;
@@ -106,8 +107,7 @@ agents_probe_poll(struct ocsd *d, struct agent *a)
 }
 
 int
-agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err,
-                   size_t len)
+agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err, size_t len)
 {
 	size_t i;
 
@@ -118,8 +118,8 @@ agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err,
 		return (-MSG_EFIELD);
 	}
 	if (h->n_heard > AMSG_MAX_HEARD) {
-		snprintf(err, len, "heard: %zu probes, at most %u",
-		         h->n_heard, AMSG_MAX_HEARD);
+		snprintf(err, len, "heard: %zu probes, at most %u", h->n_heard,
+		         AMSG_MAX_HEARD);
 		return (-MSG_EFIELD);
 	}
 	for (i = 0; i < h->n_heard; i++) {
@@ -131,7 +131,8 @@ agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err,
 			         "heard: probe %zu: transceiver %u from "
 			         "\"%.60s\".%u: not a transceiver of %s or "
 			         "not a host",
-			         i, f->trx, msg_str_ok(f->host) ? f->host : "?",
+			         i, f->trx,
+			         msg_str_ok(f->host) ? f->host : "?",
 			         f->from_trx, a->host);
 			return (-MSG_EFIELD);
 		}
@@ -139,8 +140,9 @@ agents_probe_heard(struct agent *a, const Ocs__Heard *h, char *err,
 	for (i = 0; i < h->n_heard; i++) {
 		a->probe.heard[i].trx = h->heard[i]->trx;
 		a->probe.heard[i].from_trx = h->heard[i]->from_trx;
-		snprintf(a->probe.heard[i].host, sizeof(a->probe.heard[i].host),
-		         "%s", h->heard[i]->host);
+		snprintf(a->probe.heard[i].host,
+		         sizeof(a->probe.heard[i].host), "%s",
+		         h->heard[i]->host);
 	}
 	a->probe.nheard = (uint32_t)h->n_heard;
 	for (i = 0; i < h->n_unsent; i++)

@@ -32,10 +32,10 @@ struct row {
 	/* The probe: whether one went out of its transmitter, what its
 	 * receiver heard ("h01.0,h02.1"), why it was not probed; and the
 	 * transmitter the live map patches to its receiver, if any. */
-	int  has_probe, sent, unsent;
-	char heard[200], pwhy[80];
+	int               has_probe, sent, unsent;
+	char              heard[200], pwhy[80];
 	const struct row *expect;
-	char why[800];
+	char              why[800];
 };
 
 struct check {
@@ -149,8 +149,7 @@ from_probes(struct check *c, const Ocs__CtlReply *p)
 		t->sent = q->sent;
 		t->unsent = q->has_unsent && q->unsent;
 		snprintf(t->pwhy, sizeof(t->pwhy), "%s", q->why ? q->why : "");
-		for (o = 0, k = 0; k < q->n_heard && o < sizeof(t->heard);
-		     k++)
+		for (o = 0, k = 0; k < q->n_heard && o < sizeof(t->heard); k++)
 			o += (size_t)snprintf(t->heard + o,
 			                      sizeof(t->heard) - o, "%s%s",
 			                      k ? "," : "", q->heard[k]);

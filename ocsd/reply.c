@@ -689,9 +689,8 @@ reply_probes(struct reply *rp, const struct probe_info *in, uint32_t n)
 		if (o == NULL)
 			break;
 		ocs__probe_report__init(o);
-		if (p->nheard &&
-		    (o->heard = reply_alloc(rp, p->nheard * sizeof(char *))) ==
-		        NULL)
+		if (p->nheard && (o->heard = reply_alloc(
+		                      rp, p->nheard * sizeof(char *))) == NULL)
 			break;
 		o->trx = reply_str(rp, p->trx);
 		o->sent = p->sent;

@@ -21,8 +21,8 @@
 #include "proto/msg.h"
 #include "proto/plan.h"
 
-#define AMSG_MAX_TRX  8  /* transceivers a host */
-#define AMSG_HOST_MAX 48 /* a host name's length, at most (less one) */
+#define AMSG_MAX_TRX   8  /* transceivers a host */
+#define AMSG_HOST_MAX  48 /* a host name's length, at most (less one) */
 #define AMSG_MAX_HEARD (2 * AMSG_MAX_TRX) /* probes a Heard says */
 #define AMSG_PROBE_MS  10000              /* a Probe's wait_ms, at most */
 

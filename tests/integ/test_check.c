@@ -87,9 +87,8 @@ test_check_heard(void **state)
 	assert_non_null(r = rig_up_opts(3, &o));
 	*state = r;
 	connect2(r, "h00.0", "h01.0");
-	assert_int_equal(check_until(r, "0 transceivers with problems", &out,
-	                             0),
-	                 0);
+	assert_int_equal(
+	    check_until(r, "0 transceivers with problems", &out, 0), 0);
 	row(out, "h00.0", line, sizeof(line));
 	assert_non_null(strstr(line, " h01.0 "));
 	row(out, "h01.0", line, sizeof(line));
@@ -175,9 +174,8 @@ test_check_swapped(void **state)
 	free(out);
 	free(err);
 	connect2(r, "h01.0", "h02.0");
-	assert_int_equal(check_until(r, "but the switch's map patches", &out,
-	                             0),
-	                 1);
+	assert_int_equal(
+	    check_until(r, "but the switch's map patches", &out, 0), 1);
 	row(out, "h01.0", line, sizeof(line));
 	assert_non_null(strstr(line, "heard h01.0, but the switch's map "
 	                             "patches h02.0 to it"));

@@ -196,9 +196,9 @@ test_exec_skips_probes(void **state)
 	uint32_t i, k, sent = 0;
 
 	(void)state;
-	expect_verified(run_all("retri", 9, 9 * 8192, 1024, 20000,
-	                        tweak_probing),
-	                "retri", 9);
+	expect_verified(
+	    run_all("retri", 9, 9 * 8192, 1024, 20000, tweak_probing), "retri",
+	    9);
 	for (i = 0; i < 9; i++)
 		for (k = 0; k < 2; k++)
 			sent += probing[i][k].done;
