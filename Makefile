@@ -261,6 +261,7 @@ OCSD_SRCS := \
 	ocsd/agents.c \
 	ocsd/agents_link.c \
 	ocsd/agents_view.c \
+	ocsd/agents_probe.c \
 	ocsd/agjoin.c \
 	ocsd/aglink.c \
 	ocsd/run.c \
@@ -336,6 +337,7 @@ AGENT_SRCS := \
 	agent/local.c \
 	agent/xport_kernel.c \
 	agent/xport_kernel_rx.c \
+	agent/probe.c \
 	agent/frame.c \
 	agent/crc32c.c \
 	agent/pattern.c
@@ -514,6 +516,7 @@ INTEG_TESTS := \
 	reap \
 	ocs_sweep \
 	relay \
+	check \
 	netns \
 	load \
 	web \
@@ -532,7 +535,8 @@ TEST_DEPS_xc := $(BUILD)/ocsd/xc.o $(BUILD)/ocsd/map.o $(BUILD)/ocsd/conf.o $(BU
 AGENT_CORE := $(addprefix $(BUILD)/agent/,exec.o exec_slot.o exec_flow.o \
 	exec_relay.o exec_recv.o) $(BUILD)/agent/vplace.o $(BUILD)/agent/frame.o \
 	$(BUILD)/agent/crc32c.o $(BUILD)/agent/pattern.o
-TEST_DEPS_frame := $(AGENT_CORE) $(MSG_LIB)
+TEST_DEPS_frame := $(AGENT_CORE) $(BUILD)/agent/probe.o $(BUILD)/agent/xport.o \
+	$(MSG_LIB)
 TEST_DEPS_kx := $(BUILD)/agent/xport_kernel_rx.o
 TEST_DEPS_links := $(BUILD)/agent/carrier.o $(BUILD)/agent/flink.o \
 	$(BUILD)/testbed/ocs-emu/emu_link.o $(DRV_LIB)
@@ -579,7 +583,7 @@ TEST_DEPS_runner := $(addprefix $(BUILD)/ocsd/,run.o run_link.o run_idle.o run_p
 	run_fab.o run_srv.o run_apart.o run_job.o run_topo.o run_report.o runs.o sw.o fab.o map.o \
 	xc.o conf.o err.o reply.o ev.o) $(MSG_LIB) $(DRV_LIB)
 # The registry, joined by the agent's own session code in one process.
-TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o \
+TEST_DEPS_agents := $(addprefix $(BUILD)/ocsd/,agents.o agents_link.o agents_view.o agents_probe.o \
 	agjoin.o aglink.o conf.o err.o ev.o \
 	reply.o map.o xc.o) $(BUILD)/agent/session.o $(MSG_LIB) $(DRV_LIB)
 TEST_LDLIBS := $(CMOCKA_LIBS) $(JANSSON_LIBS) $(INIH_LIBS) $(NNG_LIBS) \
@@ -940,7 +944,7 @@ bench: $(BENCHES:%=$(BUILD)/bench/%) $(REAP)
 	done
 
 FUZZ_TARGETS := units plan_cli tl1_resp emu_tl1 conf plan_msg rest ocsd_msg \
-	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb flink
+	topo report cal_tl1 tmat sweep alink emu_nc web_http nlb flink probe
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -I. -I$(BUILD) \
 	-fsanitize=fuzzer,address,undefined
@@ -986,6 +990,10 @@ FUZZ_LIBS_ocsd_msg := $(PROTOBUF_LIBS) $(INIH_LIBS)
 FUZZ_SRCS_web_http := ocsd/web_http.c
 FUZZ_SRCS_nlb := testbed/ocs-emu/emu_nlb.c $(BASE_SRCS)
 FUZZ_SRCS_flink := agent/flink.c $(BASE_SRCS)
+FUZZ_SRCS_probe := agent/probe.c agent/frame.c agent/crc32c.c agent/xport.c \
+	proto/amsg.c proto/msg.c proto/plan.c proto/alink.c proto/auth.c \
+	$(BUILD)/proto/ocs.pb-c.c $(COLL_SRCS) $(BASE_SRCS)
+FUZZ_LIBS_probe := $(ISAL_LIBS) $(PROTOBUF_LIBS) $(NNG_LIBS) -lcrypto -lssl
 FUZZ_LIBS_nlb := $(shell $(PKG_CONFIG) --cflags --libs libnl-3.0 \
 	libnl-route-3.0)
 FUZZ_SRCS_alink := proto/alink.c proto/msg.c $(BUILD)/proto/ocs.pb-c.c \
@@ -1030,7 +1038,8 @@ fmt:
 #   testbed/       no ocsd/, and of ocs-drivers/ only the switch model
 #                  and the codecs it shares with the drivers
 # and protobuf-c's types appear only in proto/ and the files that
-# dispatch messages: ocsd's sockets (ctl*, agents.c, agjoin.c, aglink.c), its replies
+# dispatch messages: ocsd's sockets (ctl*, agents.c, agents_probe.c, agjoin.c,
+# aglink.c), its replies
 # (reply.*), ocsctl's requests and output, the agent's session.
 LINT_OURS := (ocsd|ocs-drivers|agent|testbed|proto|collectives)/
 lint:
@@ -1056,7 +1065,7 @@ lint:
 	$(Q)! grep -lE 'Ocs__|ocs__' agent/*.[ch] ocsd/*.[ch] collectives/*.[ch] \
 		ocs-drivers/*.[ch] testbed/ocs-emu/*.[ch] testbed/load/*.[ch] \
 		proto/base/*.[ch] | \
-		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
+		grep -vE '^(ocsd/(ctl|ctl_check|ctl_plan|ctlc|agents|agents_int|agents_probe|agjoin|aglink|reply|ocsctl[a-z_]*|web_api|web_feed)\.[ch]|agent/session\.[ch]|testbed/load/load\.c)$$' || \
 		{ echo "lint: protobuf-c types outside proto/ and dispatch"; \
 		exit 1; }
 	$(Q)cppcheck --quiet --error-exitcode=1 --std=c11 -I. \

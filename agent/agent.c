@@ -23,6 +23,7 @@
 #include "agent/flink.h"
 #include "agent/exec.h"
 #include "agent/local.h"
+#include "agent/probe.h"
 #include "collectives/plan.h"
 #include "agent/session.h"
 #include "proto/base/log.h"
@@ -584,6 +585,31 @@ run(struct agent *a, struct session_plan *sp)
 		unplug(a); /* plugged in again before the next poll */
 }
 
+/* ocsctl check: probes out of the transceivers ocsd names, and what
+ * the receivers heard, told to ocsd.  It changes no circuit. */
+static void
+probe(struct agent *a, const struct amsg_probe *p)
+{
+	struct amsg_heard h[AMSG_MAX_HEARD];
+	size_t            n = 0, i;
+	int               failed;
+
+	failed = probe_run(a->x, a->open, a->s.ntrx, a->s.host, p, h,
+	                   AMSG_MAX_HEARD, &n);
+	if (failed < 0)
+		log_warnx("probe: out of memory");
+	for (i = 0; failed > 0 && i < a->s.ntrx; i++)
+		if (failed & (1 << i))
+			log_warnx("probe: %s.%zu: not sent (%s)", a->s.host, i,
+			          a->open[i] ? "the transceiver refused it"
+			                     : a->why[i]);
+	for (i = 0; i < n; i++)
+		log_debug("probe: %s.%u heard %s.%u", a->s.host, h[i].trx,
+		          h[i].host, h[i].from_trx);
+	(void)session_heard(&a->s, p->nonce, h, n,
+	                    failed > 0 ? (uint32_t)failed : 0);
+}
+
 static const struct option longopts[] = {
     {"controller", required_argument, NULL, 'c'},
     {"host", required_argument, NULL, 'H'},
@@ -857,6 +883,8 @@ serve(struct agent *a)
 			a->s.agent_id = 0;
 			continue;
 		}
+		if (rv == 2)
+			probe(a, &sp.probe);
 		if (rv == 1) {
 			run(a, &sp);
 			session_plan_free(&sp);

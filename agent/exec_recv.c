@@ -185,10 +185,21 @@ ex_consume(struct exec *e, uint32_t q)
 	uint8_t     *h;
 	int          moved = 0, rv, crc_ok;
 	uint64_t     t0;
+	size_t       n;
 	char         bn[48];
 
 	while (in->tail - in->head >= FRAME_HDR) {
 		h = in->p + in->head;
+		if ((n = frame_probe_len(h)) != 0) {
+			/* A probe (ocsctl check) sent while its sender was
+			 * idle: not data, whatever this run is. */
+			if (in->tail - in->head < n)
+				break;
+			in->head += n;
+			pt->skipped += n;
+			moved = 1;
+			continue;
+		}
 		if (frame_get(h, &f) != 0 || f.len > e->p.chunk) {
 			/* Leftovers of an aborted run may precede the first
 			 * frame of this one; after that it is corruption. */

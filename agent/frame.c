@@ -34,10 +34,10 @@ frame_crc(const uint8_t *hdr, const void *p, uint32_t len)
 	return (crc32c(crc32c(0, h, FRAME_HDR), p, len));
 }
 
-void
-frame_put(uint8_t *out, const struct frame *f, const void *p)
+static void
+put_hdr(uint8_t *out, uint32_t magic, const struct frame *f, const void *p)
 {
-	put32(out, FRAME_MAGIC);
+	put32(out, magic);
 	put32(out + 4, f->run);
 	out[8] = (uint8_t)f->phase;
 	out[9] = (uint8_t)(f->phase >> 8);
@@ -48,6 +48,12 @@ frame_put(uint8_t *out, const struct frame *f, const void *p)
 	put32(out + 24, f->off);
 	put32(out + 28, f->len);
 	put32(out + 32, frame_crc(out, p, f->len));
+}
+
+void
+frame_put(uint8_t *out, const struct frame *f, const void *p)
+{
+	put_hdr(out, FRAME_MAGIC, f, p);
 }
 
 void
@@ -78,4 +84,61 @@ int
 frame_crc_ok(const uint8_t *hdr, const struct frame *f, const void *p)
 {
 	return (frame_crc(hdr, p, f->len) == f->crc);
+}
+
+size_t
+frame_probe_put(uint8_t *out, const struct frame_probe *pr)
+{
+	struct frame f = {0};
+	size_t       n = strnlen(pr->host, FRAME_PROBE_HOST - 1);
+
+	f.src = pr->trx;
+	f.block = pr->nonce;
+	f.len = (uint32_t)n;
+	memcpy(out + FRAME_HDR, pr->host, n);
+	put_hdr(out, FRAME_PROBE_MAGIC, &f, out + FRAME_HDR);
+	return (FRAME_HDR + n);
+}
+
+size_t
+frame_probe_len(const uint8_t *in)
+{
+	uint32_t len = get32(in + 28);
+
+	if (get32(in) != FRAME_PROBE_MAGIC || len == 0 ||
+	    len >= FRAME_PROBE_HOST)
+		return (0);
+	return (FRAME_HDR + len);
+}
+
+int
+frame_probe_get(const uint8_t *in, size_t len, struct frame_probe *pr)
+{
+	struct frame f;
+	size_t       n, i;
+
+	if (len < FRAME_HDR)
+		return (0);
+	if ((n = frame_probe_len(in)) == 0)
+		return (-EPROTO);
+	if (len < n)
+		return (0);
+	f.len = (uint32_t)(n - FRAME_HDR);
+	f.crc = get32(in + 32);
+	if (!frame_crc_ok(in, &f, in + FRAME_HDR))
+		return (-EPROTO);
+	/* A name as ocsd takes them: letters, digits, '-', '_', '.'. */
+	for (i = 0; i < f.len; i++) {
+		uint8_t c = in[FRAME_HDR + i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		      c == '.'))
+			return (-EPROTO);
+	}
+	memset(pr, 0, sizeof(*pr));
+	pr->trx = get32(in + 12);
+	pr->nonce = get32(in + 20);
+	memcpy(pr->host, in + FRAME_HDR, f.len);
+	return ((int)n);
 }

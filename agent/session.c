@@ -145,6 +145,27 @@ session_links(struct session *s)
 	return (rv);
 }
 
+int
+session_heard(struct session *s, uint32_t nonce, const struct amsg_heard *h,
+              size_t n, uint32_t unsent)
+{
+	struct amsg_out *o;
+	char             err[300];
+	int              rv;
+
+	if (!s->have_link || s->agent_id == 0)
+		return (0);
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		return (-ENOMEM);
+	amsg_heard(o, s->agent_id, nonce, h, n, unsent);
+	if ((rv = alink_send(&s->link, &o->m,
+	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
+	                     sizeof(err))) != 0)
+		link_close(s); /* the next wait finds it closed */
+	free(o);
+	return (rv);
+}
+
 static void
 host_of(const struct session *s, struct amsg_host *h)
 {
@@ -316,6 +337,11 @@ session_poll(struct session *s, struct session_plan *sp, char *err,
 	rv =
 	    call(s, &o->m, (int)s->heartbeat_ms * 3 + 1000, &rep, err, errlen);
 	free(o);
+	if (rv == AMSG_PROBE) {
+		rv = amsg_probe_get(rep, s->ntrx, &sp->probe, err, errlen);
+		msg_free(rep);
+		return (rv == 0 ? 2 : rv);
+	}
 	if (rv != AMSG_PLAN) {
 		msg_free(rep);
 		return (rv == AMSG_IDLE ? 0 : rv < 0 ? rv : -MSG_EBODY);

@@ -71,6 +71,11 @@ void session_close(struct session *);
  * thread, whenever it is readable (it may call session_links).  0 or
  * -errno. */
 int session_side(struct session *, int fd, void (*fn)(void *), void *arg);
+/* Tell ocsd what a probe heard (h[0..n)) and which transmitters could
+ * not send it (unsent, a bit each), unasked: 0, or an error as
+ * for session_links. */
+int session_heard(struct session *, uint32_t nonce, const struct amsg_heard *h,
+                  size_t n, uint32_t unsent);
 /* Tell ocsd the links now (s->links), unasked: 0, or an error (the link
  * closed: the agent joins again).  Not joined: nothing to do, 0. */
 int session_links(struct session *);
@@ -93,11 +98,14 @@ struct session_plan {
 	int         rv;
 	char        err[512];
 	Ocs__Msg   *msg;
+	/* Or a probe to send and listen for (session_poll's 2). */
+	struct amsg_probe probe;
 };
 
 /* Wait for work, saying how many fibres are plugged (s->fibres_up): 1
- * with *sp (free with session_plan_free), 0 when idle, < 0 when the link
- * or ocsd is lost (join again). */
+ * with *sp (free with session_plan_free), 2 with sp->probe (ocsctl
+ * check: nothing to free), 0 when idle, < 0 when the link or ocsd is
+ * lost (join again). */
 int  session_poll(struct session *, struct session_plan *sp, char *err,
                   size_t errlen);
 void session_plan_free(struct session_plan *);

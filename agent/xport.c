@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Transport handles over the ops of xport.h. */
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "agent/xport.h"
@@ -32,4 +34,33 @@ xport_close(struct xport *x)
 		free(x->priv);
 	}
 	x->priv = NULL;
+}
+
+int
+xport_probe_send(struct xport *x, const void *b, size_t n)
+{
+	struct pollfd p = {.fd = xport_fd(x), .events = POLLOUT};
+	size_t        done = 0;
+	ssize_t       r;
+	int           tries = 0;
+
+	if (x->ops->probe_send)
+		return (x->ops->probe_send(x->priv, b, n));
+	/* Into the stream: once begun, the frame goes out whole, or the
+	 * receiver finds a torn one (which its scan for the magic skips). */
+	while (done < n) {
+		r = xport_send(x, (const uint8_t *)b + done, n - done);
+		if (r > 0) {
+			done += (size_t)r;
+			continue;
+		}
+		if (r != -EAGAIN && r != 0)
+			return ((int)r);
+		if (done == 0)
+			return (-EAGAIN);
+		if (++tries > 10)
+			return (-ETIMEDOUT);
+		(void)poll(&p, 1, 100);
+	}
+	return (0);
 }

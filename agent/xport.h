@@ -50,6 +50,15 @@ struct xport_ops {
 	 * stream from <mac>").  0 (or absent) for a transport that loses
 	 * nothing unnoticed: a byte stream that is whole or broken. */
 	uint32_t (*gap)(void *priv, char *what, size_t len);
+	/* Optional: send one probe (agent/frame.h) whole, out of band of
+	 * the stream: 0, -EAGAIN or -errno.  Absent: the probe goes into
+	 * the stream (the relay's fibre), where the executor skips it. */
+	int (*probe_send)(void *priv, const void *buf, size_t len);
+	/* Optional: the next probe that came, whole, into buf: its length,
+	 * -EAGAIN when none has, or -errno.  Idle only: whatever else came
+	 * is dropped.  Absent: xport_recv, the probes found in the stream
+	 * by their magic. */
+	ssize_t (*probe_recv)(void *priv, void *buf, size_t len);
 	void (*close)(void *priv);
 };
 
@@ -107,6 +116,17 @@ static inline const char *
 xport_why(struct xport *x)
 {
 	return (x->ops->why ? x->ops->why(x->priv) : NULL);
+}
+
+/* A probe out of x: 0, -EAGAIN (try again) or -errno.  Into the stream,
+ * the transport may take part of it: the rest is sent before returning
+ * (a probe is small; the socket's buffer is empty while idle). */
+int xport_probe_send(struct xport *x, const void *b, size_t n);
+static inline ssize_t
+xport_probe_recv(struct xport *x, void *b, size_t n)
+{
+	return (x->ops->probe_recv ? x->ops->probe_recv(x->priv, b, n)
+	                           : x->ops->recv(x->priv, b, n));
 }
 
 #endif

@@ -21,13 +21,17 @@
  *	dst   ff:ff:ff:ff:ff:ff (the circuit has one receiver, whoever it is)
  *	src   the interface's address
  *	type  0x88b5 (IEEE 802 local experimental)
- *	0  magic "OS", version 1, flags 0
+ *	0  magic "OS", version 1, flags (0, or KX_F_PROBE)
  *	4  stream   u32 big endian: the sender's phase stream
  *	8  offset   u64 big endian: of the first payload byte in the stream
  *	16 run      u32 big endian: low 32 bits of the run id
  *	20 phase    u16 big endian
  *	22 src      u16 big endian: the sending node
  *	24 payload  up to MTU - 24 bytes
+ *
+ * A probe (ocsctl check, agent/frame.h) is one segment of its own with
+ * the flag KX_F_PROBE, stream, offset, run, phase and source 0: no
+ * stream's byte, so the receiving half never delivers it as data.
  *
  * Run, phase and source are there for a capture on the switch's ports
  * (ocs-emu --capture), which sees segments, not the frames inside.
@@ -301,6 +305,34 @@ kx_send(void *priv, const void *buf, size_t len)
 	return (kx_sendv(priv, &v, 1));
 }
 
+/* One probe, one segment of its own (never a stream's bytes). */
+static int
+kx_probe_send(void *priv, const void *buf, size_t len)
+{
+	struct kx    *k = priv;
+	uint8_t       h[KX_HDR];
+	struct iovec  v[2] = {{h, KX_HDR}, {(void *)(uintptr_t)buf, len}};
+	struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
+
+	if (len > k->seg)
+		return (-EMSGSIZE);
+	memset(h, 0, sizeof(h));
+	memset(h, 0xff, ETH_ALEN);
+	memcpy(h + ETH_ALEN, k->mac, ETH_ALEN);
+	h[12] = KX_ETHERTYPE >> 8;
+	h[13] = KX_ETHERTYPE & 0xff;
+	h[14] = 'O';
+	h[15] = 'S';
+	h[16] = 1;
+	h[17] = KX_F_PROBE;
+	if (sendmsg(k->fd, &m, MSG_DONTWAIT) < 0)
+		return (errno == EAGAIN || errno == EWOULDBLOCK ||
+		                errno == EINTR || errno == ENOBUFS
+		            ? -EAGAIN
+		            : -errno);
+	return (0);
+}
+
 static const char *
 kx_why(void *priv)
 {
@@ -332,5 +364,7 @@ const struct xport_ops xport_kernel_ops = {
     .epoch = kx_epoch,
     .why = kx_why,
     .gap = kx_gap,
+    .probe_send = kx_probe_send,
+    .probe_recv = kx_probe_recv,
     .close = kx_close,
 };

@@ -15,6 +15,7 @@
 #define KX_ETHERTYPE 0x88b5
 #define KX_SHIM      24
 #define KX_HDR       (ETH_HLEN + KX_SHIM)
+#define KX_F_PROBE   0x01 /* flags: a probe, not a byte of any stream */
 #define KX_BATCH     64
 #define KX_PIECES    4 /* gathered pieces a segment carries at most */
 #define KX_RCVBUF    (64 << 20)
@@ -72,6 +73,7 @@ struct kx {
 
 uint32_t kx_get_be32(const uint8_t *);
 ssize_t  kx_recv(void *priv, void *buf, size_t len);
+ssize_t  kx_probe_recv(void *priv, void *buf, size_t len);
 uint32_t kx_gap(void *priv, char *what, size_t len);
 
 #endif

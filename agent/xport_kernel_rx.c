@@ -41,11 +41,13 @@ struct seg_id {
 	size_t         len;
 };
 
-/* Ours?  Its identity and payload length; -EAGAIN if not ours. */
+/* Ours?  Its identity and payload length; -EAGAIN if not ours (or a
+ * probe, which is no stream's). */
 static int
 parse(const uint8_t *h, size_t got, struct seg_id *s)
 {
-	if (got < KX_HDR || h[14] != 'O' || h[15] != 'S' || h[16] != 1)
+	if (got < KX_HDR || h[14] != 'O' || h[15] != 'S' || h[16] != 1 ||
+	    (h[17] & KX_F_PROBE))
 		return (-EAGAIN);
 	s->mac = h + ETH_ALEN;
 	s->stream = kx_get_be32(h + 18);
@@ -465,4 +467,29 @@ kx_recv(void *priv, void *buf, size_t len)
 	if (done == 0 && k->ovf)
 		return (ovf_watch(k));
 	return (done ? (ssize_t)done : -EAGAIN);
+}
+
+/* Idle: the next probe segment's payload; every other segment that came
+ * is dropped (no run reads them). */
+ssize_t
+kx_probe_recv(void *priv, void *buf, size_t len)
+{
+	struct kx    *k = priv;
+	uint8_t       h[KX_HDR];
+	struct iovec  v[2] = {{h, KX_HDR}, {buf, len}};
+	struct msghdr m = {.msg_iov = v, .msg_iovlen = 2};
+	ssize_t       r;
+
+	for (;;) {
+		m.msg_flags = 0;
+		if ((r = recvmsg(k->fd, &m, MSG_DONTWAIT)) < 0)
+			return (errno == EAGAIN || errno == EWOULDBLOCK ||
+			                errno == EINTR
+			            ? -EAGAIN
+			            : -errno);
+		if ((size_t)r > KX_HDR && h[14] == 'O' && h[15] == 'S' &&
+		    h[16] == 1 && (h[17] & KX_F_PROBE) &&
+		    !(m.msg_flags & MSG_TRUNC))
+			return (r - (ssize_t)KX_HDR);
+	}
 }

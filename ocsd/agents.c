@@ -63,8 +63,8 @@ init_idle(Ocs__Msg *m, Ocs__Idle *idle)
 
 /* Answer a's held request, if any, with m, on its link.  A link that
  * cannot take it ends, and the agent is lost then (closed()). */
-static void
-answer(struct agent *a, Ocs__Msg *m)
+void
+agents_answer(struct agent *a, Ocs__Msg *m)
 {
 	if (a->hold.kind == HOLD_NONE)
 		return;
@@ -83,7 +83,7 @@ idle_held(struct agent *a)
 	Ocs__Idle idle;
 
 	init_idle(&m, &idle);
-	answer(a, &m);
+	agents_answer(a, &m);
 }
 
 static void
@@ -120,7 +120,7 @@ agents_send_plan(struct ocsd *d, struct agent *a, uint64_t run_id,
 		msg_for(&m, run_id, 0);
 		m.body_case = OCS__MSG__BODY_PLAN;
 		m.plan = &w.p;
-		answer(a, &m);
+		agents_answer(a, &m);
 	}
 	plan_wire_free(&w);
 	return (rv);
@@ -144,7 +144,7 @@ answer_bare(struct agent *a, uint64_t run_id, uint32_t phase, int finished)
 		m.body_case = OCS__MSG__BODY_RELEASE;
 		m.release = &rel;
 	}
-	answer(a, &m);
+	agents_answer(a, &m);
 }
 
 void
@@ -170,7 +170,7 @@ agents_release_plane(struct ocsd *d, struct agent *a, uint64_t run_id,
 	m.body_case = OCS__MSG__BODY_RELEASE;
 	m.release = &rel;
 	if (a->hold.kind != HOLD_NONE) {
-		answer(a, &m);
+		agents_answer(a, &m);
 		return;
 	}
 	/* The Ready was answered by another plane's: pushed, seq 0. */
@@ -210,7 +210,7 @@ agents_abort(struct ocsd *d, uint64_t run_id, uint32_t phase,
 		if (a == NULL || a->link == NULL)
 			continue;
 		if (a->hold.kind != HOLD_NONE)
-			answer(a, &m);
+			agents_answer(a, &m);
 		else {
 			/* In a phase: pushed, seq 0, and it stops. */
 			m.has_seq = 1;
@@ -658,6 +658,22 @@ on_poll(struct agents *ag, struct apeer *from, struct agent *a,
 		ag->ev.links(ag->ev.arg, a);
 	if (ag->ev.poll && a->hold.kind == HOLD_POLL)
 		ag->ev.poll(ag->ev.arg, a);
+	/* A run's plan first: a probe only for an agent still idle. */
+	if (a->hold.kind == HOLD_POLL)
+		agents_probe_poll(ag->d, a);
+}
+
+/* Unasked: what a probe heard (ocsctl check). */
+static void
+on_heard(struct agents *ag, struct apeer *from, struct agent *a,
+         const Ocs__Msg *m)
+{
+	char why[300];
+	int  rv;
+
+	(void)ag;
+	if ((rv = agents_probe_heard(a, m->heard, why, sizeof(why))) != 0)
+		reply_error(from, rv, why);
 }
 
 /* Unasked: a transceiver's link changed.  Nothing is answered (a bad
@@ -709,6 +725,7 @@ in_place(const struct apeer *from, const struct agent *owner, int body)
 	case OCS__MSG__BODY_READY:
 	case OCS__MSG__BODY_ABORT:
 	case OCS__MSG__BODY_LINK_STATE:
+	case OCS__MSG__BODY_HEARD:
 		return (owner != NULL);
 	default:
 		return (0);
@@ -725,6 +742,8 @@ named_id(const Ocs__Msg *m, const struct agent *a)
 		return (m->ready->agent_id);
 	if (m->body_case == OCS__MSG__BODY_LINK_STATE)
 		return (m->link_state->agent_id);
+	if (m->body_case == OCS__MSG__BODY_HEARD)
+		return (m->heard->agent_id);
 	return (a->id);
 }
 
@@ -768,6 +787,9 @@ agents_hear(struct agents *ag, struct apeer *from, struct agent *a,
 		break;
 	case OCS__MSG__BODY_LINK_STATE:
 		on_link_state(ag, from, a, m);
+		break;
+	case OCS__MSG__BODY_HEARD:
+		on_heard(ag, from, a, m);
 		break;
 	default:
 		on_abort(ag, from, a, m);

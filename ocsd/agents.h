@@ -54,6 +54,17 @@ struct agent_link {
 	char     iface[16]; /* or "" */
 };
 
+/* ocsctl check's probe of one agent (agents_probe.c). */
+struct agent_probe {
+	uint32_t          nonce;        /* the probe's; 0: none asked of it */
+	int               sent;         /* its Probe went out */
+	int               answered;     /* its Heard came */
+	uint32_t          send, listen; /* transceiver bits, as asked */
+	uint32_t          unsent;       /* and those it could not send */
+	uint32_t          nheard;
+	struct amsg_heard heard[AMSG_MAX_HEARD];
+};
+
 /* The one request an agent may have waiting for an answer. */
 struct hold {
 	enum { HOLD_NONE, HOLD_POLL, HOLD_READY } kind;
@@ -92,6 +103,7 @@ struct agent {
 	int      plan_sent;
 	uint32_t ready;  /* the barrier it is ready for, or AG_NONE */
 	uint32_t planes; /* its last Ready's planes (0: released together) */
+	struct agent_probe probe;
 };
 
 /* A Ready, checked for shape: its phase reports decoded. */
@@ -178,6 +190,33 @@ int agents_links_take(struct agent *a, Ocs__TrxLink *const *l, size_t n,
  * unplugged; "" when the agent says nothing of its links. */
 const char *agents_link_word(const struct ocsd *, const struct agent *,
                              uint32_t t);
+
+/* agents_probe.c: ocsctl check's probe (ocs.proto Probe, Heard).
+ * Every live idle agent sends a probe out of each transceiver whose
+ * transmitter its switch's live map patches, and listens on each:
+ * answered on its held Poll at once, else at its next Poll (a run's
+ * plan first), until wait_ms are nearly gone.  0, or -OCSD_EBUSY while
+ * the last one's wait_ms have not passed. */
+int agents_probe(struct ocsd *, uint32_t nonce, uint32_t wait_ms);
+/* A's Poll is held: its Probe, if one waits for it. */
+void agents_probe_poll(struct ocsd *, struct agent *);
+/* A's Heard: taken if it answers a's Probe (0), else -MSG_EFIELD and a
+ * line in err. */
+int agents_probe_heard(struct agent *, const Ocs__Heard *, char *err,
+                       size_t len);
+/* What the probe found, a record a transceiver of every live agent. */
+struct probe_info {
+	char     trx[AMSG_HOST_MAX + 12]; /* HOST.TRX */
+	int      sent;                    /* a probe went out of it */
+	int      unsent; /* its agent was asked to, and could not */
+	uint32_t nheard;
+	char     heard[AMSG_MAX_HEARD][AMSG_HOST_MAX + 12];
+	char     why[80]; /* not probed, or not answered: why */
+};
+/* Up to cap records into out; their count.  A count of them all with
+ * out NULL. */
+uint32_t agents_probe_result(struct ocsd *, struct probe_info *out,
+                             uint32_t cap);
 
 /* One agent as ocsctl agents shows it: a plain copy, taken under the
  * lock, that reply.c turns into the answer. */

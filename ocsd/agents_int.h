@@ -30,11 +30,18 @@ struct agents {
 	nng_aio             *tick;
 	struct agents_events ev; /* the runner's callbacks */
 	char                 link_url[PATH_MAX + 32]; /* told to agents */
+	/* ocsctl check's probe (agents_probe.c): its nonce, until when
+	 * it runs, and what each agent is given to listen. */
+	uint32_t probe_nonce, probe_listen_ms;
+	uint64_t probe_until;
 	/* Refusals a stranger can cause, said a few at a time. */
 	struct log_limit refused;
 };
 
 struct apeer;
+
+/* Answer a's held request, if any, with m on its link (agents.c). */
+void agents_answer(struct agent *a, Ocs__Msg *m);
 
 struct apeer_ops {
 	/* Answer the request with m (its version and seq are set here,

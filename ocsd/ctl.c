@@ -86,6 +86,7 @@ static void cmd_run(struct work *);
 static void cmd_evict(struct work *);
 static void cmd_runs(struct work *);
 static void cmd_watch(struct work *);
+static void cmd_probe(struct work *);
 static int  run_guard(struct work *);
 static int  which_switch(struct work *, char *, size_t);
 static void submit_job(struct work *);
@@ -112,6 +113,7 @@ static const struct ctl_cmd ctl_cmds[] = {
     {OCS__CTL_REQUEST__OP__CAPTURE, "capture", NULL, SW_CAPTURE, NULL},
     {OCS__CTL_REQUEST__OP__RUNS, "runs", cmd_runs, 0, NULL},
     {OCS__CTL_REQUEST__OP__WATCH, "watch", cmd_watch, 0, NULL},
+    {OCS__CTL_REQUEST__OP__PROBE, "check", cmd_probe, 0, NULL},
 };
 
 /* Challenges are under the daemon's mutex (contexts run in parallel). */
@@ -670,6 +672,57 @@ cmd_watch(struct work *w)
 	watch_answer(w);
 }
 
+/* The probe's time is up: what every transceiver heard. */
+static void
+probe_answer(struct work *w)
+{
+	struct reply       rp;
+	struct probe_info *pi = NULL;
+	uint32_t           n;
+
+	nng_mtx_lock(w->d->mtx);
+	if ((n = agents_probe_result(w->d, NULL, 0)) > 0 &&
+	    (pi = calloc(n, sizeof(*pi))) != NULL)
+		n = agents_probe_result(w->d, pi, n);
+	nng_mtx_unlock(w->d->mtx);
+	if (n > 0 && pi == NULL) {
+		send_error(w, -ENOMEM, "check: out of memory");
+		done(w);
+		return;
+	}
+	reply_init(&rp);
+	reply_probes(&rp, pi, n);
+	free(pi);
+	send_reply(w, &rp);
+	reply_free(&rp);
+	done(w);
+}
+
+/* Probes across every idle-patched circuit (agents_probe), answered
+ * when the deadline has passed. */
+static void
+cmd_probe(struct work *w)
+{
+	const Ocs__CtlRequest *q = w->req->ctl;
+	uint32_t wait = q->has_wait_ms ? q->wait_ms : CTL_PROBE_MS;
+	int      rv;
+
+	nng_mtx_lock(w->d->mtx);
+	rv = agents_probe(w->d, (uint32_t)mono_ns() | 1, wait);
+	nng_mtx_unlock(w->d->mtx);
+	if (rv != 0) {
+		send_error(w, rv,
+		           "check: another check's probes are out; try "
+		           "again");
+		done(w);
+		return;
+	}
+	log_info("ctl: %s from %s: probes out for %u ms", w->cmd->name,
+	         w->peer, wait);
+	w->state = W_WAIT;
+	nng_sleep_aio((nng_duration)wait, w->aio);
+}
+
 /* The wire's run request in ocsd's terms (ctl_check made sure of the
  * strings). */
 static void
@@ -899,6 +952,13 @@ work_cb(void *arg)
 		on_request(w);
 		break;
 	case W_WAIT:
+		if (w->cmd->now == cmd_probe) {
+			if (rv == 0)
+				probe_answer(w);
+			else
+				done(w);
+			break;
+		}
 		if (w->cmd->now == cmd_watch) {
 			/* An event, or the watch's time is up: answer. */
 			if (rv == 0 || rv == NNG_ETIMEDOUT)

@@ -143,8 +143,14 @@ ctl_check(const Ocs__Msg *m, char *why, size_t len)
 	}
 	q = m->ctl;
 	if (q->op < OCS__CTL_REQUEST__OP__SHOW ||
-	    q->op > OCS__CTL_REQUEST__OP__WATCH) {
+	    q->op > OCS__CTL_REQUEST__OP__PROBE) {
 		snprintf(why, len, "unknown operation %d", q->op);
+		return (-MSG_EFIELD);
+	}
+	if (q->op == OCS__CTL_REQUEST__OP__PROBE && q->has_wait_ms &&
+	    (q->wait_ms < CTL_PROBE_MIN_MS || q->wait_ms > CTL_PROBE_MAX_MS)) {
+		snprintf(why, len, "wait_ms %u: a probe waits %u to %u ms",
+		         q->wait_ms, CTL_PROBE_MIN_MS, CTL_PROBE_MAX_MS);
 		return (-MSG_EFIELD);
 	}
 	if (q->switch_name != NULL &&

@@ -101,8 +101,9 @@ static const struct cmd {
      "(-j: a JSON answer a line); --count: stop after N events"},
     {"check", ocsctl_check, "",
      "every transceiver of the cabling: light in from its transmitter\n"
-     "and out to its receiver at the switch, its host's link and MTU;\n"
-     "every problem named (exit 1 if any)"},
+     "and out to its receiver at the switch, its host's link and MTU,\n"
+     "the peer its receiver heard (a probe across each idle-patched\n"
+     "circuit, 500 ms); every problem named (exit 1 if any)"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

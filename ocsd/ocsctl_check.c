@@ -3,9 +3,11 @@
  * ocsctl check: every transceiver of the cabling in one table, what the
  * switch sees of it (light in from its transmitter, light out to its
  * receiver, the ports' state) beside what its host sees (the interface's
- * link and MTU, as the agent said), and every problem named.  Two
- * questions to ocsd (agents, ports), joined here by the cabling's names
- * (HOST.TRX).  The exit status is 1 when a problem was found.
+ * link and MTU, as the agent said), who its receiver hears (a probe
+ * sent across each idle-patched circuit), and every problem named.
+ * Three questions to ocsd (agents, ports, probe), joined here by the
+ * cabling's names (HOST.TRX).  The exit status is 1 when a problem was
+ * found.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +29,13 @@ struct row {
 	const char *iface, *link;      /* the agent's word: up, dark, ... */
 	int         has_mtu;
 	uint32_t    mtu;
-	char        why[600];
+	/* The probe: whether one went out of its transmitter, what its
+	 * receiver heard ("h01.0,h02.1"), why it was not probed; and the
+	 * transmitter the live map patches to its receiver, if any. */
+	int               has_probe, sent, unsent;
+	char              heard[200], pwhy[80];
+	const struct row *expect;
+	char              why[800];
 };
 
 struct check {
@@ -125,6 +133,43 @@ from_agents(struct check *c, const Ocs__CtlReply *a)
 	return (0);
 }
 
+/* The probe's side: what each transceiver sent and heard. */
+static int
+from_probes(struct check *c, const Ocs__CtlReply *p)
+{
+	struct row *t;
+	size_t      i, k, o;
+
+	for (i = 0; i < p->n_probes; i++) {
+		const Ocs__ProbeReport *q = p->probes[i];
+
+		if ((t = row_of(c, q->trx)) == NULL)
+			return (-1);
+		t->has_probe = 1;
+		t->sent = q->sent;
+		t->unsent = q->has_unsent && q->unsent;
+		snprintf(t->pwhy, sizeof(t->pwhy), "%s", q->why ? q->why : "");
+		for (o = 0, k = 0; k < q->n_heard && o < sizeof(t->heard); k++)
+			o += (size_t)snprintf(t->heard + o,
+			                      sizeof(t->heard) - o, "%s%s",
+			                      k ? "," : "", q->heard[k]);
+	}
+	return (0);
+}
+
+/* Each receiver's expected transmitter: the row whose ingress the
+ * live map patches to its egress.  After sorting (rows do not move). */
+static void
+expectations(struct check *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->n; i++)
+		for (j = 0; c->r[i].out_peer && j < c->n; j++)
+			if (c->r[j].in == c->r[i].out_peer)
+				c->r[i].expect = &c->r[j];
+}
+
 /* The MTU most transceivers have (0: none said). */
 static uint32_t
 common_mtu(const struct check *c)
@@ -198,6 +243,60 @@ judge(struct row *t, uint32_t mtu)
 		say(t, "MTU %u, most have %u", t->mtu, mtu);
 }
 
+/* Does the comma-separated list have name? */
+static int
+listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; *list; list += strcspn(list, ","), list += *list == ',')
+		if (strncmp(list, name, n) == 0 &&
+		    (list[n] == ',' || list[n] == '\0'))
+			return (1);
+	return (0);
+}
+
+/* The probe's problems: a patched circuit that carried nothing, a
+ * receiver that heard another transmitter than the map says (a swapped
+ * fibre, a wrong [cabling] line), one that heard where no circuit is. */
+static void
+judge_peer(struct row *t)
+{
+	const struct row *e = t->expect;
+
+	if (!t->has_probe)
+		return;
+	if (t->unsent)
+		say(t, "its transmitter could not send a probe");
+	if (t->pwhy[0] && (e != NULL || t->sent)) {
+		say(t, "not probed: %s", t->pwhy);
+		return;
+	}
+	if (e != NULL && t->heard[0] == '\0') {
+		if (e->sent)
+			say(t, "sent by %s, not heard", e->name);
+		else if (e->unsent)
+			say(t, "nothing heard: %s could not send its probe",
+			    e->name);
+		else if (e->has_probe && e->pwhy[0])
+			say(t, "nothing heard: %s sent no probe (%s)", e->name,
+			    e->pwhy);
+		else
+			say(t, "nothing heard: %s sent no probe", e->name);
+	} else if (e != NULL && !listed(t->heard, e->name))
+		say(t,
+		    "heard %s, but the switch's map patches %s to it (a "
+		    "swapped fibre, or a wrong [cabling] line)",
+		    t->heard, e->name);
+	else if (e != NULL && strchr(t->heard, ',') != NULL)
+		say(t, "heard %s, more than %s alone", t->heard, e->name);
+	else if (e == NULL && t->heard[0])
+		say(t,
+		    "heard %s where the switch's map patches nothing (a "
+		    "wrong [cabling] line?)",
+		    t->heard);
+}
+
 static int
 by_name(const void *a, const void *b)
 {
@@ -235,6 +334,11 @@ print_row(struct out *o, const struct row *t)
 	print_side(o, "in", t->in, t->has_in_dbm, t->in_dbm);
 	print_side(o, "out", t->out, t->has_out_dbm, t->out_dbm);
 	out_str(o, "link", " %-10s", t->link ? t->link : "-");
+	out_str(o, NULL, " %-8s", t->heard[0] ? t->heard : "-");
+	if (t->heard[0])
+		out_str(o, "peer", NULL, t->heard);
+	if (t->expect)
+		out_str(o, "peer_expected", NULL, t->expect->name);
 	if (t->has_mtu)
 		out_u64(o, "mtu", NULL, t->mtu);
 	out_str(o, NULL, " %5s", mtu);
@@ -257,7 +361,7 @@ ocsctl_check(struct opts *o, int argc, char **argv)
 {
 	struct check c = {NULL, 0, 0};
 	struct out   out;
-	Ocs__Msg    *ag = NULL, *po = NULL;
+	Ocs__Msg    *ag = NULL, *po = NULL, *pr = NULL;
 	size_t       i, bad = 0;
 	uint32_t     mtu;
 	int          rv;
@@ -266,22 +370,26 @@ ocsctl_check(struct opts *o, int argc, char **argv)
 	if (argc > 1)
 		return (ocsctl_fail(o, "check: no arguments") + 1);
 	if ((rv = ask(o, OCS__CTL_REQUEST__OP__AGENTS, "check", &ag)) != 0 ||
-	    (rv = ask(o, OCS__CTL_REQUEST__OP__PORTS, "check", &po)) != 0)
+	    (rv = ask(o, OCS__CTL_REQUEST__OP__PORTS, "check", &po)) != 0 ||
+	    (rv = ask(o, OCS__CTL_REQUEST__OP__PROBE, "check", &pr)) != 0)
 		goto out;
 	if (from_ports(&c, po->ctl_reply) != 0 ||
-	    from_agents(&c, ag->ctl_reply) != 0) {
+	    from_agents(&c, ag->ctl_reply) != 0 ||
+	    from_probes(&c, pr->ctl_reply) != 0) {
 		rv = ocsctl_fail(o, "check: out of memory");
 		goto out;
 	}
 	qsort(c.r, c.n, sizeof(*c.r), by_name);
+	expectations(&c);
 	mtu = common_mtu(&c);
 	out_init(&out, o->json, o->po.brief);
-	out_text(&out, "%-12s %-8s  %4s %6s  %4s %6s %-10s %5s  %s\n",
+	out_text(&out, "%-12s %-8s  %4s %6s  %4s %6s %-10s %-8s %5s  %s\n",
 	         "transceiver", "iface", "in", "dBm", "out", "dBm", "link",
-	         "mtu", "problems");
+	         "peer", "mtu", "problems");
 	out_arr(&out, "transceivers");
 	for (i = 0; i < c.n; i++) {
 		judge(&c.r[i], mtu);
+		judge_peer(&c.r[i]);
 		bad += c.r[i].why[0] != '\0';
 		print_row(&out, &c.r[i]);
 	}
@@ -299,5 +407,7 @@ out:
 		msg_free(ag);
 	if (po)
 		msg_free(po);
+	if (pr)
+		msg_free(pr);
 	return (rv);
 }

@@ -675,6 +675,36 @@ reply_agents(struct reply *rp, const struct agent_info *in, uint32_t n)
 }
 
 void
+reply_probes(struct reply *rp, const struct probe_info *in, uint32_t n)
+{
+	uint32_t i, k;
+
+	if (n == 0 ||
+	    (rp->r.probes = reply_alloc(rp, n * sizeof(void *))) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct probe_info *p = &in[i];
+		Ocs__ProbeReport        *o = reply_alloc(rp, sizeof(*o));
+
+		if (o == NULL)
+			break;
+		ocs__probe_report__init(o);
+		if (p->nheard && (o->heard = reply_alloc(
+		                      rp, p->nheard * sizeof(char *))) == NULL)
+			break;
+		o->trx = reply_str(rp, p->trx);
+		o->sent = p->sent;
+		o->has_unsent = p->unsent;
+		o->unsent = p->unsent;
+		for (k = 0; k < p->nheard; k++)
+			o->heard[o->n_heard++] = reply_str(rp, p->heard[k]);
+		if (p->why[0])
+			o->why = reply_str(rp, p->why);
+		rp->r.probes[rp->r.n_probes++] = o;
+	}
+}
+
+void
 reply_events(struct reply *rp, const struct ev_rec *ev, size_t n,
              uint64_t last, int lost)
 {

@@ -9,6 +9,7 @@
 #define OCS_REPLY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -68,6 +69,9 @@ void reply_agents(struct reply *, const struct agent_info *, uint32_t n);
 struct ev_rec;
 void reply_events(struct reply *, const struct ev_rec *ev, size_t n,
                   uint64_t last, int lost);
+/* PROBE: what each transceiver's probe found (agents_probe_result). */
+struct probe_info;
+void reply_probes(struct reply *, const struct probe_info *, uint32_t n);
 void reply_message(struct reply *, const char *fmt, ...)
     __attribute__((__format__(printf, 2, 3)));
 

@@ -137,6 +137,84 @@ amsg_link_state(struct amsg_out *o, uint32_t agent_id,
 	o->m.link_state = &o->ls;
 }
 
+void
+amsg_heard(struct amsg_out *o, uint32_t agent_id, uint32_t nonce,
+           const struct amsg_heard *h, size_t n, uint32_t unsent)
+{
+	size_t   i;
+	uint32_t t;
+
+	begin(o, 0, 0);
+	ocs__heard__init(&o->heard);
+	o->heard.agent_id = agent_id;
+	o->heard.nonce = nonce;
+	for (i = 0; i < n && i < AMSG_MAX_HEARD; i++) {
+		ocs__heard_from__init(&o->hf[i]);
+		o->hf[i].trx = h[i].trx;
+		o->hf[i].host = (char *)(uintptr_t)h[i].host;
+		o->hf[i].from_trx = h[i].from_trx;
+		o->hfp[i] = &o->hf[i];
+	}
+	o->heard.n_heard = i;
+	o->heard.heard = o->hfp;
+	for (t = 0; t < AMSG_MAX_TRX; t++)
+		if (unsent & (1u << t))
+			o->unsent[o->heard.n_unsent++] = t;
+	o->heard.unsent = o->unsent;
+	o->m.body_case = OCS__MSG__BODY_HEARD;
+	o->m.heard = &o->heard;
+}
+
+/* The bits of transceivers t[0..n), each below ntrx; -1 if one is not. */
+static int64_t
+trx_bits(const uint32_t *t, size_t n, uint32_t ntrx, uint32_t *bad)
+{
+	uint32_t bits = 0;
+	size_t   i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i] >= ntrx || t[i] >= AMSG_MAX_TRX) {
+			*bad = t[i];
+			return (-1);
+		}
+		bits |= 1u << t[i];
+	}
+	return (bits);
+}
+
+int
+amsg_probe_get(const Ocs__Msg *rep, uint32_t ntrx, struct amsg_probe *p,
+               char *err, size_t errlen)
+{
+	const Ocs__Probe *q = rep->probe;
+	int64_t           s, l;
+	uint32_t          bad = 0;
+
+	if (rep->body_case != OCS__MSG__BODY_PROBE) {
+		snprintf(err, errlen, "controller: expected a probe, got %s",
+		         msg_body_name(rep->body_case));
+		return (-MSG_EBODY);
+	}
+	if ((s = trx_bits(q->send, q->n_send, ntrx, &bad)) < 0 ||
+	    (l = trx_bits(q->listen, q->n_listen, ntrx, &bad)) < 0) {
+		snprintf(err, errlen,
+		         "controller: probe: transceiver %u: this host has %u",
+		         bad, ntrx);
+		return (-MSG_EFIELD);
+	}
+	if (q->wait_ms == 0 || q->wait_ms > AMSG_PROBE_MS) {
+		snprintf(err, errlen,
+		         "controller: probe: wait_ms %u: not 1 to %u",
+		         q->wait_ms, AMSG_PROBE_MS);
+		return (-MSG_EFIELD);
+	}
+	p->nonce = q->nonce;
+	p->send = (uint32_t)s;
+	p->listen = (uint32_t)l;
+	p->wait_ms = q->wait_ms;
+	return (0);
+}
+
 int
 amsg_ready(struct amsg_out *o, uint64_t seq, uint64_t run, uint32_t agent_id,
            uint32_t phase, const struct plan_done *done, size_t nd,
@@ -327,6 +405,8 @@ amsg_answer(const Ocs__Msg *rep, int asked, char *err, size_t errlen)
 	if (asked == OCS__MSG__BODY_POLL && b == OCS__MSG__BODY_PLAN &&
 	    rep->has_run_id && rep->run_id != 0)
 		return (AMSG_PLAN);
+	if (asked == OCS__MSG__BODY_POLL && b == OCS__MSG__BODY_PROBE)
+		return (AMSG_PROBE);
 	if (asked == OCS__MSG__BODY_READY && b == OCS__MSG__BODY_RELEASE)
 		return (AMSG_RELEASE);
 	if (asked == OCS__MSG__BODY_READY && b == OCS__MSG__BODY_FINISHED)

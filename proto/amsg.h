@@ -21,8 +21,10 @@
 #include "proto/msg.h"
 #include "proto/plan.h"
 
-#define AMSG_MAX_TRX  8  /* transceivers a host */
-#define AMSG_HOST_MAX 48 /* a host name's length, at most (less one) */
+#define AMSG_MAX_TRX   8  /* transceivers a host */
+#define AMSG_HOST_MAX  48 /* a host name's length, at most (less one) */
+#define AMSG_MAX_HEARD (2 * AMSG_MAX_TRX) /* probes a Heard says */
+#define AMSG_PROBE_MS  10000              /* a Probe's wait_ms, at most */
 
 enum amsg_err {
 	AMSG_EBASE = ERR_BASE_AMSG,
@@ -45,6 +47,10 @@ struct amsg_out {
 	Ocs__LinkState    ls;
 	Ocs__TrxLink      link[AMSG_MAX_TRX];
 	Ocs__TrxLink     *linkp[AMSG_MAX_TRX];
+	Ocs__Heard        heard;
+	Ocs__HeardFrom    hf[AMSG_MAX_HEARD];
+	Ocs__HeardFrom   *hfp[AMSG_MAX_HEARD];
+	uint32_t          unsent[AMSG_MAX_TRX];
 	uint8_t           proof[AUTH_PROOF];
 	uint8_t           nonce[AUTH_NONCE];
 	struct ready_wire ready;
@@ -84,6 +90,25 @@ void amsg_poll_links(struct amsg_out *, const struct amsg_link *, uint32_t n);
 /* A LinkState: unasked (seq 0), sent at every change. */
 void amsg_link_state(struct amsg_out *, uint32_t        agent_id,
                      const struct amsg_link *, uint32_t n);
+/* A probe heard on receiver trx: the sender's host and transmitter. */
+struct amsg_heard {
+	uint32_t trx, from_trx;
+	char     host[AMSG_HOST_MAX];
+};
+/* A Heard: unasked (seq 0), what a Probe's listening heard (n at most
+ * AMSG_MAX_HEARD; more are left out), and the transmitters whose probe
+ * could not be sent (a bit each). */
+void amsg_heard(struct amsg_out *, uint32_t agent_id, uint32_t nonce,
+                const struct amsg_heard *, size_t n, uint32_t unsent);
+/* A Probe (the answer to a Poll), checked against a host of ntrx
+ * transceivers: bit i of send and listen is transceiver i. */
+struct amsg_probe {
+	uint32_t nonce, send, listen, wait_ms;
+};
+/* 0 with *p, or -MSG_EFIELD and one line in err (a transceiver out of
+ * range, wait_ms 0 or above AMSG_PROBE_MS). */
+int amsg_probe_get(const Ocs__Msg *rep, uint32_t ntrx, struct amsg_probe *p,
+                   char *err, size_t errlen);
 /* -E2BIG (nothing built) for more than PLAN_MAX_DONE reports. */
 int  amsg_ready(struct amsg_out *, uint64_t seq, uint64_t run,
                 uint32_t agent_id, uint32_t phase, const struct plan_done *done,
@@ -128,11 +153,12 @@ enum amsg_answer {
 	AMSG_RELEASE,
 	AMSG_FINISHED,
 	AMSG_ABORTED, /* the run ended: the reason in err */
+	AMSG_PROBE,   /* ocsctl check: probe, listen, say what was heard */
 };
 /*
  * rep answers a request: AMSG_* > 0, or ocsd's refusal (an Error: its
  * negative code, its text in err), or -MSG_EBODY for a body that does
- * not answer what was asked (poll: Idle or Plan; ready: Release,
+ * not answer what was asked (poll: Idle, Plan or Probe; ready: Release,
  * Finished or Abort).
  */
 int amsg_answer(const Ocs__Msg *rep, int asked, char *err, size_t errlen);

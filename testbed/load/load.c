@@ -438,6 +438,11 @@ answered(struct simag *a, const Ocs__Msg *r)
 		count(a, &a->ld->st.aborts);
 		poll_(a);
 		return;
+	case AMSG_PROBE:
+		/* No fibres to probe: ocsctl check says it did not
+		 * answer. */
+		poll_(a);
+		return;
 	}
 	if (a->sent == OCS__MSG__BODY_READY && rv < 0 && rv != -MSG_EBODY) {
 		/* A Ready refused: its run is over. */

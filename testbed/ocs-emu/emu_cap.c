@@ -319,7 +319,10 @@ on_frame(u_char *user, const struct pcap_pkthdr *ph, const u_char *b)
 	struct cap_port *cp = (struct cap_port *)user;
 	struct cap_frame f;
 
-	if (ph->caplen < 14 + 24 || b[14] != 'O' || b[15] != 'S' || b[16] != 1)
+	/* Flag 0x01 (agent/xport_kernel.h, KX_F_PROBE): an idle agent's
+	 * probe (ocsctl check), no run's frame. */
+	if (ph->caplen < 14 + 24 || b[14] != 'O' || b[15] != 'S' ||
+	    b[16] != 1 || (b[17] & 0x01))
 		return;
 	f.port = cp->port;
 	f.run = be32(b + 30);

@@ -747,10 +747,18 @@ test_check(void **state)
 	                 0);
 	assert_non_null(strstr(out, "h02.0"));
 	assert_non_null(strstr(out, " dark "));
+	/* Each heard the other's probe over the kernel datapath. */
+	assert_non_null(strstr(out, " up         h01.0 "));
+	assert_non_null(strstr(out, " up         h00.0 "));
 	free(out);
 	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 down"), 0);
 	assert_int_equal(check_until(r, "interface t0 is down", &out), 1);
-	assert_non_null(strstr(out, "1 transceivers with problems"));
+	/* and its peer hears nothing from it, which is said there too. */
+	if (!strstr(out, "could not send its probe"))
+		fprintf(stderr, "%s", out);
+	assert_non_null(strstr(out, "2 transceivers with problems"));
+	assert_non_null(
+	    strstr(out, "nothing heard: h01.0 could not send its probe"));
 	free(out);
 	assert_int_equal(rig_host_sh(r, 1, "ip link set t0 up"), 0);
 	assert_int_equal(rig_host_sh(r, 2, "ip link set t0 mtu 1500"), 0);

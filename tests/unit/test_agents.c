@@ -6,8 +6,8 @@
  * a second join of a live host, a hung host (no heartbeat), a rejoin
  * that replaces the lost record, an eviction and a closed link; on the
  * agent link, the attach as a proof that no replay passes, one link at
- * a time, messages out of place, TLS; and a shutdown racing agents that
- * go.  The runner is this test: it registers callbacks and records what
+ * a time, messages out of place, TLS; a shutdown racing agents that
+ * go; and a probe's Heard (ocsctl check) checked before it is taken.  The runner is this test: it registers callbacks and records what
  * the registry tells it.
  */
 #include <errno.h>
@@ -582,6 +582,55 @@ leave(void *arg)
  * (a loss once reached a link freed under it: ASan's use-after-free).
  * Many rounds, so that the race is met.
  */
+/* A Heard is taken only for the agent's own probe, whole and sane. */
+static void
+test_agents_probe_heard_checked(void **state)
+{
+	struct agent   a;
+	Ocs__Heard     h;
+	Ocs__HeardFrom f[2], *fp[2] = {&f[0], &f[1]};
+	uint32_t       unsent[] = {1};
+	char           err[300];
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.host, sizeof(a.host), "h04");
+	a.ntrx = 2;
+	ocs__heard__init(&h);
+	ocs__heard_from__init(&f[0]);
+	ocs__heard_from__init(&f[1]);
+	f[0] = (Ocs__HeardFrom){f[0].base, 1, "h05", 0};
+	f[1] = (Ocs__HeardFrom){f[1].base, 0, "h06", 1};
+	h.nonce = 9;
+	h.heard = fp;
+	h.n_heard = 2;
+	h.unsent = unsent;
+	h.n_unsent = 1;
+	/* No probe asked of it: refused, nothing taken. */
+	assert_int_equal(agents_probe_heard(&a, &h, err, sizeof(err)),
+	                 -MSG_EFIELD);
+	assert_non_null(strstr(err, "nonce 9 answers no probe"));
+	a.probe.nonce = 9;
+	a.probe.sent = 1;
+	/* A receiver it does not have, or a name no host has. */
+	f[0].trx = 2;
+	assert_int_equal(agents_probe_heard(&a, &h, err, sizeof(err)),
+	                 -MSG_EFIELD);
+	assert_non_null(strstr(err, "not a transceiver of h04"));
+	f[0].trx = 1;
+	f[1].host = "h 6";
+	assert_int_equal(agents_probe_heard(&a, &h, err, sizeof(err)),
+	                 -MSG_EFIELD);
+	assert_false(a.probe.answered);
+	f[1].host = "h06";
+	assert_int_equal(agents_probe_heard(&a, &h, err, sizeof(err)), 0);
+	assert_true(a.probe.answered);
+	assert_int_equal(a.probe.nheard, 2);
+	assert_string_equal(a.probe.heard[1].host, "h06");
+	assert_int_equal(a.probe.heard[1].from_trx, 1);
+	assert_int_equal(a.probe.unsent, 2);
+}
+
 static void
 test_agents_close_while_agents_go(void **state)
 {
@@ -623,6 +672,7 @@ main(void)
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_agents_tls_link, setup_tls,
 	                                    teardown),
+	    cmocka_unit_test(test_agents_probe_heard_checked),
 	    cmocka_unit_test_setup_teardown(test_agents_close_while_agents_go,
 	                                    setup_slow_hb, teardown),
 	};

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tests/unit/test_frame.c: CRC32C against the standard check value, the
- * block pattern, frame headers, and the join proof against an HMAC
- * computed independently (Python's hmac module).
+ * block pattern, frame headers, probe frames (ocsctl check) and the
+ * agent's scan for them in a stream, the Probe and Heard messages, and
+ * the join proof against an HMAC computed independently (Python's hmac
+ * module).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "agent/crc32c.h"
 #include "agent/frame.h"
 #include "agent/pattern.h"
+#include "agent/probe.h"
+#include "proto/amsg.h"
 #include "proto/auth.h"
 
 static void
@@ -167,6 +173,166 @@ test_frame_roundtrip_and_crc(void **state)
 	assert_int_equal(frame_get(buf, &g), -EPROTO);
 }
 
+static size_t
+probe_of(uint8_t *buf, const char *host, uint32_t trx, uint32_t nonce)
+{
+	struct frame_probe p = {.nonce = nonce, .trx = trx};
+
+	snprintf(p.host, sizeof(p.host), "%s", host);
+	return (frame_probe_put(buf, &p));
+}
+
+/* A probe: its own magic (never a data frame), the sender in it. */
+static void
+test_frame_probe_roundtrip(void **state)
+{
+	struct frame_probe g;
+	struct frame       f;
+	uint8_t            buf[FRAME_PROBE_MAX];
+	size_t             n;
+
+	(void)state;
+	n = probe_of(buf, "h07", 1, 0xfeed);
+	assert_int_equal(n, FRAME_HDR + 3);
+	assert_int_equal(frame_probe_len(buf), n);
+	assert_int_equal(frame_probe_get(buf, n, &g), (int)n);
+	assert_string_equal(g.host, "h07");
+	assert_int_equal(g.trx, 1);
+	assert_int_equal(g.nonce, 0xfeed);
+	/* Never data: a data frame's decoder refuses it, and a data frame
+	 * is no probe. */
+	assert_int_equal(frame_get(buf, &f), -EPROTO);
+	f = (struct frame){.run = 0, .len = 3, .hops = 1};
+	frame_put(buf, &f, "h07");
+	assert_int_equal(frame_probe_len(buf), 0);
+	assert_int_equal(frame_probe_get(buf, FRAME_HDR + 3, &g), -EPROTO);
+}
+
+/* Short, corrupted, or naming no host: not taken. */
+static void
+test_frame_probe_rejects(void **state)
+{
+	struct frame_probe g;
+	uint8_t            buf[FRAME_PROBE_MAX];
+	size_t             n;
+
+	(void)state;
+	n = probe_of(buf, "h01", 0, 7);
+	assert_int_equal(frame_probe_get(buf, n - 1, &g), 0); /* more */
+	assert_int_equal(frame_probe_get(buf, 10, &g), 0);
+	buf[FRAME_HDR + 1] ^= 1; /* the host: the CRC says so */
+	assert_int_equal(frame_probe_get(buf, n, &g), -EPROTO);
+	buf[FRAME_HDR + 1] ^= 1;
+	buf[20] ^= 1; /* the nonce */
+	assert_int_equal(frame_probe_get(buf, n, &g), -EPROTO);
+	/* A good CRC over a name with a byte no host name has. */
+	n = probe_of(buf, "h0;", 0, 7);
+	assert_int_equal(frame_probe_get(buf, n, &g), -EPROTO);
+	/* A length no probe has. */
+	n = probe_of(buf, "h01", 0, 7);
+	buf[28] = 200;
+	assert_int_equal(frame_probe_len(buf), 0);
+	assert_int_equal(frame_probe_get(buf, n, &g), -EPROTO);
+}
+
+/* The stream: probes found after garbage, across any cut, once each,
+ * and another check's (its nonce) left out. */
+static void
+test_probe_scan_stream(void **state)
+{
+	struct amsg_heard h[4];
+	uint8_t           s[512], buf[512];
+	size_t            n = 0, len = 0, nh = 0, cut;
+
+	(void)state;
+	memset(s, 'O', 50); /* a leftover of a run: no probe */
+	n = 50;
+	n += probe_of(s + n, "h02", 1, 9);
+	n += probe_of(s + n, "h03", 0, 8); /* another check's */
+	n += probe_of(s + n, "h02", 1, 9); /* sent again */
+	n += probe_of(s + n, "h04", 0, 9);
+	for (cut = 0; cut < n; cut += 7) { /* 7 bytes a read */
+		size_t k = n - cut < 7 ? n - cut : 7;
+
+		memcpy(buf + len, s + cut, k);
+		len += k;
+		probe_scan(buf, &len, 1, 9, h, 4, &nh);
+	}
+	assert_int_equal(nh, 2);
+	assert_int_equal(h[0].trx, 1);
+	assert_string_equal(h[0].host, "h02");
+	assert_int_equal(h[0].from_trx, 1);
+	assert_string_equal(h[1].host, "h04");
+	assert_int_equal(h[1].from_trx, 0);
+	assert_true(len < FRAME_HDR);
+}
+
+/* The Probe's checks: transceivers this host has, a sane wait. */
+static void
+test_amsg_probe_checked(void **state)
+{
+	Ocs__Msg          m;
+	Ocs__Probe        p;
+	struct amsg_probe got;
+	uint32_t          s[] = {0, 1}, l[] = {1};
+	char              err[200];
+
+	(void)state;
+	ocs__msg__init(&m);
+	ocs__probe__init(&p);
+	m.body_case = OCS__MSG__BODY_PROBE;
+	m.probe = &p;
+	p.nonce = 5;
+	p.send = s;
+	p.n_send = 2;
+	p.listen = l;
+	p.n_listen = 1;
+	p.wait_ms = 400;
+	assert_int_equal(amsg_probe_get(&m, 2, &got, err, sizeof(err)), 0);
+	assert_int_equal(got.send, 3);
+	assert_int_equal(got.listen, 2);
+	assert_int_equal(got.nonce, 5);
+	assert_int_equal(amsg_probe_get(&m, 1, &got, err, sizeof(err)),
+	                 -MSG_EFIELD);
+	assert_non_null(strstr(err, "transceiver 1: this host has 1"));
+	p.wait_ms = 0;
+	assert_int_equal(amsg_probe_get(&m, 2, &got, err, sizeof(err)),
+	                 -MSG_EFIELD);
+	assert_non_null(strstr(err, "wait_ms 0"));
+	m.body_case = OCS__MSG__BODY_IDLE;
+	assert_int_equal(amsg_probe_get(&m, 2, &got, err, sizeof(err)),
+	                 -MSG_EBODY);
+}
+
+/* A Heard as built, through the wire and back. */
+static void
+test_amsg_heard_wire(void **state)
+{
+	struct amsg_out  *o = calloc(1, sizeof(*o));
+	struct amsg_heard h[2] = {{0, 1, "h05"}, {1, 0, "h06"}};
+	uint8_t           buf[512];
+	Ocs__Msg         *m;
+	size_t            n;
+	char              why[200];
+
+	(void)state;
+	assert_non_null(o);
+	amsg_heard(o, 3, 77, h, 2, 1u << 1);
+	n = ocs__msg__pack(&o->m, buf);
+	assert_int_equal(msg_decode(buf, n, &m, why, sizeof(why)), 0);
+	assert_int_equal(m->body_case, OCS__MSG__BODY_HEARD);
+	assert_false(m->has_seq && m->seq != 0); /* unasked */
+	assert_int_equal(m->heard->agent_id, 3);
+	assert_int_equal(m->heard->nonce, 77);
+	assert_int_equal(m->heard->n_heard, 2);
+	assert_string_equal(m->heard->heard[1]->host, "h06");
+	assert_int_equal(m->heard->heard[0]->from_trx, 1);
+	assert_int_equal(m->heard->n_unsent, 1);
+	assert_int_equal(m->heard->unsent[0], 1);
+	msg_free(m);
+	free(o);
+}
+
 static void
 test_auth_proof_known_answer(void **state)
 {
@@ -201,6 +367,11 @@ main(void)
 	    cmocka_unit_test(test_pattern_every_byte),
 	    cmocka_unit_test(test_pattern_any_offset),
 	    cmocka_unit_test(test_frame_roundtrip_and_crc),
+	    cmocka_unit_test(test_frame_probe_roundtrip),
+	    cmocka_unit_test(test_frame_probe_rejects),
+	    cmocka_unit_test(test_probe_scan_stream),
+	    cmocka_unit_test(test_amsg_probe_checked),
+	    cmocka_unit_test(test_amsg_heard_wire),
 	    cmocka_unit_test(test_auth_proof_known_answer),
 	};
 

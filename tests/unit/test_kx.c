@@ -3,7 +3,8 @@
  * tests/unit/test_kx.c: the kernel transport's receiving half (reorder
  * stash, loss and repeat detection, stream changes) fed from a datagram
  * socket pair, so every order of segments can be played: the bytes come
- * out whole and in order, or the error names the loss.
+ * out whole and in order, or the error names the loss; and probes
+ * (ocsctl check), which are no stream's bytes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -102,6 +103,48 @@ take(struct fx *f, uint32_t stream, uint64_t from, size_t want, size_t room)
 		got += (size_t)r;
 	}
 	return (got);
+}
+
+/* A probe segment: flag KX_F_PROBE, no stream, payload p. */
+static void
+put_probe(struct fx *f, const char *p)
+{
+	uint8_t b[KX_HDR + SEG];
+	size_t  n = strlen(p);
+
+	memset(b, 0, KX_HDR);
+	memset(b, 0xff, 6);
+	memset(b + 6, 3, 6);
+	b[12] = 0x88;
+	b[13] = 0xb5;
+	b[14] = 'O';
+	b[15] = 'S';
+	b[16] = 1;
+	b[17] = KX_F_PROBE;
+	memcpy(b + KX_HDR, p, n);
+	assert_int_equal(send(f->tx, b, KX_HDR + n, 0), (ssize_t)(KX_HDR + n));
+}
+
+/* A probe amid a stream is not delivered as its bytes (nor breaks it);
+ * idle, kx_probe_recv finds the probes and drops the rest. */
+static void
+test_probe_is_no_stream(void **state)
+{
+	struct fx *f = *state;
+	char       b[SEG];
+
+	put(f, 1, 5, 0, SEG);
+	put_probe(f, "probe-one");
+	put(f, 1, 5, SEG, SEG);
+	assert_int_equal(take(f, 5, 0, 2 * SEG, sizeof(uint8_t[64 * SEG])),
+	                 2 * SEG);
+	assert_int_equal(kx_recv(&f->k, (uint8_t[8]){0}, 8), -EAGAIN);
+	put(f, 1, 6, 0, SEG);
+	put_probe(f, "probe-two");
+	put(f, 1, 6, SEG, SEG);
+	assert_int_equal(kx_probe_recv(&f->k, b, sizeof(b)), 9);
+	assert_memory_equal(b, "probe-two", 9);
+	assert_int_equal(kx_probe_recv(&f->k, b, sizeof(b)), -EAGAIN);
 }
 
 static void
@@ -290,6 +333,8 @@ main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_repeat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_probe_is_no_stream, setup,
+	                                    teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
