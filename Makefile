@@ -516,6 +516,7 @@ INTEG_TESTS := \
 	ocs_sweep \
 	relay \
 	netns \
+	netns_fabric \
 	load \
 	web \
 	web_fabric
