@@ -8,7 +8,8 @@
 #   make check    the same under ASan+UBSan in build/san
 #   make run      the demo (see README)
 #   make run-fabric the demo on a fabric: two switches, a plane each
-#   make run-netns the demo on the namespace testbed (root)
+#   make run-netns the demo on the namespace testbed (root; FABRIC=1: two
+#                  switches, a plane each)
 #   make web      the demo testbed with its live view (ocs-web), until Ctrl-C
 #   make bench    benchmarks, printed as tables
 #   make fuzz     libFuzzer targets (clang), FUZZ_TIME seconds each
@@ -518,6 +519,7 @@ INTEG_TESTS := \
 	relay \
 	check \
 	netns \
+	netns_fabric \
 	load \
 	web \
 	web_fabric
@@ -736,7 +738,7 @@ web: $(PROGS) $(REAP)
 # The namespace testbed (root): hosts in network namespaces, the kernel
 # datapath, agents on raw Ethernet.
 run-netns: $(PROGS) $(REAP)
-	@$(REAP) sh testbed/run-netns.sh $(BIN)
+	@FABRIC=$(FABRIC) $(REAP) sh testbed/run-netns.sh $(BIN)
 
 memcheck: $(PROGS)
 	@sh testbed/memcheck.sh $(BIN)

@@ -252,6 +252,105 @@ cabling(struct pctx *p, const char *name, const char *val)
 	return (1);
 }
 
+/* A host's name in [servers]: as the cabling writes it before ".i". */
+static int
+host_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len + 2 >= CONF_NAME_MAX)
+		return (0);
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+		      s[i] == '_'))
+			return (0);
+	return (1);
+}
+
+/* The server host is in so far: its index, or -1. */
+static int
+server_of(const struct conf *c, const char *host)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < c->nsrv; i++)
+		for (k = 0; k < c->srv_size; k++)
+			if (strcmp(c->srv[i].host[k], host) == 0)
+				return ((int)i);
+	return (-1);
+}
+
+/* [servers] NAME = HOST HOST ...: a server's hosts, GPU 0 first; every
+ * server of one size, a host in one server. */
+static int
+servers(struct pctx *p, const char *name, const char *val)
+{
+	struct conf       *c = p->c;
+	struct conf_server s;
+	const char        *v = val;
+	uint32_t           n = 0, i;
+	size_t             k;
+	int                o;
+
+	if (!wire_swname_ok(name, strlen(name)))
+		return (bad(p, name, val,
+		            "a server's name is a letter, then letters, "
+		            "digits, - and _ (at most %d)",
+		            CONF_SWNAME_MAX - 1));
+	for (i = 0; i < c->nsrv; i++)
+		if (strcmp(c->srv[i].name, name) == 0)
+			return (bad(p, name, val, "server listed twice"));
+	if (c->nsrv == CONF_SERVERS_MAX)
+		return (bad(p, name, val, "more than %d servers",
+		            CONF_SERVERS_MAX));
+	memset(&s, 0, sizeof(s));
+	snprintf(s.name, sizeof(s.name), "%s", name);
+	for (;; n++, v += k) {
+		v += strspn(v, " \t,");
+		if (*v == '\0')
+			break;
+		k = strcspn(v, " \t,");
+		if (!host_name_ok(v, k))
+			return (bad(p, name, val,
+			            "\"%.*s\": not a host's name (letters, "
+			            "digits, - and _)",
+			            (int)(k < 64 ? k : 64), v));
+		if (n == CONF_SERVER_HOSTS)
+			return (bad(p, name, val, "more than %d hosts",
+			            CONF_SERVER_HOSTS));
+		memcpy(s.host[n], v, k);
+		for (i = 0; i < n; i++)
+			if (strcmp(s.host[i], s.host[n]) == 0)
+				return (bad(p, name, val, "%s listed twice",
+				            s.host[n]));
+		if ((o = server_of(c, s.host[n])) >= 0)
+			return (bad(p, name, val,
+			            "%s is also in server %s (a host is in "
+			            "one server)",
+			            s.host[n], c->srv[o].name));
+	}
+	if (n < 2)
+		return (bad(p, name, val, "a server is 2 to %d hosts",
+		            CONF_SERVER_HOSTS));
+	if (c->nsrv > 0 && n != c->srv_size)
+		return (bad(p, name, val,
+		            "%u hosts; %s has %u (servers are of one size)", n,
+		            c->srv[0].name, c->srv_size));
+	if (c->nsrv % 16 == 0) {
+		struct conf_server *ns =
+		    realloc(c->srv, (c->nsrv + 16) * sizeof(*ns));
+
+		if (ns == NULL)
+			return (bad(p, name, val, "out of memory"));
+		c->srv = ns;
+	}
+	c->srv[c->nsrv++] = s;
+	c->srv_size = n;
+	return (1);
+}
+
 static int
 nng_addr_ok(const char *v)
 {
@@ -634,6 +733,8 @@ handler(void *user, const char *sec, const char *key, const char *val)
 		return (0); /* the section's header was refused */
 	if (strcmp(sec, "cabling") == 0)
 		return (cabling(p, key, val));
+	if (strcmp(sec, "servers") == 0)
+		return (servers(p, key, val));
 	for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++) {
 		const struct conf_key *k = &conf_keys[i];
 
@@ -976,6 +1077,44 @@ validate(struct pctx *p, const char *name, char *err, size_t errlen)
 	return (validate_sockets(c, name, err, errlen));
 }
 
+/* A server's hosts are cabled hosts (a typo names no host): some
+ * transceiver is "host.i".  After conf_index (by_name). */
+static int
+validate_servers(const struct conf *c, const char *name, char *err,
+                 size_t errlen)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < c->nsrv; i++)
+		for (k = 0; k < c->srv_size; k++) {
+			const char *h = c->srv[i].host[k];
+			size_t      lo = 0, hi = c->ntrx, hl = strlen(h);
+
+			/* The first name not below "host.". */
+			while (lo < hi) {
+				size_t      mid = (lo + hi) / 2;
+				const char *t = c->trx[c->by_name[mid]].name;
+				int         d = strncmp(t, h, hl);
+
+				if (d < 0 || (d == 0 && t[hl] < '.'))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < c->ntrx &&
+			    strncmp(c->trx[c->by_name[lo]].name, h, hl) == 0 &&
+			    c->trx[c->by_name[lo]].name[hl] == '.')
+				continue;
+			snprintf(
+			    err, errlen,
+			    "%s: [servers]: %s: \"%s\": no transceiver of "
+			    "%s in [cabling]",
+			    name, c->srv[i].name, h, h);
+			return (-CONF_EPARSE);
+		}
+	return (0);
+}
+
 int
 conf_parse(const char *text, const char *name, struct conf **out, char *err,
            size_t errlen)
@@ -1034,6 +1173,10 @@ conf_parse(const char *text, const char *name, struct conf **out, char *err,
 		snprintf(err, errlen, "%s: out of memory", name);
 		return (-ENOMEM);
 	}
+	if (validate_servers(p.c, name, err, errlen) != 0) {
+		conf_free(p.c);
+		return (-CONF_EPARSE);
+	}
 	*out = p.c;
 	return (0);
 }
@@ -1084,6 +1227,7 @@ conf_free(struct conf *c)
 	if (c == NULL)
 		return;
 	free(c->trx);
+	free(c->srv);
 	for (i = 0; i < CONF_SWITCH_MAX; i++) {
 		free(c->sw[i].at_in);
 		free(c->sw[i].at_out);

@@ -64,6 +64,12 @@
  *   h2.1 = B 3 67               ; with named switches, each line names
  *                               ; its switch first
  *
+ *   [servers]                   ; optional: which hosts share a server
+ *   s0 = h0 h2                  ; (FAST's server level: skewed runs
+ *   s1 = h1 h3                  ; without --gpus-per-server use it);
+ *                               ; 2..8 hosts each, all of one size, a
+ *                               ; host in one server, cabled
+ *
  * A fresh struct is filled and validated as a whole; errors read
  * "<file>:<line>: <key>: "<value>": <reason>".
  */
@@ -81,6 +87,8 @@
 #define CONF_PORT_NAME_MAX 32
 #define CONF_SWITCH_MAX    8 /* switches in a fabric */
 #define CONF_SWNAME_MAX    WIRE_SWNAME_MAX
+#define CONF_SERVER_HOSTS  8   /* hosts a server (gpus-per-server's 8) */
+#define CONF_SERVERS_MAX   512 /* servers: a run's 1024 nodes in pairs */
 
 enum conf_err {
 	CONF_EBASE = ERR_BASE_CONF,
@@ -122,6 +130,13 @@ struct conf_switch {
 	uint32_t *at_in, *at_out;
 };
 
+/* One line of [servers]: a server's name and its hosts, in order (GPU
+ * k of the server is host[k]). */
+struct conf_server {
+	char name[CONF_SWNAME_MAX];
+	char host[CONF_SERVER_HOSTS][CONF_NAME_MAX];
+};
+
 struct conf {
 	char                path[PATH_MAX];
 	struct conf_switch  sw[CONF_SWITCH_MAX];
@@ -147,6 +162,9 @@ struct conf {
 	int              run_idle_lit; /* after a run, loop dark hosts */
 	struct conf_trx *trx;
 	size_t           ntrx;
+	/* [servers]: nsrv servers of srv_size hosts each (0: none). */
+	struct conf_server *srv;
+	uint32_t            nsrv, srv_size;
 	/* Lookups in O(log n) for thousands of hosts (O(1) by port, per
 	 * switch: conf_switch.at_in): trx indices sorted by name. */
 	uint32_t *by_name;

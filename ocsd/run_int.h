@@ -35,6 +35,9 @@ struct run_env {
 	/* A fabric: its switches (planes), each one's switching time. */
 	uint32_t nsw;
 	uint32_t sw_ms[CONF_SWITCH_MAX];
+	/* ocsd.conf's [servers] (a copy the job owns), or nsrv 0. */
+	const struct conf_server *srv;
+	uint32_t                  nsrv, srv_size;
 };
 
 /* A node's links in the stretch the run is in (run_link.c): lit, the
@@ -136,8 +139,18 @@ int run_is_skew(const char *algo);
  * the agents (0, -OCSD_EUSAGE, -OCSD_EREQUEST; reason in err); the
  * schedule (r->gpus, su_* and cp set); the model of it as it runs (after
  * cost_sched, whose prediction it replaces); a plan's local links. */
-int  run_srv_check(const struct run_req *, const struct run_member *,
-                   uint32_t n, char *err, size_t len);
+int run_srv_check(const struct run_req *, const struct run_member *,
+                  uint32_t n, char *err, size_t len);
+/* Servers from ocsd.conf's [servers] (run_srv.c), before planning: a
+ * skewed run without --gpus-per-server (or with the section's size) gets
+ * the section's servers, its nodes m[0..q->mn) renumbered server by
+ * server (GPU k of a server its k-th host) and the matrix with them, so
+ * that each host sends what it sent before; q->gpus set.  0, or an error
+ * with err set (a conflicting size, a node in no server, a server in
+ * part). */
+int  run_srv_group(const struct run_env *, struct run_req *q,
+                   struct run_member *m, uint32_t n, uint64_t *matrix,
+                   char *err, size_t len);
 int  run_srv_build(struct run *, const struct run_req *,
                    const struct skew_watch *, char *err, size_t len);
 int  run_srv_predict(struct run *);

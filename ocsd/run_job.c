@@ -23,18 +23,19 @@
 #define RUN_PLANNER_STOP_MS 2000
 
 struct run_job {
-	struct ocsd      *d;
-	struct run_req    q; /* its matrix and topology are copies too */
-	uint64_t         *matrix;
-	char             *topology;
-	struct run_member m[RUN_MAX_NODES];
-	uint32_t          n, joined;
-	char              left[320]; /* joined, not eligible: who, why */
-	struct run_env    env;
-	struct run_waiter w;
-	nng_aio          *aio;
-	uint64_t          id, t_req, started_unix_ms;
-	int               started, cancelled;
+	struct ocsd        *d;
+	struct run_req      q; /* its matrix and topology are copies too */
+	uint64_t           *matrix;
+	char               *topology;
+	struct conf_server *srv; /* ocsd.conf's [servers], copied */
+	struct run_member   m[RUN_MAX_NODES];
+	uint32_t            n, joined;
+	char                left[320]; /* joined, not eligible: who, why */
+	struct run_env      env;
+	struct run_waiter   w;
+	nng_aio            *aio;
+	uint64_t            id, t_req, started_unix_ms;
+	int                 started, cancelled;
 	/* Where planning is, for status: a planner's name, i of n. */
 	char     step[32];
 	uint32_t step_i, step_n;
@@ -47,6 +48,7 @@ job_free(struct run_job *j)
 		return;
 	free(j->matrix);
 	free(j->topology);
+	free(j->srv);
 	free(j);
 }
 
@@ -108,6 +110,19 @@ job_new(struct ocsd *d, const struct run_req *q, char *err, size_t len)
 	                     .nsw = d->conf->nsw};
 	for (i = 0; i < d->conf->nsw && i < CONF_SWITCH_MAX; i++)
 		j->env.sw_ms[i] = d->conf->sw[i].switch_ms;
+	if (d->conf->nsrv > 0) {
+		size_t sz = d->conf->nsrv * sizeof(*j->srv);
+
+		if ((j->srv = malloc(sz)) == NULL) {
+			job_free(j);
+			snprintf(err, len, "out of memory for the run");
+			return (NULL);
+		}
+		memcpy(j->srv, d->conf->srv, sz);
+		j->env.srv = j->srv;
+		j->env.nsrv = d->conf->nsrv;
+		j->env.srv_size = d->conf->srv_size;
+	}
 	return (j);
 }
 
@@ -227,6 +242,9 @@ planner_main(void *arg)
 		/* Given up before it began: nothing to plan. */
 		rv = j->cancelled ? -ECANCELED : 0;
 		nng_mtx_unlock(d->mtx);
+		if (rv == 0)
+			rv = run_srv_group(&j->env, &j->q, j->m, j->n,
+			                   j->matrix, err, sizeof(err));
 		if (rv == 0)
 			rv = run_plan(&j->env, &j->q, j->m, j->n, &h, &r, err,
 			              sizeof(err));

@@ -6,10 +6,13 @@
  * redistribution go over local links between the agents of a server
  * (each agent's listener, said at its join), and the model prices those
  * links at the servers' own rate.  Each plan then names its node's
- * local peers, their addresses, the run's token and the rate.
+ * local peers, their addresses, the run's token and the rate.  With
+ * ocsd.conf's [servers], the run's nodes are first renumbered so that
+ * each server's hosts are consecutive (run_srv_group).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -135,4 +138,129 @@ run_srv_plan(const struct run *r, struct plan *p)
 		         r->member[p->lnode[j]].laddr);
 	memcpy(p->ltoken, r->ltoken, sizeof(p->ltoken));
 	p->local_bps = r->su_bps;
+}
+
+/* The node of m[0..n) on host h, or -1. */
+static int
+node_of(const struct run_member *m, uint32_t n, const char *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(m[i].host, h) == 0)
+			return ((int)i);
+	return (-1);
+}
+
+/* "s1 (h01 h03)" for messages. */
+static void
+srv_label(const struct conf_server *s, uint32_t g, char *buf, size_t len)
+{
+	size_t   at = (size_t)snprintf(buf, len, "%s (", s->name);
+	uint32_t k;
+
+	for (k = 0; k < g && at < len; k++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+		                       k ? " " : "", s->host[k]);
+	if (at < len)
+		snprintf(buf + at, len - at, ")");
+}
+
+/* perm[a]: the old node of new node a, server by server in the
+ * section's order; every node in a whole server.  0 or -OCSD_EREQUEST. */
+static int
+srv_perm(const struct run_env *env, const struct run_member *m, uint32_t mn,
+         uint32_t *perm, char *err, size_t len)
+{
+	uint32_t s, k, i, at = 0, g = env->srv_size;
+	char     lab[CONF_SERVER_HOSTS * CONF_NAME_MAX + 64];
+	int      x;
+
+	for (s = 0; s < env->nsrv; s++) {
+		const struct conf_server *sv = &env->srv[s];
+		uint32_t                  have = 0;
+
+		for (k = 0; k < g; k++)
+			have += node_of(m, mn, sv->host[k]) >= 0;
+		if (have == 0)
+			continue;
+		for (k = 0; k < g; k++) {
+			if ((x = node_of(m, mn, sv->host[k])) >= 0) {
+				perm[at++] = (uint32_t)x;
+				continue;
+			}
+			srv_label(sv, g, lab, sizeof(lab));
+			snprintf(err, len,
+			         "server %s of ocsd.conf's [servers]: %s is "
+			         "not among the run's %u nodes (a run takes "
+			         "whole servers)",
+			         lab, sv->host[k], mn);
+			return (-OCSD_EREQUEST);
+		}
+	}
+	if (at == mn)
+		return (0);
+	/* Some node is in no server (a server found is taken whole). */
+	for (i = 0; i < mn; i++) {
+		for (s = 0, x = -1; s < env->nsrv && x < 0; s++)
+			for (k = 0; k < g && x < 0; k++)
+				if (strcmp(env->srv[s].host[k], m[i].host) ==
+				    0)
+					x = (int)s;
+		if (x < 0)
+			break;
+	}
+	snprintf(err, len,
+	         "agent %s (node %u) is in no server of ocsd.conf's "
+	         "[servers]",
+	         m[i < mn ? i : 0].host, i < mn ? i : 0);
+	return (-OCSD_EREQUEST);
+}
+
+int
+run_srv_group(const struct run_env *env, struct run_req *q,
+              struct run_member *m, uint32_t n, uint64_t *matrix, char *err,
+              size_t len)
+{
+	uint32_t           g = env->srv_size, mn = q->mn, a, b, *perm;
+	struct run_member *om;
+	uint64_t          *ox;
+	char               lab[CONF_SERVER_HOSTS * CONF_NAME_MAX + 64];
+	int                rv;
+
+	if (env->nsrv == 0 || q->gpus == 1)
+		return (0); /* none, or asked for none */
+	if (q->gpus > 1 && q->gpus != g) {
+		srv_label(&env->srv[0], g, lab, sizeof(lab));
+		snprintf(err, len,
+		         "gpus-per-server %u: ocsd.conf's [servers] makes "
+		         "servers of %u (%s): leave it out, or give %u",
+		         q->gpus, g, lab, g);
+		return (-OCSD_EUSAGE);
+	}
+	/* Servers are FAST's level: other runs are flat, as ever. */
+	if (matrix == NULL || !run_is_skew(q->algo) ||
+	    q->collective[0] != '\0' || mn > n || mn < 2)
+		return (0);
+	perm = calloc(mn, sizeof(*perm));
+	om = calloc(mn, sizeof(*om));
+	ox = calloc((size_t)mn * mn, sizeof(*ox));
+	if (perm == NULL || om == NULL || ox == NULL) {
+		snprintf(err, len, "out of memory for the servers");
+		rv = -ENOMEM;
+	} else if ((rv = srv_perm(env, m, mn, perm, err, len)) == 0) {
+		memcpy(om, m, mn * sizeof(*om));
+		memcpy(ox, matrix, (size_t)mn * mn * sizeof(*ox));
+		for (a = 0; a < mn; a++) {
+			m[a] = om[perm[a]];
+			for (b = 0; b < mn; b++)
+				matrix[(size_t)a * mn + b] =
+				    ox[(size_t)perm[a] * mn + perm[b]];
+		}
+		q->gpus = g;
+	}
+	free(perm);
+	free(om);
+	free(ox);
+	return (rv);
 }

@@ -13,7 +13,16 @@
 # crosses the plant.
 #
 #   netns.sh up PREFIX HOSTS TRX [MTU]   build it (MTU default 9000)
+#   netns.sh fabric PREFIX HOSTS [MTU]   a fabric of two switches, a plane
+#                                        each: transceiver t0 of host h on
+#                                        PREFIX-sw's p<h+1>, t1 on
+#                                        PREFIX_b-sw's p<h+1> (two ocs-emu
+#                                        datapaths: netns:PREFIX and
+#                                        netns:PREFIX_b; each host is
+#                                        PREFIX-hNN, also named PREFIX_b-hNN
+#                                        so that the second finds it)
 #   netns.sh down PREFIX                 remove every namespace PREFIX-*
+#                                        (and a fabric's PREFIX_b-*)
 #   netns.sh list                        the prefixes that exist
 #
 # A half-built plant is removed before up fails; down is idempotent, so
@@ -28,6 +37,12 @@ die() {
 }
 
 down() {
+	# A fabric's second names first: they are mounts of the hosts.
+	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+		case "$ns" in
+		"$1"_b-sw | "$1"_b-h[0-9]*) ip netns del "$ns" 2>/dev/null ;;
+		esac
+	done
 	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
 		case "$ns" in
 		"$1"-sw | "$1"-h[0-9]*) ip netns del "$ns" 2>/dev/null ;;
@@ -70,16 +85,52 @@ up() {
 	return 0
 }
 
-[ $# -ge 1 ] || die "usage: netns.sh up PREFIX HOSTS TRX [MTU] | down PREFIX | list"
+# A fabric (netns.sh fabric): two switch namespaces, transceiver j of
+# every host on switch j's port h+1; PREFIX_b-hNN names the same
+# namespace as PREFIX-hNN (a bind mount, as ip netns makes its names).
+fabric() {
+	prefix=$1 hosts=$2 mtu=$3
+	for sw in "$prefix-sw" "${prefix}_b-sw"; do
+		ip netns add "$sw" && quiet_ns "$sw" || return 1
+		ip -n "$sw" link add dark type veth peer name darkpeer ||
+			return 1
+		ip -n "$sw" link set dark up &&
+			ip -n "$sw" link set darkpeer up || return 1
+	done
+	h=0
+	while [ "$h" -lt "$hosts" ]; do
+		ns=$(printf '%s-h%02d' "$prefix" "$h")
+		alias=$(printf '%s_b-h%02d' "$prefix" "$h")
+		ip netns add "$ns" && quiet_ns "$ns" || return 1
+		touch "/run/netns/$alias" &&
+			mount --bind "/run/netns/$ns" "/run/netns/$alias" ||
+			return 1
+		j=0
+		for sw in "$prefix-sw" "${prefix}_b-sw"; do
+			ip -n "$sw" link add "p$((h + 1))" mtu "$mtu" type veth \
+				peer name "t$j" netns "$ns" mtu "$mtu" || return 1
+			ip -n "$sw" link set "p$((h + 1))" up &&
+				ip -n "$ns" link set "t$j" up || return 1
+			j=$((j + 1))
+		done
+		h=$((h + 1))
+	done
+	return 0
+}
+
+[ $# -ge 1 ] || die "usage: netns.sh up PREFIX HOSTS TRX [MTU] | fabric PREFIX HOSTS [MTU] | down PREFIX | list"
 cmd=$1
 shift
 case "$cmd" in
-up | down)
+up | down | fabric)
 	[ $# -ge 1 ] || die "$cmd: PREFIX missing"
 	case "$1" in
 	*[!A-Za-z0-9_]* | "") die "PREFIX \"$1\": letters, digits and _" ;;
 	esac
 	[ ${#1} -le 20 ] || die "PREFIX \"$1\": 20 characters at most"
+	# ocs-emu takes 20: a fabric's plane B is PREFIX_b.
+	[ "$cmd" != fabric ] || [ ${#1} -le 18 ] ||
+		die "PREFIX \"$1\": 18 characters at most for a fabric"
 	;;
 esac
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
@@ -99,6 +150,23 @@ up)
 	if ! up "$1" "$2" "$3" "$mtu"; then
 		down "$1"
 		echo "$prog: could not build testbed $1; removed" >&2
+		exit 1
+	fi
+	;;
+fabric)
+	[ $# -ge 2 ] || die "fabric: PREFIX HOSTS [MTU]"
+	case "$2" in *[!0-9]* | "") die "HOSTS \"$2\": a number" ;; esac
+	[ "$2" -ge 2 ] && [ "$2" -le 100 ] || die "HOSTS \"$2\": 2..100"
+	mtu=${3:-9000}
+	case "$mtu" in *[!0-9]* | "") die "MTU \"$mtu\": a number" ;; esac
+	[ "$mtu" -ge 1280 ] && [ "$mtu" -le 65535 ] ||
+		die "MTU \"$mtu\": 1280..65535"
+	ip netns list 2>/dev/null | grep -q "^$1\(_b\)\{0,1\}-" &&
+		die "prefix \"$1\" is in use (netns.sh down $1 removes it)"
+	mkdir -p /run/netns || die "cannot make /run/netns"
+	if ! fabric "$1" "$2" "$mtu"; then
+		down "$1"
+		echo "$prog: could not build fabric testbed $1; removed" >&2
 		exit 1
 	fi
 	;;

@@ -13,6 +13,7 @@
 # usage: run-netns.sh BINDIR [NODES] [BYTES] [RATE]
 # LINK_UP=2ms in the environment: links retrain that long after light
 # returns (ocs-emu --link-up; ocsd's model gets the same [run] link_up).
+# FABRIC=1 in the environment: the fabric variant (run-netns-fabric.sh).
 set -u
 BIN=${1:-bin}
 NODES=${2:-9}
@@ -20,6 +21,8 @@ BYTES=${3:-1MiB}
 RATE=${4:-1Gbps}
 LINK_UP=${LINK_UP:-0}
 here=$(dirname "$0")
+# FABRIC=1: two switches, a plane each (run-netns-fabric.sh).
+[ "${FABRIC:-0}" = 1 ] && exec sh "$here/run-netns-fabric.sh" "$@"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "make run-netns: needs root (network namespaces); make run" \

@@ -63,6 +63,7 @@ struct rconn {
 	struct MHD_Response *res;
 	unsigned             status;
 	uint64_t             due_ms;
+	int                  dp;   /* and once the datapath follows */
 	struct rconn        *next; /* on the pending list */
 	int                  pending;
 };
@@ -82,8 +83,22 @@ struct emu_rest {
 
 /* ---- delayed answers ----------------------------------------------------- */
 
-/* Resumes each suspended connection when its answer is due; all at once
- * when the face stops. */
+/* Has the kernel's datapath (if any) applied every change?  Taken with
+ * pmtx held: nothing takes pmtx under e->mtx. */
+static int
+dp_done(struct emu *e)
+{
+	int done;
+
+	pthread_mutex_lock(&e->mtx);
+	done = emu_dp_done(e, mono_ns());
+	pthread_mutex_unlock(&e->mtx);
+	return (done);
+}
+
+/* Resumes each suspended connection when its answer is due (a change on
+ * the kernel's datapath: and applied there); all at once when the face
+ * stops. */
 static void *
 timer_main(void *arg)
 {
@@ -98,7 +113,11 @@ timer_main(void *arg)
 		for (p = r->pending; p != NULL; p = p->next) {
 			if (!p->pending)
 				continue;
-			if (p->due_ms <= now || r->stopping) {
+			if (p->due_ms <= now && p->dp && !r->stopping &&
+			    !dp_done(r->e)) {
+				p->due_ms = now + 1; /* looked at every ms */
+				next = p->due_ms < next ? p->due_ms : next;
+			} else if (p->due_ms <= now || r->stopping) {
 				p->pending = 0;
 				MHD_resume_connection(p->conn);
 			} else if (p->due_ms < next)
@@ -183,10 +202,11 @@ finish(struct emu_rest *r, struct rconn *rc, struct answer *a)
 	if ((res = response_of(a)) == NULL)
 		return (MHD_NO);
 	pthread_mutex_lock(&r->pmtx);
-	if (a->due_ms > mono_ms() && !r->stopping && r->timer_ok) {
+	if ((a->due_ms > mono_ms() || a->dp) && !r->stopping && r->timer_ok) {
 		rc->res = res;
 		rc->status = a->status;
 		rc->due_ms = a->due_ms;
+		rc->dp = a->dp;
 		rc->pending = 1;
 		rc->next = r->pending;
 		r->pending = rc;
@@ -380,7 +400,9 @@ req_of(const struct rconn *rc, const char *method, int ro, struct rest_req *q)
 	q->ro = ro;
 }
 
-/* Answer a change once the mirrors have moved (unless --ack immediate). */
+/* Answer a change once the mirrors have moved (unless --ack immediate),
+ * and on the kernel's datapath once the kernel forwards as they say, as
+ * TL1 does: a light check read at once must see the new paths. */
 static void
 settle(struct emu *e, const struct rest_req *q, uint64_t now_ns,
        struct answer *a)
@@ -388,9 +410,13 @@ settle(struct emu *e, const struct rest_req *q, uint64_t now_ns,
 	uint64_t s = oxc_settled_at(&e->x);
 
 	if (strcmp(q->method, "GET") == 0 || e->c.ack_immediate ||
-	    s <= now_ns || a->status != 200)
+	    a->status != 200)
 		return;
-	a->due_ms = mono_ms() + (s - now_ns + 999999) / 1000000;
+	a->dp = e->dp_track && !emu_dp_done(e, now_ns);
+	if (s > now_ns)
+		a->due_ms = mono_ms() + (s - now_ns + 999999) / 1000000;
+	else if (a->dp)
+		a->due_ms = mono_ms();
 }
 
 /* The answer to a whole request (line, headers and body in rc). */

@@ -28,6 +28,7 @@ struct answer {
 	char     cookie[80];
 	uint64_t due_ms; /* 0: now */
 	int      drop;   /* hang up instead */
+	int      dp;     /* and not before the kernel's datapath follows */
 };
 
 /* [{"status":"0","msg":"Failed","description":<text>}] */

@@ -34,6 +34,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			     conf_trx_by_in(c, t->sw, t->in) != t))
 				abort();
 		}
+		/* Servers: of one size, 2 to 8 hosts, each cabled. */
+		if (c->nsrv > 0 &&
+		    (c->srv_size < 2 || c->srv_size > CONF_SERVER_HOSTS))
+			abort();
+		for (i = 0; i < (size_t)c->nsrv * c->srv_size; i++)
+			if (c->srv[i / c->srv_size].host[i % c->srv_size][0] ==
+			    '\0')
+				abort();
 		conf_free(c);
 	} else if (err[0] == '\0')
 		abort();

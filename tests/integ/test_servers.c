@@ -6,7 +6,10 @@
  * the stages on circuits.  Every block verified, each phase's bytes as
  * planned, every cross-server byte on circuits once, the local links
  * shaped (never faster than their rate); a local link that fails is
- * named; requests that cannot be servers are refused, saying why.
+ * named; requests that cannot be servers are refused, saying why.  And
+ * servers from ocsd.conf's [servers] whose hosts are not consecutive
+ * nodes: the same run without --gpus-per-server, each host sending what
+ * the matrix's row of it says.
  */
 #include <errno.h>
 #include <signal.h>
@@ -39,15 +42,29 @@ setup8(void **state)
 	return (0);
 }
 
+/* Servers of the even and of the odd hosts, GPU order not host order. */
+static int
+setup8_conf(void **state)
+{
+	*state = rig_up(8, "1ms",
+	                "deadline = 30s\nscaleup_bandwidth = 400Mbps\n"
+	                "scaleup_alpha = 20us\n[servers]\n"
+	                "even = h06 h00 h02 h04\nodd = h01 h03 h05 h07\n");
+	assert_non_null(*state);
+	return (0);
+}
+
 static int
 teardown(void **state)
 {
 	return (rig_down(*state));
 }
 
-/* The traffic between servers of G: what the circuits must carry. */
+/* The traffic between servers of G: what the circuits must carry.
+ * by_parity: the servers are the even and the odd hosts, else
+ * consecutive hosts. */
 static uint64_t
-cross_bytes(void)
+cross_bytes_of(int by_parity)
 {
 	struct tmat m;
 	char        err[256];
@@ -58,9 +75,16 @@ cross_bytes(void)
 	                 0);
 	for (i = 0; i < m.n; i++)
 		for (j = 0; j < m.n; j++)
-			cross += i / G != j / G ? tmat_at(&m, i, j) : 0;
+			if (by_parity ? i % 2 != j % 2 : i / G != j / G)
+				cross += tmat_at(&m, i, j);
 	tmat_free(&m);
 	return (cross);
+}
+
+static uint64_t
+cross_bytes(void)
+{
+	return (cross_bytes_of(0));
 }
 
 static json_int_t
@@ -73,20 +97,17 @@ num(const json_t *o, const char *k)
 	return (json_integer_value(v));
 }
 
+/* A run's JSON answer checked as a run of 2 servers of G: verified,
+ * each phase's bytes the plan's, circuits carrying the servers' cross
+ * traffic (cross) once. */
 static void
-test_servers_fast_g4_verified(void **state)
+check_g4(const char *o, uint64_t cross)
 {
-	struct rig *r = *state;
-	char       *o, *e;
-	json_t     *j, *rep, *ph, *v;
-	size_t      k;
-	uint64_t    circ = 0, local = 0;
-	double      floor_s;
+	json_t  *j, *rep, *ph, *v;
+	size_t   k;
+	uint64_t circ = 0, local = 0;
+	double   floor_s;
 
-	if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "fast", "--bytes",
-	            "1MiB", "--matrix", MATRIX, "--gpus-per-server", "4",
-	            NULL) != 0)
-		fail_msg("%s", e);
 	assert_non_null(j = json_loads(o, 0, NULL));
 	rep = json_object_get(j, "report");
 	assert_true(json_is_true(json_object_get(rep, "verified")));
@@ -113,13 +134,64 @@ test_servers_fast_g4_verified(void **state)
 		assert_true(json_real_value(json_object_get(v, "data_s")) >=
 		            floor_s);
 	}
-	assert_int_equal(circ, cross_bytes());
+	assert_int_equal(circ, cross);
 	assert_true(local > 0);
 	/* Stage 0's circuits are set before phase 0: no reconfiguration
 	 * within a run of one stage. */
 	assert_int_equal(
 	    json_array_size(json_object_get(rep, "reconfigure_before")), 0);
 	json_decref(j);
+}
+
+static void
+test_servers_fast_g4_verified(void **state)
+{
+	struct rig *r = *state;
+	char       *o, *e;
+
+	if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "fast", "--bytes",
+	            "1MiB", "--matrix", MATRIX, "--gpus-per-server", "4",
+	            NULL) != 0)
+		fail_msg("%s", e);
+	check_g4(o, cross_bytes());
+	free(o);
+	free(e);
+}
+
+/* [servers] even = h06 h00 h02 h04, odd = h01 h03 h05 h07: no
+ * --gpus-per-server, the section's servers; the nodes server by server
+ * in its order, and the circuits carry the traffic between even and odd
+ * hosts (not between h00..h03 and h04..h07). */
+static void
+test_servers_from_conf(void **state)
+{
+	struct rig *r = *state;
+	char       *o, *e;
+	json_t     *j, *hosts;
+	const char *want[] = {"h06", "h00", "h02", "h04",
+	                      "h01", "h03", "h05", "h07"};
+	size_t      k;
+
+	assert_true(cross_bytes_of(1) != cross_bytes_of(0));
+	if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "fast", "--bytes",
+	            "1MiB", "--matrix", MATRIX, NULL) != 0)
+		fail_msg("%s", e);
+	check_g4(o, cross_bytes_of(1));
+	assert_non_null(j = json_loads(o, 0, NULL));
+	hosts = json_object_get(json_object_get(j, "report"), "hosts");
+	assert_int_equal(json_array_size(hosts), 8);
+	for (k = 0; k < 8; k++)
+		assert_string_equal(
+		    json_string_value(json_array_get(hosts, k)), want[k]);
+	json_decref(j);
+	free(o);
+	free(e);
+	/* The section's size given: the same servers. */
+	if (rig_ctl(r, &o, &e, "-j", "run", "--algo", "fast", "--bytes",
+	            "1MiB", "--matrix", MATRIX, "--gpus-per-server", "4",
+	            NULL) != 0)
+		fail_msg("%s", e);
+	check_g4(o, cross_bytes_of(1));
 	free(o);
 	free(e);
 }
@@ -200,6 +272,27 @@ test_servers_refused(void **state)
 	               "--gpus-per-server", "4", NULL);
 }
 
+static void expect_refused(struct rig *r, const char *want, ...);
+
+/* A size against the section's, and a run of part of a server: refused
+ * before anything moves, the section and the host named. */
+static void
+test_servers_conf_refused(void **state)
+{
+	struct rig *r = *state;
+
+	expect_refused(r,
+	               "gpus-per-server 2: ocsd.conf's [servers] makes "
+	               "servers of 4 (even (h06 h00 h02 h04))",
+	               "run", "--algo", "fast", "--bytes", "1MiB", "--matrix",
+	               MATRIX, "--gpus-per-server", "2", NULL);
+	expect_refused(r,
+	               "server even (h06 h00 h02 h04) of ocsd.conf's "
+	               "[servers]: h06 is not among the run's 6 nodes",
+	               "run", "--algo", "fast", "--bytes", "1MiB", "--matrix",
+	               "zipf:6:0.8:5", NULL);
+}
+
 int
 main(void)
 {
@@ -210,6 +303,10 @@ main(void)
 	        test_servers_local_link_fails_named, setup8, teardown),
 	    cmocka_unit_test_setup_teardown(test_servers_refused, setup8,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_servers_from_conf,
+	                                    setup8_conf, teardown),
+	    cmocka_unit_test_setup_teardown(test_servers_conf_refused,
+	                                    setup8_conf, teardown),
 	};
 
 	return (cmocka_run_group_tests_name("servers", tests, NULL, NULL));

@@ -130,7 +130,7 @@ rig_wait_agents(struct rig *r, int n, int timeout_ms)
 	return (-1);
 }
 
-/* testbed/netns.sh CMD PREFIX [HOSTS TRX]; its exit status. */
+/* testbed/netns.sh CMD PREFIX [HOSTS [TRX]]; its exit status. */
 static int
 netns_sh(const char *cmd, const char *prefix, int hosts, int trx)
 {
@@ -148,6 +148,8 @@ netns_sh(const char *cmd, const char *prefix, int hosts, int trx)
 	snprintf(t, sizeof(t), "%d", trx);
 	if (hosts == 0)
 		argv[4] = NULL;
+	if (trx == 0) /* netns.sh fabric PREFIX HOSTS */
+		argv[5] = NULL;
 	rv = proc_run(argv, &o, &e);
 	if (rv != 0)
 		fprintf(stderr, "rig: netns.sh %s %s: %s", cmd, prefix, e);
@@ -156,14 +158,17 @@ netns_sh(const char *cmd, const char *prefix, int hosts, int trx)
 	return (rv);
 }
 
-/* A prefix no other rig (or run) of this machine uses now. */
+/* A prefix no other rig (or run) of this machine uses now (at most 17
+ * characters: a fabric's switch B is PREFIX_b).  A fabric: transceiver
+ * 0 of each host on switch A (PREFIX-sw), 1 on B (PREFIX_b-sw). */
 static int
-netns_up(struct rig *r, int n, int trx)
+netns_up(struct rig *r, int n, int trx, int fabric)
 {
 	/* The process and the microsecond: apart from every other rig. */
 	snprintf(r->netns, sizeof(r->netns), "rig%ux%u", (unsigned)getpid(),
 	         (unsigned)(mono_ns() / 1000 % 1000000));
-	if (netns_sh("up", r->netns, n, trx) != 0) {
+	if (netns_sh(fabric ? "fabric" : "up", r->netns, n,
+	             fabric ? 0 : trx) != 0) {
 		r->netns[0] = '\0';
 		return (-1);
 	}
@@ -279,14 +284,20 @@ rig_emu_restart(struct rig *r)
 static int
 fabric_emu(struct rig *r, char **eargv, const char *st_b)
 {
-	char line[256], log[300], *st = eargv[10];
+	char line[256], log[300], *st = eargv[10], *dp = eargv[4];
+	char dp_b[64];
 	int  rv;
 
 	snprintf(log, sizeof(log), "%s/emu-b.log", r->dir);
 	if (st_b != NULL)
 		eargv[10] = (char *)(uintptr_t)st_b;
+	/* In namespaces: B's kernel datapath is the testbed's second. */
+	snprintf(dp_b, sizeof(dp_b), "netns:%s_b", r->netns);
+	if (r->netns[0])
+		eargv[4] = dp_b;
 	rv = proc_start(&r->emu_b, eargv, log);
 	eargv[10] = st;
+	eargv[4] = dp;
 	if (rv != 0 || proc_line(&r->emu_b, line, sizeof(line), 5000) != 0)
 		return (-1);
 	snprintf(r->tl1_b, sizeof(r->tl1_b), "%.60s", line + 13);
@@ -332,7 +343,9 @@ rig_up_opts(int n, const struct rig_opts *ro)
 	if (ro->netns) {
 		if (T != 2)
 			snprintf(r->trx, sizeof(r->trx), "%d", T);
-		if (netns_up(r, n, T) != 0)
+		/* A fabric in namespaces: a transceiver a plane. */
+		if ((ro->fabric && T != 2) ||
+		    netns_up(r, n, T, ro->fabric) != 0)
 			goto fail;
 		/* The kernel carries the light: no fibre listener. */
 		snprintf(dpath, sizeof(dpath), "netns:%s", r->netns);

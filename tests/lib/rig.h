@@ -53,7 +53,8 @@ struct rig_opts {
 	 * ocs-emu through the polatis driver (TL1), switch B a second one
 	 * through the calient driver (REST); transceiver .0 of every host
 	 * is on A, .1 on B (two transceivers a host).  2: switch B over
-	 * Polatis TL1 too. */
+	 * Polatis TL1 too.  With netns: each switch an ocs-emu kernel
+	 * datapath of its own (netns.sh fabric). */
 	int fabric;
 	/* A fabric's switch B slower (or faster) than A: its ocs-emu's
 	 * --switch-time and ocsd's, or NULL: switch_time. */

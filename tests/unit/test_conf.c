@@ -562,6 +562,74 @@ test_conf_carry_ports(void **state)
 	conf_free(b);
 }
 
+/* [servers]: which hosts share a server, in the order given (GPU k is
+ * host[k]); every server of one size, a host in one server, a host the
+ * cabling has; each mistake named on its line. */
+#define SERVERS                                                               \
+	"[switch]\ndriver = emu\n[cabling]\n"                                 \
+	"h00.0 = 1 65\nh01.0 = 2 66\nh02.0 = 3 67\nh03.0 = 4 68\n"            \
+	"h04.0 = 5 69\nh05.0 = 6 70\nh3.0 = 7 71\n[servers]\n"
+
+static void
+servers_bad(const char *lines, const char *want)
+{
+	struct conf *c;
+	char         text[1024], err[512];
+
+	snprintf(text, sizeof(text), "%s%s", SERVERS, lines);
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)),
+	                 -CONF_EPARSE);
+	assert_null(c);
+	if (strstr(err, want) == NULL)
+		fail_msg("error \"%s\" lacks \"%s\"", err, want);
+}
+
+static void
+test_conf_servers(void **state)
+{
+	struct conf *c;
+	char         text[1024], err[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%s%s", SERVERS,
+	         "s0 = h00 h02 h04\ns1 = h05, h03 h01 ; a comment\n");
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(c->nsrv, 2);
+	assert_int_equal(c->srv_size, 3);
+	assert_string_equal(c->srv[0].name, "s0");
+	assert_string_equal(c->srv[0].host[1], "h02");
+	assert_string_equal(c->srv[1].host[0], "h05");
+	assert_string_equal(c->srv[1].host[2], "h01");
+	conf_free(c);
+	/* None: no servers. */
+	assert_int_equal(conf_parse(GOOD, "t.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(c->nsrv, 0);
+	conf_free(c);
+	servers_bad("s0 = h00 h01\ns1 = h02 h03 h04\n",
+	            "t.conf:13: s1: \"h02 h03 h04\": 3 hosts; s0 has 2 "
+	            "(servers are of one size)");
+	servers_bad("s0 = h00 h01\ns1 = h02 h01\n",
+	            "t.conf:13: s1: \"h02 h01\": h01 is also in server s0");
+	servers_bad("s0 = h00 h00\n", "h00 listed twice");
+	servers_bad("s0 = h00\n", "a server is 2 to 8 hosts");
+	servers_bad("s0 =\n", "a server is 2 to 8 hosts");
+	servers_bad("s0 = h00 h01 h02 h03 h04 h05 h3 h06 h07\n",
+	            "more than 8 hosts");
+	servers_bad("s0 = h00 h01\ns0 = h02 h03\n",
+	            "t.conf:13: s0: \"h02 h03\": server listed twice");
+	servers_bad("0s = h00 h01\n", "a server's name is a letter");
+	servers_bad("s0 = h00 h0.1\n", "\"h0.1\": not a host's name");
+	/* A host the cabling lacks (h03 is cabled, h3 too, h0 not: a
+	 * prefix of cabled names is no host). */
+	servers_bad("s0 = h00 h0\n",
+	            "t.conf: [servers]: s0: \"h0\": no transceiver of h0 in "
+	            "[cabling]");
+	servers_bad("s0 = h00 h06\n", "no transceiver of h06");
+	snprintf(text, sizeof(text), "%s%s", SERVERS, "s0 = h3 h03\n");
+	assert_int_equal(conf_parse(text, "t.conf", &c, err, sizeof(err)), 0);
+	conf_free(c);
+}
+
 int
 main(void)
 {
@@ -574,6 +642,7 @@ main(void)
 	    cmocka_unit_test(test_conf_named_cabling),
 	    cmocka_unit_test(test_conf_fabric),
 	    cmocka_unit_test(test_conf_carry_ports),
+	    cmocka_unit_test(test_conf_servers),
 	};
 
 	return (cmocka_run_group_tests_name("conf", tests, NULL, NULL));

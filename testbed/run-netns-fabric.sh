@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# make run-netns FABRIC=1 (root): the namespace testbed as a fabric.  Two
+# switches, a plane each, both carrying light in the kernel: NODES hosts
+# in their own network namespaces, each host's transceiver t0 a veth into
+# switch A's namespace and t1 one into switch B's (testbed/netns.sh
+# fabric), and one ocs-emu kernel datapath a switch.  ocsd drives switch
+# A over Polatis TL1 and switch B over CALIENT REST; one ocs-agent a host
+# sends raw Ethernet on t0 and t1 (--transport kernel).  Runs ReTri and
+# Bridge (a ring across the planes: each circuit one-way on its sender's
+# switch), then ReTri with its planes apart (each plane released as its
+# own switch settles), every block verified, and tears everything down
+# on every way out.
+#
+# usage: run-netns-fabric.sh BINDIR [NODES] [BYTES] [RATE]
+set -u
+BIN=${1:-bin}
+NODES=${2:-9}
+BYTES=${3:-1MiB}
+RATE=${4:-1Gbps}
+here=$(dirname "$0")
+
+if [ "$(id -u)" != 0 ]; then
+	echo "make run-netns FABRIC=1: needs root (network namespaces);" \
+		"make run-fabric runs the same on ocs-emu's relay" >&2
+	exit 2
+fi
+prefix="ocsfab$$"
+what="make run-netns FABRIC=1"
+demo_cleanup_more() { sh "$here/netns.sh" down "$prefix"; }
+. "$here/demo-lib.sh"
+
+sh "$here/netns.sh" fabric "$prefix" "$NODES" 9000 ||
+	fail "could not build the namespaces"
+ports=$NODES
+# Switch A's datapath is netns:PREFIX, switch B's netns:PREFIX_b.
+for sw in a b; do
+	dp=$prefix
+	[ "$sw" = b ] && dp="${prefix}_b"
+	"$BIN/ocs-emu" --tl1 127.0.0.1:0 --rest 127.0.0.1:0 \
+		--ports "$ports" --switch-time 1ms --datapath "netns:$dp" \
+		--rate "$RATE" >"$dir/emu-$sw.out" 2>"$dir/emu-$sw.log" &
+	pids="$pids $!"
+	wait_for "grep -q rest $dir/emu-$sw.out" 50 ||
+		fail "ocs-emu ($sw) did not start"
+done
+tl1_a=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu-a.out")
+rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
+
+{
+	printf '[switch A]\ndriver = polatis\naddress = %s\n' "$tl1_a"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
+	printf '[switch B]\ndriver = calient\naddress = http://%s\n' "$rest_b"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
+	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
+	printf '[state]\ndir = %s/state\n' "$dir"
+	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
+	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
+	printf 'deadline = 30s\n'
+	printf '[cabling]\n'
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
+		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
+		h=$((h + 1))
+	done
+} >"$dir/ocsd.conf"
+
+ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
+
+"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
+	fail "ocsd rejected the generated configuration"
+"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
+pids="$pids $!"
+wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock -br status | \
+	grep -c 'connected') -eq 2" 50 || fail "ocsd did not reach both switches"
+
+h=0
+while [ "$h" -lt "$NODES" ]; do
+	host=$(printf 'h%02d' "$h")
+	ip netns exec "$prefix-$host" "$BIN/ocs-agent" \
+		--controller "ipc://$dir/agents.sock" --host "$host" \
+		--secret-file "$dir/secret" --transport kernel --iface t0,t1 \
+		2>"$dir/agent-$host.log" &
+	pids="$pids $!"
+	h=$((h + 1))
+done
+wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
+	-eq $NODES" 100 || fail "the agents did not all join"
+
+echo "$what: $NODES hosts in namespaces $prefix-h*, t0 on switch A" \
+	"($prefix-sw), t1 on switch B (${prefix}_b-sw)"
+echo "    switch A: ocs-emu's kernel datapath over Polatis TL1 ($tl1_a)"
+echo "    switch B: ocs-emu's kernel datapath over CALIENT REST ($rest_b)"
+echo "    1 ms switching, fibres at $RATE"
+echo
+ctl -br status
+echo
+
+total=0
+run() {
+	ctl run "$@" >"$dir/run.out" 2>&1 ||
+		{ cat "$dir/run.out"; fail "the run $* failed"; }
+	cat "$dir/run.out"
+	echo
+	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
+		"$dir/run.out")
+	[ -n "$v" ] || fail "the run $* did not verify"
+	total=$((total + v))
+}
+for algo in retri bridge; do
+	run --algo "$algo" --bytes "$BYTES"
+done
+run --algo retri --bytes "$BYTES" --reconfig all --planes apart
+grep -q '^planes apart' "$dir/run.out" || fail "the run was not planes apart"
+echo "verified: $total blocks, 0 errors"
+exit 0
