@@ -659,7 +659,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	collectives/tplan.c collectives/skplan.c collectives/tmat_load.c \
 	$(DRV_SRCS) \
 	$(EMU_SRCS) $(OCSD_SRCS) $(OCSCTL_SRCS) $(WEB_SRCS) $(SWEEP_SRCS) \
-	proto/msg.c \
+	proto/msg.c proto/report.c proto/report_tl.c \
 	$(LOAD_SRCS) proto/auth.c proto/chakra.c \
 	proto/link.c proto/plan.c proto/alink.c proto/amsg.c \
 	$(AGENT_SRCS) \
@@ -897,7 +897,7 @@ install: $(PROGS) $(BUILD)/install/ocs-plan $(BUILD)/install/ocs-web
 		$(BIN)/ocs-load $(BUILD)/install/ocs-plan $(DESTDIR)$(BINDIR)
 	$(Q)install -m 755 $(BIN)/ocsd $(BIN)/ocs-agent \
 		$(BUILD)/install/ocs-web $(DESTDIR)$(SBINDIR)
-	$(Q)install -m 644 ocsd/www/index.html ocsd/www/app.js \
+	$(Q)install -m 644 ocsd/www/index.html ocsd/www/app.js ocsd/www/feed.js \
 		ocsd/www/style.css $(DESTDIR)$(DATADIR)/www
 	$(Q)install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	$(Q)install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5

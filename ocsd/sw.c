@@ -884,6 +884,12 @@ do_hold(struct sw *s, struct sw_job *j)
 		goto out;
 	}
 	nng_mtx_lock(s->d->mtx);
+	/* The switch's read-back told watchers of its circuits before the
+	 * desired map had them: they hear of that too, or a watcher (ocs-web)
+	 * shows drift until something else changes. */
+	if (!s->have_desired || !map_equal(&s->desired, &t.desired))
+		ev_say(s->d->ev, "switch", "desired", NULL, 0, -1,
+		       "%u patches desired", map_count(&t.desired));
 	map_free(&s->desired);
 	s->desired = t.desired;
 	s->have_desired = 1;

@@ -97,7 +97,7 @@ struct web {
 	char                   bound[80]; /* HOST:PORT as bound */
 	uint16_t               port;
 	struct ssl_ctx_st     *tls;
-	struct web_asset       assets[4];
+	struct web_asset       assets[8];
 	int                    nassets;
 
 	struct wconn *conn[WEB_CONN_MAX];

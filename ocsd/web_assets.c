@@ -25,7 +25,10 @@
 static const struct {
 	const char *name, *type;
 } files[] = {
-    /* index.html last: its links name the others' hashes. */
+    /* Each after the files it links to (app.js names feed.js, the
+     * shared feed's worker), index.html last: their links name the
+     * others' hashes. */
+    {"/feed.js", "text/javascript; charset=utf-8"},
     {"/app.js", "text/javascript; charset=utf-8"},
     {"/style.css", "text/css; charset=utf-8"},
     {"/index.html", "text/html; charset=utf-8"},

@@ -358,7 +358,7 @@ web_stream_start(struct web *w, size_t *len)
 char *
 web_snap_all(struct web *w)
 {
-	size_t n = 3, at = 1;
+	size_t n = 4, at = 1; /* "{", "}", "\n" and the NUL */
 	char  *s;
 	int    k;
 

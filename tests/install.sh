@@ -40,7 +40,7 @@ for f in $units; do
 	[ -f "$pre/lib/systemd/system/$f" ] && ok || no "$f missing"
 done
 # ocs-web's page, where the installed ocs-web reads it.
-for f in index.html app.js style.css; do
+for f in index.html app.js feed.js style.css; do
 	[ -f "$pre/share/ocsd/www/$f" ] && ok || no "www/$f missing"
 done
 strings "$pre/sbin/ocs-web" | grep -qx "$pre/share/ocsd/www" && ok ||

@@ -7,7 +7,10 @@
 // ocs.matrixAt the wall clock (ms) the matrix last changed on the page,
 // ocs.boards[switch] each matrix's geometry (ports n x m, px a port,
 // pad) and how many port readings it drew with; ocs.heat the sweep
-// heatmap's cells and ocs.heatModel the model_hash they are of.
+// heatmap's cells and ocs.heatModel the model_hash they are of;
+// ocs.tl the run's timeline on the canvas (null while a running run's
+// bar is): its agents' top, row height and a lane a plane apart, with
+// each dark band's pixels; ocs.feed 'shared' (feed.js) or 'page'.
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -75,30 +78,57 @@
     });
   }
 
-  function connect() {
-    const es = new EventSource('/events');
-    // A page left (into the back/forward cache) gives its connection
-    // back: a browser has six for this host and each page's stream
-    // holds one.  Coming back, it connects again.
-    window.addEventListener('pagehide', () => es.close(), { once: true });
+  // A feed message: a snapshot, the events, ocsd's state, or the
+  // stream's own ('open', 'error').
+  function onFeed(k, data) {
     const conn = $('conn');
-    es.onopen = () => { conn.textContent = 'live'; conn.className = ''; };
-    es.onerror = () => { conn.textContent = 'reconnecting…'; conn.className = 'bad'; };
-    ['show', 'status', 'agents', 'runs'].forEach((k) =>
-      es.addEventListener(k, (e) => {
-        ocs.state[k] = JSON.parse(e.data);
-        ocs.lastEventMs = Date.now();
-        onState(k);
-      }));
-    es.addEventListener('ocsd', (e) => {
-      const o = JSON.parse(e.data);
+    if (k === 'open') { conn.textContent = 'live'; conn.className = ''; return; }
+    if (k === 'error') { conn.textContent = 'reconnecting…'; conn.className = 'bad'; return; }
+    const o = JSON.parse(data);
+    if (k === 'ocsd') {
       conn.textContent = o.error ? 'ocsd: ' + o.error : 'live';
       conn.className = o.error ? 'bad' : '';
-    });
-    es.addEventListener('events', (e) => {
-      const o = JSON.parse(e.data);
+    } else if (k === 'events') {
       (o.events || []).forEach(onEvent);
-    });
+    } else {
+      ocs.state[k] = o;
+      ocs.lastEventMs = Date.now();
+      onState(k);
+    }
+  }
+
+  // One event stream for every page of the browser (feed.js, a
+  // SharedWorker): a browser holds six connections a host, and a stream
+  // a page left the seventh page's requests waiting.  Where there is no
+  // SharedWorker (or it fails), the page's own stream.
+  function connect() {
+    if (typeof SharedWorker === 'function') {
+      try {
+        const sw = new SharedWorker("/feed.js", { name: 'ocs-feed' });
+        const port = sw.port;
+        let heard = false;
+        port.onmessage = (e) => { heard = true; onFeed(e.data.k, e.data.d); };
+        sw.onerror = () => { if (!heard) { port.close(); ownStream(); } };
+        port.start();
+        port.postMessage({ hello: 1 });
+        ocs.feed = 'shared';
+        window.addEventListener('pagehide', () => { port.postMessage({ bye: 1 }); port.close(); }, { once: true });
+        return;
+      } catch (e) { /* no worker here: the page's own stream */ }
+    }
+    ownStream();
+  }
+
+  function ownStream() {
+    ocs.feed = 'page';
+    const es = new EventSource('/events');
+    // A page left (into the back/forward cache) gives its connection
+    // back; coming back, it connects again.
+    window.addEventListener('pagehide', () => es.close(), { once: true });
+    es.onopen = () => onFeed('open');
+    es.onerror = () => onFeed('error');
+    ['show', 'status', 'agents', 'runs', 'ocsd', 'events'].forEach((k) =>
+      es.addEventListener(k, (e) => onFeed(k, e.data)));
   }
 
   function onEvent(ev) {
@@ -106,8 +136,13 @@
     if (ocs.events.length > 500) ocs.events.shift();
     ocs.lastEventMs = Date.now();
     if (ev.kind === 'run') {
-      if (ev.what === 'started')
+      if (ev.what === 'started') {
         ocs.live = { run_id: ev.run_id, t0: ev.unix_ms, phases: [], text: ev.text };
+        // The history of events a page is sent first may start a run
+        // the runs' list already holds ended: not drawn as running (its
+        // bar would hide the timeline until its 'finished' came).
+        if (((ocs.state.runs || {}).runs || []).some((r) => r.run_id === ev.run_id)) ocs.live.ended = 'ended';
+      }
       else if (ev.what === 'phase' && ocs.live && ocs.live.run_id === ev.run_id)
         ocs.live.phases.push({ phase: ev.phase, ms: ev.unix_ms });
       else if (ev.what === 'finished') {
@@ -528,6 +563,7 @@
   function drawLiveBar() {
     if (view !== 'runs' || !ocs.live) return;
     const L = ocs.live, cv = $('timeline');
+    ocs.tl = null; // the canvas no longer shows a record
     const now = Date.now(), span = Math.max(1000, now - L.t0);
     cv.width = Math.max(600, Math.min(1400, window.innerWidth - 60));
     cv.height = 60;
@@ -555,17 +591,34 @@
   }
 
   // Phase k starts after its reconfiguration (dark) and ends with its
-  // slowest agent; waits end where the phase starts.  Seconds.
+  // slowest agent; waits end where the phase starts.  Seconds.  A phase
+  // whose planes were released apart starts with the first plane out:
+  // planeOffsets' dark time of each plane from where the switches began
+  // to move.
   function phaseSpans(ph, setup) {
     const reconf0 = new Float64Array(ph.length), start = new Float64Array(ph.length);
+    const dark = [];
     let t = setup;
     ph.forEach((p, k) => {
-      const rc = p.reconfigured ? p.reconf_s : 0;
+      const off = p.planes && p.planes.length ? planeOffsets(p.planes) : null;
+      const rc = off ? Math.min(...off) : p.reconfigured ? p.reconf_s : 0;
+      dark[k] = off;
       reconf0[k] = t;
       start[k] = t + rc;
       t += rc + p.data_s + (p.control_s || 0);
     });
-    return { reconf0, start, total: Math.max(t, 1e-9) };
+    return { reconf0, start, dark, total: Math.max(t, 1e-9) };
+  }
+
+  // A phase's planes: each one's time dark, from where its switch began
+  // to move to its release.  release_s counts from the barrier's first
+  // Ready; a plane left alone is released as the others begin to move,
+  // a moved one its reconf_s (and its links' coming up) later: the
+  // earliest of those is the start.
+  function planeOffsets(planes) {
+    const rel = (q) => (q.release_s > 0 ? q.release_s : 0);
+    const base = Math.min(...planes.map((q) => rel(q) - (q.reconfigured && q.reconf_s > 0 ? q.reconf_s : 0)));
+    return planes.map((q) => Math.max(0, rel(q) - Math.max(0, base)));
   }
 
   // '#rrggbb' as a pixel (ImageData is RGBA in memory: ABGR little-endian),
@@ -617,8 +670,8 @@
   }
 
   // The timeline's pixels: the reconfigurations as bands from y = 18
-  // down, then each agent's row as one line drawn into a row-high
-  // ImageData and put.  80 000 fillRect calls were the draw's time, and
+  // down, then each agent's row (from t.top) as one line drawn into a
+  // row-high ImageData and put.  80 000 fillRect calls were the draw's time, and
   // an ImageData the canvas's size costs its first touch (~15 ms).
   function timelinePixels(g, w, h, ag, t, rowH) {
     g.fillStyle = '#fff';
@@ -636,53 +689,114 @@
       px.set(bg);
       agentLine(px, w, a, i, t);
       for (let r = 1; r < rh; r++) px.copyWithin(r * w, 0, w);
-      g.putImageData(img, 0, 22 + i * rowH);
+      g.putImageData(img, 0, t.top + i * rowH);
     });
+  }
+
+  // Planes apart: a lane a plane above the agents, lit (its circuits
+  // carry data) but where it is dark: its switch moving (dark red), then
+  // its links coming up (the bands' pink) until its release.  A phase
+  // whose planes moved together darkens every lane alike.
+  const LANE = 16;
+  const PL = { lit: '#a9d3a9', moving: '#8b1a1a', links: '#e8c0c0' };
+  function planeNames(ph) {
+    const names = [];
+    ph.forEach((p) => (p.planes || []).forEach((q) => { if (!names.includes(q.name)) names.push(q.name); }));
+    return names;
+  }
+  function drawPlanes(g, ph, sp, X, names, t) {
+    const lanes = names.map((name, i) => ({ name, y: 22 + i * LANE, h: LANE - 2, bands: [] }));
+    const a = X(sp.reconf0.length ? sp.reconf0[0] : 0), b = X(sp.total);
+    g.font = '11px sans-serif';
+    lanes.forEach((l) => { g.fillStyle = PL.lit; g.fillRect(a, l.y, b - a, l.h); });
+    ph.forEach((p, k) => {
+      const off = sp.dark[k], x0 = Math.round(t.xr[k]);
+      const each = off ? p.planes.map((q, j) => [lanes[names.indexOf(q.name)], q, off[j]])
+        : p.reconfigured ? lanes.map((l) => [l, { name: l.name, reconfigured: true, reconf_s: p.reconf_s }, p.reconf_s]) : [];
+      each.forEach(([l, q, d]) => {
+        if (!(d > 0)) return;
+        // Whole pixels: a band's edges not blended into the lane's.
+        const xm = Math.round(q.reconfigured ? X(sp.reconf0[k] + Math.min(d, q.reconf_s || 0)) : x0);
+        const x1 = Math.round(X(sp.reconf0[k] + d));
+        g.fillStyle = PL.moving; g.fillRect(x0, l.y, Math.max(1, xm - x0), l.h);
+        if (x1 > xm) { g.fillStyle = PL.links; g.fillRect(xm, l.y, x1 - xm, l.h); }
+        const label = `${q.name} dark ${fmtTime(d)}`;
+        if (x1 - x0 > g.measureText(label).width + 6) {
+          g.fillStyle = xm - x0 > g.measureText(label).width + 6 ? '#fff' : '#111';
+          g.fillText(label, x0 + 3, l.y + l.h - 3);
+        }
+        l.bands.push({ phase: p.phase, x0, x1, xMoved: xm, dark_s: d, label });
+      });
+    });
+    g.fillStyle = '#111';
+    lanes.forEach((l) => g.fillText('plane ' + l.name, 2, l.y + l.h - 3));
+    return lanes;
   }
 
   function drawTimeline(rep) {
     const t0 = performance.now();
     const ph = rep.phases || [], ag = (rep.agents || []).slice().sort((a, b) => a.node - b.node);
     const sp = phaseSpans(ph, Math.max(0, ...ag.map((a) => (a.setup_us || 0) * 1e-6)));
+    const names = planeNames(ph);
     const cv = $('timeline');
     const rowH = ag.length > 40 ? 6 : 14;
-    const left = rowH >= 14 ? 60 : 10;
+    const left = rowH >= 14 || names.length ? 60 : 10;
+    const top = 22 + (names.length ? names.length * LANE + 4 : 0);
     cv.width = Math.max(600, Math.min(1400, window.innerWidth - 60));
-    cv.height = 24 + ag.length * rowH + 10;
+    cv.height = top + ag.length * rowH + 10;
     const W = cv.width - left - 10;
     const X = (s) => left + (s / sp.total) * W;
     const g = cv.getContext('2d');
-    const t = { ph, left, scale: W / sp.total * 1e-6, xr: sp.reconf0.map(X), xs: sp.start.map(X),
+    const t = { ph, left, top, scale: W / sp.total * 1e-6, xr: sp.reconf0.map(X), xs: sp.start.map(X),
       byPhase: new Map(ph.map((p, k) => [p.phase, k])), best: new Float64Array(ph.length).fill(-1),
       slow: new Int32Array(ph.length).fill(-1), slowX: new Float64Array(ph.length) };
     timelinePixels(g, cv.width, cv.height, ag, t, rowH);
+    ocs.tl = { top, rowH, planes: names.length ? drawPlanes(g, ph, sp, X, names, t) : [] };
     // Over the pixels: the slowest framed, the model's line, the words.
     g.strokeStyle = '#c00000'; g.lineWidth = 1.5;
     t.slow.forEach((i, k) => {
-      if (i >= 0) g.strokeRect(t.xs[k], 22 + i * rowH, Math.max(2, t.slowX[k] - t.xs[k]), rowH - 2);
+      if (i >= 0) g.strokeRect(t.xs[k], top + i * rowH, Math.max(2, t.slowX[k] - t.xs[k]), rowH - 2);
     });
     g.fillStyle = '#000';
     ph.forEach((p, k) => g.fillRect(X(sp.start[k] + p.predicted_s), 16, 2, cv.height - 16));
     g.fillStyle = '#111'; g.font = '11px sans-serif';
-    if (left > 10) ag.forEach((a, i) => g.fillText(a.host, 2, 22 + i * rowH + rowH - 4));
+    if (rowH >= 14) ag.forEach((a, i) => g.fillText(a.host, 2, top + i * rowH + rowH - 4));
     g.font = '12px sans-serif';
-    g.fillText(`run ${rep.run_id}: ${rep.algo}, ${rep.nodes} nodes, ${fmtSize(rep.bytes)}; total ${fmtTime(rep.total_s)}, model ${fmtTime(rep.predicted_s)}`, left, 12);
+    g.fillText(`run ${rep.run_id}: ${rep.algo}, ${rep.nodes} nodes, ${fmtSize(rep.bytes)}; total ${fmtTime(rep.total_s)}, model ${fmtTime(rep.predicted_s)}` +
+      (rep.planes ? `; planes ${rep.planes} (model together ${fmtTime(rep.predicted_together_s)}, apart ${fmtTime(rep.predicted_apart_s)})` : ''), left, 12);
     $('tl-title').textContent = `Timeline of run ${rep.run_id}`;
-    phaseTable(ph, Array.from(t.slow, (i) => (i >= 0 ? ag[i].host : '-')));
+    $('tl-planes').hidden = !names.length;
+    phaseTable(ph, Array.from(t.slow, (i) => (i >= 0 ? ag[i].host : '-')), names);
     done('timeline', t0);
   }
 
   // The phases' table as one string of HTML: 1 500 cells made one by one
-  // were a fifth of the draw.
-  function phaseTable(ph, slow) {
+  // were a fifth of the draw.  Planes apart: each plane's reconfiguration
+  // and release, two columns a plane.
+  function phaseTable(ph, slow, names) {
     const td = (text, v) => (v === undefined ? '<td>' : `<td data-v="${esc(v)}">`) + esc(text) + '</td>';
+    const head = $('phases').tHead.rows[0];
+    head.querySelectorAll('.plane-col').forEach((e) => e.remove());
+    names.forEach((n) => ['reconf', 'release'].forEach((w) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.className = 'plane-col';
+      th.textContent = `${n} ${w}`;
+      head.appendChild(th);
+    }));
+    const planeCells = (p) => names.map((n) => {
+      const q = (p.planes || []).find((x) => x.name === n);
+      if (!q) return '<td>-</td><td>-</td>';
+      return td(q.reconfigured ? fmtTime(q.reconf_s) : '-', q.reconfigured ? q.reconf_s : undefined) +
+        td(fmtTime(q.release_s), q.release_s);
+    }).join('');
     fillRows($('phases').tBodies[0], ph.map((p, k) => `<tr data-phase="${esc(p.phase)}">` +
       td(p.phase, p.phase) +
       td(p.reconfigured ? fmtTime(p.reconf_s) : '-', p.reconf_s) +
       td(fmtTime(p.data_s), p.data_s) +
       td(p.reconfigured ? fmtTime(p.barrier_s) : '-', p.barrier_s) +
       td(fmtTime(p.predicted_s), p.predicted_s) +
-      td(slow[k]) + '</tr>'));
+      td(slow[k]) + planeCells(p) + '</tr>'));
   }
 
   // ---- plans and sweeps -----------------------------------------------------

@@ -202,6 +202,27 @@ wd_get(struct wd *w, const char *url)
 }
 
 int
+wd_handle(struct wd *w, char *handle, size_t len)
+{
+	json_t *v = scall(w, "GET", "window", NULL);
+
+	snprintf(handle, len, "%s",
+	         json_is_string(v) ? json_string_value(v) : "");
+	json_decref(v);
+	return (handle[0] ? 0 : -1);
+}
+
+int
+wd_page_timeout(struct wd *w, int ms)
+{
+	json_t *v =
+	    scall(w, "POST", "timeouts", json_pack("{s:i}", "pageLoad", ms));
+
+	json_decref(v);
+	return (v ? 0 : -1);
+}
+
+int
 wd_new_tab(struct wd *w, char *handle, size_t len)
 {
 	json_t *v =

@@ -29,10 +29,16 @@ void wd_stop(struct wd *);
 
 /* Go to url (waits for the load).  0 or -1. */
 int wd_get(struct wd *, const char *url);
+/* How long wd_get waits for a page to load (WebDriver's "pageLoad";
+ * Chromium's own is 300 s): a page that cannot load fails a test in
+ * that time.  0 or -1. */
+int wd_page_timeout(struct wd *, int ms);
 /* A new tab, made the current one (its handle into handle); another tab
  * made the current one.  0 or -1. */
 int wd_new_tab(struct wd *, char *handle, size_t len);
 int wd_switch(struct wd *, const char *handle);
+/* The current tab's handle into handle.  0 or -1. */
+int wd_handle(struct wd *, char *handle, size_t len);
 /* Run script (a function body; arguments[] as in WebDriver) and return
  * its value (json_decref it), or NULL with why. */
 json_t *wd_exec(struct wd *, const char *script);

@@ -304,6 +304,83 @@ test_report_timeline_odd(void **state)
 	json_decref(o);
 }
 
+/* Planes apart: each plane's times in phase 1 and the run's two
+ * predictions ride in the timeline's form as in ocsctl's (the Runs page
+ * draws a lane a plane from them), and come back from runs.jsonl's. */
+static void
+test_report_timeline_planes(void **state)
+{
+	Ocs__RunReport *r = sample_report(), *back;
+	static char     na[] = "A", nb[] = "B";
+	Ocs__PlaneTime  pl[2], *pp[2] = {&pl[0], &pl[1]};
+	json_t         *o, *q, *full, *again;
+	char           *s, err[200];
+	size_t          len;
+
+	(void)state;
+	ocs__plane_time__init(&pl[0]);
+	ocs__plane_time__init(&pl[1]);
+	pl[0].name = na;
+	pl[0].reconfigured = 1;
+	pl[0].has_reconf_s = 1;
+	pl[0].reconf_s = 0.001;
+	pl[0].has_release_s = 1;
+	pl[0].release_s = 0.0125;
+	pl[1].name = nb;
+	pl[1].reconfigured = 1;
+	pl[1].has_reconf_s = 1;
+	pl[1].reconf_s = 0.2;
+	pl[1].has_release_s = 1;
+	pl[1].release_s = 0.2155;
+	r->phases[1]->n_planes = 2;
+	r->phases[1]->planes = pp;
+	r->planes = "apart";
+	r->has_predicted_together_s = r->has_predicted_apart_s = 1;
+	r->predicted_together_s = 0.6;
+	r->predicted_apart_s = 0.45;
+	s = report_timeline_json(r, &len);
+	full = report_to_json(r);
+	r->phases[1]->n_planes = 0;
+	r->phases[1]->planes = NULL;
+	r->planes = NULL;
+	r->has_predicted_together_s = r->has_predicted_apart_s = 0;
+	assert_non_null(s);
+	assert_non_null(o = json_loads(s, 0, NULL));
+	free(s);
+	assert_string_equal(json_string_value(json_object_get(o, "planes")),
+	                    "apart");
+	assert_true(json_real_value(
+	                json_object_get(o, "predicted_together_s")) == 0.6);
+	assert_true(json_real_value(json_object_get(o, "predicted_apart_s")) ==
+	            0.45);
+	assert_null(json_object_get(
+	    json_array_get(json_object_get(o, "phases"), 0), "planes"));
+	q = json_object_get(json_array_get(json_object_get(o, "phases"), 1),
+	                    "planes");
+	assert_int_equal(json_array_size(q), 2);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(q, 1), "name")),
+	    "B");
+	assert_true(json_is_true(
+	    json_object_get(json_array_get(q, 1), "reconfigured")));
+	assert_true(json_real_value(json_object_get(json_array_get(q, 1),
+	                                            "reconf_s")) == 0.2);
+	assert_true(json_real_value(json_object_get(json_array_get(q, 1),
+	                                            "release_s")) == 0.2155);
+	assert_true(json_real_value(json_object_get(json_array_get(q, 0),
+	                                            "release_s")) == 0.0125);
+	json_decref(o);
+	/* From runs.jsonl's form and out again: the same. */
+	assert_int_equal(report_from_json(full, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->phases[1]->n_planes, 2);
+	assert_string_equal(back->phases[1]->planes[0]->name, "A");
+	again = report_to_json(back);
+	assert_true(json_equal(full, again));
+	json_decref(again);
+	report_free(back);
+	json_decref(full);
+}
+
 int
 main(void)
 {
@@ -313,6 +390,7 @@ main(void)
 	    cmocka_unit_test(test_report_refuses),
 	    cmocka_unit_test(test_report_timeline_form),
 	    cmocka_unit_test(test_report_timeline_odd),
+	    cmocka_unit_test(test_report_timeline_planes),
 	};
 
 	return (cmocka_run_group_tests_name("report", tests, NULL, NULL));
