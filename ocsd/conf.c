@@ -95,10 +95,7 @@ trx_name_ok(const char *s)
 	    strlen(s) >= CONF_NAME_MAX)
 		return (0);
 	for (i = 0; s + i < dot; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		      s[i] == '_'))
+		if (!wire_name_char((unsigned char)s[i]))
 			return (0);
 	for (i = 1; dot[i]; i++)
 		if (dot[i] < '0' || dot[i] > '9')
@@ -261,10 +258,7 @@ host_name_ok(const char *s, size_t len)
 	if (len == 0 || len + 2 >= CONF_NAME_MAX)
 		return (0);
 	for (i = 0; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		      s[i] == '_'))
+		if (!wire_name_char((unsigned char)s[i]))
 			return (0);
 	return (1);
 }

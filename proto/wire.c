@@ -3,6 +3,13 @@
 #include "proto/wire.h"
 
 int
+wire_name_char(int c)
+{
+	return ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	        (c >= '0' && c <= '9') || c == '-' || c == '_');
+}
+
+int
 wire_swname_ok(const char *s, size_t len)
 {
 	size_t i;
@@ -11,10 +18,7 @@ wire_swname_ok(const char *s, size_t len)
 	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
 		return (0);
 	for (i = 1; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		      s[i] == '_'))
+		if (!wire_name_char((unsigned char)s[i]))
 			return (0);
 	return (1);
 }

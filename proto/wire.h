@@ -25,6 +25,9 @@
 /* Is s[0..len) a switch's name: a letter, then letters, digits, - and
  * _, shorter than WIRE_SWNAME_MAX?  1 or 0. */
 int wire_swname_ok(const char *s, size_t len);
+/* A character of any name ocsd.conf gives (switch, host, server):
+ * letters, digits, - and _.  1 or 0. */
+int wire_name_char(int c);
 
 enum ocsd_err {
 	OCSD_EBASE = ERR_BASE_OCSD,
