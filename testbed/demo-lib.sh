@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# What make run and make run-netns share, sourced by both: a scratch
-# directory, the processes to stop, the traps that run the clean-up on
-# every way out, fail and wait_for.  The caller sets $what (its name in
+# What the demos (make run, run-fabric, run-netns, web) share, sourced
+# by each: a scratch directory, the processes to stop, the traps that run
+# the clean-up on every way out, fail and wait_for; ocsd started on
+# $dir/ocsd.conf and the wait for its agents.  The caller sets $what (its name in
 # messages) and may define demo_cleanup_more (run after the processes
 # are stopped, before the directory goes).
 
@@ -46,3 +47,35 @@ wait_for() {
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
 chmod 600 "$dir/secret"
+
+ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
+
+# ocsd on $dir/ocsd.conf (checked first), until it has reached $1
+# switches (1 if not given).
+demo_ocsd() {
+	"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
+		fail "ocsd rejected the generated configuration"
+	"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
+	pids="$pids $!"
+	wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock -br status | \
+		grep -c connected) -ge ${1:-1}" 50 ||
+		fail "ocsd did not reach its switch(es)"
+}
+
+# Until every one of the $NODES agents is idle.
+demo_agents_idle() {
+	wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | \
+		grep -c idle) -eq $NODES" 100 || fail "the agents did not all join"
+}
+
+# A fabric's cabling: host h's .0 on switch A and .1 on B, port h + 1,
+# egress $1 (the ingress count) further.
+demo_fabric_cabling() {
+	printf '[cabling]\n'
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + $1))
+		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + $1))
+		h=$((h + 1))
+	done
+}

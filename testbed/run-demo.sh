@@ -112,14 +112,7 @@ cable() {
 	done
 } >"$dir/ocsd.conf"
 
-ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
-
-"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
-	fail "ocsd rejected the generated configuration"
-"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
-pids="$pids $!"
-wait_for "$BIN/ocsctl -s ipc://$dir/ctl.sock status | grep -q ': connected'" \
-	50 || fail "ocsd did not reach the switch"
+demo_ocsd
 
 h=0
 while [ "$h" -lt "$NODES" ]; do
@@ -130,8 +123,7 @@ while [ "$h" -lt "$NODES" ]; do
 	pids="$pids $!"
 	h=$((h + 1))
 done
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
-	-eq $NODES" 100 || fail "the agents did not all join"
+demo_agents_idle
 
 echo "make run: ocs-emu on $tl1 (TL1), $rest (REST) and $fibre (fibres),"
 echo "          1 ms switching, fibres at $RATE; ocsd driving it over $face;"

@@ -59,23 +59,10 @@ fibre_b=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-b.out")
 			printf "%.0fbps", r * u * 0.97 }')"
 	printf 'reconf_overhead = 560us\ndeadline = 20s\n'
 	printf 'scaleup_bandwidth = 400Mbps\nscaleup_alpha = 20us\n'
-	printf '[cabling]\n'
-	h=0
-	while [ "$h" -lt "$NODES" ]; do
-		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
-		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
-		h=$((h + 1))
-	done
+	demo_fabric_cabling "$ports"
 } >"$dir/ocsd.conf"
 
-ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
-
-"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
-	fail "ocsd rejected the generated configuration"
-"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
-pids="$pids $!"
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock -br status | \
-	grep -c 'connected') -eq 2" 50 || fail "ocsd did not reach both switches"
+demo_ocsd 2
 
 h=0
 while [ "$h" -lt "$NODES" ]; do
@@ -86,8 +73,7 @@ while [ "$h" -lt "$NODES" ]; do
 	pids="$pids $!"
 	h=$((h + 1))
 done
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
-	-eq $NODES" 100 || fail "the agents did not all join"
+demo_agents_idle
 
 echo "make run-fabric: switch A, ocs-emu on $tl1_a (Polatis TL1), fibres $fibre_a"
 echo "                 switch B, ocs-emu on $rest_b (CALIENT REST), fibres $fibre_b"

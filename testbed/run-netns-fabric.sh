@@ -59,23 +59,10 @@ rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
 	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
 	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
 	printf 'deadline = 30s\n'
-	printf '[cabling]\n'
-	h=0
-	while [ "$h" -lt "$NODES" ]; do
-		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
-		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + ports))
-		h=$((h + 1))
-	done
+	demo_fabric_cabling "$ports"
 } >"$dir/ocsd.conf"
 
-ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
-
-"$BIN/ocsd" -n -f "$dir/ocsd.conf" 2>"$dir/check.log" ||
-	fail "ocsd rejected the generated configuration"
-"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
-pids="$pids $!"
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock -br status | \
-	grep -c 'connected') -eq 2" 50 || fail "ocsd did not reach both switches"
+demo_ocsd 2
 
 h=0
 while [ "$h" -lt "$NODES" ]; do
@@ -87,8 +74,7 @@ while [ "$h" -lt "$NODES" ]; do
 	pids="$pids $!"
 	h=$((h + 1))
 done
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
-	-eq $NODES" 100 || fail "the agents did not all join"
+demo_agents_idle
 
 echo "$what: $NODES hosts in namespaces $prefix-h*, t0 on switch A" \
 	"($prefix-sw), t1 on switch B (${prefix}_b-sw)"

@@ -64,12 +64,7 @@ tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
 	done
 } >"$dir/ocsd.conf"
 
-ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
-
-"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
-pids="$pids $!"
-wait_for "$BIN/ocsctl -s ipc://$dir/ctl.sock status | grep -q ': connected'" \
-	50 || fail "ocsd did not reach the switch"
+demo_ocsd
 
 h=0
 while [ "$h" -lt "$NODES" ]; do
@@ -81,8 +76,7 @@ while [ "$h" -lt "$NODES" ]; do
 	pids="$pids $!"
 	h=$((h + 1))
 done
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
-	-eq $NODES" 100 || fail "the agents did not all join"
+demo_agents_idle
 
 echo "make run-netns: $NODES hosts in namespaces $prefix-h*, 2 veth" \
 	"transceivers each, fibres at $RATE;"

@@ -45,11 +45,7 @@ fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
 		h=$((h + 1))
 	done
 } >"$dir/ocsd.conf"
-ctl() { "$BIN/ocsctl" -s "ipc://$dir/ctl.sock" "$@"; }
-"$BIN/ocsd" -d -f "$dir/ocsd.conf" 2>"$dir/ocsd.log" &
-pids="$pids $!"
-wait_for "$BIN/ocsctl -s ipc://$dir/ctl.sock status | grep -q ': connected'" \
-	50 || fail "ocsd did not reach the switch"
+demo_ocsd
 h=0
 while [ "$h" -lt "$NODES" ]; do
 	host=$(printf 'h%02d' "$h")
@@ -59,8 +55,7 @@ while [ "$h" -lt "$NODES" ]; do
 	pids="$pids $!"
 	h=$((h + 1))
 done
-wait_for "test \$($BIN/ocsctl -s ipc://$dir/ctl.sock agents | grep -c idle) \
-	-eq $NODES" 100 || fail "the agents did not all join"
+demo_agents_idle
 
 # Something for the Plans and sweeps page: the paper's model sweeps and
 # the plan of ReTri on these hosts.
