@@ -125,24 +125,33 @@ side_serve(struct session *s)
 		s->side(s->side_arg);
 }
 
+/* An unasked message o on the link, then freed; a link that fails is
+ * closed (the next wait finds it so). */
+static int
+push(struct session *s, struct amsg_out *o)
+{
+	char err[300];
+	int  rv;
+
+	if ((rv = alink_send(&s->link, &o->m,
+	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
+	                     sizeof(err))) != 0)
+		link_close(s);
+	free(o);
+	return (rv);
+}
+
 int
 session_links(struct session *s)
 {
 	struct amsg_out *o;
-	char             err[300];
-	int              rv;
 
 	if (!s->have_link || s->agent_id == 0)
 		return (0);
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return (-ENOMEM);
 	amsg_link_state(o, s->agent_id, s->links, s->ntrx);
-	if ((rv = alink_send(&s->link, &o->m,
-	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
-	                     sizeof(err))) != 0)
-		link_close(s); /* the next wait finds it closed */
-	free(o);
-	return (rv);
+	return (push(s, o));
 }
 
 int
@@ -150,20 +159,13 @@ session_heard(struct session *s, uint32_t nonce, const struct amsg_heard *h,
               size_t n, uint32_t unsent)
 {
 	struct amsg_out *o;
-	char             err[300];
-	int              rv;
 
 	if (!s->have_link || s->agent_id == 0)
 		return (0);
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return (-ENOMEM);
 	amsg_heard(o, s->agent_id, nonce, h, n, unsent);
-	if ((rv = alink_send(&s->link, &o->m,
-	                     mono_ms() + (uint64_t)SESS_JOIN_MS, err,
-	                     sizeof(err))) != 0)
-		link_close(s); /* the next wait finds it closed */
-	free(o);
-	return (rv);
+	return (push(s, o));
 }
 
 static void
