@@ -2,8 +2,10 @@
 #
 # What the demos (make run, run-fabric, run-netns, web) share, sourced
 # by each: a scratch directory, the processes to stop, the traps that run
-# the clean-up on every way out, fail and wait_for; ocsd started on
-# $dir/ocsd.conf and the wait for its agents.  The caller sets $what (its name in
+# the clean-up on every way out, fail and wait_for; ocs-emu started and
+# its addresses read; ocsd.conf's common sections; ocsd started on
+# $dir/ocsd.conf, the agents started and the wait for them.  The caller
+# sets $what (its name in
 # messages) and may define demo_cleanup_more (run after the processes
 # are stopped, before the directory goes).
 
@@ -76,6 +78,82 @@ demo_fabric_cabling() {
 	while [ "$h" -lt "$NODES" ]; do
 		printf 'h%02d.0 = A %d %d\n' "$h" $((h + 1)) $((h + 1 + $1))
 		printf 'h%02d.1 = B %d %d\n' "$h" $((h + 1)) $((h + 1 + $1))
+		h=$((h + 1))
+	done
+}
+
+# ocs-emu started with the arguments after $2, its output in
+# $dir/emu$1.out ($1 "" or "-a", ...), until it has printed its $2 line
+# (the last face it opens).
+demo_emu() {
+	_n=$1 _last=$2
+	shift 2
+	"$BIN/ocs-emu" "$@" >"$dir/emu$_n.out" 2>"$dir/emu$_n.log" &
+	pids="$pids $!"
+	wait_for "grep -q '^ocs-emu: $_last ' $dir/emu$_n.out" 50 ||
+		fail "ocs-emu$_n did not start"
+}
+
+# The address ocs-emu $1 (as in demo_emu) printed for its face $2.
+demo_emu_addr() { sed -n "s/^ocs-emu: $2 //p" "$dir/emu$1.out"; }
+
+# A switch section ([switch $1], or [switch] if $1 is empty): driver $2
+# at $3, ocs-emu's root user, 1 ms switching; with $4 "nopoll" never
+# probed, so that a demo's output is only its runs.
+demo_conf_switch() {
+	printf '[switch%s]\ndriver = %s\naddress = %s\n' "${1:+ $1}" "$2" "$3"
+	printf 'user = root\npassword = root\nswitch_time = 1ms\n'
+	[ "${4:-}" = nopoll ] && printf 'poll = 0\n'
+	return 0
+}
+
+# ocsd's own sections: its control socket, state and the agents' join,
+# all in $dir.
+demo_conf_daemon() {
+	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
+	printf '[state]\ndir = %s/state\n' "$dir"
+	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
+	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+}
+
+# The payload rate of fibres at $1 (100Mbps ...): 97% of it, what
+# ocs-sweep --calibrate --local measured of a fibre's rate (framing).
+demo_payload_rate() {
+	awk -v r="$1" 'BEGIN { sub(/bps$/, "", r); u = 1;
+		if (r ~ /G$/) u = 1e9; else if (r ~ /M$/) u = 1e6;
+		else if (r ~ /K$/) u = 1e3; sub(/[GMK]$/, "", r);
+		printf "%.0fbps", r * u * 0.97 }'
+}
+
+# One switch's cabling: host h's .0 at ingress 2h + 1 and .1 at 2h + 2,
+# their egress $1 (the ingress count) further.
+demo_cabling() {
+	printf '[cabling]\n'
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		printf 'h%02d.0 = %d %d\n' "$h" $((2 * h + 1)) \
+			$((2 * h + 1 + $1))
+		printf 'h%02d.1 = %d %d\n' "$h" $((2 * h + 2)) \
+			$((2 * h + 2 + $1))
+		h=$((h + 1))
+	done
+}
+
+# The $NODES agents h00 ..., each with the arguments after $1; in the
+# network namespace $1-hNN when $1 is not empty.
+demo_agents() {
+	_ns=$1
+	shift
+	h=0
+	while [ "$h" -lt "$NODES" ]; do
+		host=$(printf 'h%02d' "$h")
+		# Unquoted: no words at all without a namespace.
+		_in=
+		[ -n "$_ns" ] && _in="ip netns exec $_ns-$host"
+		$_in "$BIN/ocs-agent" --controller "ipc://$dir/agents.sock" \
+			--host "$host" --secret-file "$dir/secret" "$@" \
+			2>"$dir/agent-$host.log" &
+		pids="$pids $!"
 		h=$((h + 1))
 	done
 }

@@ -59,25 +59,33 @@ quiet_ns() {
 	ip -n "$1" link set lo up
 }
 
+# A switch's namespace $1, with its dark port pair.
+switch_ns() {
+	ip netns add "$1" && quiet_ns "$1" || return 1
+	ip -n "$1" link add dark type veth peer name darkpeer || return 1
+	ip -n "$1" link set dark up && ip -n "$1" link set darkpeer up
+}
+
+# Switch $1's port p$2 cabled to transceiver t$4 of host namespace $3,
+# MTU $5, both ends up.
+plug() {
+	ip -n "$1" link add "p$2" mtu "$5" type veth \
+		peer name "t$4" netns "$3" mtu "$5" || return 1
+	ip -n "$1" link set "p$2" up && ip -n "$3" link set "t$4" up
+}
+
 up() {
 	prefix=$1 hosts=$2 trx=$3 mtu=$4
 	sw="$prefix-sw"
-	ip netns add "$sw" || return 1
-	quiet_ns "$sw" || return 1
-	ip -n "$sw" link add dark type veth peer name darkpeer || return 1
-	ip -n "$sw" link set dark up && ip -n "$sw" link set darkpeer up ||
-		return 1
+	switch_ns "$sw" || return 1
 	h=0
 	while [ "$h" -lt "$hosts" ]; do
 		ns=$(printf '%s-h%02d' "$prefix" "$h")
 		ip netns add "$ns" && quiet_ns "$ns" || return 1
 		j=0
 		while [ "$j" -lt "$trx" ]; do
-			p=$((h * trx + j + 1))
-			ip -n "$sw" link add "p$p" mtu "$mtu" type veth \
-				peer name "t$j" netns "$ns" mtu "$mtu" || return 1
-			ip -n "$sw" link set "p$p" up &&
-				ip -n "$ns" link set "t$j" up || return 1
+			plug "$sw" $((h * trx + j + 1)) "$ns" "$j" "$mtu" ||
+				return 1
 			j=$((j + 1))
 		done
 		h=$((h + 1))
@@ -90,13 +98,7 @@ up() {
 # namespace as PREFIX-hNN (a bind mount, as ip netns makes its names).
 fabric() {
 	prefix=$1 hosts=$2 mtu=$3
-	for sw in "$prefix-sw" "${prefix}_b-sw"; do
-		ip netns add "$sw" && quiet_ns "$sw" || return 1
-		ip -n "$sw" link add dark type veth peer name darkpeer ||
-			return 1
-		ip -n "$sw" link set dark up &&
-			ip -n "$sw" link set darkpeer up || return 1
-	done
+	switch_ns "$prefix-sw" && switch_ns "${prefix}_b-sw" || return 1
 	h=0
 	while [ "$h" -lt "$hosts" ]; do
 		ns=$(printf '%s-h%02d' "$prefix" "$h")
@@ -107,10 +109,7 @@ fabric() {
 			return 1
 		j=0
 		for sw in "$prefix-sw" "${prefix}_b-sw"; do
-			ip -n "$sw" link add "p$((h + 1))" mtu "$mtu" type veth \
-				peer name "t$j" netns "$ns" mtu "$mtu" || return 1
-			ip -n "$sw" link set "p$((h + 1))" up &&
-				ip -n "$ns" link set "t$j" up || return 1
+			plug "$sw" $((h + 1)) "$ns" "$j" "$mtu" || return 1
 			j=$((j + 1))
 		done
 		h=$((h + 1))

@@ -37,28 +37,25 @@ what="make run"
 . "$(dirname "$0")/demo-lib.sh"
 
 ports=$((2 * NODES + 2))
-"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --rest 127.0.0.1:0 \
-	--tl1-calient 127.0.0.1:0 --tl1-ssh 127.0.0.1:0 \
-	--netconf 127.0.0.1:0 --ports "$ports" --switch-time 1ms --rate "$RATE" \
-	>"$dir/emu.out" 2>"$dir/emu.log" &
-pids="$pids $!"
-wait_for "grep -q netconf $dir/emu.out" 50 || fail "ocs-emu did not start"
-tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
-fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
-rest=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu.out")
+demo_emu "" netconf --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 \
+	--rest 127.0.0.1:0 --tl1-calient 127.0.0.1:0 --tl1-ssh 127.0.0.1:0 \
+	--netconf 127.0.0.1:0 --ports "$ports" --switch-time 1ms --rate "$RATE"
+tl1=$(demo_emu_addr "" tl1)
+fibre=$(demo_emu_addr "" fibre)
+rest=$(demo_emu_addr "" rest)
 address=$tl1
 face="TL1"
 if [ "$DRIVER" = calient ]; then
 	address=http://$rest
 	face="CALIENT REST"
 elif [ "$DRIVER" = calient-tl1 ]; then
-	address=$(sed -n 's/^ocs-emu: tl1-calient //p' "$dir/emu.out")
+	address=$(demo_emu_addr "" tl1-calient)
 	face="CALIENT TL1"
 elif [ "$DRIVER" = polatis-ssh ]; then
-	address=$(sed -n 's/^ocs-emu: tl1-ssh //p' "$dir/emu.out")
+	address=$(demo_emu_addr "" tl1-ssh)
 	face="TL1 over SSH"
 elif [ "$DRIVER" = polatis-netconf ]; then
-	address=$(sed -n 's/^ocs-emu: netconf //p' "$dir/emu.out")
+	address=$(demo_emu_addr "" netconf)
 	face="NETCONF"
 fi
 
@@ -82,22 +79,14 @@ cable() {
 # store-and-forward of multi-hop frames itself.  Another rate scales the
 # bandwidth alike; calibrate for another machine (OCS_MODEL=FILE).
 {
-	printf '[switch]\ndriver = %s\naddress = %s\n' "${DRIVER%-ssh}" \
-		"$address"
+	demo_conf_switch "" "${DRIVER%-ssh}" "$address" nopoll
 	if [ "$DRIVER" = polatis-ssh ]; then printf 'transport = ssh\n'; fi
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
-	printf '[state]\ndir = %s/state\n' "$dir"
-	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	demo_conf_daemon
 	if [ -n "${OCS_MODEL:-}" ]; then
 		printf '[run]\nmodel = %s\n' "$(realpath "$OCS_MODEL")"
 	else
 		printf '[run]\nbandwidth = %s\nalpha_s = 1.5ms\nalpha_h = 0\n' \
-			"$(awk -v r="$RATE" 'BEGIN { sub(/bps$/, "", r); u = 1;
-				if (r ~ /G$/) u = 1e9; else if (r ~ /M$/) u = 1e6;
-				else if (r ~ /K$/) u = 1e3; sub(/[GMK]$/, "", r);
-				printf "%.0fbps", r * u * 0.97 }')"
+			"$(demo_payload_rate "$RATE")"
 		printf 'reconf_overhead = 560us\n'
 	fi
 	printf 'deadline = 20s\n'
@@ -114,15 +103,7 @@ cable() {
 
 demo_ocsd
 
-h=0
-while [ "$h" -lt "$NODES" ]; do
-	host=$(printf 'h%02d' "$h")
-	"$BIN/ocs-agent" --controller "ipc://$dir/agents.sock" --host "$host" \
-		--secret-file "$dir/secret" --fibre "$fibre" \
-		2>"$dir/agent-$host.log" &
-	pids="$pids $!"
-	h=$((h + 1))
-done
+demo_agents "" --fibre "$fibre"
 demo_agents_idle
 
 echo "make run: ocs-emu on $tl1 (TL1), $rest (REST) and $fibre (fibres),"

@@ -29,34 +29,23 @@ what="make run-fabric"
 
 ports=$((NODES + 2))
 for sw in a b; do
-	"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 \
+	demo_emu "-$sw" rest --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 \
 		--rest 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
-		--rate "$RATE" >"$dir/emu-$sw.out" 2>"$dir/emu-$sw.log" &
-	pids="$pids $!"
-	wait_for "grep -q rest $dir/emu-$sw.out" 50 ||
-		fail "ocs-emu ($sw) did not start"
+		--rate "$RATE"
 done
-tl1_a=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu-a.out")
-fibre_a=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-a.out")
-rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
-fibre_b=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-b.out")
+tl1_a=$(demo_emu_addr -a tl1)
+fibre_a=$(demo_emu_addr -a fibre)
+rest_b=$(demo_emu_addr -b rest)
+fibre_b=$(demo_emu_addr -b fibre)
 
 # The model as make run's (its calibration on a 2-core VM); the switches
 # move side by side, so a reconfiguration costs one switching time.
 {
-	printf '[switch A]\ndriver = polatis\naddress = %s\n' "$tl1_a"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[switch B]\ndriver = calient\naddress = http://%s\n' "$rest_b"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
-	printf '[state]\ndir = %s/state\n' "$dir"
-	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	demo_conf_switch A polatis "$tl1_a" nopoll
+	demo_conf_switch B calient "http://$rest_b" nopoll
+	demo_conf_daemon
 	printf '[run]\nbandwidth = %s\nalpha_s = 1.5ms\nalpha_h = 0\n' \
-		"$(awk -v r="$RATE" 'BEGIN { sub(/bps$/, "", r); u = 1;
-			if (r ~ /G$/) u = 1e9; else if (r ~ /M$/) u = 1e6;
-			else if (r ~ /K$/) u = 1e3; sub(/[GMK]$/, "", r);
-			printf "%.0fbps", r * u * 0.97 }')"
+		"$(demo_payload_rate "$RATE")"
 	printf 'reconf_overhead = 560us\ndeadline = 20s\n'
 	printf 'scaleup_bandwidth = 400Mbps\nscaleup_alpha = 20us\n'
 	demo_fabric_cabling "$ports"
@@ -64,15 +53,7 @@ fibre_b=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu-b.out")
 
 demo_ocsd 2
 
-h=0
-while [ "$h" -lt "$NODES" ]; do
-	host=$(printf 'h%02d' "$h")
-	"$BIN/ocs-agent" --controller "ipc://$dir/agents.sock" --host "$host" \
-		--secret-file "$dir/secret" --fibre "$fibre_a,$fibre_b" \
-		2>"$dir/agent-$host.log" &
-	pids="$pids $!"
-	h=$((h + 1))
-done
+demo_agents "" --fibre "$fibre_a,$fibre_b"
 demo_agents_idle
 
 echo "make run-fabric: switch A, ocs-emu on $tl1_a (Polatis TL1), fibres $fibre_a"

@@ -38,25 +38,17 @@ ports=$NODES
 for sw in a b; do
 	dp=$prefix
 	[ "$sw" = b ] && dp="${prefix}_b"
-	"$BIN/ocs-emu" --tl1 127.0.0.1:0 --rest 127.0.0.1:0 \
+	demo_emu "-$sw" rest --tl1 127.0.0.1:0 --rest 127.0.0.1:0 \
 		--ports "$ports" --switch-time 1ms --datapath "netns:$dp" \
-		--rate "$RATE" >"$dir/emu-$sw.out" 2>"$dir/emu-$sw.log" &
-	pids="$pids $!"
-	wait_for "grep -q rest $dir/emu-$sw.out" 50 ||
-		fail "ocs-emu ($sw) did not start"
+		--rate "$RATE"
 done
-tl1_a=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu-a.out")
-rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
+tl1_a=$(demo_emu_addr -a tl1)
+rest_b=$(demo_emu_addr -b rest)
 
 {
-	printf '[switch A]\ndriver = polatis\naddress = %s\n' "$tl1_a"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[switch B]\ndriver = calient\naddress = http://%s\n' "$rest_b"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
-	printf '[state]\ndir = %s/state\n' "$dir"
-	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	demo_conf_switch A polatis "$tl1_a" nopoll
+	demo_conf_switch B calient "http://$rest_b" nopoll
+	demo_conf_daemon
 	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
 	printf 'deadline = 30s\n'
 	demo_fabric_cabling "$ports"
@@ -64,16 +56,7 @@ rest_b=$(sed -n 's/^ocs-emu: rest //p' "$dir/emu-b.out")
 
 demo_ocsd 2
 
-h=0
-while [ "$h" -lt "$NODES" ]; do
-	host=$(printf 'h%02d' "$h")
-	ip netns exec "$prefix-$host" "$BIN/ocs-agent" \
-		--controller "ipc://$dir/agents.sock" --host "$host" \
-		--secret-file "$dir/secret" --transport kernel --iface t0,t1 \
-		2>"$dir/agent-$host.log" &
-	pids="$pids $!"
-	h=$((h + 1))
-done
+demo_agents "$prefix" --transport kernel --iface t0,t1
 demo_agents_idle
 
 echo "$what: $NODES hosts in namespaces $prefix-h*, t0 on switch A" \

@@ -37,45 +37,21 @@ demo_cleanup_more() { sh "$here/netns.sh" down "$prefix"; }
 sh "$here/netns.sh" up "$prefix" "$NODES" 2 9000 ||
 	fail "could not build the namespaces"
 ports=$((2 * NODES))
-"$BIN/ocs-emu" --tl1 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
-	--datapath "netns:$prefix" --rate "$RATE" --capture --link-up "$LINK_UP" \
-	>"$dir/emu.out" 2>"$dir/emu.log" &
-pids="$pids $!"
-wait_for "grep -q datapath $dir/emu.out" 50 || fail "ocs-emu did not start"
-tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
+demo_emu "" datapath --tl1 127.0.0.1:0 --ports "$ports" --switch-time 1ms \
+	--datapath "netns:$prefix" --rate "$RATE" --capture --link-up "$LINK_UP"
+tl1=$(demo_emu_addr "" tl1)
 
 {
-	printf '[switch]\ndriver = polatis\naddress = %s\n' "$tl1"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\npoll = 0\n'
-	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
-	printf '[state]\ndir = %s/state\n' "$dir"
-	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	demo_conf_switch "" polatis "$tl1" nopoll
+	demo_conf_daemon
 	printf '[run]\nbandwidth = %s\nalpha_s = 1ms\nalpha_h = 300us\n' "$RATE"
 	printf 'deadline = 30s\nlink_up = %s\n' "$LINK_UP"
-	printf '[cabling]\n'
-	h=0
-	while [ "$h" -lt "$NODES" ]; do
-		printf 'h%02d.0 = %d %d\n' "$h" $((2 * h + 1)) \
-			$((2 * h + 1 + ports))
-		printf 'h%02d.1 = %d %d\n' "$h" $((2 * h + 2)) \
-			$((2 * h + 2 + ports))
-		h=$((h + 1))
-	done
+	demo_cabling "$ports"
 } >"$dir/ocsd.conf"
 
 demo_ocsd
 
-h=0
-while [ "$h" -lt "$NODES" ]; do
-	host=$(printf 'h%02d' "$h")
-	ip netns exec "$prefix-$host" "$BIN/ocs-agent" \
-		--controller "ipc://$dir/agents.sock" --host "$host" \
-		--secret-file "$dir/secret" --transport kernel --iface t0,t1 \
-		2>"$dir/agent-$host.log" &
-	pids="$pids $!"
-	h=$((h + 1))
-done
+demo_agents "$prefix" --transport kernel --iface t0,t1
 demo_agents_idle
 
 echo "make run-netns: $NODES hosts in namespaces $prefix-h*, 2 veth" \

@@ -21,40 +21,19 @@ what="make web"
 . "$(dirname "$0")/demo-lib.sh"
 
 ports=$((2 * NODES + 2))
-"$BIN/ocs-emu" --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --ports "$ports" \
-	--switch-time 1ms --rate 100Mbps >"$dir/emu.out" 2>"$dir/emu.log" &
-pids="$pids $!"
-wait_for "grep -q fibre $dir/emu.out" 50 || fail "ocs-emu did not start"
-tl1=$(sed -n 's/^ocs-emu: tl1 //p' "$dir/emu.out")
-fibre=$(sed -n 's/^ocs-emu: fibre //p' "$dir/emu.out")
+demo_emu "" fibre --tl1 127.0.0.1:0 --fibre 127.0.0.1:0 --ports "$ports" \
+	--switch-time 1ms --rate 100Mbps
+tl1=$(demo_emu_addr "" tl1)
+fibre=$(demo_emu_addr "" fibre)
 {
-	printf '[switch]\ndriver = polatis\naddress = %s\n' "$tl1"
-	printf 'user = root\npassword = root\nswitch_time = 1ms\n'
-	printf '[control]\nlisten = ipc://%s/ctl.sock\n' "$dir"
-	printf '[state]\ndir = %s/state\n' "$dir"
-	printf '[agents]\nlisten = ipc://%s/agents.sock\n' "$dir"
-	printf 'secret_file = %s/secret\nheartbeat = 1s\n' "$dir"
+	demo_conf_switch "" polatis "$tl1"
+	demo_conf_daemon
 	printf '[run]\nbandwidth = 97Mbps\nalpha_s = 1.5ms\nalpha_h = 0\n'
-	printf 'reconf_overhead = 560us\n[cabling]\n'
-	h=0
-	while [ "$h" -lt "$NODES" ]; do
-		printf 'h%02d.0 = %d %d\n' "$h" $((2 * h + 1)) \
-			$((2 * h + 1 + ports))
-		printf 'h%02d.1 = %d %d\n' "$h" $((2 * h + 2)) \
-			$((2 * h + 2 + ports))
-		h=$((h + 1))
-	done
+	printf 'reconf_overhead = 560us\n'
+	demo_cabling "$ports"
 } >"$dir/ocsd.conf"
 demo_ocsd
-h=0
-while [ "$h" -lt "$NODES" ]; do
-	host=$(printf 'h%02d' "$h")
-	"$BIN/ocs-agent" --controller "ipc://$dir/agents.sock" --host "$host" \
-		--secret-file "$dir/secret" --fibre "$fibre" \
-		2>"$dir/agent-$host.log" &
-	pids="$pids $!"
-	h=$((h + 1))
-done
+demo_agents "" --fibre "$fibre"
 demo_agents_idle
 
 # Something for the Plans and sweeps page: the paper's model sweeps and
