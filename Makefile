@@ -608,14 +608,14 @@ INTEG_DEPS_calient := $(DRV_LIB)
 INTEG_DEPS_faults := $(DRV_LIB)
 INTEG_DEPS_security := $(DRV_LIB) $(MSG_LIB)
 INTEG_DEPS_ocsd := $(DRV_LIB)
-INTEG_DEPS_fabric := $(DRV_LIB)
+INTEG_DEPS_fabric := $(DRV_LIB) $(BUILD)/tests/lib/rjson.o
 INTEG_DEPS_servers := $(COLL_LIB)
 INTEG_DEPS_run := $(DRV_LIB) $(COLL_LIB)
 INTEG_DEPS_load :=
 # Headless Chromium through chromedriver; screenshots read with libpng.
 INTEG_DEPS_web := $(BUILD)/tests/lib/wd.o
 INTEG_LIBS_web := $(PNG_LIBS)
-INTEG_DEPS_web_fabric := $(BUILD)/tests/lib/wd.o
+INTEG_DEPS_web_fabric := $(BUILD)/tests/lib/wd.o $(BUILD)/tests/lib/rjson.o
 INTEG_LIBS_web_fabric := $(PNG_LIBS)
 INTEG_DEPS_reap = $(REAP)
 $(INTEG_TESTS:%=$(BUILD)/tests/test_%): \
@@ -666,7 +666,7 @@ ALL_SRCS := $(BASE_SRCS) $(COLL_SRCS) collectives/ocs-plan.c \
 	$(UNIT_TESTS:%=tests/unit/test_%.c) \
 	$(INTEG_TESTS:%=tests/integ/test_%.c) tests/lib/proc.c \
 	tests/lib/rig.c tests/lib/xrun.c tests/lib/reap.c tests/lib/emutest.c \
-	tests/lib/tl1dev.c tests/lib/wd.c \
+	tests/lib/tl1dev.c tests/lib/wd.c tests/lib/rjson.c \
 	tests/bench/bench_plan.c tests/bench/bench_switch.c \
 	tests/bench/bench_run.c tests/bench/bench_soak.c tests/bench/bench_tsyn.c tests/bench/bench_kdp.c \
 	tests/bench/bench_fabric.c \

@@ -263,21 +263,13 @@ test_check_then_run(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
-static int
-teardown(void **state)
-{
-	if (*state != NULL)
-		(void)rig_down(*state);
-	return (0);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_teardown(test_check_heard, teardown),
-	    cmocka_unit_test_teardown(test_check_swapped, teardown),
-	    cmocka_unit_test_teardown(test_check_then_run, teardown),
+	    cmocka_unit_test_teardown(test_check_heard, rig_teardown),
+	    cmocka_unit_test_teardown(test_check_swapped, rig_teardown),
+	    cmocka_unit_test_teardown(test_check_then_run, rig_teardown),
 	};
 
 	return (cmocka_run_group_tests_name("check", tests, NULL, NULL));

@@ -29,6 +29,7 @@
 #include "proto/base/mono.h"
 #include "tests/lib/proc.h"
 #include "tests/lib/rig.h"
+#include "tests/lib/rjson.h"
 
 struct fx {
 	char       *dir;
@@ -463,12 +464,6 @@ setup_rig(void **state)
 	return (*state ? 0 : -1);
 }
 
-static int
-teardown_rig(void **state)
-{
-	return (rig_down(*state) == 0 ? 0 : -1);
-}
-
 /* ocsctl ARGS on the rig succeeds. */
 static void
 ok_rig(struct rig *r, const char *a, const char *b, const char *c)
@@ -552,20 +547,6 @@ setup_slow_b(void **state)
 	return (*state ? 0 : -1);
 }
 
-/* Phase 1's plane named name in the report's phases. */
-static json_t *
-plane_of(json_t *rep, uint32_t k, const char *name)
-{
-	json_t *ph = json_array_get(json_object_get(rep, "phases"), k), *p;
-	size_t  i;
-
-	json_array_foreach(
-	    json_object_get(ph, "planes"), i,
-	    p) if (strcmp(json_string_value(json_object_get(p, "name")),
-	                  name) == 0) return (p);
-	return (NULL);
-}
-
 /*
  * Planes apart on two switches, B much slower than A: every byte
  * verified, and plane A is released before plane B's switch has even
@@ -595,8 +576,8 @@ test_fabric_planes_apart(void **state)
 	                 0);
 	assert_string_equal(json_string_value(json_object_get(rep, "planes")),
 	                    "apart");
-	assert_non_null(a = plane_of(rep, 1, "A"));
-	assert_non_null(b = plane_of(rep, 1, "B"));
+	assert_non_null(a = rjson_plane(rep, 1, "A"));
+	assert_non_null(b = rjson_plane(rep, 1, "B"));
 	assert_true(json_is_true(json_object_get(a, "reconfigured")));
 	assert_true(json_is_true(json_object_get(b, "reconfigured")));
 	ra = json_real_value(json_object_get(a, "release_s"));
@@ -621,7 +602,7 @@ test_fabric_planes_apart(void **state)
 	assert_true(json_is_true(json_object_get(rep, "verified")));
 	assert_string_equal(json_string_value(json_object_get(rep, "planes")),
 	                    "together");
-	assert_null(plane_of(rep, 1, "A"));
+	assert_null(rjson_plane(rep, 1, "A"));
 	assert_true(json_real_value(json_object_get(
 	                json_array_get(json_object_get(rep, "phases"), 1),
 	                "reconf_s")) >= 0.25);
@@ -680,9 +661,9 @@ test_fabric_planes_spread(void **state)
 		if (i == 0) {
 			/* Phase 1 changes A only; B was lit already. */
 			assert_true(json_is_true(json_object_get(
-			    plane_of(rep, 1, "A"), "reconfigured")));
+			    rjson_plane(rep, 1, "A"), "reconfigured")));
 			assert_false(json_is_true(json_object_get(
-			    plane_of(rep, 1, "B"), "reconfigured")));
+			    rjson_plane(rep, 1, "B"), "reconfigured")));
 			assert_false(json_is_true(json_object_get(
 			    json_array_get(ph, 2), "reconfigured")));
 		}
@@ -834,17 +815,17 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_fabric_reload, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_run_retri, setup_rig,
-	                                    teardown_rig),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_run_skewed, setup_rig,
-	                                    teardown_rig),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_planes_apart,
-	                                    setup_slow_b, teardown_rig),
+	                                    setup_slow_b, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_planes_spread,
-	                                    setup_pairs, teardown_rig),
+	                                    setup_pairs, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_switch_fault_mid_run,
-	                                    setup_rig, teardown_rig),
+	                                    setup_rig, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_fabric_ocsd_killed_mid_run,
-	                                    setup_rig, teardown_rig),
+	                                    setup_rig, rig_teardown),
 	};
 
 	return (cmocka_run_group_tests_name("fabric", tests, NULL, NULL));

@@ -59,12 +59,6 @@ setup_calient(void **state)
 }
 
 static int
-teardown(void **state)
-{
-	return (rig_down(*state));
-}
-
-static int
 is_calient(struct rig *r)
 {
 	char  path[300], buf[4096];
@@ -432,9 +426,9 @@ test_fault_run_aborts(void **state)
 }
 
 #define BOTH(fn)                                                              \
-	{#fn "/polatis", fn, setup_polatis, teardown, NULL},                  \
+	{#fn "/polatis", fn, setup_polatis, rig_teardown, NULL},              \
 	{                                                                     \
-#fn "/calient", fn, setup_calient, teardown, NULL             \
+#fn "/calient", fn, setup_calient, rig_teardown, NULL         \
 	}
 
 int

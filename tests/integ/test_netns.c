@@ -768,30 +768,20 @@ test_check(void **state)
 	assert_int_equal(rig_down(r), 0);
 }
 
-/* A failed assertion leaves the test early: its testbed goes here. */
-static int
-down(void **state)
-{
-	if (*state)
-		rig_down(*state);
-	*state = NULL;
-	return (0);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_teardown(test_patch_dark, down),
-	    cmocka_unit_test_teardown(test_capture_unlit, down),
-	    cmocka_unit_test_teardown(test_algorithms, down),
-	    cmocka_unit_test_teardown(test_iface_down, down),
-	    cmocka_unit_test_teardown(test_dark_before_compld, down),
-	    cmocka_unit_test_teardown(test_second_emu, down),
-	    cmocka_unit_test_teardown(test_link_up, down),
-	    cmocka_unit_test_teardown(test_carrier_cut, down),
-	    cmocka_unit_test_teardown(test_emu_killed, down),
-	    cmocka_unit_test_teardown(test_check, down),
+	    cmocka_unit_test_teardown(test_patch_dark, rig_teardown),
+	    cmocka_unit_test_teardown(test_capture_unlit, rig_teardown),
+	    cmocka_unit_test_teardown(test_algorithms, rig_teardown),
+	    cmocka_unit_test_teardown(test_iface_down, rig_teardown),
+	    cmocka_unit_test_teardown(test_dark_before_compld, rig_teardown),
+	    cmocka_unit_test_teardown(test_second_emu, rig_teardown),
+	    cmocka_unit_test_teardown(test_link_up, rig_teardown),
+	    cmocka_unit_test_teardown(test_carrier_cut, rig_teardown),
+	    cmocka_unit_test_teardown(test_emu_killed, rig_teardown),
+	    cmocka_unit_test_teardown(test_check, rig_teardown),
 	};
 
 	/* OCS_TEST_FILTER=test_check: those tests only (a glob). */

@@ -139,21 +139,11 @@ test_fabric_netns(void **state)
 	assert_false(left_behind(prefix));
 }
 
-/* A failed assertion leaves the test early: its testbed goes here. */
-static int
-down(void **state)
-{
-	if (*state)
-		rig_down(*state);
-	*state = NULL;
-	return (0);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_teardown(test_fabric_netns, down),
+	    cmocka_unit_test_teardown(test_fabric_netns, rig_teardown),
 	};
 
 	return (

@@ -152,12 +152,6 @@ setup27(void **state)
 	return (0);
 }
 
-static int
-teardown(void **state)
-{
-	return (rig_down(*state));
-}
-
 /* Block deliveries the schedule has: what the agents must verify. */
 static uint64_t
 expected_blocks_r(const char *algo, uint32_t radix, uint32_t n, uint64_t bytes,
@@ -1407,44 +1401,47 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_run_three_algorithms, setup9,
-	                                    teardown),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_collectives, setup9,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9, teardown),
-	    cmocka_unit_test_setup_teardown(test_run_skewed, setup9, teardown),
+	                                    rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_run_any_n, setup9,
+	                                    rig_teardown),
+	    cmocka_unit_test_setup_teardown(test_run_skewed, setup9,
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_radix5, setup25x4,
-	                                    teardown),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_timed_kept_and_sized,
-	                                    setup9, teardown),
+	                                    setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_run_barriers_only_before_reconfigurations, setup9,
-	        teardown),
+	        rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_agent_killed_mid_run,
-	                                    setup9, teardown),
+	                                    setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_wrong_secret_refused,
-	                                    setup9, teardown),
+	                                    setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_corrupted_frame_detected,
-	                                    setup9, teardown),
+	                                    setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(
-	        test_run_map_changes_wait_for_the_run, setup9_slow, teardown),
+	        test_run_map_changes_wait_for_the_run, setup9_slow,
+	        rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_hung_agent_replaced,
-	                                    setup9, teardown),
+	                                    setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_switch_restart, setup9,
-	                                    teardown),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(
-	        test_run_restores_the_operators_map, setup9, teardown),
+	        test_run_restores_the_operators_map, setup9, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_operator_abort,
-	                                    setup9_slow, teardown),
+	                                    setup9_slow, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_abort_keeps_agents,
-	                                    setup9_slow, teardown),
+	                                    setup9_slow, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_ocsd_killed_mid_run,
-	                                    setup9_slow, teardown),
+	                                    setup9_slow, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_idle_lit, setup3_idle_lit,
-	                                    teardown),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_relay_link_up,
-	                                    setup4_link_up, teardown),
+	                                    setup4_link_up, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_run_27_agents, setup27,
-	                                    teardown),
+	                                    rig_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

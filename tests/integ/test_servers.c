@@ -54,12 +54,6 @@ setup8_conf(void **state)
 	return (0);
 }
 
-static int
-teardown(void **state)
-{
-	return (rig_down(*state));
-}
-
 /* The traffic between servers of G: what the circuits must carry.
  * by_parity: the servers are the even and the odd hosts, else
  * consecutive hosts. */
@@ -298,15 +292,15 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_servers_fast_g4_verified,
-	                                    setup8, teardown),
+	                                    setup8, rig_teardown),
 	    cmocka_unit_test_setup_teardown(
-	        test_servers_local_link_fails_named, setup8, teardown),
+	        test_servers_local_link_fails_named, setup8, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_servers_refused, setup8,
-	                                    teardown),
+	                                    rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_servers_from_conf,
-	                                    setup8_conf, teardown),
+	                                    setup8_conf, rig_teardown),
 	    cmocka_unit_test_setup_teardown(test_servers_conf_refused,
-	                                    setup8_conf, teardown),
+	                                    setup8_conf, rig_teardown),
 	};
 
 	return (cmocka_run_group_tests_name("servers", tests, NULL, NULL));

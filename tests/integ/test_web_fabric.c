@@ -35,6 +35,7 @@
 #include <jansson.h>
 
 #include "tests/lib/rig.h"
+#include "tests/lib/rjson.h"
 #include "tests/lib/wd.h"
 
 #define NODES 4
@@ -389,20 +390,6 @@ setup_planes(void **state)
 	return (web_up(&f));
 }
 
-/* Phase k's plane name in a report (ocsctl -j run's "report"). */
-static json_t *
-report_plane(json_t *rep, size_t k, const char *name)
-{
-	json_t *ph = json_array_get(json_object_get(rep, "phases"), k), *p;
-	size_t  i;
-
-	json_array_foreach(
-	    json_object_get(ph, "planes"), i,
-	    p) if (strcmp(json_string_value(json_object_get(p, "name")),
-	                  name) == 0) return (p);
-	return (NULL);
-}
-
 /* How many pixels of a timeline lane (its second line from the top,
  * above its label's letters) in [x0, x1) are the colour r,g,b, of how
  * many. */
@@ -458,8 +445,8 @@ test_web_planes_timeline(void **state)
 	id = json_integer_value(json_object_get(rep, "run_id"));
 	assert_string_equal(json_string_value(json_object_get(rep, "planes")),
 	                    "apart");
-	assert_non_null(pa = report_plane(rep, 1, "A"));
-	assert_non_null(pb = report_plane(rep, 1, "B"));
+	assert_non_null(pa = rjson_plane(rep, 1, "A"));
+	assert_non_null(pb = rjson_plane(rep, 1, "B"));
 	ra = json_number_value(json_object_get(pa, "release_s"));
 	rb = json_number_value(json_object_get(pb, "release_s"));
 	printf("# run %lld: phase 1, A released after %.3f s, B after %.3f "

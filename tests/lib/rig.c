@@ -546,6 +546,15 @@ rig_down(struct rig *r)
 }
 
 int
+rig_teardown(void **state)
+{
+	struct rig *r = *state;
+
+	*state = NULL;
+	return (r == NULL || rig_down(r) == 0 ? 0 : -1);
+}
+
+int
 rig_tl1(struct rig *r, const char *cmd, char *buf, size_t sz)
 {
 	char     host[64], port[16], req[8192];

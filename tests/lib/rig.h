@@ -71,6 +71,10 @@ struct rig *rig_up(int n, const char *switch_time, const char *run_conf);
 struct rig *rig_up_opts(int n, const struct rig_opts *);
 /* Stop everything; -1 if a daemon's log shows a sanitizer finding. */
 int rig_down(struct rig *);
+/* A cmocka teardown whose state is a rig, or NULL once the test took
+ * its rig down itself: a test that fails an assertion leaves early, and
+ * its testbed goes here.  -1 as rig_down. */
+int rig_teardown(void **state);
 
 /* ocsctl -s <rig> args... (NULL-terminated); exit status. */
 int rig_ctl(struct rig *, char **out, char **err, ...);
