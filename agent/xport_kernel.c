@@ -218,8 +218,9 @@ kx_epoch(void *priv, uint32_t run32, uint16_t phase, uint16_t node)
 	k->node = node;
 }
 
+/* A segment's Ethernet header, magic, version and flags. */
 static void
-fill_hdr(struct kx *k, uint8_t *h, uint64_t off)
+fill_eth(const struct kx *k, uint8_t *h, uint8_t flags)
 {
 	memset(h, 0xff, ETH_ALEN);
 	memcpy(h + ETH_ALEN, k->mac, ETH_ALEN);
@@ -228,7 +229,13 @@ fill_hdr(struct kx *k, uint8_t *h, uint64_t off)
 	h[14] = 'O';
 	h[15] = 'S';
 	h[16] = 1;
-	h[17] = 0;
+	h[17] = flags;
+}
+
+static void
+fill_hdr(struct kx *k, uint8_t *h, uint64_t off)
+{
+	fill_eth(k, h, 0);
 	put_be32(h + 18, k->stream);
 	put_be32(h + 22, (uint32_t)(off >> 32));
 	put_be32(h + 26, (uint32_t)off);
@@ -317,14 +324,7 @@ kx_probe_send(void *priv, const void *buf, size_t len)
 	if (len > k->seg)
 		return (-EMSGSIZE);
 	memset(h, 0, sizeof(h));
-	memset(h, 0xff, ETH_ALEN);
-	memcpy(h + ETH_ALEN, k->mac, ETH_ALEN);
-	h[12] = KX_ETHERTYPE >> 8;
-	h[13] = KX_ETHERTYPE & 0xff;
-	h[14] = 'O';
-	h[15] = 'S';
-	h[16] = 1;
-	h[17] = KX_F_PROBE;
+	fill_eth(k, h, KX_F_PROBE);
 	if (sendmsg(k->fd, &m, MSG_DONTWAIT) < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK ||
 		                errno == EINTR || errno == ENOBUFS
