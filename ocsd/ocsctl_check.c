@@ -6,8 +6,10 @@
  * link and MTU, as the agent said), who its receiver hears (a probe
  * sent across each idle-patched circuit), and every problem named.
  * Three questions to ocsd (agents, ports, probe), joined here by the
- * cabling's names (HOST.TRX).  The exit status is 1 when a problem was
- * found.
+ * cabling's names (HOST.TRX); on a fabric the ports are asked of each
+ * switch in turn (unless -S names one), and a receiver's expected
+ * transmitter is looked for on its own switch only, since port numbers
+ * are a switch's own.  The exit status is 1 when a problem was found.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 
 struct row {
 	char        name[80]; /* h00.0 */
+	char        sw[40];   /* a fabric's switch, or "" */
 	uint32_t    in, out;  /* switch ports (0: not cabled) */
 	int         in_lit, out_lit, in_failed, out_failed;
 	double      in_dbm, out_dbm;
@@ -64,13 +67,22 @@ row_of(struct check *c, const char *name)
 	return (t);
 }
 
-/* The switch's side: each port cabled to a transceiver. */
+/* The switch's side: each port cabled to a transceiver.  A fabric's
+ * reply holds its switch's part in switches[], named there. */
 static int
-from_ports(struct check *c, const Ocs__CtlReply *p)
+from_ports(struct check *c, const Ocs__CtlReply *p, const char *sw)
 {
 	struct row *t;
 	size_t      i;
 
+	for (i = 0; i < p->n_switches; i++) {
+		const Ocs__CtlReply *sub = p->switches[i];
+
+		if (from_ports(c, sub,
+		               sub->sw && sub->sw->name ? sub->sw->name
+		                                        : sw) != 0)
+			return (-1);
+	}
 	for (i = 0; i < p->n_ports; i++) {
 		const Ocs__PortInfo *q = p->ports[i];
 		int                  lit = q->has_dbm && q->dbm > LIT_DBM;
@@ -79,6 +91,7 @@ from_ports(struct check *c, const Ocs__CtlReply *p)
 			continue;
 		if ((t = row_of(c, q->trx)) == NULL)
 			return (-1);
+		snprintf(t->sw, sizeof(t->sw), "%s", sw ? sw : "");
 		if (q->ingress) {
 			t->in = q->port;
 			t->in_lit = lit;
@@ -157,8 +170,9 @@ from_probes(struct check *c, const Ocs__CtlReply *p)
 	return (0);
 }
 
-/* Each receiver's expected transmitter: the row whose ingress the
- * live map patches to its egress.  After sorting (rows do not move). */
+/* Each receiver's expected transmitter: the row on its switch whose
+ * ingress the live map patches to its egress.  After sorting (rows do
+ * not move). */
 static void
 expectations(struct check *c)
 {
@@ -166,7 +180,8 @@ expectations(struct check *c)
 
 	for (i = 0; i < c->n; i++)
 		for (j = 0; c->r[i].out_peer && j < c->n; j++)
-			if (c->r[j].in == c->r[i].out_peer)
+			if (c->r[j].in == c->r[i].out_peer &&
+			    strcmp(c->r[i].sw, c->r[j].sw) == 0)
 				c->r[i].expect = &c->r[j];
 }
 
@@ -215,9 +230,11 @@ judge(struct row *t, uint32_t mtu)
 	if (!t->agent)
 		say(t, "no agent has joined for its host");
 	if (t->in_failed)
-		say(t, "switch port %u is failed", t->in);
+		say(t, "switch %s%sport %u is failed", t->sw,
+		    t->sw[0] ? " " : "", t->in);
 	if (t->out_failed)
-		say(t, "switch port %u is failed", t->out);
+		say(t, "switch %s%sport %u is failed", t->sw,
+		    t->sw[0] ? " " : "", t->out);
 	if (t->in && t->in_peer && !t->in_lit)
 		say(t,
 		    "no light from its transmitter into port %u (laser "
@@ -323,13 +340,15 @@ print_side(struct out *o, const char *key, uint32_t port, int has_dbm,
 }
 
 static void
-print_row(struct out *o, const struct row *t)
+print_row(struct out *o, const struct row *t, int fabric)
 {
 	char mtu[16];
 
 	snprintf(mtu, sizeof(mtu), t->has_mtu ? "%u" : "-", t->mtu);
 	out_obj(o, NULL);
 	out_str(o, "transceiver", "%-12s", t->name);
+	if (fabric)
+		out_str(o, "switch", " %-6s", t->sw[0] ? t->sw : "-");
 	out_str(o, "iface", " %-8s", t->iface ? t->iface : "-");
 	print_side(o, "in", t->in, t->has_in_dbm, t->in_dbm);
 	print_side(o, "out", t->out, t->has_out_dbm, t->out_dbm);
@@ -346,14 +365,59 @@ print_row(struct out *o, const struct row *t)
 	out_end(o);
 }
 
+/* Ask ocsd op (of switch sw, NULL: ocsd's choice). */
 static int
-ask(const struct opts *o, int op, const char *what, Ocs__Msg **rep)
+ask(const struct opts *o, int op, const char *sw, Ocs__Msg **rep)
 {
 	Ocs__CtlRequest q;
 
 	ocs__ctl_request__init(&q);
 	q.op = op;
-	return (ocsctl_call(o, &q, what, rep));
+	q.switch_name = (char *)(uintptr_t)sw;
+	return (ocsctl_call(o, &q, "check", rep));
+}
+
+/* The port readings: of the switch -S names or the only one, or of each
+ * switch of a fabric in turn (their names from status). */
+static int
+ask_ports(const struct opts *o, struct check *c)
+{
+	Ocs__Msg            *st = NULL, *po = NULL;
+	const Ocs__CtlReply *sr = NULL;
+	size_t               i, n = 1;
+	int                  rv = 0;
+
+	if (o->sw == NULL &&
+	    (rv = ask(o, OCS__CTL_REQUEST__OP__STATUS, NULL, &st)) != 0)
+		return (rv);
+	if (st != NULL && st->ctl_reply->n_switches > 0) {
+		sr = st->ctl_reply;
+		n = sr->n_switches;
+	}
+	for (i = 0; rv == 0 && i < n; i++) {
+		const char *sw = o->sw;
+
+		if (sr != NULL) {
+			const Ocs__SwitchInfo *si = sr->switches[i]->sw;
+
+			if (si == NULL || si->name == NULL) {
+				rv = ocsctl_fail(o,
+				                 "check: ocsd's status "
+				                 "names no switch %zu",
+				                 i);
+				break;
+			}
+			sw = si->name;
+		}
+		if ((rv = ask(o, OCS__CTL_REQUEST__OP__PORTS, sw, &po)) != 0)
+			break;
+		if (from_ports(c, po->ctl_reply, sw) != 0)
+			rv = ocsctl_fail(o, "check: out of memory");
+		msg_free(po);
+	}
+	if (st)
+		msg_free(st);
+	return (rv);
 }
 
 int
@@ -361,20 +425,19 @@ ocsctl_check(struct opts *o, int argc, char **argv)
 {
 	struct check c = {NULL, 0, 0};
 	struct out   out;
-	Ocs__Msg    *ag = NULL, *po = NULL, *pr = NULL;
+	Ocs__Msg    *ag = NULL, *pr = NULL;
 	size_t       i, bad = 0;
 	uint32_t     mtu;
-	int          rv;
+	int          rv, fabric = 0;
 
 	(void)argv;
 	if (argc > 1)
 		return (ocsctl_fail(o, "check: no arguments") + 1);
-	if ((rv = ask(o, OCS__CTL_REQUEST__OP__AGENTS, "check", &ag)) != 0 ||
-	    (rv = ask(o, OCS__CTL_REQUEST__OP__PORTS, "check", &po)) != 0 ||
-	    (rv = ask(o, OCS__CTL_REQUEST__OP__PROBE, "check", &pr)) != 0)
+	if ((rv = ask(o, OCS__CTL_REQUEST__OP__AGENTS, NULL, &ag)) != 0 ||
+	    (rv = ask_ports(o, &c)) != 0 ||
+	    (rv = ask(o, OCS__CTL_REQUEST__OP__PROBE, NULL, &pr)) != 0)
 		goto out;
-	if (from_ports(&c, po->ctl_reply) != 0 ||
-	    from_agents(&c, ag->ctl_reply) != 0 ||
+	if (from_agents(&c, ag->ctl_reply) != 0 ||
 	    from_probes(&c, pr->ctl_reply) != 0) {
 		rv = ocsctl_fail(o, "check: out of memory");
 		goto out;
@@ -382,16 +445,20 @@ ocsctl_check(struct opts *o, int argc, char **argv)
 	qsort(c.r, c.n, sizeof(*c.r), by_name);
 	expectations(&c);
 	mtu = common_mtu(&c);
+	for (i = 0; i < c.n; i++)
+		fabric |= c.r[i].sw[0] != '\0';
 	out_init(&out, o->json, o->po.brief);
-	out_text(&out, "%-12s %-8s  %4s %6s  %4s %6s %-10s %-8s %5s  %s\n",
-	         "transceiver", "iface", "in", "dBm", "out", "dBm", "link",
-	         "peer", "mtu", "problems");
+	out_text(&out, "%-12s", "transceiver");
+	if (fabric)
+		out_text(&out, " %-6s", "switch");
+	out_text(&out, " %-8s  %4s %6s  %4s %6s %-10s %-8s %5s  %s\n", "iface",
+	         "in", "dBm", "out", "dBm", "link", "peer", "mtu", "problems");
 	out_arr(&out, "transceivers");
 	for (i = 0; i < c.n; i++) {
 		judge(&c.r[i], mtu);
 		judge_peer(&c.r[i]);
 		bad += c.r[i].why[0] != '\0';
-		print_row(&out, &c.r[i]);
+		print_row(&out, &c.r[i], fabric);
 	}
 	out_end(&out);
 	out_u64(&out, "problems", "%llu transceivers with problems",
@@ -405,8 +472,6 @@ out:
 	free(c.r);
 	if (ag)
 		msg_free(ag);
-	if (po)
-		msg_free(po);
 	if (pr)
 		msg_free(pr);
 	return (rv);

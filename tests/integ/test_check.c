@@ -6,7 +6,8 @@
  * with a [cabling] line wrong (two hosts' receivers swapped, ocsd
  * reloaded while the agents stay plugged where they are) the probe
  * names the host actually heard; a probe changes no circuit and a run
- * after it is not disturbed by it.
+ * after it is not disturbed by it; on a fabric, every switch's ports
+ * are read and peers matched on their own switch.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -103,6 +104,41 @@ test_check_heard(void **state)
 	assert_int_equal(check_until(r, "\"peer_expected\"", &out, 1), 0);
 	assert_non_null(strstr(out, "\"peer\": \"h01.0\""));
 	assert_non_null(strstr(out, "\"peer_expected\": \"h01.0\""));
+	free(out);
+	*state = NULL;
+	assert_int_equal(rig_down(r), 0);
+}
+
+/* A fabric: asked without -S, check reads each switch's ports, and a
+ * receiver's expected transmitter is found on its own switch (port
+ * numbers repeat across switches: h01.0 is A's port 2, h01.1 B's). */
+static void
+test_check_fabric(void **state)
+{
+	struct rig_opts o = {.switch_time = "1ms", .fabric = 1, .quiet = 1};
+	struct rig     *r;
+	char           *out, line[400];
+
+	assert_non_null(r = rig_up_opts(4, &o));
+	*state = r;
+	connect2(r, "h00.0", "h01.0");
+	connect2(r, "h02.1", "h03.1");
+	assert_int_equal(
+	    check_until(r, "0 transceivers with problems", &out, 0), 0);
+	assert_non_null(strstr(out, "(of 8)"));
+	row(out, "h00.0", line, sizeof(line));
+	assert_non_null(strstr(line, " A "));
+	assert_non_null(strstr(line, " h01.0 "));
+	row(out, "h01.1", line, sizeof(line));
+	assert_non_null(strstr(line, " B "));
+	assert_non_null(strstr(line, " ok"));
+	row(out, "h03.1", line, sizeof(line));
+	assert_non_null(strstr(line, " h02.1 "));
+	free(out);
+	assert_int_equal(check_until(r, "\"peer_expected\"", &out, 1), 0);
+	assert_non_null(strstr(out, "\"peer_expected\": \"h03.1\""));
+	assert_non_null(strstr(out, "\"switch\": \"B\""));
+	assert_null(strstr(out, "\"peer_expected\": \"h01.1\""));
 	free(out);
 	*state = NULL;
 	assert_int_equal(rig_down(r), 0);
@@ -269,6 +305,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_check_heard, rig_teardown),
 	    cmocka_unit_test_teardown(test_check_swapped, rig_teardown),
+	    cmocka_unit_test_teardown(test_check_fabric, rig_teardown),
 	    cmocka_unit_test_teardown(test_check_then_run, rig_teardown),
 	};
 
