@@ -157,3 +157,18 @@ demo_agents() {
 		h=$((h + 1))
 	done
 }
+
+# ocsctl run with these arguments: its report printed (and kept in
+# $dir/run.out), its verified blocks added to $total; a run that fails or
+# does not verify every block ends the demo.
+total=0
+demo_run() {
+	ctl run "$@" >"$dir/run.out" 2>&1 ||
+		{ cat "$dir/run.out"; fail "the run $* failed"; }
+	cat "$dir/run.out"
+	echo
+	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
+		"$dir/run.out")
+	[ -n "$v" ] || fail "the run $* did not verify"
+	total=$((total + v))
+}

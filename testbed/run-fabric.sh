@@ -62,31 +62,19 @@ echo "                 1 ms switching, fibres at $RATE; $NODES agents, .0 on A, 
 echo
 ctl status
 echo
-
-total=0
-run() {
-	ctl run "$@" >"$dir/run.out" 2>&1 ||
-		{ cat "$dir/run.out"; fail "the run $* failed"; }
-	cat "$dir/run.out"
-	echo
-	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
-		"$dir/run.out")
-	[ -n "$v" ] || fail "the run $* did not verify"
-	total=$((total + v))
-}
 for algo in retri bridge static; do
-	run --algo "$algo" --bytes "$BYTES"
+	demo_run --algo "$algo" --bytes "$BYTES"
 done
-run --algo spreadout --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5"
+demo_run --algo spreadout --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5"
 # FAST with its servers: 3 agents a server, balancing and redistribution
 # over local links between them (shaped to scaleup_bandwidth), the stages
 # between servers on circuits, GPU k to GPU k.
 [ $((NODES % 3)) -eq 0 ] &&
-	run --algo fast --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5" \
+	demo_run --algo fast --bytes "$BYTES" --matrix "zipf:$NODES:0.8:5" \
 		--gpus-per-server 3
 # Planes apart: each plane released as its own switch settles, the other
 # carrying data meanwhile (the report gives each plane's release).
-run --algo retri --bytes "$BYTES" --reconfig all --planes apart
+demo_run --algo retri --bytes "$BYTES" --reconfig all --planes apart
 grep -q '^planes apart' "$dir/run.out" || fail "the run was not planes apart"
 
 # A fault on one plane mid-run: switch B refuses the next batch half way.

@@ -67,22 +67,10 @@ echo "    1 ms switching, fibres at $RATE"
 echo
 ctl -br status
 echo
-
-total=0
-run() {
-	ctl run "$@" >"$dir/run.out" 2>&1 ||
-		{ cat "$dir/run.out"; fail "the run $* failed"; }
-	cat "$dir/run.out"
-	echo
-	v=$(sed -n 's/^verified: \([0-9]*\) blocks, 0 errors$/\1/p' \
-		"$dir/run.out")
-	[ -n "$v" ] || fail "the run $* did not verify"
-	total=$((total + v))
-}
 for algo in retri bridge; do
-	run --algo "$algo" --bytes "$BYTES"
+	demo_run --algo "$algo" --bytes "$BYTES"
 done
-run --algo retri --bytes "$BYTES" --reconfig all --planes apart
+demo_run --algo retri --bytes "$BYTES" --reconfig all --planes apart
 grep -q '^planes apart' "$dir/run.out" || fail "the run was not planes apart"
 echo "verified: $total blocks, 0 errors"
 exit 0
